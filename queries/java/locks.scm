@@ -1,0 +1,17 @@
+; Lock regions (CAPP section 3.1, step 1; SimRT section 3.3, rule 3): synchronized blocks
+; and the explicit java.util.concurrent.locks API. `synchronized` methods come from the
+; method's modifiers.
+
+(synchronized_statement
+  (parenthesized_expression) @lock.expression
+  body: (block)) @lock.synchronized
+
+(method_invocation
+  object: (_) @lock.object
+  name: (identifier) @lock.operation
+  (#any-of? @lock.operation "lock" "lockInterruptibly" "tryLock")) @lock.acquire
+
+(method_invocation
+  object: (_) @lock.object
+  name: (identifier) @lock.operation
+  (#eq? @lock.operation "unlock")) @lock.release

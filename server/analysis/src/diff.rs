@@ -1,0 +1,243 @@
+//! What changed in one file: a diff of significant tokens (comments and white space do
+//! not count), reported as lines of the new text.
+//!
+//! CAPP section 3.1 starts from changed lines; its implementation used a structure
+//! diff so that formatting is no change. A token diff gives the same: re-indenting,
+//! re-flowing a statement over two lines, or editing a comment changes no token.
+
+use std::collections::BTreeSet;
+
+use imara_diff::{Algorithm, Diff, InternedInput};
+
+use crate::java::FileFacts;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileDiff {
+    /// Lines of the new text that hold added or changed tokens.
+    pub changed_lines: BTreeSet<u32>,
+    /// Lines of the new text that stand where tokens were deleted.
+    pub deletion_lines: BTreeSet<u32>,
+    /// Lines of the old text that lost tokens.
+    pub removed_old_lines: BTreeSet<u32>,
+    /// For every old line (index = line), the new line that stands for it now.
+    old_line_map: Vec<u32>,
+    /// The file did not exist in the base: every line is new.
+    pub is_new_file: bool,
+}
+
+impl FileDiff {
+    /// The diff of a file that did not exist before (untracked, or added).
+    pub fn new_file(new: &FileFacts) -> FileDiff {
+        let mut changed_lines = BTreeSet::new();
+        for t in &new.tokens {
+            changed_lines.extend(t.line..=t.end_line);
+        }
+        FileDiff { changed_lines, is_new_file: true, ..FileDiff::default() }
+    }
+
+    /// Two levels, as a careful reviewer reads a diff: first whole lines (each line is its
+    /// tokens, so indentation and comments do not count), then, inside each changed hunk,
+    /// single tokens, so that re-flowing a statement over two lines is no change.
+    pub fn between(old: &FileFacts, new: &FileFacts) -> FileDiff {
+        let old_lines = token_lines(old);
+        let new_lines = token_lines(new);
+        let mut input: InternedInput<&str> = InternedInput::default();
+        input.reserve(old_lines.len() as u32, new_lines.len() as u32);
+        input.update_before(old_lines.iter().map(|l| l.text.as_str()));
+        input.update_after(new_lines.iter().map(|l| l.text.as_str()));
+        let mut line_diff = Diff::compute(Algorithm::Histogram, &input);
+        line_diff.postprocess_no_heuristic(&input);
+
+        let mut out = FileDiff::default();
+        let mut aligner = Aligner { old, new, old_to_new_line: vec![None; old.tokens.len()], out: &mut out };
+        let token_range = |lines: &[TokenLine], range: std::ops::Range<u32>, total: usize| -> std::ops::Range<usize> {
+            let start = lines.get(range.start as usize).map_or(total, |l| l.tokens.start);
+            let end = if range.end == 0 { start } else { lines.get(range.end as usize - 1).map_or(total, |l| l.tokens.end) };
+            start..end.max(start)
+        };
+        let (mut i, mut j) = (0usize, 0usize);
+        for hunk in line_diff.hunks() {
+            let old_range = token_range(&old_lines, hunk.before.clone(), old.tokens.len());
+            let new_range = token_range(&new_lines, hunk.after.clone(), new.tokens.len());
+            aligner.same(i..old_range.start, j..new_range.start);
+            aligner.align(old_range.clone(), new_range.clone());
+            i = old_range.end;
+            j = new_range.end;
+        }
+        aligner.same(i..old.tokens.len(), j..new.tokens.len());
+        let old_to_new_line = aligner.old_to_new_line;
+        out.old_line_map = old_line_map(old, &old_to_new_line, new);
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changed_lines.is_empty() && self.deletion_lines.is_empty() && !self.is_new_file
+    }
+
+    /// Whether the change added, changed or deleted something on this new line.
+    pub fn touches(&self, line: u32) -> bool {
+        self.changed_lines.contains(&line) || self.deletion_lines.contains(&line)
+    }
+
+    /// Lines the change touched, changed or standing for a deletion.
+    pub fn touched_lines(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut all: Vec<u32> = self.changed_lines.iter().chain(self.deletion_lines.iter()).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        all.into_iter()
+    }
+
+    /// The new line that stands for an old line now (the line of its first surviving
+    /// token, or of the first surviving token after it).
+    pub fn map_old_line(&self, old_line: u32) -> u32 {
+        match self.old_line_map.get(old_line as usize) {
+            Some(&l) if l > 0 => l,
+            _ => self.old_line_map.iter().rev().copied().find(|&l| l > 0).unwrap_or(1),
+        }
+    }
+}
+
+/// One line as the diff sees it: its significant tokens, joined.
+struct TokenLine {
+    text: String,
+    tokens: std::ops::Range<usize>,
+}
+
+fn token_lines(facts: &FileFacts) -> Vec<TokenLine> {
+    let mut lines: Vec<TokenLine> = Vec::new();
+    let mut current_line = 0;
+    for (k, t) in facts.tokens.iter().enumerate() {
+        if t.line != current_line || lines.is_empty() {
+            current_line = t.line;
+            lines.push(TokenLine { text: String::new(), tokens: k..k });
+        }
+        let line = lines.last_mut().expect("pushed above");
+        if !line.text.is_empty() {
+            line.text.push('\u{1f}');
+        }
+        line.text.push_str(facts.token_text(t));
+        line.tokens.end = k + 1;
+    }
+    lines
+}
+
+/// Aligns token ranges of the old and new text and records what changed.
+struct Aligner<'a> {
+    old: &'a FileFacts,
+    new: &'a FileFacts,
+    old_to_new_line: Vec<Option<u32>>,
+    out: &'a mut FileDiff,
+}
+
+impl Aligner<'_> {
+    /// Ranges whose tokens are equal one for one.
+    fn same(&mut self, old: std::ops::Range<usize>, new: std::ops::Range<usize>) {
+        for (i, j) in old.zip(new) {
+            self.old_to_new_line[i] = Some(self.new.tokens[j].line);
+        }
+    }
+
+    fn align(&mut self, old: std::ops::Range<usize>, new: std::ops::Range<usize>) {
+        let (o, n) = (self.old, self.new);
+        let mut input: InternedInput<&str> = InternedInput::default();
+        input.update_before(o.tokens[old.clone()].iter().map(|t| o.token_text(t)));
+        input.update_after(n.tokens[new.clone()].iter().map(|t| n.token_text(t)));
+        // Myers on tokens (histogram's heuristics are meant for lines); postprocessing slides
+        // ambiguous hunks down, so that deleting `b;` in `a; b; c;` removes `b ;`, not `; b`.
+        let mut diff = Diff::compute(Algorithm::Myers, &input);
+        diff.postprocess_no_heuristic(&input);
+        let (mut i, mut j) = (old.start, new.start);
+        for hunk in diff.hunks() {
+            let before = hunk.before.start as usize + old.start..hunk.before.end as usize + old.start;
+            let after = hunk.after.start as usize + new.start..hunk.after.end as usize + new.start;
+            self.same(i..before.start, j..after.start);
+            for k in after.clone() {
+                let t = n.tokens[k];
+                self.out.changed_lines.extend(t.line..=t.end_line);
+            }
+            if !before.is_empty() {
+                for k in before.clone() {
+                    let t = o.tokens[k];
+                    self.out.removed_old_lines.extend(t.line..=t.end_line);
+                }
+                if after.is_empty() {
+                    self.out.deletion_lines.insert(self.deletion_anchor(before.start, after.start));
+                }
+            }
+            i = before.end;
+            j = after.end;
+        }
+        self.same(i..old.end, j..new.end);
+    }
+
+    /// The new line standing where old tokens from `old_start` were deleted, just before
+    /// new token `new_at`. A deletion that starts in the middle of a line stays on that
+    /// line; deleted whole lines are replaced by the line that follows them.
+    fn deletion_anchor(&self, old_start: usize, new_at: usize) -> u32 {
+        let (o, n) = (self.old, self.new);
+        let line_of_new = |k: usize| n.tokens.get(k).or(n.tokens.last()).map_or(1, |t| t.line);
+        let starts_mid_line = old_start > 0 && new_at > 0 && o.tokens[old_start - 1].end_line == o.tokens[old_start].line;
+        if starts_mid_line {
+            line_of_new(new_at - 1)
+        } else {
+            line_of_new(new_at)
+        }
+    }
+}
+
+fn old_line_map(old: &FileFacts, old_to_new_line: &[Option<u32>], new: &FileFacts) -> Vec<u32> {
+    let lines = old.lines.line_count() as usize + 2;
+    let mut map = vec![0u32; lines];
+    let mut next = new.lines.line_count();
+    let mut t = old.tokens.len();
+    for line in (1..lines).rev() {
+        while t > 0 && old.tokens[t - 1].line >= line as u32 {
+            t -= 1;
+            if let Some(n) = old_to_new_line[t] {
+                next = n;
+            }
+        }
+        map[line] = next;
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::java::facts_of;
+
+    fn diff(old: &str, new: &str) -> FileDiff {
+        FileDiff::between(&facts_of(old), &facts_of(new))
+    }
+
+    #[test]
+    fn formatting_and_comments_are_no_change() {
+        let old = "class A {\n  void m() { int x = 1; x++; }\n}\n";
+        let new = "class A {\n  // a comment\n  void m() {\n      int x =\n          1;\n      x++; /* c */\n  }\n}\n";
+        assert!(diff(old, new).is_empty());
+        assert!(diff(old, old).is_empty());
+    }
+
+    #[test]
+    fn changed_and_deleted_lines_are_lines_of_the_new_text() {
+        let old = "class A {\n  void m() {\n    a();\n    b();\n    c();\n  }\n}\n";
+        let new = "class A {\n  void m() {\n    a();\n    c();\n    d();\n  }\n}\n";
+        let d = diff(old, new);
+        assert_eq!(d.changed_lines.iter().copied().collect::<Vec<_>>(), vec![5]);
+        // `b();` was deleted: the line now standing in its place is `c();`.
+        assert_eq!(d.deletion_lines.iter().copied().collect::<Vec<_>>(), vec![4]);
+        assert_eq!(d.removed_old_lines.iter().copied().collect::<Vec<_>>(), vec![4]);
+        assert_eq!(d.map_old_line(5), 4);
+        assert_eq!(d.map_old_line(3), 3);
+    }
+
+    #[test]
+    fn a_deleted_modifier_stays_on_its_line() {
+        let old = "class A {\n  private volatile int x;\n  int y;\n}\n";
+        let new = "class A {\n  private int x;\n  int y;\n}\n";
+        let d = diff(old, new);
+        assert!(d.changed_lines.is_empty());
+        assert_eq!(d.deletion_lines.iter().copied().collect::<Vec<_>>(), vec![2]);
+    }
+}

@@ -1,0 +1,366 @@
+//! The analysis host: one work tree, its configuration, its git base, the project index,
+//! unsaved buffers laid over the files, and the change set they make. The CLI drives it
+//! once; the language server keeps it and feeds it edits. Both go through the same code:
+//! a file's facts are recomputed when its text changes, its diff against the base when
+//! its text or the base changes, and the impact from the index and the diffs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::diff::FileDiff;
+use crate::git::{Base, FileStatus, GitRepo};
+use crate::impact::{self, ChangeSet, ChangedFile, Impact, Options};
+use crate::index::{FileId, Jdk, ProjectIndex};
+use crate::java::{self, FileFacts};
+use crate::workspace::Workspace;
+
+#[derive(Clone, Debug)]
+pub struct HostOptions {
+    /// The base revision (`HEAD`, `origin/main`).
+    pub base: String,
+    /// Analyse a folder that is not a git work tree, every file as new.
+    pub no_git: bool,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions { base: "HEAD".into(), no_git: false }
+    }
+}
+
+/// Something the user should know that did not stop the analysis.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Note {
+    pub path: Option<String>,
+    pub message: String,
+}
+
+pub struct Host {
+    root: PathBuf,
+    config: Config,
+    workspace: Workspace,
+    git: Option<GitRepo>,
+    base: Option<Base>,
+    index: ProjectIndex,
+    /// Hash of the text each file was indexed from.
+    texts: HashMap<String, u64>,
+    /// Unsaved editor buffers, by path.
+    overlays: HashMap<String, Arc<str>>,
+    /// Base versions of files, by path: blob id and facts (`None`: not in the base).
+    base_facts: HashMap<String, Option<(git2::Oid, Arc<FileFacts>)>>,
+    /// What git says differs from the base.
+    git_changed: BTreeMap<String, FileStatus>,
+    /// Diffs by path, with the text hash they were computed for.
+    diffs: HashMap<String, (u64, Option<ChangedFile>)>,
+    notes: BTreeMap<(Option<String>, String), ()>,
+}
+
+impl Host {
+    /// Opens the work tree containing `path` (or the folder itself with `no_git`).
+    pub fn open(path: &Path, options: &HostOptions) -> Result<Host, String> {
+        let path = path.canonicalize().map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let (root, git, base) = if options.no_git {
+            let root = if path.is_file() { path.parent().unwrap_or(&path).to_path_buf() } else { path.clone() };
+            (root, None, None)
+        } else {
+            let repo = GitRepo::discover(&path).map_err(|e| format!("{e}; run racelens inside a git repository, or pass --no-git to analyse without a diff"))?;
+            let base = repo.base(&options.base)?;
+            (repo.root().to_path_buf(), Some(repo), Some(base))
+        };
+        let config = Config::load(&root)?;
+        let workspace = Workspace::new(&root, &config)?;
+        let mut notes = BTreeMap::new();
+        for w in &config.warnings {
+            notes.insert((Some(crate::config::FILE_NAME.to_string()), w.clone()), ());
+        }
+        let jdk_path = match &config.jdk_sources {
+            Some(p) => Some(root.join(p)),
+            None => Jdk::locate(),
+        };
+        let jdk = match jdk_path.map(|p| Jdk::open(&p)) {
+            Some(Ok(j)) => Some(Arc::new(j)),
+            Some(Err(e)) => {
+                notes.insert((None, format!("{e}; JDK callees are not resolved")), ());
+                None
+            }
+            None => {
+                notes.insert((None, "the JDK's sources (src.zip) were not found, so calls into the JDK add no impacted fields; install them with `apt-get install openjdk-17-source` or set `[analysis] jdk_sources`".into()), ());
+                None
+            }
+        };
+        Ok(Host {
+            root,
+            config,
+            workspace,
+            git,
+            base,
+            index: ProjectIndex::new(jdk),
+            texts: HashMap::new(),
+            overlays: HashMap::new(),
+            base_facts: HashMap::new(),
+            git_changed: BTreeMap::new(),
+            diffs: HashMap::new(),
+            notes,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    pub fn index(&self) -> &ProjectIndex {
+        &self.index
+    }
+
+    pub fn base(&self) -> Option<&Base> {
+        self.base.as_ref()
+    }
+
+    pub fn has_git(&self) -> bool {
+        self.git.is_some()
+    }
+
+    pub fn notes(&self) -> Vec<Note> {
+        self.notes.keys().map(|(path, message)| Note { path: path.clone(), message: message.clone() }).collect()
+    }
+
+    fn note(&mut self, path: Option<&str>, message: String) {
+        self.notes.insert((path.map(str::to_string), message), ());
+    }
+
+    /// Path of a file relative to the root.
+    pub fn path_of(&self, file: FileId) -> &str {
+        self.index.entry(file).map_or("", |e| e.path.as_str())
+    }
+
+    /// Relative path of an absolute one inside the work tree.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let canonical = path.canonicalize().ok();
+        let p = canonical.as_deref().unwrap_or(path);
+        p.strip_prefix(&self.root).ok().map(|r| r.to_string_lossy().replace('\\', "/"))
+    }
+
+    pub fn is_source(&self, rel: &str) -> bool {
+        self.workspace.is_source(rel)
+    }
+
+    /// Reads and indexes every Java source of the work tree, then asks git what changed.
+    pub fn load(&mut self) -> Result<(), String> {
+        let files = self.workspace.java_files();
+        let root = self.root.clone();
+        let loaded = parse_in_parallel(&files, |rel| read_source(&root.join(rel)));
+        for (rel, result) in files.iter().zip(loaded) {
+            match result {
+                Ok((text, warning, facts)) => {
+                    if let Some(w) = warning {
+                        self.note(Some(rel), w);
+                    }
+                    self.texts.insert(rel.clone(), hash_text(&text));
+                    self.index.upsert(rel, facts);
+                }
+                Err(e) => self.note(Some(rel), e),
+            }
+        }
+        self.index.commit();
+        self.refresh_git()
+    }
+
+    /// Re-reads what git says: the base (HEAD may have moved) and the changed files.
+    pub fn refresh_git(&mut self) -> Result<(), String> {
+        let Some(git) = &self.git else { return Ok(()) };
+        let base = git.base(&self.base.as_ref().map_or("HEAD".to_string(), |b| b.rev.clone()))?;
+        if Some(&base) != self.base.as_ref() {
+            self.base_facts.clear();
+            self.diffs.clear();
+            self.base = Some(base);
+        }
+        let base = self.base.as_ref().expect("set above");
+        let changed = git.changed_files(base)?;
+        let ws = &self.workspace;
+        let new: BTreeMap<String, FileStatus> = changed.into_iter().filter(|(p, _)| ws.is_source(p)).collect();
+        if new != self.git_changed {
+            self.diffs.clear();
+            self.git_changed = new;
+        }
+        Ok(())
+    }
+
+    /// A token that changes with HEAD and the index (for watching git from outside).
+    pub fn git_state(&self) -> Option<String> {
+        self.git.as_ref().map(|g| g.state())
+    }
+
+    /// Re-reads one file from disk (created, changed or deleted). Call
+    /// [`Host::commit`] after a batch.
+    pub fn reload_file(&mut self, rel: &str) {
+        if self.overlays.contains_key(rel) || !self.workspace.is_source(rel) {
+            return;
+        }
+        match read_source(&self.root.join(rel)) {
+            Ok((text, warning, _)) if self.texts.get(rel) == Some(&hash_text(&text)) => {
+                let _ = warning;
+            }
+            Ok((text, warning, facts)) => {
+                if let Some(w) = warning {
+                    self.note(Some(rel), w);
+                }
+                self.texts.insert(rel.to_string(), hash_text(&text));
+                self.index.upsert(rel, facts);
+            }
+            Err(_) if !self.root.join(rel).exists() => {
+                self.texts.remove(rel);
+                self.index.remove(rel);
+            }
+            Err(e) => self.note(Some(rel), e),
+        }
+    }
+
+    /// Lays an unsaved buffer over a file. `facts` may come from an incremental parse;
+    /// without them the text is parsed here.
+    pub fn set_overlay(&mut self, rel: &str, text: Arc<str>, facts: Option<Arc<FileFacts>>) {
+        let h = hash_text(&text);
+        if self.texts.get(rel) == Some(&h) && self.overlays.contains_key(rel) {
+            return;
+        }
+        let facts = facts.unwrap_or_else(|| java::parse(text.clone(), None).facts);
+        self.texts.insert(rel.to_string(), h);
+        self.overlays.insert(rel.to_string(), text);
+        self.index.upsert(rel, facts);
+    }
+
+    /// Drops an unsaved buffer: the file on disk counts again.
+    pub fn remove_overlay(&mut self, rel: &str) {
+        if self.overlays.remove(rel).is_some() {
+            self.texts.remove(rel);
+            self.reload_file(rel);
+        }
+    }
+
+    /// Makes pending file updates visible to the analysis.
+    pub fn commit(&mut self) {
+        self.index.commit();
+    }
+
+    fn base_facts(&mut self, rel: &str) -> Option<Arc<FileFacts>> {
+        if let Some(cached) = self.base_facts.get(rel) {
+            return cached.as_ref().map(|(_, f)| f.clone());
+        }
+        let found = match (&self.git, &self.base) {
+            (Some(git), Some(base)) => git.base_blob(base, rel).map(|(oid, bytes)| {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                (oid, java::facts_of(&text))
+            }),
+            _ => None,
+        };
+        let facts = found.as_ref().map(|(_, f)| f.clone());
+        self.base_facts.insert(rel.to_string(), found);
+        facts
+    }
+
+    /// The files the change touches, with their diffs against the base.
+    pub fn change_set(&mut self) -> ChangeSet {
+        let mut set = ChangeSet::default();
+        if self.git.is_none() {
+            for (id, e) in self.index.entries() {
+                set.files.push(ChangedFile { file: id, diff: FileDiff::new_file(&e.facts), old: None });
+            }
+            return set;
+        }
+        let mut paths: Vec<(String, Option<FileStatus>)> = self.git_changed.iter().map(|(p, s)| (p.clone(), Some(*s))).collect();
+        for p in self.overlays.keys() {
+            if !self.git_changed.contains_key(p) {
+                paths.push((p.clone(), None));
+            }
+        }
+        for (rel, status) in paths {
+            let Some(id) = self.index.file_id(&rel) else {
+                if status == Some(FileStatus::Deleted) {
+                    if let Some(old) = self.base_facts(&rel) {
+                        set.deleted.push((rel, old));
+                    }
+                }
+                continue;
+            };
+            let hash = self.texts.get(&rel).copied().unwrap_or_default();
+            if let Some((h, cached)) = self.diffs.get(&rel) {
+                if *h == hash {
+                    set.files.extend(cached.clone().map(|c| ChangedFile { file: id, ..c }));
+                    continue;
+                }
+            }
+            let old = self.base_facts(&rel);
+            let new = self.index.entry(id).expect("id from the index").facts.clone();
+            let diff = match &old {
+                Some(o) => FileDiff::between(o, &new),
+                None => FileDiff::new_file(&new),
+            };
+            let changed = (!diff.is_empty()).then(|| ChangedFile { file: id, diff, old });
+            self.diffs.insert(rel, (hash, changed.clone()));
+            set.files.extend(changed);
+        }
+        set.files.sort_by_key(|c| c.file);
+        set
+    }
+
+    /// The impact of the current change.
+    pub fn analyze(&mut self, options: &Options) -> Impact {
+        self.index.commit();
+        let changes = self.change_set();
+        impact::analyze(&self.index, &changes, options)
+    }
+}
+
+fn hash_text(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+type Loaded = Result<(Arc<str>, Option<String>, Arc<FileFacts>), String>;
+
+/// Reads a Java file: binary files are refused, non-UTF-8 text is read with replacement
+/// characters (and a note).
+fn read_source(path: &Path) -> Loaded {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err("skipped: a binary file (it contains NUL bytes), not Java source".into());
+    }
+    let (text, warning) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some("not valid UTF-8: analysed with replacement characters (save it as UTF-8)".to_string()),
+        ),
+    };
+    let text: Arc<str> = Arc::from(text);
+    let facts = java::parse(text.clone(), None).facts;
+    Ok((text, warning, facts))
+}
+
+fn parse_in_parallel(files: &[String], read: impl Fn(&str) -> Loaded + Sync) -> Vec<Loaded> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if files.len() < 8 || threads == 1 {
+        return files.iter().map(|f| read(f)).collect();
+    }
+    // Interleave files over threads so that large files spread out.
+    let read = &read;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| s.spawn(move || files.iter().enumerate().skip(t).step_by(threads).map(|(i, f)| (i, read(f))).collect::<Vec<_>>()))
+            .collect();
+        let mut all: Vec<(usize, Loaded)> = handles.into_iter().flat_map(|h| h.join().expect("parsing does not panic")).collect();
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, l)| l).collect()
+    })
+}

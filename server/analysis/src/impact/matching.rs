@@ -1,0 +1,85 @@
+//! Matching the base version of a file with the working version: methods by signature,
+//! and within a method, lock regions and accesses by what they are and their order.
+
+use std::collections::HashMap;
+
+use crate::java::{Expr, FileFacts, MethodIdx, MethodKind};
+
+/// `pkg.Pool#borrow(int,String)`; initializers are numbered within their class.
+pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
+    let method = &facts.methods[m as usize];
+    let class = &facts.classes[method.class as usize].binary_name;
+    match method.kind {
+        MethodKind::Initializer => {
+            let ordinal = facts.methods[..m as usize]
+                .iter()
+                .filter(|o| o.class == method.class && o.kind == MethodKind::Initializer && o.is_static == method.is_static)
+                .count();
+            format!("{class}#{}@{ordinal}", method.name)
+        }
+        _ => {
+            let params: Vec<&str> = method.params.iter().map(|p| p.ty.name.as_str()).collect();
+            format!("{class}#{}({})", method.name, params.join(","))
+        }
+    }
+}
+
+/// New method -> base method with the same key.
+pub(crate) fn method_map(old: &FileFacts, new: &FileFacts) -> HashMap<MethodIdx, MethodIdx> {
+    let old_keys: HashMap<String, MethodIdx> = (0..old.methods.len() as u32).map(|m| (method_key(old, m), m)).collect();
+    (0..new.methods.len() as u32).filter_map(|m| old_keys.get(&method_key(new, m)).map(|&o| (m, o))).collect()
+}
+
+/// A receiver as text, with locals by name, so that the same code in two versions of a
+/// file gives the same key.
+pub(crate) fn expr_key(facts: &FileFacts, e: &Expr) -> String {
+    match e {
+        Expr::This => "this".into(),
+        Expr::Super => "super".into(),
+        Expr::OuterThis(o) => format!("{o}.this"),
+        Expr::Name(n) => n.clone(),
+        Expr::Local(l) => facts.locals.get(*l as usize).map(|l| l.name.clone()).unwrap_or_default(),
+        Expr::Field(o, f) => format!("{}.{f}", expr_key(facts, o)),
+        Expr::Call { receiver, name, args } => {
+            let r = receiver.as_deref().map(|r| format!("{}.", expr_key(facts, r))).unwrap_or_default();
+            format!("{r}{name}/{}", args.len())
+        }
+        Expr::New(t) => format!("new {}", t.name),
+        Expr::Cast(t, e) => format!("({}){}", t.name, expr_key(facts, e)),
+        Expr::Element(e) => format!("{}[]", expr_key(facts, e)),
+        Expr::ClassLiteral(t) => format!("{}.class", t.name),
+        Expr::Str(s) => format!("{s:?}"),
+        Expr::Lambda(_) => "->".into(),
+        Expr::MethodReference => "::".into(),
+        Expr::Other => "?".into(),
+    }
+}
+
+/// Pairs `(new, base)` of items in matched methods that have the same key, matched in
+/// order of appearance: the k-th `count` read in `borrow()` matches the k-th one.
+pub(crate) fn counterparts<T>(
+    old: &FileFacts,
+    new: &FileFacts,
+    old_items: &[T],
+    new_items: &[T],
+    method_of: impl Fn(&FileFacts, &T) -> MethodIdx,
+    key: impl Fn(&FileFacts, &T) -> String,
+) -> Vec<(usize, usize)> {
+    let methods = method_map(old, new);
+    let mut old_by_key: HashMap<(MethodIdx, String), Vec<usize>> = HashMap::new();
+    for (i, item) in old_items.iter().enumerate() {
+        old_by_key.entry((method_of(old, item), key(old, item))).or_default().push(i);
+    }
+    let mut seen: HashMap<(MethodIdx, String), usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, item) in new_items.iter().enumerate() {
+        let Some(&old_method) = methods.get(&method_of(new, item)) else { continue };
+        let k = (old_method, key(new, item));
+        let n = seen.entry(k.clone()).or_insert(0);
+        if let Some(&o) = old_by_key.get(&k).and_then(|v| v.get(*n)) {
+            out.push((i, o));
+        }
+        *n += 1;
+    }
+    out
+}

@@ -1,0 +1,199 @@
+//! Impacted shared-variable pairs (SimRT section 3.4): two accesses to the same shared
+//! variable, at least one a write and at least one impacted; each with the locks held at
+//! both ends and whether a common lock protects it. Kinds after the thesis, chapter 4:
+//! RW/WW (data race candidates), WN (`wait` and `notify` on one monitor), MM (two
+//! acquisitions of one monitor or lock).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::locks::{self, LockId};
+use super::regions::ChangedRegions;
+use super::shared::Sharing;
+use super::svimpact::ImpactedSites;
+use super::{ChangeSet, EndAccess, Options, Pair, PairEnd, PairKind};
+use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
+use crate::java::{AccessKind, CallKind, Expr, Span};
+
+/// Pairs of one field are capped (a field accessed in hundreds of places would
+/// otherwise fill the report); the cap is generous for real code.
+const MAX_PAIRS_PER_FIELD: usize = 2000;
+
+pub(crate) fn collect(
+    index: &ProjectIndex,
+    changes: &ChangeSet,
+    regions: &ChangedRegions,
+    sharing: &Sharing,
+    impacted: &ImpactedSites,
+    options: &Options,
+) -> Vec<Pair> {
+    let mut ends = EndCache::new(index);
+    let mut out = Vec::new();
+    // All shared accesses of every field that matters, grouped by field.
+    let wanted: BTreeSet<FieldKey> = impacted.fields().cloned().collect();
+    let mut by_field: BTreeMap<FieldKey, Vec<(FileId, usize)>> = BTreeMap::new();
+    for (id, e) in index.entries() {
+        for (i, s) in e.resolved.sites.iter().enumerate() {
+            if (options.all_pairs || wanted.contains(&s.field)) && sharing.is_shared(index, id, s) {
+                by_field.entry(s.field.clone()).or_default().push((id, i));
+            }
+        }
+    }
+    for (field, sites) in &by_field {
+        let mut count = 0;
+        for (x, &a) in sites.iter().enumerate() {
+            for &b in &sites[x..] {
+                if count >= MAX_PAIRS_PER_FIELD {
+                    break;
+                }
+                let (ia, ib) = (impacted.contains(a.0, a.1), impacted.contains(b.0, b.1));
+                if !(ia || ib || options.all_pairs) {
+                    continue;
+                }
+                let (ka, kb) = (ends.kind(a), ends.kind(b));
+                if ka == AccessKind::Read && kb == AccessKind::Read {
+                    continue;
+                }
+                if a == b && ka != AccessKind::Write {
+                    continue;
+                }
+                let end_a = ends.access_end(a, ia);
+                let end_b = ends.access_end(b, ib);
+                let protected = end_a.locks.iter().any(|la| end_b.locks.iter().any(|lb| la.excludes(lb)));
+                let kind = if ka == AccessKind::Write && kb == AccessKind::Write { PairKind::WW } else { PairKind::RW };
+                // The impacted end first, so that readers and warnings start from the change.
+                let (a_end, b_end) = if !ia && ib { (end_b, end_a) } else { (end_a, end_b) };
+                out.push(Pair { field: field.clone(), kind, a: a_end, b: b_end, protected });
+                count += 1;
+            }
+        }
+    }
+    monitor_pairs(index, changes, regions, &mut ends, &mut out);
+    out.sort_by(|x, y| (x.kind, &x.field, &x.a, &x.b).cmp(&(y.kind, &y.field, &y.a, &y.b)));
+    out.dedup();
+    out
+}
+
+/// Builds pair ends, computing each site's locks once.
+struct EndCache<'a> {
+    index: &'a ProjectIndex,
+    locks: HashMap<(FileId, usize), Vec<LockId>>,
+}
+
+impl<'a> EndCache<'a> {
+    fn new(index: &'a ProjectIndex) -> Self {
+        EndCache { index, locks: HashMap::new() }
+    }
+
+    fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {
+        self.index.entry(file).map_or(AccessKind::Read, |e| e.resolved.sites[i].kind)
+    }
+
+    fn access_end(&mut self, (file, i): (FileId, usize), impacted: bool) -> PairEnd {
+        let entry = self.index.entry(file).expect("sites come from the index");
+        let site = &entry.resolved.sites[i];
+        let locks = self
+            .locks
+            .entry((file, i))
+            .or_insert_with(|| locks::locks_at(&self.index.resolver(), Origin::Project(file), &entry.facts, site.unit, site.span.start))
+            .clone();
+        PairEnd {
+            file,
+            span: site.span,
+            method: entry.facts.method_display(entry.facts.units[site.unit as usize].method),
+            access: EndAccess::from_kind(site.kind),
+            locks,
+            impacted,
+        }
+    }
+}
+
+/// A monitor operation: an acquisition, a wait or a notify, on a canonical lock.
+struct MonitorOp {
+    file: FileId,
+    span: Span,
+    unit: u32,
+    lock: LockId,
+    access: EndAccess,
+    impacted: bool,
+}
+
+fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, ends: &mut EndCache, out: &mut Vec<Pair>) {
+    let r = index.resolver();
+    let mut ops: Vec<MonitorOp> = Vec::new();
+    for (id, e) in index.entries() {
+        let facts = &e.facts;
+        let origin = Origin::Project(id);
+        let change = changes.get(id);
+        let touched: BTreeSet<u32> = change.map(|c| c.diff.touched_lines().collect()).unwrap_or_default();
+        let changed_regions: BTreeSet<usize> = regions.of(id).iter().filter_map(|c| c.region).collect();
+        let new_file = change.is_some_and(|c| c.old.is_none());
+        for (i, reg) in facts.locks.iter().enumerate() {
+            let impacted = new_file || changed_regions.contains(&i) || touched.iter().any(|&l| reg.span.line <= l && l <= reg.span.end_line);
+            ops.push(MonitorOp {
+                file: id,
+                span: Span { start: reg.span.start, end: reg.span.start, line: reg.markers.first().copied().unwrap_or(reg.span.line), end_line: reg.span.line },
+                unit: reg.unit,
+                lock: locks::lock_of(&r, origin, facts, reg),
+                access: EndAccess::Acquire,
+                impacted,
+            });
+        }
+        for call in facts.calls.iter().filter(|c| c.kind == CallKind::Method) {
+            let access = match call.name.as_str() {
+                "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil" => EndAccess::Wait,
+                "notify" | "notifyAll" | "signal" | "signalAll" => EndAccess::Notify,
+                _ => continue,
+            };
+            let receiver = call.receiver.clone().unwrap_or(Expr::This);
+            let display = super::matching::expr_key(facts, &receiver);
+            let lock = locks::lock_of_expr(&r, origin, facts, call.unit, &receiver, &display);
+            let impacted = new_file || touched.contains(&call.span.line);
+            ops.push(MonitorOp { file: id, span: call.span, unit: call.unit, lock, access, impacted });
+        }
+    }
+    let mut by_lock: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        by_lock.entry(op.lock.key.clone()).or_default().push(i);
+    }
+    for (key, members) in by_lock {
+        let field = lock_field(&key);
+        for (x, &i) in members.iter().enumerate() {
+            for &j in &members[x..] {
+                let (a, b) = (&ops[i], &ops[j]);
+                if !(a.impacted || b.impacted) {
+                    continue;
+                }
+                let kind = match (a.access, b.access) {
+                    (EndAccess::Acquire, EndAccess::Acquire) => PairKind::MM,
+                    (EndAccess::Wait, EndAccess::Notify) | (EndAccess::Notify, EndAccess::Wait) => PairKind::WN,
+                    _ => continue,
+                };
+                let (a, b) = if !a.impacted { (b, a) } else { (a, b) };
+                out.push(Pair { field: field.clone(), kind, a: monitor_end(ends, a), b: monitor_end(ends, b), protected: false });
+            }
+        }
+    }
+}
+
+fn monitor_end(ends: &EndCache, op: &MonitorOp) -> PairEnd {
+    let entry = ends.index.entry(op.file).expect("ops come from the index");
+    PairEnd {
+        file: op.file,
+        span: op.span,
+        method: entry.facts.method_display(entry.facts.units[op.unit as usize].method),
+        access: op.access,
+        locks: vec![op.lock.clone()],
+        impacted: op.impacted,
+    }
+}
+
+/// A lock key as a "field": `pkg.Pool#this` is `{class: pkg.Pool, name: this}`.
+fn lock_field(key: &str) -> FieldKey {
+    match key.rsplit_once('#') {
+        Some((class, name)) => FieldKey::new(class, name, false),
+        None => match key.strip_suffix(".class") {
+            Some(class) => FieldKey::new(class, "class", false),
+            None => FieldKey::new("", key, false),
+        },
+    }
+}

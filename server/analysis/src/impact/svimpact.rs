@@ -1,0 +1,198 @@
+//! Which shared-variable accesses the change impacts: SimRT section 3.3's five rules.
+//! 1. an access on added or modified code;
+//! 2. every access in an added method (in a modified method, the accesses the change
+//!    reaches by rules 1 and 5; SimRT's CFG walk marks no access before the change point);
+//! 3. every access in a synchronized block or lock region whose synchronization changed;
+//! 4. every access of a field whose `volatile` the change removed;
+//! 5. accesses in the forward impact of the change: statements that use locals the change
+//!    defines (intra-procedural slicing), and methods called from changed lines.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::matching::method_map;
+use super::regions::{ChangedRegions, RegionCause};
+use super::{ChangeSet, Sharing};
+use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
+use crate::java::{FileFacts, UnitIdx};
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum SvReason {
+    /// Rule 1.
+    ChangedLine,
+    /// Rule 2.
+    NewMethod,
+    /// Rule 3: the region's change, described (`removed synchronized from addObject()`).
+    Synchronization(String),
+    /// Rule 4.
+    VolatileRemoved,
+    /// Rule 5, through locals.
+    ForwardSlice,
+    /// Rule 5, through a call on a changed line.
+    CalledFromChange(String),
+}
+
+#[derive(Default)]
+pub(crate) struct ImpactedSites {
+    map: BTreeMap<(FileId, usize), (FieldKey, SvReason)>,
+}
+
+impl ImpactedSites {
+    pub fn get(&self, file: FileId, site: usize) -> Option<&SvReason> {
+        self.map.get(&(file, site)).map(|(_, r)| r)
+    }
+    pub fn contains(&self, file: FileId, site: usize) -> bool {
+        self.map.contains_key(&(file, site))
+    }
+    pub fn fields(&self) -> impl Iterator<Item = &FieldKey> {
+        self.map.values().map(|(k, _)| k)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, usize, &SvReason)> {
+        self.map.iter().map(|(&(f, s), (_, r))| (f, s, r))
+    }
+    fn add(&mut self, index: &ProjectIndex, sharing: &Sharing, file: FileId, site: usize, reason: SvReason) {
+        if self.map.contains_key(&(file, site)) {
+            return;
+        }
+        let Some(entry) = index.entry(file) else { return };
+        let s = &entry.resolved.sites[site];
+        if sharing.is_shared(index, file, s) {
+            self.map.insert((file, site), (s.field.clone(), reason));
+        }
+    }
+}
+
+pub(crate) fn impacted_sites(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, sharing: &Sharing) -> ImpactedSites {
+    let mut out = ImpactedSites::default();
+    let resolver = index.resolver();
+    for change in &changes.files {
+        let Some(entry) = index.entry(change.file) else { continue };
+        let facts = &entry.facts;
+        let sites = &entry.resolved.sites;
+        let touched: BTreeSet<u32> = change.diff.touched_lines().collect();
+
+        // Rule 1.
+        for (i, s) in sites.iter().enumerate() {
+            if touched.contains(&s.span.line) {
+                out.add(index, sharing, change.file, i, SvReason::ChangedLine);
+            }
+        }
+        // Rule 2.
+        let matched = change.old.as_ref().map(|old| method_map(old, facts));
+        for (i, s) in sites.iter().enumerate() {
+            let method = facts.units[s.unit as usize].method;
+            if matched.as_ref().is_none_or(|m| !m.contains_key(&method)) {
+                out.add(index, sharing, change.file, i, SvReason::NewMethod);
+            }
+        }
+        // Rule 3.
+        for region in regions.of(change.file) {
+            let why = describe_region_change(facts, region);
+            for (i, s) in sites.iter().enumerate() {
+                let inside = region.lines.0 <= s.span.line && s.span.line <= region.lines.1;
+                let same_code = region.unit.is_none_or(|u| facts.units[s.unit as usize].method == facts.units[u as usize].method);
+                if inside && same_code {
+                    out.add(index, sharing, change.file, i, SvReason::Synchronization(why.clone()));
+                }
+            }
+        }
+        // Rule 5: forward slice through locals.
+        let slice = forward_slice(facts, &touched);
+        for (i, s) in sites.iter().enumerate() {
+            if slice.contains(&s.span.line) {
+                out.add(index, sharing, change.file, i, SvReason::ForwardSlice);
+            }
+        }
+        // Rule 5: methods called from changed lines run because of the change.
+        for call in facts.calls.iter().filter(|c| touched.contains(&c.span.line)) {
+            for callee in resolver.callees(Origin::Project(change.file), facts, call) {
+                let Origin::Project(cf) = callee.origin else { continue };
+                let Some(ce) = index.entry(cf) else { continue };
+                let name = format!("{}()", ce.facts.method_display(callee.idx));
+                for (i, s) in ce.resolved.sites.iter().enumerate() {
+                    if ce.facts.units[s.unit as usize].method == callee.idx {
+                        out.add(index, sharing, cf, i, SvReason::CalledFromChange(name.clone()));
+                    }
+                }
+            }
+        }
+    }
+    // Rule 4: every access of a field that lost `volatile`.
+    let unvolatiled = removed_volatile(index, changes);
+    if !unvolatiled.is_empty() {
+        for (id, e) in index.entries() {
+            for (i, s) in e.resolved.sites.iter().enumerate() {
+                if unvolatiled.contains(&FieldKey { element: false, ..s.field.clone() }) {
+                    out.add(index, sharing, id, i, SvReason::VolatileRemoved);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Fields that are `volatile` in the base and not in the working tree.
+pub(crate) fn removed_volatile(index: &ProjectIndex, changes: &ChangeSet) -> HashSet<FieldKey> {
+    let mut out = HashSet::new();
+    for change in &changes.files {
+        let (Some(old), Some(entry)) = (&change.old, index.entry(change.file)) else { continue };
+        for f in entry.facts.fields.iter().filter(|f| !f.is_volatile) {
+            let class = &entry.facts.classes[f.class as usize].binary_name;
+            let was_volatile = old.fields.iter().any(|o| o.is_volatile && o.name == f.name && old.classes[o.class as usize].binary_name == *class);
+            if was_volatile {
+                out.insert(FieldKey::new(class, &f.name, false));
+            }
+        }
+    }
+    out
+}
+
+/// Lines that use, directly or through other locals, a local the change defines.
+fn forward_slice(facts: &FileFacts, touched: &BTreeSet<u32>) -> BTreeSet<u32> {
+    let mut tainted: BTreeMap<u32, u32> = BTreeMap::new(); // local -> first tainted line
+    for u in facts.local_uses.iter().filter(|u| u.write && touched.contains(&u.line)) {
+        let e = tainted.entry(u.local).or_insert(u.line);
+        *e = (*e).min(u.line);
+    }
+    let mut lines = BTreeSet::new();
+    loop {
+        let mut grew = false;
+        for u in facts.local_uses.iter().filter(|u| !u.write) {
+            let Some(&from) = tainted.get(&u.local) else { continue };
+            if u.line >= from && lines.insert(u.line) {
+                grew = true;
+                // A line that uses a tainted value taints what it defines.
+                for d in facts.local_uses.iter().filter(|d| d.write && d.line == u.line) {
+                    let e = tainted.entry(d.local).or_insert(d.line);
+                    if *e > d.line {
+                        *e = d.line;
+                    }
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    lines.retain(|l| !touched.contains(l));
+    lines
+}
+
+/// `the change removed synchronized from addObject()`, for messages.
+pub(crate) fn describe_region_change(facts: &FileFacts, region: &super::regions::RegionChange) -> String {
+    use crate::java::LockKind;
+    let method = region
+        .unit
+        .map(|u: UnitIdx| format!("`{}()`", facts.method_display(facts.units[u as usize].method)))
+        .unwrap_or_else(|| "the method".into());
+    let what = match region.kind {
+        LockKind::SynchronizedMethod => "`synchronized`".to_string(),
+        LockKind::SynchronizedBlock => format!("the `synchronized ({})` block", region.text),
+        LockKind::Explicit => format!("the `{}.lock()` region", region.text),
+    };
+    match region.cause {
+        RegionCause::Removed if region.kind == LockKind::SynchronizedMethod => format!("the change removed `synchronized` from {method}"),
+        RegionCause::Removed => format!("the change removed {what} in {method}"),
+        RegionCause::Added => format!("the change added {what} in {method}"),
+        RegionCause::Touched | RegionCause::Resized => format!("the change altered {what} in {method}"),
+    }
+}

@@ -1,0 +1,573 @@
+//! The findings a developer should look at, each with a stable code and a message that
+//! says why:
+//!
+//! - RL001 an impacted access forms an unprotected pair with another thread's access (a
+//!   data-race candidate: not volatile, not atomic, not immutable);
+//! - RL002 the change moved an access out of the lock that guards the field elsewhere
+//!   (even on a volatile field: the check-then-act is the bug);
+//! - RL003 the change split one critical section into two acquisitions of the lock;
+//! - RL004 a check-then-act on a thread-safe collection or atomic (`isEmpty()` then
+//!   `poll()`): each call is atomic, the pair is not;
+//! - RL005 an access to a `@GuardedBy` field without its declared lock;
+//! - RL100 (hint) a changed line that impacts a shared field.
+//!
+//! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
+//! silences them; `@NotThreadSafe` classes are not shared at all (see `shared`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::locks::{self, LockId};
+use super::matching::{counterparts, expr_key};
+use super::regions::ChangedRegions;
+use super::shared::{field_decl, Sharing};
+use super::svimpact::{ImpactedSites, SvReason};
+use super::{ChangeSet, ChangedFile, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
+use crate::index::{collection_kind, field_collection, is_mutator, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
+use crate::java::{AccessKind, CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
+
+/// How many other ends a diagnostic lists as related locations.
+const MAX_RELATED: usize = 5;
+
+pub(crate) fn collect(
+    index: &ProjectIndex,
+    changes: &ChangeSet,
+    regions: &ChangedRegions,
+    sharing: &Sharing,
+    impacted: &ImpactedSites,
+    pairs: &[Pair],
+) -> Vec<Diagnostic> {
+    let _ = regions;
+    let mut out = Vec::new();
+    let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
+    races(index, changes, impacted, pairs, &mut out, &mut reported);
+    guarded_by(index, impacted, &mut out, &mut reported);
+    for change in &changes.files {
+        if let Some(old) = &change.old {
+            moved_out_of_lock(index, sharing, change, old, &mut out, &reported);
+            split_critical_sections(index, sharing, change, old, &mut out);
+        }
+        check_then_act(index, sharing, change, &mut out);
+    }
+    impact_hints(index, impacted, pairs, &mut out);
+    out.retain(|d| !suppressed(index, d));
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn verb(access: EndAccess) -> &'static str {
+    match access {
+        EndAccess::Write => "written",
+        _ => "read",
+    }
+}
+
+fn noun(access: EndAccess) -> &'static str {
+    match access {
+        EndAccess::Write => "write",
+        _ => "read",
+    }
+}
+
+/// Whether a field can race at all: not volatile (for the field itself), not atomic.
+fn racy_field(index: &ProjectIndex, key: &FieldKey) -> bool {
+    let Some((origin, facts, f)) = field_decl(index, key) else { return false };
+    let decl = &facts.fields[f as usize];
+    if decl.is_volatile && !key.element {
+        return false;
+    }
+    let r = index.resolver();
+    let ty = r.ty(origin, Some(decl.class), &decl.ty);
+    let qualified = r.qualified_name(&ty.name).unwrap_or_default();
+    !(ty.dims == 0 && (qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(&qualified) == Some(Collection::ThreadSafe)) && !key.element)
+}
+
+fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Diagnostic>, reported: &mut BTreeSet<(FileId, Span)>) {
+    let r = index.resolver();
+    for (file, i, _) in impacted.iter() {
+        let Some(entry) = index.entry(file) else { continue };
+        let site = &entry.resolved.sites[i];
+        let Some((origin, facts, f)) = field_decl(index, &site.field) else { continue };
+        let decl = &facts.fields[f as usize];
+        let Some(guard) = decl.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
+        let held = locks::locks_at(&r, Origin::Project(file), &entry.facts, site.unit, site.span.start);
+        let guard_key = guard_lock_key(&r, origin, &facts, decl.class, guard);
+        let holds = held.iter().any(|l| Some(&l.key) == guard_key.as_ref() || l.display == *guard || l.display == format!("this.{guard}"));
+        if holds || reported.contains(&(file, site.span)) {
+            continue;
+        }
+        reported.insert((file, site.span));
+        out.push(Diagnostic {
+            file,
+            span: site.span,
+            severity: Severity::Warning,
+            code: "RL005",
+            message: format!(
+                "`{}` is {} in `{}()` without the lock `{guard}` that its @GuardedBy declares",
+                site.field.display_name(),
+                verb(EndAccess::from_kind(site.kind)),
+                entry.facts.method_display(entry.facts.units[site.unit as usize].method),
+            ),
+            related: vec![Related { file: file_of(origin).unwrap_or(file), span: decl.span, message: format!("`{}` is declared @GuardedBy(\"{guard}\") here", decl.name) }],
+        });
+    }
+}
+
+/// The canonical key of a `@GuardedBy` lock name in the field's class.
+fn guard_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, class: u32, guard: &str) -> Option<String> {
+    let c = crate::index::ClassRef { origin, idx: class };
+    if guard == "this" {
+        return Some(locks::monitor_of(r, c));
+    }
+    let name = guard.trim_start_matches("this.");
+    if let Some(field) = r.find_field(c, name) {
+        let k = r.field_key(field, false)?;
+        return Some(format!("{}#{}", k.class, k.name));
+    }
+    let _ = facts;
+    None
+}
+
+fn file_of(origin: Origin) -> Option<FileId> {
+    match origin {
+        Origin::Project(f) => Some(f),
+        Origin::Jdk(_) => None,
+    }
+}
+
+/// RL001: impacted accesses that race with another thread's access.
+fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pairs: &[Pair], out: &mut Vec<Diagnostic>, reported: &mut BTreeSet<(FileId, Span)>) {
+    // Group unprotected data pairs by the place of their impacted end (`x++` reads and
+    // writes at one place).
+    let mut by_place: BTreeMap<(FileId, Span, FieldKey), Vec<(&PairEnd, &PairEnd)>> = BTreeMap::new();
+    for p in pairs.iter().filter(|p| matches!(p.kind, PairKind::RW | PairKind::WW) && !p.protected) {
+        if !racy_field(index, &p.field) {
+            continue;
+        }
+        for (me, other) in [(&p.a, &p.b), (&p.b, &p.a)] {
+            if me.impacted {
+                by_place.entry((me.file, me.span, p.field.clone())).or_default().push((me, other));
+            }
+            if p.a == p.b {
+                break;
+            }
+        }
+    }
+    for ((file, span, field), ends) in by_place {
+        let Some(entry) = index.entry(file) else { continue };
+        let here: Vec<usize> = (0..entry.resolved.sites.len()).filter(|&i| entry.resolved.sites[i].span == span && entry.resolved.sites[i].field == field).collect();
+        let Some(&site_idx) = here.iter().find(|&&i| impacted.contains(file, i)) else { continue };
+        let site = &entry.resolved.sites[site_idx];
+        // Only what the change itself did: rules 1 to 4.
+        let cause = match impacted.get(file, site_idx) {
+            Some(SvReason::ChangedLine) => changed_line_cause(changes.get(file), &entry.facts, site),
+            Some(SvReason::NewMethod) => format!("the change added `{}()`", entry.facts.method_display(entry.facts.units[site.unit as usize].method)),
+            Some(SvReason::Synchronization(why)) => why.clone(),
+            Some(SvReason::VolatileRemoved) => format!("the change removed `volatile` from `{}`", field.name),
+            _ => continue,
+        };
+        let my_access = access_words(ends.iter().map(|(me, _)| me.access));
+        let me = ends[0].0;
+        // Other places, each with what is done there; one holding a lock first (the guard
+        // this access lacks), then nearby ones.
+        let mut others: BTreeMap<(bool, bool, FileId, Span), (&PairEnd, BTreeSet<EndAccess>)> = BTreeMap::new();
+        for (_, o) in &ends {
+            let k = (o.locks.is_empty(), !(o.file == file && o.span == span), o.file, o.span);
+            others.entry(k).or_insert((o, BTreeSet::new())).1.insert(o.access);
+        }
+        let short = |m: &str| -> String {
+            let (mine, theirs) = (me.method.rsplit_once('.').map(|x| x.0), m.rsplit_once('.'));
+            match (mine, theirs) {
+                (Some(a), Some((b, name))) if a == b => name.to_string(),
+                _ => m.to_string(),
+            }
+        };
+        let subject = match &site.via {
+            Some(m) => format!("`{}` is {} by `{m}()` in `{}()`", field.name, if my_access == "read" { "read" } else { "modified" }, me.method),
+            None => format!("`{}` is {my_access} in `{}()`", field.display_name(), me.method),
+        };
+        let elsewhere: Vec<&(&PairEnd, BTreeSet<EndAccess>)> = others.values().filter(|(o, _)| !(o.file == file && o.span == span)).collect();
+        let message = match elsewhere.first() {
+            None => format!("{subject}, which two threads can run at once with no lock held; {cause}"),
+            Some((o, accesses)) => match o.locks.first() {
+                Some(lock) => format!(
+                    "{subject} without the lock `{}` that guards its {} in `{}()`; {cause}",
+                    lock.display,
+                    access_noun(accesses.iter().copied()),
+                    short(&o.method)
+                ),
+                None => format!("{subject} and {} in `{}()` with no common lock; {cause}", access_words(accesses.iter().copied()), short(&o.method)),
+            },
+        };
+        let related = elsewhere
+            .iter()
+            .take(MAX_RELATED)
+            .map(|(o, accesses)| Related {
+                file: o.file,
+                span: o.span,
+                message: match o.locks.first() {
+                    Some(l) => format!("the {} in `{}()` holds `{}`", access_noun(accesses.iter().copied()), o.method, l.display),
+                    None => format!("the {} in `{}()` holds no lock", access_noun(accesses.iter().copied()), o.method),
+                },
+            })
+            .collect();
+        reported.insert((file, span));
+        out.push(Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related });
+    }
+}
+
+/// `read`, `written`, or `updated` (both).
+fn access_words(accesses: impl Iterator<Item = EndAccess>) -> &'static str {
+    let set: BTreeSet<EndAccess> = accesses.collect();
+    match (set.contains(&EndAccess::Read), set.contains(&EndAccess::Write)) {
+        (true, true) => "updated",
+        (false, true) => "written",
+        _ => "read",
+    }
+}
+
+/// `read`, `write`, or `update`.
+fn access_noun(accesses: impl Iterator<Item = EndAccess>) -> &'static str {
+    match access_words(accesses) {
+        "updated" => "update",
+        "written" => "write",
+        _ => "read",
+    }
+}
+
+/// What the change did to a changed line's access, in words.
+fn changed_line_cause(change: Option<&ChangedFile>, facts: &FileFacts, site: &crate::index::Site) -> String {
+    let Some(change) = change else { return "the change touched this line".into() };
+    let Some(old) = &change.old else { return "the change added this file".into() };
+    if site.via.is_some() {
+        return "the change added this call".into();
+    }
+    let matched = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key);
+    let was = matched.iter().find(|(n, _)| *n == site.item as usize).map(|&(_, o)| o);
+    match was {
+        None => "the change added this access".into(),
+        Some(o) => {
+            let before: BTreeSet<String> = old.locks_held(old.accesses[o].unit, old.accesses[o].span.start).map(|l| l.text.clone()).collect();
+            let now: BTreeSet<String> = facts.locks_held(site.unit, site.span.start).map(|l| l.text.clone()).collect();
+            match before.difference(&now).next() {
+                Some(lost) => format!("the change moved it out of the lock `{lost}`"),
+                None => "the change modified this line (the access was already unprotected)".into(),
+            }
+        }
+    }
+}
+
+fn access_key(facts: &FileFacts, a: &crate::java::Access) -> String {
+    let recv = a.receiver.as_ref().map(|r| expr_key(facts, r)).unwrap_or_default();
+    format!("{}:{}:{:?}:{}", recv, a.name, a.kind, a.element)
+}
+
+/// RL002: an access the change took out of the lock that guards its field elsewhere.
+fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<Diagnostic>, reported: &BTreeSet<(FileId, Span)>) {
+    let Some(entry) = index.entry(change.file) else { return };
+    let facts = &entry.facts;
+    let r = index.resolver();
+    let origin = Origin::Project(change.file);
+    let matched: HashMap<usize, usize> = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key).into_iter().collect();
+    for site in entry.resolved.sites.iter().filter(|s| s.via.is_none()) {
+        if reported.contains(&(change.file, site.span)) || !sharing.is_shared(index, change.file, site) {
+            continue;
+        }
+        let Some(&o) = matched.get(&(site.item as usize)) else { continue };
+        let was = &old.accesses[o];
+        let now: Vec<LockId> = locks::locks_at(&r, origin, facts, site.unit, site.span.start);
+        let lost: Vec<&crate::java::LockRegion> = old
+            .locks_held(was.unit, was.span.start)
+            .filter(|l| !facts.locks_held(site.unit, site.span.start).any(|n| n.text == l.text && n.kind == l.kind) && !now.iter().any(|n| n.display == l.text))
+            .collect();
+        for region in lost {
+            let Some(key) = old_lock_key(&r, origin, facts, site.unit, region) else { continue };
+            // Elsewhere, the field is accessed under that lock.
+            let guarded: Vec<(FileId, Span, String)> = index
+                .sites_of(&site.field)
+                .filter(|(f, s)| !(*f == change.file && s.span == site.span))
+                .filter_map(|(f, s)| {
+                    let e = index.entry(f)?;
+                    let held = locks::locks_at(&r, Origin::Project(f), &e.facts, s.unit, s.span.start);
+                    held.iter().any(|l| l.key == key).then(|| (f, s.span, e.facts.method_display(e.facts.units[s.unit as usize].method)))
+                })
+                .collect();
+            if guarded.is_empty() {
+                continue;
+            }
+            let methods: BTreeSet<&str> = guarded.iter().map(|(_, _, m)| m.as_str()).collect();
+            let region_words = match region.kind {
+                LockKind::SynchronizedMethod => "the `synchronized` method".to_string(),
+                LockKind::SynchronizedBlock => format!("`synchronized ({})`", region.text),
+                LockKind::Explicit => format!("`{}.lock()`", region.text),
+            };
+            out.push(Diagnostic {
+                file: change.file,
+                span: site.span,
+                severity: Severity::Warning,
+                code: "RL002",
+                message: format!(
+                    "the change moved the {} of `{}` in `{}()` out of {region_words}, the lock that guards `{}` in {}",
+                    noun(EndAccess::from_kind(site.kind)),
+                    site.field.display_name(),
+                    facts.method_display(facts.units[site.unit as usize].method),
+                    site.field.display_name(),
+                    methods.iter().take(3).map(|m| format!("`{m}()`")).collect::<Vec<_>>().join(", "),
+                ),
+                related: guarded
+                    .iter()
+                    .take(MAX_RELATED)
+                    .map(|(f, s, m)| Related { file: *f, span: *s, message: format!("guarded by `{}` in `{m}()`", region.text) })
+                    .collect(),
+            });
+            break;
+        }
+    }
+}
+
+/// The canonical key, in the new code, of a lock region of the base version.
+fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, region: &crate::java::LockRegion) -> Option<String> {
+    let class = Resolver::unit_class(facts, unit);
+    let class_ref = crate::index::ClassRef { origin, idx: class };
+    if region.kind == LockKind::SynchronizedMethod || region.text == "this" {
+        return Some(match region.lock {
+            Expr::ClassLiteral(_) => format!("{}.class", r.class_name(class_ref)),
+            _ => locks::monitor_of(r, class_ref),
+        });
+    }
+    // The same lock written the same way elsewhere in the class.
+    if let Some(same) = facts.locks.iter().find(|l| l.text == region.text && Resolver::unit_class(facts, l.unit) == class) {
+        return Some(locks::lock_of(r, origin, facts, same).key);
+    }
+    let name = region.text.trim_start_matches("this.");
+    if name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        let display = region.text.clone();
+        return Some(locks::lock_of_expr(r, origin, facts, unit, &Expr::Name(name.to_string()), &display).key);
+    }
+    None
+}
+
+/// RL003: two accesses that ran in one critical section now run in two.
+fn split_critical_sections(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<Diagnostic>) {
+    let Some(entry) = index.entry(change.file) else { return };
+    let facts = &entry.facts;
+    let matched: HashMap<usize, usize> = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key).into_iter().collect();
+    let region_of = |f: &FileFacts, unit: UnitIdx, at: u32, text: &str| -> Option<usize> {
+        f.locks.iter().position(|l| l.unit == unit && l.span.contains(at) && l.text == text && l.kind != LockKind::SynchronizedMethod)
+    };
+    let shared: Vec<&crate::index::Site> = entry.resolved.sites.iter().filter(|s| s.via.is_none() && sharing.is_shared(index, change.file, s)).collect();
+    let mut seen = BTreeSet::new();
+    for (x, s1) in shared.iter().enumerate() {
+        for s2 in &shared[x + 1..] {
+            if s1.unit != s2.unit || (s1.kind == AccessKind::Read && s2.kind == AccessKind::Read) {
+                continue;
+            }
+            let (Some(&o1), Some(&o2)) = (matched.get(&(s1.item as usize)), matched.get(&(s2.item as usize))) else { continue };
+            let (a1, a2) = (&old.accesses[o1], &old.accesses[o2]);
+            for old_region in old.locks.iter().filter(|l| l.unit == a1.unit && l.span.contains(a1.span.start) && l.span.contains(a2.span.start)) {
+                if old_region.kind == LockKind::SynchronizedMethod {
+                    continue;
+                }
+                let n1 = region_of(facts, s1.unit, s1.span.start, &old_region.text);
+                let n2 = region_of(facts, s2.unit, s2.span.start, &old_region.text);
+                let (Some(n1), Some(n2)) = (n1, n2) else { continue };
+                if n1 == n2 || !seen.insert((n1, n2)) {
+                    continue;
+                }
+                let (first, second) = if s1.span.start <= s2.span.start { (s1, s2) } else { (s2, s1) };
+                out.push(Diagnostic {
+                    file: change.file,
+                    span: second.span,
+                    severity: Severity::Warning,
+                    code: "RL003",
+                    message: format!(
+                        "the change split a critical section of `{}()`: the {} of `{}` (line {}) and this {} of `{}` now run under two separate acquisitions of `{}`, so another thread can run between them",
+                        facts.method_display(facts.units[first.unit as usize].method),
+                        noun(EndAccess::from_kind(first.kind)),
+                        first.field.display_name(),
+                        first.span.line,
+                        noun(EndAccess::from_kind(second.kind)),
+                        second.field.display_name(),
+                        old_region.text,
+                    ),
+                    related: vec![Related { file: change.file, span: first.span, message: format!("first acquisition of `{}` covers this access", old_region.text) }],
+                });
+            }
+        }
+    }
+}
+
+/// RL004: `if (!q.isEmpty()) q.poll()` on a thread-safe queue, `get()` then `set()` on
+/// an atomic: each call is atomic, the pair is not.
+fn check_then_act(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, out: &mut Vec<Diagnostic>) {
+    let Some(entry) = index.entry(change.file) else { return };
+    let facts = &entry.facts;
+    let origin = Origin::Project(change.file);
+    let r = index.resolver();
+    let touched: BTreeSet<u32> = change.diff.touched_lines().collect();
+    let mut groups: BTreeMap<(UnitIdx, String), Vec<usize>> = BTreeMap::new();
+    for (i, c) in facts.calls.iter().enumerate() {
+        if let (CallKind::Method, Some(recv)) = (&c.kind, &c.receiver) {
+            groups.entry((c.unit, expr_key(facts, recv))).or_default().push(i);
+        }
+    }
+    for ((unit, recv_key), calls) in groups {
+        let recv = facts.calls[calls[0]].receiver.clone().expect("grouped by receiver");
+        let Some(kind) = receiver_kind(&r, origin, facts, unit, &recv, sharing, index) else { continue };
+        for (x, &i) in calls.iter().enumerate() {
+            let check = &facts.calls[i];
+            if !is_check(kind, &check.name) {
+                continue;
+            }
+            let Some(&j) = calls[x + 1..].iter().find(|&&j| is_act(kind, &facts.calls[j].name)) else { continue };
+            let act = &facts.calls[j];
+            if !(touched.contains(&check.span.line) || touched.contains(&act.span.line)) {
+                continue;
+            }
+            let l1 = locks::locks_at(&r, origin, facts, unit, check.span.start);
+            let l2 = locks::locks_at(&r, origin, facts, unit, act.span.start);
+            if l1.iter().any(|a| l2.iter().any(|b| a.excludes(b))) {
+                continue;
+            }
+            let consequence = match kind {
+                Receiver::Atomic => "another thread can update it in between and its update is lost".to_string(),
+                Receiver::Collection if act.name == "poll" || act.name == "peek" || act.name == "pop" => {
+                    format!("another thread can empty it in between, so `{}()` may return null", act.name)
+                }
+                Receiver::Collection => "another thread can change it in between".to_string(),
+            };
+            out.push(Diagnostic {
+                file: change.file,
+                span: act.span,
+                severity: Severity::Warning,
+                code: "RL004",
+                message: format!(
+                    "check-then-act on `{recv_key}`: `{}()` (line {}) and `{}()` here are two separate atomic steps; {consequence}",
+                    check.name, check.span.line, act.name
+                ),
+                related: vec![Related { file: change.file, span: check.span, message: format!("the check `{}()`", check.name) }],
+            });
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Receiver {
+    Collection,
+    Atomic,
+}
+
+/// A thread-safe collection or an atomic that other threads can reach.
+fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, recv: &Expr, sharing: &Sharing, index: &ProjectIndex) -> Option<Receiver> {
+    let ty = r.type_of(origin, facts, unit, recv)?;
+    if ty.dims > 0 {
+        return None;
+    }
+    let qualified = r.qualified_name(&ty.name)?;
+    let simple = qualified.rsplit('.').next().unwrap_or(&qualified);
+    let kind = if qualified.starts_with("java.util.concurrent.atomic.") || simple.starts_with("Atomic") {
+        Receiver::Atomic
+    } else {
+        let declared = collection_kind(&qualified);
+        let is_interface = matches!(simple, "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "BlockingQueue" | "ConcurrentMap");
+        let field = r.field_of_expr(origin, facts, unit, recv);
+        let actual = field.and_then(|f| field_collection(r, f));
+        match (declared, actual) {
+            (_, Some(Collection::Unsafe)) => return None, // an unsafe collection races outright (RL001)
+            (Some(Collection::ThreadSafe), _) | (_, Some(Collection::ThreadSafe)) => Receiver::Collection,
+            _ if is_interface => Receiver::Collection,
+            _ => return None,
+        }
+    };
+    // Other threads must be able to reach it: a shared field, or whatever a method returned.
+    let reachable = match r.field_of_expr(origin, facts, unit, recv) {
+        Some(field) => {
+            let key = r.field_key(field, false)?;
+            let decl_static = r.field_decl(field).is_some_and(|(f, i)| f.fields[i as usize].is_static);
+            decl_static || sharing.escapes(&key.class).is_some()
+        }
+        None => match recv {
+            Expr::Local(l) => matches!(facts.locals[*l as usize].init, Some(Expr::Call { .. })),
+            Expr::Call { .. } => true,
+            _ => false,
+        },
+    };
+    let _ = index;
+    reachable.then_some(kind)
+}
+
+fn is_check(kind: Receiver, method: &str) -> bool {
+    match kind {
+        Receiver::Collection => matches!(method, "isEmpty" | "size" | "contains" | "containsKey" | "containsValue" | "peek" | "get"),
+        Receiver::Atomic => matches!(method, "get" | "getPlain" | "getAcquire" | "intValue" | "longValue"),
+    }
+}
+
+fn is_act(kind: Receiver, method: &str) -> bool {
+    match kind {
+        Receiver::Collection => is_mutator(method) && !matches!(method, "putIfAbsent" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "replace"),
+        Receiver::Atomic => matches!(method, "set" | "lazySet" | "setPlain" | "setRelease"),
+    }
+}
+
+/// RL100: a hint on changed lines that impact a shared field others access too.
+fn impact_hints(index: &ProjectIndex, impacted: &ImpactedSites, pairs: &[Pair], out: &mut Vec<Diagnostic>) {
+    let mut partners: HashMap<(FileId, Span), BTreeSet<String>> = HashMap::new();
+    for p in pairs.iter().filter(|p| matches!(p.kind, PairKind::RW | PairKind::WW)) {
+        for (me, other) in [(&p.a, &p.b), (&p.b, &p.a)] {
+            if me.impacted && other != me {
+                partners.entry((me.file, me.span)).or_default().insert(other.method.clone());
+            }
+        }
+    }
+    let mut by_line: BTreeMap<(FileId, u32), (Span, BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    for (file, i, reason) in impacted.iter() {
+        if !matches!(reason, SvReason::ChangedLine) {
+            continue;
+        }
+        let Some(entry) = index.entry(file) else { continue };
+        let site = &entry.resolved.sites[i];
+        let Some(others) = partners.get(&(file, site.span)) else { continue };
+        let e = by_line.entry((file, site.span.line)).or_insert((site.span, BTreeSet::new(), BTreeSet::new()));
+        e.1.insert(site.field.display_name());
+        e.2.extend(others.iter().cloned());
+    }
+    for ((file, _), (span, fields, others)) in by_line {
+        let fields: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+        let others: Vec<String> = others.iter().take(3).map(|m| format!("`{m}()`")).collect();
+        out.push(Diagnostic {
+            file,
+            span,
+            severity: Severity::Hint,
+            code: "RL100",
+            message: format!("this change impacts shared {} (also accessed in {})", fields.join(", "), others.join(", ")),
+            related: Vec::new(),
+        });
+    }
+}
+
+/// `@SuppressWarnings("racelens")` or `@SuppressWarnings("racelens:RL001")` on the field
+/// declaration, method or any enclosing class of the diagnostic.
+fn suppressed(index: &ProjectIndex, d: &Diagnostic) -> bool {
+    let Some(entry) = index.entry(d.file) else { return false };
+    let facts = &entry.facts;
+    let silences = |anns: &[crate::java::Annotation]| {
+        anns.iter().any(|a| a.name == "SuppressWarnings" && a.strings.iter().any(|s| s == "racelens" || *s == format!("racelens:{}", d.code)))
+    };
+    if facts.methods.iter().any(|m| m.span.contains(d.span.start) && silences(&m.annotations)) {
+        return true;
+    }
+    if facts.classes.iter().any(|c| c.span.contains(d.span.start) && silences(&c.annotations)) {
+        return true;
+    }
+    if facts.fields.iter().any(|f| f.decl_span.contains(d.span.start) && silences(&f.annotations)) {
+        return true;
+    }
+    // A suppressed field silences findings about it anywhere.
+    entry
+        .resolved
+        .sites
+        .iter()
+        .filter(|s| s.span == d.span)
+        .any(|s| field_decl(index, &FieldKey { element: false, ..s.field.clone() }).is_some_and(|(_, f, i)| silences(&f.fields[i as usize].annotations)))
+}

@@ -1,0 +1,256 @@
+//! The project index: the facts of every Java file of a work tree, the symbol table that
+//! joins them, and each file's resolved field accesses.
+//!
+//! Updating one file recomputes that file's facts only (done by the caller) and its
+//! resolution here; when a file's *declarations* change (a field, a method signature, a
+//! supertype), the symbol table is rebuilt and every file is resolved again. Typing in a
+//! method body never changes declarations, so the common path is one file.
+
+pub mod jdk;
+pub mod resolve;
+mod sites;
+mod symbols;
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::java::{AccessKind, ClassIdx, FileFacts, MethodIdx, Span, UnitIdx};
+
+pub use jdk::Jdk;
+pub use resolve::{Resolver, Ty, TypeName};
+pub use sites::{ResolvedFile, Site};
+pub(crate) use sites::{collection_kind, field_collection, is_mutator, resolve_access, Collection};
+pub use symbols::Symbols;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// Where a class's source lives: a file of the project, or a JDK source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    Project(FileId),
+    Jdk(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassRef {
+    pub origin: Origin,
+    pub idx: ClassIdx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MethodRef {
+    pub origin: Origin,
+    pub idx: MethodIdx,
+}
+
+/// A field, named stably across edits: declaring class's binary name and field name.
+/// `element` stands for the elements of the array (or collection) the field holds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldKey {
+    pub class: Arc<str>,
+    pub name: Arc<str>,
+    pub element: bool,
+}
+
+impl FieldKey {
+    pub fn new(class: &str, name: &str, element: bool) -> FieldKey {
+        FieldKey { class: Arc::from(class), name: Arc::from(name), element }
+    }
+    /// `name`, or `name[]` for elements.
+    pub fn display_name(&self) -> String {
+        if self.element {
+            format!("{}[]", self.name)
+        } else {
+            self.name.to_string()
+        }
+    }
+    /// The class's name without its package: `Pool$Entry`.
+    pub fn short_class(&self) -> &str {
+        self.class.rsplit('.').next().unwrap_or(&self.class)
+    }
+}
+
+pub struct FileEntry {
+    /// Path relative to the work tree root, `/`-separated.
+    pub path: String,
+    pub facts: Arc<FileFacts>,
+    pub resolved: Arc<ResolvedFile>,
+    declarations: u64,
+}
+
+#[derive(Default)]
+pub struct ProjectIndex {
+    entries: Vec<Option<FileEntry>>,
+    by_path: HashMap<String, FileId>,
+    symbols: Arc<Symbols>,
+    symbols_dirty: bool,
+    unresolved: BTreeSet<FileId>,
+    jdk: Option<Arc<Jdk>>,
+}
+
+impl ProjectIndex {
+    pub fn new(jdk: Option<Arc<Jdk>>) -> ProjectIndex {
+        ProjectIndex { jdk, ..ProjectIndex::default() }
+    }
+
+    /// Adds or replaces a file's facts. Call [`ProjectIndex::commit`] after a batch.
+    pub fn upsert(&mut self, path: &str, facts: Arc<FileFacts>) -> FileId {
+        let declarations = declarations_hash(&facts);
+        let id = match self.by_path.get(path) {
+            Some(&id) => id,
+            None => {
+                let id = FileId(self.entries.len() as u32);
+                self.entries.push(None);
+                self.by_path.insert(path.to_string(), id);
+                id
+            }
+        };
+        let slot = &mut self.entries[id.0 as usize];
+        if slot.as_ref().is_none_or(|e| e.declarations != declarations) {
+            self.symbols_dirty = true;
+        }
+        *slot = Some(FileEntry { path: path.to_string(), facts, resolved: Arc::default(), declarations });
+        self.unresolved.insert(id);
+        id
+    }
+
+    pub fn remove(&mut self, path: &str) {
+        if let Some(id) = self.by_path.remove(path) {
+            self.entries[id.0 as usize] = None;
+            self.unresolved.remove(&id);
+            self.symbols_dirty = true;
+        }
+    }
+
+    /// Rebuilds what the updates since the last commit invalidated.
+    pub fn commit(&mut self) {
+        if self.symbols_dirty {
+            self.symbols = Arc::new(Symbols::build(self));
+            self.symbols_dirty = false;
+            self.unresolved = self.ids().collect();
+        }
+        let todo: Vec<FileId> = std::mem::take(&mut self.unresolved).into_iter().collect();
+        let resolved = resolve_in_parallel(self, &todo);
+        for (id, r) in todo.into_iter().zip(resolved) {
+            if let Some(e) = self.entries[id.0 as usize].as_mut() {
+                e.resolved = Arc::new(r);
+            }
+        }
+    }
+
+    pub fn file_id(&self, path: &str) -> Option<FileId> {
+        self.by_path.get(path).copied()
+    }
+
+    pub fn entry(&self, id: FileId) -> Option<&FileEntry> {
+        self.entries.get(id.0 as usize).and_then(|e| e.as_ref())
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = FileId> + '_ {
+        self.entries.iter().enumerate().filter(|(_, e)| e.is_some()).map(|(i, _)| FileId(i as u32))
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = (FileId, &FileEntry)> + '_ {
+        self.entries.iter().enumerate().filter_map(|(i, e)| e.as_ref().map(|e| (FileId(i as u32), e)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_path.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    pub fn jdk(&self) -> Option<&Jdk> {
+        self.jdk.as_deref()
+    }
+
+    /// The facts of a project file or a (loaded) JDK file.
+    pub fn facts(&self, origin: Origin) -> Option<Arc<FileFacts>> {
+        match origin {
+            Origin::Project(id) => self.entry(id).map(|e| e.facts.clone()),
+            Origin::Jdk(i) => self.jdk.as_ref().map(|j| j.file(i)),
+        }
+    }
+
+    /// Path of a project file, or `jdk:java/util/...` for JDK sources.
+    pub fn path(&self, origin: Origin) -> String {
+        match origin {
+            Origin::Project(id) => self.entry(id).map(|e| e.path.clone()).unwrap_or_default(),
+            Origin::Jdk(i) => self.jdk.as_ref().map(|j| j.path_of(i)).unwrap_or_default(),
+        }
+    }
+
+    pub fn resolver(&self) -> Resolver<'_> {
+        Resolver::new(self, false)
+    }
+
+    /// A resolver that also reads JDK sources (for callees' read/write sets).
+    pub fn resolver_with_jdk(&self) -> Resolver<'_> {
+        Resolver::new(self, self.jdk.is_some())
+    }
+
+    /// Every resolved access to `field` in the project.
+    pub fn sites_of<'a>(&'a self, field: &'a FieldKey) -> impl Iterator<Item = (FileId, &'a Site)> + 'a {
+        self.entries().flat_map(move |(id, e)| e.resolved.sites.iter().filter(move |s| &s.field == field).map(move |s| (id, s)))
+    }
+}
+
+/// A site of an access in a file, for the analyses that join files.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SiteRef {
+    pub file: FileId,
+    pub span: Span,
+    pub unit: UnitIdx,
+    pub kind: AccessKind,
+}
+
+fn resolve_in_parallel(index: &ProjectIndex, todo: &[FileId]) -> Vec<ResolvedFile> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if todo.len() < 32 || threads == 1 {
+        return todo.iter().map(|&id| sites::resolve_file(index, id)).collect();
+    }
+    let chunk = todo.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = todo
+            .chunks(chunk)
+            .map(|ids| s.spawn(move || ids.iter().map(|&id| sites::resolve_file(index, id)).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("resolution does not panic")).collect()
+    })
+}
+
+/// A hash of what other files can see of this one: package, imports, type declarations,
+/// field and method signatures. Bodies do not count.
+fn declarations_hash(facts: &FileFacts) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    facts.package.hash(&mut h);
+    facts.imports.hash(&mut h);
+    facts.static_imports.hash(&mut h);
+    for c in &facts.classes {
+        (&c.binary_name, c.kind, &c.superclass, &c.interfaces, c.outer, c.is_static).hash(&mut h);
+        for a in &c.annotations {
+            (&a.name, &a.strings).hash(&mut h);
+        }
+    }
+    for f in &facts.fields {
+        (f.class, &f.name, &f.ty, f.is_static, f.is_final, f.is_volatile).hash(&mut h);
+        for a in &f.annotations {
+            (&a.name, &a.strings).hash(&mut h);
+        }
+    }
+    for m in &facts.methods {
+        (m.class, &m.name, m.kind, m.params.len(), m.is_static, m.is_synchronized, &m.return_type).hash(&mut h);
+        for p in &m.params {
+            p.ty.hash(&mut h);
+        }
+    }
+    h.finish()
+}

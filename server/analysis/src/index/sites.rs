@@ -1,0 +1,385 @@
+//! One file's facts resolved against the project: which field each access touches, the
+//! element accesses hidden in calls on non-thread-safe collections, and the evidence
+//! that objects of a class are shared between threads (SimRT section 3.2).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{ClassRef, FieldKey, FileId, Origin, ProjectIndex, Resolver, TypeName};
+use crate::java::{Access, AccessKind, CallKind, ClassKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
+
+/// A resolved access to a field (or to the elements it holds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    pub field: FieldKey,
+    pub kind: AccessKind,
+    /// The field name's token (the method name's for collection calls).
+    pub span: Span,
+    pub unit: UnitIdx,
+    /// For element accesses made by a collection call: the method (`put`, `get`).
+    pub via: Option<Arc<str>>,
+    /// The receiver is `this` (or implicit): the object under construction in a constructor.
+    pub on_this: bool,
+    /// Index of the access in `FileFacts::accesses` (of the call in `calls` when `via`).
+    pub item: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ResolvedFile {
+    pub sites: Vec<Site>,
+    /// Classes whose objects this file shows to be shared, and why.
+    pub escape_seeds: Vec<(Arc<str>, &'static str)>,
+    /// `(a, b)`: an object of class `a` holds objects of class `b` (an instance field's
+    /// type or type argument), or `a` is an inner class holding its outer instance `b`.
+    pub holds: Vec<(Arc<str>, Arc<str>)>,
+    /// `(sub, super)` for the file's classes.
+    pub supertypes: Vec<(Arc<str>, Arc<str>)>,
+    /// Methods that start threads or hand work to executors.
+    pub starts_threads: BTreeSet<MethodIdx>,
+}
+
+const THREAD_TYPES: &[&str] = &["Thread", "Runnable", "Callable", "TimerTask", "java.lang.Thread", "java.lang.Runnable"];
+
+/// Calls that run their arguments on another thread.
+const SPAWN_METHODS: &[&str] = &[
+    "submit", "execute", "invokeAll", "invokeAny", "schedule", "scheduleAtFixedRate", "scheduleWithFixedDelay", "runAsync",
+    "supplyAsync", "thenRunAsync", "thenAcceptAsync", "thenApplyAsync", "thenComposeAsync", "startVirtualThread", "newThread",
+    "unstarted",
+];
+
+pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
+    let Some(entry) = index.entry(id) else { return ResolvedFile::default() };
+    let facts = &entry.facts;
+    let origin = Origin::Project(id);
+    let r = index.resolver();
+    let mut out = ResolvedFile::default();
+    field_sites(&r, origin, facts, &mut out);
+    collection_sites(&r, origin, facts, &mut out);
+    escape_evidence(&r, origin, facts, &mut out);
+    out
+}
+
+/// The field an access touches: its declaring class and index there.
+pub(crate) fn resolve_access(r: &Resolver, origin: Origin, facts: &FileFacts, a: &Access) -> Option<(ClassRef, u32)> {
+    let ctx = Resolver::unit_class(facts, a.unit);
+    match &a.receiver {
+        None => r.implicit_field(origin, ctx, &a.name),
+        Some(recv) => match r.type_of(origin, facts, a.unit, recv) {
+            Some(t) if t.dims == 0 => t.class().and_then(|c| r.find_field(c, &a.name)),
+            _ => None,
+        },
+    }
+}
+
+fn field_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
+    for (item, a) in facts.accesses.iter().enumerate() {
+        let Some(field) = resolve_access(r, origin, facts, a) else { continue };
+        let Some(key) = r.field_key(field, a.element) else { continue };
+        let on_this = matches!(a.receiver, None | Some(Expr::This));
+        out.sites.push(Site { field: key, kind: a.kind, span: a.span, unit: a.unit, via: None, on_this, item: item as u32 });
+    }
+}
+
+/// Whether a JDK collection class is safe for concurrent use, unsafe, or not a collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Collection {
+    Unsafe,
+    ThreadSafe,
+}
+
+pub(crate) fn collection_kind(qualified: &str) -> Option<Collection> {
+    let simple = qualified.rsplit('.').next().unwrap_or(qualified);
+    let unsafe_ = [
+        "ArrayList", "LinkedList", "HashMap", "LinkedHashMap", "TreeMap", "HashSet", "LinkedHashSet", "TreeSet", "ArrayDeque",
+        "PriorityQueue", "IdentityHashMap", "WeakHashMap", "EnumMap", "BitSet",
+    ];
+    let safe = [
+        "ConcurrentHashMap", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
+        "LinkedBlockingQueue", "ArrayBlockingQueue", "LinkedBlockingDeque", "PriorityBlockingQueue", "SynchronousQueue",
+        "DelayQueue", "LinkedTransferQueue", "ConcurrentSkipListMap", "ConcurrentSkipListSet", "Vector", "Hashtable",
+        "BlockingQueue", "BlockingDeque", "ConcurrentMap", "ConcurrentNavigableMap", "TransferQueue",
+    ];
+    if !(qualified.starts_with("java.util.") || !qualified.contains('.')) {
+        return None;
+    }
+    if unsafe_.contains(&simple) {
+        Some(Collection::Unsafe)
+    } else if safe.contains(&simple) {
+        Some(Collection::ThreadSafe)
+    } else {
+        None
+    }
+}
+
+/// Whether a collection method changes the collection.
+pub(crate) fn is_mutator(method: &str) -> bool {
+    matches!(
+        method,
+        "add" | "addAll" | "addFirst" | "addLast" | "put" | "putAll" | "putIfAbsent" | "remove" | "removeAll" | "removeIf"
+            | "retainAll" | "clear" | "set" | "poll" | "pollFirst" | "pollLast" | "pollFirstEntry" | "pollLastEntry" | "offer"
+            | "offerFirst" | "offerLast" | "push" | "pop" | "compute" | "computeIfAbsent" | "computeIfPresent" | "merge"
+            | "replace" | "replaceAll" | "sort" | "removeFirst" | "removeLast" | "trimToSize" | "ensureCapacity" | "take"
+            | "drainTo" | "flip" | "setAll"
+    )
+}
+
+/// The kind of collection a field holds: its declared type, or, for an interface type,
+/// the class its initializer creates.
+pub(crate) fn field_collection(r: &Resolver, field: (ClassRef, u32)) -> Option<Collection> {
+    let ty = r.field_type(field)?;
+    if ty.dims > 0 {
+        return None;
+    }
+    let declared = r.qualified_name(&ty.name)?;
+    let (facts, f) = r.field_decl(field)?;
+    let decl = &facts.fields[f as usize];
+    match &decl.init {
+        Some(Expr::New(t)) => {
+            let init = r.ty(field.0.origin, Some(decl.class), t);
+            collection_kind(&r.qualified_name(&init.name)?)
+        }
+        Some(Expr::Call { name, .. }) if name.starts_with("synchronized") || name.starts_with("newConcurrent") => Some(Collection::ThreadSafe),
+        _ => collection_kind(&declared).filter(|_| is_concrete_collection(&declared)),
+    }
+}
+
+fn is_concrete_collection(qualified: &str) -> bool {
+    let simple = qualified.rsplit('.').next().unwrap_or(qualified);
+    !matches!(simple, "List" | "Map" | "Set" | "Queue" | "Deque" | "Collection" | "SortedMap" | "NavigableMap" | "SortedSet" | "NavigableSet")
+}
+
+/// `items.put(k, v)` on a field holding a `HashMap` writes the map's contents: an element
+/// access of `items`, so that two threads calling `put` and `get` form a pair.
+fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
+    for (item, call) in facts.calls.iter().enumerate() {
+        if call.kind != CallKind::Method {
+            continue;
+        }
+        let Some(recv) = &call.receiver else { continue };
+        let Some(field) = r.field_of_expr(origin, facts, call.unit, recv) else { continue };
+        if field_collection(r, field) != Some(Collection::Unsafe) {
+            continue;
+        }
+        let Some(key) = r.field_key(field, true) else { continue };
+        let kind = if is_mutator(&call.name) { AccessKind::Write } else { AccessKind::Read };
+        let on_this = matches!(recv, Expr::Name(_) | Expr::Field(..));
+        let via = Some(Arc::from(call.name.as_str()));
+        out.sites.push(Site { field: key, kind, span: call.span, unit: call.unit, via, on_this, item: item as u32 });
+    }
+}
+
+fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
+    let name = |c: ClassRef| -> Arc<str> { Arc::from(r.class_name(c)) };
+    let type_names = |t: &super::Ty, acc: &mut Vec<Arc<str>>| {
+        collect_classes(t, acc, r);
+    };
+    for (i, c) in facts.classes.iter().enumerate() {
+        let this = ClassRef { origin, idx: i as u32 };
+        let this_name = name(this);
+        for sup in r.supertypes(this) {
+            if let TypeName::Class(s) = sup {
+                out.supertypes.push((this_name.clone(), name(s)));
+            }
+        }
+        if !c.is_static {
+            if let Some(o) = c.outer {
+                out.holds.push((this_name.clone(), name(ClassRef { origin, idx: o })));
+            }
+        }
+        if r.is_subtype_of(this, THREAD_TYPES) {
+            out.escape_seeds.push((this_name.clone(), "it is a thread or a task run by one"));
+        }
+        if c.annotations.iter().any(|a| a.name == "ThreadSafe") {
+            out.escape_seeds.push((this_name.clone(), "it is annotated @ThreadSafe"));
+        }
+    }
+    // Classes designed for sharing: they synchronize, or hold volatile, lock or atomic fields.
+    for lock in &facts.locks {
+        let class = Resolver::unit_class(facts, lock.unit);
+        out.escape_seeds.push((name(ClassRef { origin, idx: class }), "it synchronizes"));
+    }
+    for f in &facts.fields {
+        let class = ClassRef { origin, idx: f.class };
+        let ty = r.ty(origin, Some(f.class), &f.ty);
+        let qualified = r.qualified_name(&ty.name).unwrap_or_default();
+        if f.is_volatile || f.annotations.iter().any(|a| a.name == "GuardedBy") || is_concurrency_type(&qualified) {
+            out.escape_seeds.push((name(class), "it has volatile, guarded, lock or atomic fields"));
+        }
+        let mut held = Vec::new();
+        type_names(&ty, &mut held);
+        for h in held {
+            if f.is_static {
+                out.escape_seeds.push((h, "it is reachable from a static field"));
+            } else {
+                out.holds.push((name(class), h));
+            }
+        }
+    }
+    // Objects handed to threads and executors.
+    for call in &facts.calls {
+        let spawns = match &call.kind {
+            CallKind::Method => SPAWN_METHODS.contains(&call.name.as_str()),
+            CallKind::New { ty, anonymous } => {
+                let ctx = Resolver::unit_class(facts, call.unit);
+                let t = r.ty(origin, Some(ctx), ty);
+                let is_thread = match t.class() {
+                    Some(c) => r.is_subtype_of(c, &["Thread", "Timer", "FutureTask"]),
+                    None => r.qualified_name(&t.name).is_some_and(|n| {
+                        matches!(n.rsplit('.').next(), Some("Thread" | "Timer" | "FutureTask"))
+                    }),
+                };
+                if let Some(a) = anonymous {
+                    if r.is_subtype_of(ClassRef { origin, idx: *a }, THREAD_TYPES) {
+                        out.starts_threads.insert(facts.units[call.unit as usize].method);
+                    }
+                }
+                is_thread
+            }
+            _ => false,
+        };
+        if !spawns {
+            continue;
+        }
+        out.starts_threads.insert(facts.units[call.unit as usize].method);
+        for arg in &call.args {
+            escaping_arg(r, origin, facts, call.unit, arg, out);
+        }
+    }
+    // `t.start()` on a thread made elsewhere also starts a thread here.
+    for call in &facts.calls {
+        if call.kind == CallKind::Method && call.name == "start" && call.args.is_empty() {
+            if let Some(recv) = &call.receiver {
+                let is_thread = r.type_of(origin, facts, call.unit, recv).is_some_and(|t| match t.class() {
+                    Some(c) => r.is_subtype_of(c, &["Thread"]),
+                    None => r.qualified_name(&t.name).is_some_and(|n| n.ends_with("Thread")),
+                });
+                if is_thread {
+                    out.starts_threads.insert(facts.units[call.unit as usize].method);
+                }
+            }
+        }
+    }
+    out.escape_seeds.sort();
+    out.escape_seeds.dedup();
+    out.holds.sort();
+    out.holds.dedup();
+}
+
+fn escaping_arg(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, arg: &Expr, out: &mut ResolvedFile) {
+    let ctx = Resolver::unit_class(facts, unit);
+    let enclosing = Arc::<str>::from(r.class_name(ClassRef { origin, idx: ctx }));
+    match arg {
+        Expr::Lambda(u) => {
+            let span = facts.units[*u as usize].span;
+            captured_by(r, origin, facts, span, out);
+        }
+        Expr::New(_) => {
+            // An anonymous class passed on: it and what it captures escape.
+            if let Some(t) = r.type_of(origin, facts, unit, arg) {
+                let mut acc = Vec::new();
+                collect_classes(&t, &mut acc, r);
+                for c in acc {
+                    out.escape_seeds.push((c, "it is handed to another thread"));
+                }
+            }
+            if let Some(anon) = facts.calls.iter().find_map(|c| match &c.kind {
+                CallKind::New { anonymous: Some(a), .. } if c.unit == unit => Some(*a),
+                _ => None,
+            }) {
+                let c = &facts.classes[anon as usize];
+                if c.kind == ClassKind::Anonymous {
+                    out.escape_seeds.push((Arc::from(c.binary_name.as_str()), "it is handed to another thread"));
+                    captured_by(r, origin, facts, c.span, out);
+                }
+            }
+        }
+        Expr::MethodReference => out.escape_seeds.push((enclosing, "its method is handed to another thread")),
+        other => {
+            if let Some(t) = r.type_of(origin, facts, unit, other) {
+                let mut acc = Vec::new();
+                collect_classes(&t, &mut acc, r);
+                for c in acc {
+                    out.escape_seeds.push((c, "it is handed to another thread"));
+                }
+            }
+        }
+    }
+}
+
+/// What code in `span` (a lambda or an anonymous class) captures from around it: locals
+/// declared outside, and the enclosing instance when it uses its fields or methods.
+fn captured_by(r: &Resolver, origin: Origin, facts: &FileFacts, span: Span, out: &mut ResolvedFile) {
+    let mut locals = BTreeSet::new();
+    let mut uses_this = false;
+    for a in facts.accesses.iter().filter(|a| span.contains(a.span.start)) {
+        match &a.receiver {
+            Some(e) => note_captures(facts, span, e, &mut locals, &mut uses_this),
+            None => uses_this = true,
+        }
+    }
+    for c in facts.calls.iter().filter(|c| span.contains(c.span.start)) {
+        match &c.receiver {
+            Some(e) => note_captures(facts, span, e, &mut locals, &mut uses_this),
+            None => uses_this |= c.kind == CallKind::Method,
+        }
+        for arg in &c.args {
+            note_captures(facts, span, arg, &mut locals, &mut uses_this);
+        }
+    }
+    for l in locals {
+        let local = &facts.locals[l as usize];
+        let unit = facts.unit_at(local.scope.start).unwrap_or(0);
+        if let Some(t) = r.type_of(origin, facts, unit, &Expr::Local(l)) {
+            let mut acc = Vec::new();
+            collect_classes(&t, &mut acc, r);
+            for c in acc {
+                out.escape_seeds.push((c, "a thread's code captures it"));
+            }
+        }
+    }
+    if uses_this {
+        if let Some(class) = facts.class_at(span.start) {
+            // Code inside the lambda runs on the enclosing instance.
+            let outer_of_span = if facts.classes[class as usize].span == span { facts.classes[class as usize].outer } else { Some(class) };
+            if let Some(o) = outer_of_span {
+                out.escape_seeds.push((Arc::from(facts.classes[o as usize].binary_name.as_str()), "a thread's code uses its fields"));
+            }
+        }
+    }
+}
+
+fn note_captures(facts: &FileFacts, span: Span, e: &Expr, locals: &mut BTreeSet<u32>, uses_this: &mut bool) {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Local(l) if !span.contains(facts.locals[*l as usize].scope.start) => {
+                locals.insert(*l);
+            }
+            Expr::This | Expr::OuterThis(_) => *uses_this = true,
+            Expr::Field(o, _) | Expr::Element(o) | Expr::Cast(_, o) => stack.push(o),
+            Expr::Call { receiver, args, .. } => {
+                stack.extend(receiver.as_deref());
+                stack.extend(args.iter());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Project classes named by a type and its type arguments (`Map<K, List<Job>>` gives `Job`).
+fn collect_classes(t: &super::Ty, acc: &mut Vec<Arc<str>>, r: &Resolver) {
+    if let TypeName::Class(c) = &t.name {
+        if matches!(c.origin, Origin::Project(_)) {
+            acc.push(Arc::from(r.class_name(*c)));
+        }
+    }
+    for a in &t.args {
+        collect_classes(a, acc, r);
+    }
+}
+
+/// Locks, atomics and concurrent collections: a class holding one is meant to be shared.
+pub(crate) fn is_concurrency_type(qualified: &str) -> bool {
+    qualified.starts_with("java.util.concurrent.")
+        || matches!(qualified.rsplit('.').next(), Some("Lock" | "ReentrantLock" | "ReadWriteLock" | "ReentrantReadWriteLock" | "StampedLock" | "Condition"))
+}

@@ -1,0 +1,396 @@
+//! Per-file facts: everything the impact analysis needs to know about one Java file,
+//! computed from its syntax tree alone (no cross-file knowledge).
+//!
+//! Names are as written in the source; resolving them to classes and fields of the
+//! project is the index's job. Positions are byte offsets plus 1-based lines.
+
+use std::sync::Arc;
+
+use crate::text::LineIndex;
+
+pub type ClassIdx = u32;
+pub type MethodIdx = u32;
+pub type UnitIdx = u32;
+pub type LocalIdx = u32;
+
+/// A byte range with the 1-based lines it starts and ends on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+impl Span {
+    pub fn contains(&self, offset: u32) -> bool {
+        self.start <= offset && offset < self.end
+    }
+    pub fn contains_span(&self, other: &Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+    pub fn lines(&self) -> std::ops::RangeInclusive<u32> {
+        self.line..=self.end_line
+    }
+}
+
+/// A type as written: `java.util.Queue<Object>` is `{name: "java.util.Queue", args: [Object]}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeRef {
+    pub name: String,
+    pub args: Vec<TypeRef>,
+    pub array_dims: u8,
+}
+
+impl TypeRef {
+    pub fn simple(name: &str) -> TypeRef {
+        TypeRef { name: name.to_string(), args: Vec::new(), array_dims: 0 }
+    }
+    pub fn is_primitive(&self) -> bool {
+        self.array_dims == 0
+            && matches!(
+                self.name.as_str(),
+                "int" | "long" | "short" | "byte" | "char" | "boolean" | "float" | "double" | "void"
+            )
+    }
+    /// The type of one element of this array type.
+    pub fn element(&self) -> TypeRef {
+        TypeRef { name: self.name.clone(), args: self.args.clone(), array_dims: self.array_dims.saturating_sub(1) }
+    }
+}
+
+/// The shape of an expression, as much of it as resolution needs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    This,
+    Super,
+    /// `Outer.this`
+    OuterThis(String),
+    /// An identifier that is not a local variable: a field, or a type name.
+    Name(String),
+    /// A local variable or parameter of this file (index into `FileFacts::locals`).
+    Local(LocalIdx),
+    /// `object.name`
+    Field(Box<Expr>, String),
+    /// `object.name(...)` or `name(...)`.
+    Call { receiver: Option<Box<Expr>>, name: String, args: Vec<Expr> },
+    New(TypeRef),
+    Cast(TypeRef, Box<Expr>),
+    /// `array[index]`
+    Element(Box<Expr>),
+    /// `Type.class`
+    ClassLiteral(TypeRef),
+    /// A string literal's value.
+    Str(String),
+    /// A lambda expression (index of its unit).
+    Lambda(UnitIdx),
+    /// `Type::method` or `expr::method`.
+    MethodReference,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ClassKind {
+    Class,
+    Interface,
+    Enum,
+    Record,
+    Annotation,
+    Anonymous,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Annotation {
+    /// Simple name: `GuardedBy` for `@javax.annotation.concurrent.GuardedBy`.
+    pub name: String,
+    /// String literal arguments, in order (`@GuardedBy("lock")` gives `["lock"]`).
+    pub strings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassFacts {
+    /// javac's binary name: `pkg.Outer$Inner`, `pkg.Outer$1`, `pkg.Outer$1Local`.
+    pub binary_name: String,
+    /// Empty for anonymous classes.
+    pub simple_name: String,
+    pub kind: ClassKind,
+    pub outer: Option<ClassIdx>,
+    /// A static nested class (or a top-level one, interface, enum, record): no outer instance.
+    pub is_static: bool,
+    /// Declared inside a method body (local or anonymous).
+    pub is_local: bool,
+    pub span: Span,
+    pub body: Span,
+    /// For anonymous classes, the instantiated type (a class or an interface).
+    pub superclass: Option<TypeRef>,
+    pub interfaces: Vec<TypeRef>,
+    pub annotations: Vec<Annotation>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MethodKind {
+    Method,
+    Constructor,
+    /// Field initializers and initializer blocks: javac puts them in `<init>` or `<clinit>`.
+    Initializer,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub ty: TypeRef,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodFacts {
+    pub class: ClassIdx,
+    /// JVM name: `<init>` for constructors and instance initializers, `<clinit>` for static ones.
+    pub name: String,
+    pub kind: MethodKind,
+    pub params: Vec<Param>,
+    pub varargs: bool,
+    pub return_type: Option<TypeRef>,
+    pub is_static: bool,
+    pub is_synchronized: bool,
+    pub is_abstract: bool,
+    pub annotations: Vec<Annotation>,
+    pub span: Span,
+    /// The name token (or the initializer's first token), where diagnostics point.
+    pub name_span: Span,
+    pub body: Option<Span>,
+}
+
+/// Code that runs as one piece: a method body or a lambda body. Locks are held per unit:
+/// a lambda written inside `synchronized` does not hold the lock when it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    pub method: MethodIdx,
+    pub is_lambda: bool,
+    pub parent: Option<UnitIdx>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldDecl {
+    pub class: ClassIdx,
+    pub name: String,
+    pub ty: TypeRef,
+    pub is_static: bool,
+    pub is_final: bool,
+    pub is_volatile: bool,
+    pub annotations: Vec<Annotation>,
+    /// The declarator's name.
+    pub span: Span,
+    /// The whole declaration, modifiers included.
+    pub decl_span: Span,
+    pub init: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalVar {
+    pub name: String,
+    /// `None` for `var` and inferred lambda parameters.
+    pub ty: Option<TypeRef>,
+    /// Bytes in which the name refers to this variable.
+    pub scope: Span,
+    pub init: Option<Expr>,
+    /// Assigned again after its declaration (then it is no alias of its initializer).
+    pub reassigned: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// A read or write of something that may be a field. Bare identifiers that are not
+/// locals are recorded with an implicit receiver; resolution drops what is no field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub name: String,
+    /// `None`: a bare name (implicit `this`, an outer instance, or a static field in scope).
+    pub receiver: Option<Expr>,
+    pub kind: AccessKind,
+    /// An element of the array the field holds (`table[i] = x`).
+    pub element: bool,
+    /// The name token.
+    pub span: Span,
+    pub unit: UnitIdx,
+    /// For a plain `name = value` write, the value's shape.
+    pub value: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    Method,
+    /// `new T(...)`; `anonymous` is the class body's class when there is one.
+    New { ty: TypeRef, anonymous: Option<ClassIdx> },
+    /// `this(...)` / `super(...)` in a constructor.
+    ConstructorChain { is_super: bool },
+    /// `Type::method` or `expr::method`.
+    Reference,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub name: String,
+    pub receiver: Option<Expr>,
+    pub args: Vec<Expr>,
+    pub kind: CallKind,
+    /// The method name token (the type for `new`).
+    pub span: Span,
+    /// The whole call expression.
+    pub full: Span,
+    pub unit: UnitIdx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockKind {
+    SynchronizedMethod,
+    SynchronizedBlock,
+    /// `l.lock()` ... `l.unlock()` (also `lockInterruptibly`, `tryLock`).
+    Explicit,
+}
+
+/// A region of code that runs holding a lock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockRegion {
+    pub kind: LockKind,
+    /// The monitor or `Lock` expression; `This` / `ClassLiteral` for synchronized methods.
+    pub lock: Expr,
+    /// The lock as written, for messages: `this`, `lock`, `rw.writeLock()`.
+    pub text: String,
+    pub unit: UnitIdx,
+    /// The bytes that run under the lock.
+    pub span: Span,
+    /// Lines that define the region: the `synchronized` keyword and lock expression, the
+    /// block's braces, the `lock()`/`unlock()` calls. A change here changes the region.
+    pub markers: Vec<u32>,
+}
+
+/// A read or write of a local variable: what forward slicing follows (SimRT rule 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalUse {
+    pub local: LocalIdx,
+    pub line: u32,
+    pub write: bool,
+}
+
+/// A token that matters for a diff (comments and white space do not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub start: u32,
+    pub end: u32,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+/// Everything known about one Java file from its syntax alone.
+#[derive(Clone, Debug, Default)]
+pub struct FileFacts {
+    pub text: Arc<str>,
+    pub lines: LineIndex,
+    pub package: Option<String>,
+    /// `import a.b.C;` gives `a.b.C`; `import a.b.*;` gives `a.b.*`.
+    pub imports: Vec<String>,
+    pub static_imports: Vec<String>,
+    pub classes: Vec<ClassFacts>,
+    pub methods: Vec<MethodFacts>,
+    pub units: Vec<Unit>,
+    pub fields: Vec<FieldDecl>,
+    pub locals: Vec<LocalVar>,
+    pub accesses: Vec<Access>,
+    pub calls: Vec<Call>,
+    pub locks: Vec<LockRegion>,
+    pub local_uses: Vec<LocalUse>,
+    pub tokens: Vec<Token>,
+    /// Where the parser found syntax errors; facts for the rest are still complete.
+    pub syntax_errors: Vec<Span>,
+}
+
+impl FileFacts {
+    pub fn text_of(&self, span: Span) -> &str {
+        self.text.get(span.start as usize..span.end as usize).unwrap_or("")
+    }
+
+    pub fn token_text(&self, token: &Token) -> &str {
+        self.text.get(token.start as usize..token.end as usize).unwrap_or("")
+    }
+
+    /// The innermost class whose span contains `offset`.
+    pub fn class_at(&self, offset: u32) -> Option<ClassIdx> {
+        innermost(self.classes.iter().map(|c| c.span), offset)
+    }
+
+    /// The innermost method (or initializer) containing `offset`.
+    pub fn method_at(&self, offset: u32) -> Option<MethodIdx> {
+        innermost(self.methods.iter().map(|m| m.span), offset)
+    }
+
+    /// The innermost method containing any part of a 1-based line, preferring the method
+    /// that contains the line's first non-blank byte.
+    pub fn method_at_line(&self, line: u32) -> Option<MethodIdx> {
+        let offset = self.first_code_offset(line);
+        self.method_at(offset).or_else(|| {
+            innermost_by(self.methods.iter().map(|m| m.span), |s| s.line <= line && line <= s.end_line)
+        })
+    }
+
+    pub fn class_at_line(&self, line: u32) -> Option<ClassIdx> {
+        let offset = self.first_code_offset(line);
+        self.class_at(offset).or_else(|| {
+            innermost_by(self.classes.iter().map(|c| c.span), |s| s.line <= line && line <= s.end_line)
+        })
+    }
+
+    /// Byte offset of the first non-blank character of a line (or its start).
+    pub fn first_code_offset(&self, line: u32) -> u32 {
+        let start = self.lines.line_start(line);
+        let end = self.lines.line_end(line, &self.text);
+        let text = &self.text[start as usize..end as usize];
+        start + (text.len() - text.trim_start().len()) as u32
+    }
+
+    /// The innermost unit (method or lambda body) containing `offset`.
+    pub fn unit_at(&self, offset: u32) -> Option<UnitIdx> {
+        innermost(self.units.iter().map(|u| u.span), offset)
+    }
+
+    /// Lock regions held at `offset` when the code of `unit` runs there.
+    pub fn locks_held(&self, unit: UnitIdx, offset: u32) -> impl Iterator<Item = &LockRegion> {
+        self.locks.iter().filter(move |r| r.unit == unit && r.span.contains(offset))
+    }
+
+    /// The method a unit belongs to (lambdas belong to their enclosing method).
+    pub fn unit_method(&self, unit: UnitIdx) -> &MethodFacts {
+        &self.methods[self.units[unit as usize].method as usize]
+    }
+
+    /// `Class.method` as a developer reads it: `Pool.borrow`, `Pool$Worker.run`.
+    pub fn method_display(&self, method: MethodIdx) -> String {
+        let m = &self.methods[method as usize];
+        let class = &self.classes[m.class as usize];
+        let short = class.binary_name.rsplit('.').next().unwrap_or(&class.binary_name);
+        let name = match m.kind {
+            MethodKind::Constructor => short.rsplit('$').next().unwrap_or(short).to_string(),
+            _ => m.name.clone(),
+        };
+        format!("{short}.{name}")
+    }
+}
+
+/// The innermost of nested spans that contains `offset` (the one starting last).
+fn innermost(spans: impl Iterator<Item = Span>, offset: u32) -> Option<u32> {
+    innermost_by(spans, |s| s.contains(offset))
+}
+
+fn innermost_by(spans: impl Iterator<Item = Span>, pred: impl Fn(&Span) -> bool) -> Option<u32> {
+    let mut best: Option<(u32, Span)> = None;
+    for (i, s) in spans.enumerate() {
+        if pred(&s) && best.is_none_or(|(_, b)| s.start >= b.start && s.end <= b.end) {
+            best = Some((i as u32, s));
+        }
+    }
+    best.map(|(i, _)| i)
+}

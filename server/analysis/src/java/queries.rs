@@ -1,0 +1,50 @@
+//! The tree-sitter queries under `queries/java/`, compiled once per process.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Language, Query};
+
+pub(crate) const DECLARATIONS: &str = include_str!("../../../../queries/java/declarations.scm");
+pub(crate) const ACCESSES: &str = include_str!("../../../../queries/java/accesses.scm");
+pub(crate) const CALLS: &str = include_str!("../../../../queries/java/calls.scm");
+pub(crate) const LOCKS: &str = include_str!("../../../../queries/java/locks.scm");
+
+/// Every query file by name, so that a test can compile them all.
+pub const ALL: &[(&str, &str)] = &[
+    ("declarations.scm", DECLARATIONS),
+    ("accesses.scm", ACCESSES),
+    ("calls.scm", CALLS),
+    ("locks.scm", LOCKS),
+];
+
+pub(crate) struct Queries {
+    pub declarations: Query,
+    pub accesses: Query,
+    pub calls: Query,
+    pub locks: Query,
+}
+
+pub fn language() -> Language {
+    tree_sitter_java::LANGUAGE.into()
+}
+
+pub(crate) fn queries() -> &'static Queries {
+    static QUERIES: OnceLock<Queries> = OnceLock::new();
+    QUERIES.get_or_init(|| {
+        let lang = language();
+        let compile = |name: &str, src: &str| {
+            Query::new(&lang, src).unwrap_or_else(|e| panic!("queries/java/{name} does not compile: {e}"))
+        };
+        Queries {
+            declarations: compile("declarations.scm", DECLARATIONS),
+            accesses: compile("accesses.scm", ACCESSES),
+            calls: compile("calls.scm", CALLS),
+            locks: compile("locks.scm", LOCKS),
+        }
+    })
+}
+
+/// Compiles one query source, for tests and tools that check the `.scm` files.
+pub fn compile(src: &str) -> Result<Query, tree_sitter::QueryError> {
+    Query::new(&language(), src)
+}

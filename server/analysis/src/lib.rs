@@ -1,0 +1,19 @@
+//! racelens analysis: from a Java work tree and its git base to the concurrency
+//! consequences of the change.
+//!
+//! Layers, bottom up: [`java`] reads one file's syntax into facts; [`diff`] finds what
+//! changed in a file; [`index`] joins the files of a project and resolves names;
+//! [`impact`] computes impacted code points (CAPP section 3.1), shared variables and
+//! impacted pairs (SimRT sections 3.2 to 3.4) and the warnings; [`host`] owns all of it
+//! for a work tree (the CLI and the language server drive the same host).
+//! Nothing here knows about LSP or JSON-RPC.
+
+pub mod config;
+pub mod diff;
+pub mod git;
+pub mod host;
+pub mod impact;
+pub mod index;
+pub mod java;
+pub mod text;
+pub mod workspace;

@@ -1,0 +1,131 @@
+//! Test support: real git repositories made from the fixture projects under `tests/`.
+//!
+//! A fixture `tests/fixtures/<name>/` has `base/` (committed) and `change/` (copied over
+//! the work tree afterwards, not committed); `change/.deleted` lists files to delete.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_analysis::impact::{Impact, Options};
+use tempfile::TempDir;
+
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+pub fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.name=racelens tests", "-c", "user.email=tests@racelens.invalid", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} failed");
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walk(from) {
+        let rel = entry.strip_prefix(from).unwrap();
+        if rel.file_name().is_some_and(|n| n == ".deleted") {
+            continue;
+        }
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dest).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(read) = std::fs::read_dir(dir) {
+        for e in read.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A git repository with the fixture's base committed and its change applied.
+pub fn fixture_repo(name: &str) -> TempDir {
+    let src = fixtures_dir().join(name);
+    assert!(src.is_dir(), "no fixture {}", src.display());
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&src.join("base"), dir.path());
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    apply_change(name, dir.path());
+    dir
+}
+
+pub fn apply_change(name: &str, dir: &Path) {
+    let change = fixtures_dir().join(name).join("change");
+    copy_tree(&change, dir);
+    if let Ok(list) = std::fs::read_to_string(change.join(".deleted")) {
+        for f in list.lines().filter(|l| !l.trim().is_empty()) {
+            std::fs::remove_file(dir.join(f.trim())).unwrap();
+        }
+    }
+}
+
+pub fn analyze(dir: &Path) -> (Host, Impact) {
+    analyze_with(dir, &HostOptions::default())
+}
+
+pub fn analyze_with(dir: &Path, options: &HostOptions) -> (Host, Impact) {
+    let mut host = Host::open(dir, options).expect("host opens");
+    host.load().expect("host loads");
+    let impact = host.analyze(&Options::new());
+    (host, impact)
+}
+
+/// ICPs as `<class, method, line, field> reason` lines.
+pub fn icps(impact: &Impact) -> Vec<String> {
+    impact
+        .icps
+        .iter()
+        .map(|i| {
+            format!(
+                "<{}, {}, {}, {}> {}",
+                i.class.as_deref().unwrap_or("_"),
+                i.method.as_deref().unwrap_or("_"),
+                i.line.map_or("_".to_string(), |l| l.to_string()),
+                i.field.as_deref().unwrap_or("_"),
+                i.reason.code()
+            )
+        })
+        .collect()
+}
+
+/// Pairs as `KIND Class.field: access line method [locks]* <-> ...` lines.
+pub fn pairs(host: &Host, impact: &Impact) -> Vec<String> {
+    let end = |e: &racelens_analysis::impact::PairEnd| {
+        let locks: Vec<&str> = e.locks.iter().map(|l| l.display.as_str()).collect();
+        format!("{} {}:{} {} [{}]{}", e.access.as_str(), host.path_of(e.file).rsplit('/').next().unwrap(), e.span.line, e.method, locks.join(","), if e.impacted { "*" } else { "" })
+    };
+    impact
+        .pairs
+        .iter()
+        .map(|p| format!("{} {}.{}{}: {} <-> {}", p.kind.as_str(), p.field.short_class(), p.field.display_name(), if p.protected { " protected" } else { "" }, end(&p.a), end(&p.b)))
+        .collect()
+}
+
+/// Diagnostics as `file:line CODE message` lines (hints left out).
+pub fn warnings(host: &Host, impact: &Impact) -> Vec<String> {
+    impact
+        .diagnostics
+        .iter()
+        .filter(|d| d.code != "RL100")
+        .map(|d| format!("{}:{} {} {}", host.path_of(d.file).rsplit('/').next().unwrap(), d.span.line, d.code, d.message))
+        .collect()
+}

@@ -1,0 +1,35 @@
+//! `racelens`: the command line. `check` reports the concurrency consequences of the
+//! working-tree change; `lsp` serves editors; `explore` and `replay` run schedules.
+
+mod check;
+mod report;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "racelens", version, about = "Concurrency regressions made visible while the change is being written")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Check(check::CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("racelens: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

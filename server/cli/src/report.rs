@@ -1,0 +1,180 @@
+//! Rendering an impact: compiler-style text for people, JSON for tools (the contract
+//! other parts and checks depend on).
+
+use std::collections::BTreeSet;
+
+use racelens_analysis::host::Host;
+use racelens_analysis::impact::{Diagnostic, Impact, Pair, PairEnd, Severity};
+use racelens_analysis::index::{FileId, Origin};
+use racelens_analysis::java::Span;
+use serde_json::{json, Value};
+
+use crate::check::Show;
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information => "info",
+        Severity::Hint => "hint",
+    }
+}
+
+/// 1-based line and character column of a span's start.
+fn position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
+    match host.index().entry(file) {
+        Some(e) => (span.line, e.facts.lines.char_column(span.start, &e.facts.text)),
+        None => (span.line, 1),
+    }
+}
+
+fn origin_path(host: &Host, origin: Option<Origin>) -> Value {
+    match origin {
+        Some(Origin::Project(f)) => json!(host.path_of(f)),
+        _ => Value::Null,
+    }
+}
+
+fn end_json(host: &Host, end: &PairEnd) -> Value {
+    let (line, column) = position(host, end.file, end.span);
+    json!({
+        "file": host.path_of(end.file),
+        "line": line,
+        "column": column,
+        "method": end.method,
+        "access": end.access.as_str(),
+        "impacted": end.impacted,
+        "locks": end.locks.iter().map(|l| json!({"lock": l.display, "id": l.key, "read": l.shared})).collect::<Vec<_>>(),
+    })
+}
+
+fn pair_json(host: &Host, p: &Pair) -> Value {
+    json!({
+        "field": {"class": &*p.field.class, "name": p.field.display_name()},
+        "kind": p.kind.as_str(),
+        "impacted": p.impacted(),
+        "protected": p.protected,
+        "a": end_json(host, &p.a),
+        "b": end_json(host, &p.b),
+    })
+}
+
+fn diagnostic_json(host: &Host, d: &Diagnostic) -> Value {
+    let (line, column) = position(host, d.file, d.span);
+    json!({
+        "file": host.path_of(d.file),
+        "line": line,
+        "column": column,
+        "end_line": d.span.end_line,
+        "severity": severity(d.severity),
+        "code": d.code,
+        "message": d.message,
+        "related": d.related.iter().map(|r| {
+            let (line, column) = position(host, r.file, r.span);
+            json!({"file": host.path_of(r.file), "line": line, "column": column, "message": r.message})
+        }).collect::<Vec<_>>(),
+    })
+}
+
+pub fn json(host: &Host, impact: &Impact) -> Value {
+    let changed: BTreeSet<&str> = impact.impacted_lines.keys().map(|&f| host.path_of(f)).collect();
+    json!({
+        "root": host.root().display().to_string(),
+        "base": host.base().map(|b| json!({"rev": b.rev, "commit": b.commit.map(|c| c.to_string())})),
+        "files": host.index().len(),
+        "changed_files": changed,
+        "icps": impact.icps.iter().map(|i| json!({
+            "file": origin_path(host, i.origin),
+            "class": i.class,
+            "method": i.method,
+            "line": i.line,
+            "field": i.field,
+            "reason": i.reason.code(),
+            "detail": i.reason.describe(),
+        })).collect::<Vec<_>>(),
+        "pairs": impact.pairs.iter().map(|p| pair_json(host, p)).collect::<Vec<_>>(),
+        "diagnostics": impact.diagnostics.iter().map(|d| diagnostic_json(host, d)).collect::<Vec<_>>(),
+        "notes": host.notes().iter().map(|n| json!({"file": n.path, "message": n.message})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
+    let mut out = String::new();
+    let show_hints = show.contains(&Show::Hints);
+    for d in impact.diagnostics.iter().filter(|d| show_hints || d.severity != Severity::Hint) {
+        let (line, column) = position(host, d.file, d.span);
+        out += &format!("{}:{line}:{column}: {}[{}]: {}\n", host.path_of(d.file), severity(d.severity), d.code, d.message);
+        for r in &d.related {
+            let (line, column) = position(host, r.file, r.span);
+            out += &format!("    {}:{line}:{column}: note: {}\n", host.path_of(r.file), r.message);
+        }
+    }
+    if show.contains(&Show::Icps) {
+        out += "impacted code points:\n";
+        for i in &impact.icps {
+            let place = match (i.line, &i.field) {
+                (Some(l), _) => format!("{}:{l}", origin_path(host, i.origin).as_str().unwrap_or("?")),
+                (None, Some(f)) => format!("field {f}"),
+                _ => String::new(),
+            };
+            out += &format!(
+                "  <{}, {}, {}, {}>  {place}  ({})\n",
+                i.class.as_deref().unwrap_or("_"),
+                i.method.as_deref().unwrap_or("_"),
+                i.line.map_or("_".into(), |l| l.to_string()),
+                i.field.as_deref().unwrap_or("_"),
+                i.reason.describe()
+            );
+        }
+    }
+    if show.contains(&Show::Pairs) {
+        out += "impacted pairs:\n";
+        for p in &impact.pairs {
+            let end = |e: &PairEnd| {
+                let locks: Vec<&str> = e.locks.iter().map(|l| l.display.as_str()).collect();
+                format!(
+                    "{} {}:{} in {}() [{}]{}",
+                    e.access.as_str(),
+                    host.path_of(e.file),
+                    e.span.line,
+                    e.method,
+                    locks.join(", "),
+                    if e.impacted { " *" } else { "" }
+                )
+            };
+            out += &format!(
+                "  {} {}.{}  {}  <->  {}{}\n",
+                p.kind.as_str(),
+                p.field.short_class(),
+                p.field.display_name(),
+                end(&p.a),
+                end(&p.b),
+                if p.protected { "  (protected)" } else { "" }
+            );
+        }
+    }
+    let warnings = impact.diagnostics.iter().filter(|d| d.severity <= Severity::Warning).count();
+    let line_icps = impact.icps.iter().filter(|i| i.line.is_some()).count();
+    let field_icps = impact.icps.len() - line_icps;
+    let unprotected = impact.pairs.iter().filter(|p| !p.protected && matches!(p.kind.as_str(), "RW" | "WW")).count();
+    out += &format!(
+        "racelens: {warnings} warning{} · {line_icps} impacted lines and {field_icps} impacted fields in {} changed file{} · {} impacted pair{} on {} shared variable{} ({unprotected} unprotected data pair{})\n",
+        plural(warnings),
+        impact.impacted_lines.len(),
+        plural(impact.impacted_lines.len()),
+        impact.pairs.len(),
+        plural(impact.pairs.len()),
+        impact.impacted_fields.len(),
+        plural(impact.impacted_fields.len()),
+        plural(unprotected),
+    );
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
