@@ -83,3 +83,9 @@ pub(crate) fn counterparts<T>(
     }
     out
 }
+
+/// What identifies an access within its method across versions: receiver, name, kind.
+pub(crate) fn access_key(facts: &FileFacts, a: &crate::java::Access) -> String {
+    let recv = a.receiver.as_ref().map(|r| expr_key(facts, r)).unwrap_or_default();
+    format!("{}:{}:{:?}:{}", recv, a.name, a.kind, a.element)
+}

@@ -126,6 +126,9 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
         let change = changes.get(id);
         let touched: BTreeSet<u32> = change.map(|c| c.diff.touched_lines().collect()).unwrap_or_default();
         let changed_regions: BTreeSet<usize> = regions.of(id).iter().filter_map(|c| c.region).collect();
+        // Lines of regions the change touched, removed ones included.
+        let region_lines: Vec<(u32, u32)> = regions.of(id).iter().map(|c| c.lines).collect();
+        let in_changed_region = |line: u32| region_lines.iter().any(|&(a, b)| a <= line && line <= b);
         let new_file = change.is_some_and(|c| c.old.is_none());
         for (i, reg) in facts.locks.iter().enumerate() {
             let impacted = new_file || changed_regions.contains(&i) || touched.iter().any(|&l| reg.span.line <= l && l <= reg.span.end_line);
@@ -147,7 +150,7 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
             let receiver = call.receiver.clone().unwrap_or(Expr::This);
             let display = super::matching::expr_key(facts, &receiver);
             let lock = locks::lock_of_expr(&r, origin, facts, call.unit, &receiver, &display);
-            let impacted = new_file || touched.contains(&call.span.line);
+            let impacted = new_file || touched.contains(&call.span.line) || in_changed_region(call.span.line);
             ops.push(MonitorOp { file: id, span: call.span, unit: call.unit, lock, access, impacted });
         }
     }

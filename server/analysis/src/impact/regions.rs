@@ -81,6 +81,7 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
     };
     let matched = counterparts(old, new, &old.locks, &new.locks, region_method, region_key);
     let new_to_old: BTreeMap<usize, usize> = matched.iter().copied().collect();
+    let accesses = counterparts(old, new, &old.accesses, &new.accesses, |f, a| f.units[a.unit as usize].method, super::matching::access_key);
     let old_matched: HashSet<usize> = matched.iter().map(|&(_, o)| o).collect();
     for (i, r) in new.locks.iter().enumerate() {
         let cause = match new_to_old.get(&i) {
@@ -90,7 +91,7 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
                 let moved = (diff.map_old_line(was.span.line), diff.map_old_line(was.span.end_line)) != (r.span.line, r.span.end_line);
                 if r.markers.iter().any(|&l| diff.touches(l)) {
                     Some(RegionCause::Touched)
-                } else if moved && !diff.is_empty() {
+                } else if (moved && !diff.is_empty()) || scope_changed(old, new, was, r, &accesses) {
                     Some(RegionCause::Resized)
                 } else {
                     None
@@ -111,6 +112,16 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
         out.push(RegionChange { region: None, kind: was.kind, text: was.text.clone(), lines: (first, last), unit, cause: RegionCause::Removed });
     }
     out
+}
+
+/// Whether an access moved into or out of the region: the lock now covers other code.
+fn scope_changed(old: &FileFacts, new: &FileFacts, was: &LockRegion, now: &LockRegion, accesses: &[(usize, usize)]) -> bool {
+    accesses.iter().any(|&(n, o)| {
+        let (na, oa) = (&new.accesses[n], &old.accesses[o]);
+        let inside_before = oa.unit == was.unit && was.span.contains(oa.span.start);
+        let inside_now = na.unit == now.unit && now.span.contains(na.span.start);
+        inside_before != inside_now
+    })
 }
 
 fn change_of(i: usize, r: &LockRegion, cause: RegionCause) -> RegionChange {

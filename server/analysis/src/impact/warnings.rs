@@ -9,6 +9,8 @@
 //! - RL004 a check-then-act on a thread-safe collection or atomic (`isEmpty()` then
 //!   `poll()`): each call is atomic, the pair is not;
 //! - RL005 an access to a `@GuardedBy` field without its declared lock;
+//! - RL006 `wait()`/`notify()` where the change left the monitor unheld (the JVM throws
+//!   `IllegalMonitorStateException`);
 //! - RL100 (hint) a changed line that impacts a shared field.
 //!
 //! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
@@ -17,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::locks::{self, LockId};
-use super::matching::{counterparts, expr_key};
+use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
@@ -36,12 +38,12 @@ pub(crate) fn collect(
     impacted: &ImpactedSites,
     pairs: &[Pair],
 ) -> Vec<Diagnostic> {
-    let _ = regions;
     let mut out = Vec::new();
     let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
     races(index, changes, impacted, pairs, &mut out, &mut reported);
     guarded_by(index, impacted, &mut out, &mut reported);
     for change in &changes.files {
+        monitor_not_held(index, regions, change, &mut out);
         if let Some(old) = &change.old {
             moved_out_of_lock(index, sharing, change, old, &mut out, &reported);
             split_critical_sections(index, sharing, change, old, &mut out);
@@ -166,6 +168,13 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             Some(SvReason::VolatileRemoved) => format!("the change removed `volatile` from `{}`", field.name),
             _ => continue,
         };
+        // An end that holds a lock is not where the fix goes when the other end is also
+        // impacted (that end gets its own warning); keep only the others.
+        let holds_lock = !ends[0].0.locks.is_empty();
+        let ends: Vec<(&PairEnd, &PairEnd)> = if holds_lock { ends.into_iter().filter(|(_, o)| !o.impacted).collect() } else { ends };
+        if ends.is_empty() {
+            continue;
+        }
         let my_access = access_words(ends.iter().map(|(me, _)| me.access));
         let me = ends[0].0;
         // Other places, each with what is done there; one holding a lock first (the guard
@@ -257,9 +266,64 @@ fn changed_line_cause(change: Option<&ChangedFile>, facts: &FileFacts, site: &cr
     }
 }
 
-fn access_key(facts: &FileFacts, a: &crate::java::Access) -> String {
-    let recv = a.receiver.as_ref().map(|r| expr_key(facts, r)).unwrap_or_default();
-    format!("{}:{}:{:?}:{}", recv, a.name, a.kind, a.element)
+/// RL006: `wait`, `notify` or `notifyAll` on a monitor the code does not hold (and no
+/// caller holds for it).
+fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &ChangedFile, out: &mut Vec<Diagnostic>) {
+    let Some(entry) = index.entry(change.file) else { return };
+    let facts = &entry.facts;
+    let r = index.resolver();
+    let origin = Origin::Project(change.file);
+    let touched: BTreeSet<u32> = change.diff.touched_lines().collect();
+    let changed_regions = regions.of(change.file);
+    for call in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.name.as_str(), "wait" | "notify" | "notifyAll") && c.args.len() <= 2) {
+        let region = changed_regions.iter().find(|c| c.lines.0 <= call.span.line && call.span.line <= c.lines.1);
+        let new_file = change.old.is_none();
+        if !(new_file || touched.contains(&call.span.line) || region.is_some()) {
+            continue;
+        }
+        let receiver = call.receiver.clone().unwrap_or(Expr::This);
+        let display = expr_key(facts, &receiver);
+        let monitor = locks::lock_of_expr(&r, origin, facts, call.unit, &receiver, &display);
+        if locks::locks_at(&r, origin, facts, call.unit, call.span.start).iter().any(|l| l.key == monitor.key) {
+            continue;
+        }
+        // A helper that only ever runs under its callers' lock is fine.
+        let method = facts.units[call.unit as usize].method;
+        let name = &facts.methods[method as usize].name;
+        let argc = facts.methods[method as usize].params.len();
+        let mut callers = 0;
+        let mut holding = 0;
+        for (id, e) in index.entries() {
+            for c in e.facts.calls.iter().filter(|c| &c.name == name && c.args.len() == argc && c.kind == CallKind::Method) {
+                if id == change.file && facts.units[c.unit as usize].method == method {
+                    continue;
+                }
+                callers += 1;
+                let held = locks::locks_at(&r, Origin::Project(id), &e.facts, c.unit, c.span.start);
+                holding += held.iter().any(|l| l.key == monitor.key) as usize;
+            }
+        }
+        if callers > 0 && holding == callers {
+            continue;
+        }
+        let cause = match region {
+            Some(reg) => super::svimpact::describe_region_change(facts, reg),
+            None if new_file => "the change added this file".to_string(),
+            None => "the change added this call".to_string(),
+        };
+        out.push(Diagnostic {
+            file: change.file,
+            span: call.span,
+            severity: Severity::Warning,
+            code: "RL006",
+            message: format!(
+                "`{}()` needs the monitor of `{display}`, which `{}()` does not hold here: it throws IllegalMonitorStateException; {cause}",
+                call.name,
+                facts.method_display(method)
+            ),
+            related: Vec::new(),
+        });
+    }
 }
 
 /// RL002: an access the change took out of the lock that guards its field elsewhere.

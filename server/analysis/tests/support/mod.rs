@@ -129,3 +129,29 @@ pub fn warnings(host: &Host, impact: &Impact) -> Vec<String> {
         .map(|d| format!("{}:{} {} {}", host.path_of(d.file).rsplit('/').next().unwrap(), d.span.line, d.code, d.message))
         .collect()
 }
+
+/// A git repository with `base` committed and `change` written over it (a file whose
+/// text is empty in `change` is deleted).
+pub fn repo_with(base: &[(&str, &str)], change: &[(&str, &str)]) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in base {
+        write(dir.path(), path, text);
+    }
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "--allow-empty", "-m", "base"]);
+    for (path, text) in change {
+        if text.is_empty() {
+            std::fs::remove_file(dir.path().join(path)).unwrap();
+        } else {
+            write(dir.path(), path, text);
+        }
+    }
+    dir
+}
+
+pub fn write(dir: &Path, path: &str, text: &str) {
+    let p = dir.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}

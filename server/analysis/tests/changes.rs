@@ -1,0 +1,370 @@
+//! Kinds of change, each on a real git repository: what racelens reports and what it
+//! must not.
+
+mod support;
+
+use racelens_analysis::host::HostOptions;
+use support::*;
+
+const WORKER_BASE: &str = r#"package app;
+
+public class Worker implements Runnable {
+    private volatile boolean running = true;
+    private long processed;
+
+    public void run() {
+        while (running) {
+            step();
+        }
+    }
+
+    private synchronized void step() {
+        processed++;
+    }
+
+    public void stop() {
+        running = false;
+    }
+
+    public synchronized long processed() {
+        return processed;
+    }
+}
+"#;
+
+#[test]
+fn removed_synchronized_races_with_the_guarded_accesses() {
+    let repo = fixture_repo("object-pool");
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    let icps = icps(&impact);
+    // The whole former region is impacted (step 1), with the method filled in (step 2).
+    for line in 57..=64 {
+        assert!(icps.iter().any(|i| i.starts_with(&format!("<org.example.pool.ObjectPool, addObject, {line}, _>"))), "line {line}: {icps:#?}");
+    }
+    assert!(
+        w.iter().any(|w| w.starts_with("ObjectPool.java:58 RL001 `numActive` is read in `ObjectPool.addObject()` without the lock `this`")
+            && w.ends_with("the change removed `synchronized` from `ObjectPool.addObject()`")),
+        "{w:#?}"
+    );
+    assert!(w.iter().any(|w| w.starts_with("ObjectPool.java:62 RL001 `numIdle` is updated in `ObjectPool.addObject()` without the lock `this`")), "{w:#?}");
+    // `idle` is an ArrayDeque: pushing to it races with pop() in borrowObject().
+    assert!(w.iter().any(|w| w.starts_with("ObjectPool.java:61 RL001 `idle` is modified by `push()`")), "{w:#?}");
+    // The removed region no longer pairs with the monitor: the notifyAll() is now outside
+    // any synchronized region, but it is still a wait/notify pair on the pool's monitor.
+    let pairs = pairs(&host, &impact);
+    assert!(pairs.iter().any(|p| p.starts_with("WN ObjectPool.this: notify ObjectPool.java:63 ObjectPool.addObject [this]*")), "{pairs:#?}");
+    // And notifyAll() without the monitor throws.
+    assert!(w.iter().any(|w| w.starts_with("ObjectPool.java:63 RL006 `notifyAll()` needs the monitor of `this`")), "{w:#?}");
+}
+
+#[test]
+fn removed_volatile_impacts_every_access_of_the_field() {
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    assert!(w.iter().any(|w| w.starts_with("Worker.java:8 RL001 `running` is read in `Worker.run()`") && w.ends_with("the change removed `volatile` from `running`")), "{w:#?}");
+    assert!(w.iter().any(|w| w.starts_with("Worker.java:18 RL001 `running` is written in `Worker.stop()`")), "{w:#?}");
+    let icps = icps(&impact);
+    // The field's initializer runs in the constructor: javac's `<init>`.
+    assert!(icps.contains(&"<app.Worker, <init>, 4, _> deleted-line".to_string()), "{icps:#?}");
+    assert!(icps.contains(&"<app.Worker, _, _, running> field-access".to_string()), "{icps:#?}");
+}
+
+#[test]
+fn volatile_or_atomic_fields_do_not_warn_of_races() {
+    let change = WORKER_BASE.replace("    public void stop() {\n        running = false;", "    public void stop() {\n        running = false;\n        running = !running;");
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
+    // The pairs are still reported: they are exploration targets.
+    assert!(pairs(&host, &impact).iter().any(|p| p.starts_with("WW Worker.running")));
+}
+
+const CACHE_BASE: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+public class Cache {
+    private final Map<String, String> entries = new HashMap<>();
+    private final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+    private int misses;
+
+    public String get(String key) {
+        rw.readLock().lock();
+        try {
+            return entries.get(key);
+        } finally {
+            rw.readLock().unlock();
+        }
+    }
+
+    public void putIfMissing(String key, String value) {
+        rw.writeLock().lock();
+        try {
+            if (!entries.containsKey(key)) {
+                misses++;
+                entries.put(key, value);
+            }
+        } finally {
+            rw.writeLock().unlock();
+        }
+    }
+
+    public int misses() {
+        rw.readLock().lock();
+        try {
+            return misses;
+        } finally {
+            rw.readLock().unlock();
+        }
+    }
+}
+"#;
+
+#[test]
+fn read_write_locks_protect_readers_from_writers() {
+    // Touch putIfMissing without changing its locking: every pair stays protected.
+    let change = CACHE_BASE.replace("misses++;", "misses += 1;");
+    let repo = repo_with(&[("src/app/Cache.java", CACHE_BASE)], &[("src/app/Cache.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let pairs = pairs(&host, &impact);
+    println!("{}", pairs.join("\n"));
+    assert!(pairs.iter().any(|p| p.starts_with("RW Cache.misses protected: read Cache.java:34")) || pairs.iter().any(|p| p.starts_with("RW Cache.misses protected")), "{pairs:#?}");
+    assert!(pairs.iter().filter(|p| p.starts_with("RW") || p.starts_with("WW")).all(|p| p.contains("protected")), "{pairs:#?}");
+    assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
+}
+
+#[test]
+fn moving_a_check_out_of_the_lock_is_reported() {
+    let change = CACHE_BASE.replace(
+        "        rw.writeLock().lock();\n        try {\n            if (!entries.containsKey(key)) {\n                misses++;\n                entries.put(key, value);\n            }\n        } finally {",
+        "        if (entries.containsKey(key)) {\n            return;\n        }\n        rw.writeLock().lock();\n        try {\n            misses++;\n            entries.put(key, value);\n        } finally {",
+    );
+    assert_ne!(change, CACHE_BASE);
+    let repo = repo_with(&[("src/app/Cache.java", CACHE_BASE)], &[("src/app/Cache.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    // The map is a HashMap: reading it without the lock races with put() under the write lock.
+    assert!(w.iter().any(|w| w.starts_with("Cache.java:22 RL001 `entries` is read by `containsKey()` in `Cache.putIfMissing()` without the lock `rw.writeLock()`")), "{w:#?}");
+    // The put() under the lock is not where the fix goes: one warning, at the check.
+    assert_eq!(w.iter().filter(|w| w.contains("RL001")).count(), 1, "{w:#?}");
+    // The lock()/unlock() region moved: its lines are impacted as a whole.
+    // Code moved out of the write-locked region: the region's scope changed, and all of it
+    // is impacted.
+    let icps = icps(&impact);
+    for line in 25..=30 {
+        assert!(icps.iter().any(|i| i.starts_with(&format!("<app.Cache, putIfMissing, {line}, _>"))), "line {line}: {icps:#?}");
+    }
+}
+
+const ACCOUNT_BASE: &str = r#"package bank;
+
+public class Account {
+    private final Object lock = new Object();
+    private long balance;
+    private long withdrawals;
+
+    public boolean withdraw(long amount) {
+        synchronized (lock) {
+            if (balance < amount) {
+                return false;
+            }
+            balance -= amount;
+            withdrawals++;
+            return true;
+        }
+    }
+
+    public void deposit(long amount) {
+        synchronized (lock) {
+            balance += amount;
+        }
+    }
+}
+"#;
+
+#[test]
+fn splitting_a_critical_section_is_reported() {
+    let change = ACCOUNT_BASE.replace(
+        "        synchronized (lock) {\n            if (balance < amount) {\n                return false;\n            }\n            balance -= amount;",
+        "        synchronized (lock) {\n            if (balance < amount) {\n                return false;\n            }\n        }\n        synchronized (lock) {\n            balance -= amount;",
+    );
+    let repo = repo_with(&[("src/bank/Account.java", ACCOUNT_BASE)], &[("src/bank/Account.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    assert!(w.iter().any(|w| w.starts_with("Account.java:15 RL003 the change split a critical section of `Account.withdraw()`: the read of `balance` (line 10)")), "{w:#?}");
+    // Both halves still hold the lock: no data race is claimed.
+    assert!(!w.iter().any(|w| w.contains("RL001")), "{w:#?}");
+}
+
+const NESTED_BASE: &str = r#"package app;
+
+import java.util.concurrent.ExecutorService;
+
+public class Scheduler {
+    private int ticks;
+    private final Object lock = new Object();
+
+    class Timer {
+        int fired;
+
+        void fire() {
+            fired++;
+        }
+    }
+
+    void start(ExecutorService pool) {
+        pool.submit(new Runnable() {
+            public void run() {
+                tick();
+            }
+        });
+        synchronized (lock) {
+            pool.submit(() -> {
+                ticks = ticks + 1;
+            });
+        }
+    }
+
+    synchronized void tick() {
+        ticks++;
+    }
+}
+"#;
+
+#[test]
+fn nested_anonymous_and_lambda_code_gets_javacs_names() {
+    let change = NESTED_BASE
+        .replace("            fired++;", "            fired += 2;")
+        .replace("                tick();", "                tick();\n                tick();")
+        .replace("                ticks = ticks + 1;", "                ticks = ticks + 2;");
+    let repo = repo_with(&[("src/app/Scheduler.java", NESTED_BASE)], &[("src/app/Scheduler.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let icps = icps(&impact);
+    println!("{}", icps.join("\n"));
+    assert!(icps.contains(&"<app.Scheduler$Timer, fire, 13, _> changed-line".to_string()), "{icps:#?}");
+    assert!(icps.contains(&"<app.Scheduler$1, run, 21, _> changed-line".to_string()), "{icps:#?}");
+    // A lambda is attributed to the method it is written in.
+    assert!(icps.contains(&"<app.Scheduler, start, 26, _> changed-line".to_string()), "{icps:#?}");
+    assert!(icps.contains(&"<app.Scheduler, _, _, ticks> field-access".to_string()) || icps.contains(&"<app.Scheduler, _, _, ticks> callee-effect".to_string()), "{icps:#?}");
+    // The lambda runs on the executor's thread, without the lock it was written under.
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    assert!(w.iter().any(|w| w.starts_with("Scheduler.java:26 RL001 `ticks` is")), "{w:#?}");
+}
+
+#[test]
+fn formatting_and_comment_changes_impact_nothing() {
+    let change = NESTED_BASE
+        .replace("    private int ticks;", "    // how often the timer fired\n    private int ticks;")
+        .replace("            fired++;", "            fired++;   // count it")
+        .replace("    synchronized void tick() {\n        ticks++;\n    }", "    synchronized void tick()\n    {\n            ticks\n                ++;\n    }");
+    assert_ne!(change, NESTED_BASE);
+    let repo = repo_with(&[("src/app/Scheduler.java", NESTED_BASE)], &[("src/app/Scheduler.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    assert!(impact.icps.is_empty(), "{:#?}", icps(&impact));
+    assert!(impact.pairs.is_empty());
+    assert!(warnings(&host, &impact).is_empty());
+}
+
+#[test]
+fn an_edit_then_revert_impacts_nothing() {
+    let repo = repo_with(&[("src/app/Scheduler.java", NESTED_BASE)], &[]);
+    let path = repo.path().join("src/app/Scheduler.java");
+    std::fs::write(&path, NESTED_BASE.replace("ticks++;", "ticks--;")).unwrap();
+    let (_, edited) = analyze(repo.path());
+    assert!(!edited.icps.is_empty());
+    std::fs::write(&path, NESTED_BASE).unwrap();
+    let (_, reverted) = analyze(repo.path());
+    assert!(reverted.icps.is_empty(), "{:#?}", icps(&reverted));
+}
+
+#[test]
+fn a_file_with_syntax_errors_still_yields_facts_for_what_parses() {
+    let change = WORKER_BASE
+        .replace("    private synchronized void step() {", "    private void step() {")
+        .replace("    public void stop() {\n        running = false;\n    }", "    public void stop( {\n        running = false\n    }");
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let facts = &host.index().entry(host.index().file_id("src/app/Worker.java").unwrap()).unwrap().facts;
+    assert!(!facts.syntax_errors.is_empty());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    assert!(w.iter().any(|w| w.starts_with("Worker.java:14 RL001 `processed` is updated in `Worker.step()`")), "{w:#?}");
+}
+
+#[test]
+fn untracked_files_count_as_wholly_added() {
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Monitor.java", "package app;\n\npublic class Monitor extends Thread {\n    static int seen;\n\n    public void run() {\n        seen++;\n    }\n}\n")]);
+    let (host, impact) = analyze(repo.path());
+    let icps = icps(&impact);
+    for line in [1, 3, 4, 6, 7, 8, 9] {
+        assert!(icps.iter().any(|i| i.starts_with("<app.Monitor") && i.contains(&format!(", {line}, _>"))) || line == 1, "line {line}: {icps:#?}");
+    }
+    let w = warnings(&host, &impact);
+    assert!(w.iter().any(|w| w.starts_with("Monitor.java:7 RL001 `seen` is updated in `Monitor.run()`") && w.contains("the change added this file")), "{w:#?}");
+}
+
+#[test]
+fn a_folder_outside_git_is_an_error_unless_no_git_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/app/Worker.java", &WORKER_BASE.replace("private synchronized void step", "private void step"));
+    let err = racelens_analysis::host::Host::open(dir.path(), &HostOptions::default()).err().expect("not a work tree");
+    assert!(err.contains("is not inside a git work tree") && err.contains("--no-git"), "{err}");
+    let (host, impact) = analyze_with(dir.path(), &HostOptions { no_git: true, ..HostOptions::default() });
+    // Without a diff every file is new: the whole project is checked.
+    let w = warnings(&host, &impact);
+    assert!(w.iter().any(|w| w.starts_with("Worker.java:14 RL001 `processed`")), "{w:#?}");
+}
+
+#[test]
+fn binary_and_non_utf8_files_are_reported_and_skipped_or_read() {
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[]);
+    std::fs::write(repo.path().join("src/app/Blob.java"), b"\x00\x01\x02binary\x00").unwrap();
+    // ISO-8859-1: "é" is 0xE9, not valid UTF-8.
+    std::fs::write(repo.path().join("src/app/Latin.java"), b"package app;\n// caf\xe9\npublic class Latin { static int n; static void bump() { n++; } }\n").unwrap();
+    let (host, impact) = analyze(repo.path());
+    let notes = host.notes();
+    assert!(notes.iter().any(|n| n.path.as_deref() == Some("src/app/Blob.java") && n.message.contains("binary")), "{notes:#?}");
+    assert!(notes.iter().any(|n| n.path.as_deref() == Some("src/app/Latin.java") && n.message.contains("UTF-8")), "{notes:#?}");
+    assert!(host.index().file_id("src/app/Blob.java").is_none());
+    assert!(icps(&impact).iter().any(|i| i.starts_with("<app.Latin, bump")), "{:#?}", icps(&impact));
+}
+
+#[test]
+fn suppressions_and_annotations_are_honoured() {
+    let base = "package app;\n\npublic class Counter {\n    private final Object lock = new Object();\n    @GuardedBy(\"lock\") private int count;\n    private int hits;\n\n    public synchronized void hit() {\n        hits++;\n    }\n\n    public void add() {\n        synchronized (lock) {\n            count++;\n        }\n    }\n}\n";
+    let change = base
+        .replace("    public synchronized void hit() {\n        hits++;\n    }", "    @SuppressWarnings(\"racelens\")\n    public void hit() {\n        hits++;\n    }\n\n    public int peek() {\n        return count;\n    }");
+    let repo = repo_with(&[("src/app/Counter.java", base)], &[("src/app/Counter.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    println!("{}", w.join("\n"));
+    assert!(!w.iter().any(|w| w.contains("`hits`")), "suppressed: {w:#?}");
+    assert!(w.iter().any(|w| w.starts_with("Counter.java:14 RL001 `count` is read in `Counter.peek()` without the lock `lock`")), "{w:#?}");
+
+    // A class its authors marked @NotThreadSafe is not shared: no warnings about it.
+    let nts = change.replace("public class Counter", "@NotThreadSafe\npublic class Counter");
+    let repo = repo_with(&[("src/app/Counter.java", base)], &[("src/app/Counter.java", &nts)]);
+    let (host, impact) = analyze(repo.path());
+    assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
+}
+
+#[test]
+fn the_base_can_be_another_revision() {
+    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))]);
+    git(repo.path(), &["commit", "-q", "-am", "drop volatile"]);
+    let (_, at_head) = analyze(repo.path());
+    assert!(at_head.icps.is_empty());
+    let (host, against_parent) = analyze_with(repo.path(), &HostOptions { base: "HEAD~1".into(), ..HostOptions::default() });
+    assert!(warnings(&host, &against_parent).iter().any(|w| w.contains("removed `volatile`")));
+    let err = racelens_analysis::host::Host::open(repo.path(), &HostOptions { base: "no-such-branch".into(), ..HostOptions::default() }).err().unwrap();
+    assert!(err.contains("no-such-branch"), "{err}");
+}
