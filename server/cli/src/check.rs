@@ -17,7 +17,7 @@ Terms:
       a synchronized region the change touched, or a field read or written there or by a callee.
   shared variable
       A field access that more than one thread may reach: static fields, and fields of objects
-      that escape to other threads (final and constructor-only fields are not shared).
+      that escape to other threads (final fields, and constructors' own writes, are not shared).
   impacted pair
       Two accesses to one shared variable, at least one a write and at least one impacted by the
       change; exploration and test selection aim to cover them.
@@ -36,6 +36,8 @@ Warnings:
   RL003  the change split one critical section into two acquisitions of the same lock.
   RL004  a check-then-act on a thread-safe collection or atomic (`isEmpty()` then `poll()`).
   RL005  an access to a @GuardedBy field without its declared lock.
+  RL006  wait()/notify() where the monitor is no longer held (IllegalMonitorStateException).
+  RL100  (hint, with --show hints) a changed line that impacts a shared field.
   Silence one with @SuppressWarnings(\"racelens\") or @SuppressWarnings(\"racelens:RL001\").
 
 Exit status: 0 when the analysis ran (with or without warnings), 2 on a usage or setup error.";

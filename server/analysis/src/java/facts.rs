@@ -287,7 +287,7 @@ pub struct Token {
 }
 
 /// Everything known about one Java file from its syntax alone.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileFacts {
     pub text: Arc<str>,
     pub lines: LineIndex,

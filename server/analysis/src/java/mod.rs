@@ -25,6 +25,79 @@ pub fn parse(text: Arc<str>, old: Option<&Tree>) -> Parsed {
     Parsed { tree, facts }
 }
 
+/// An open document: its text and tree, re-parsed incrementally on every edit (the
+/// language server's path on each keystroke; the CLI parses whole files).
+pub struct Document {
+    text: Arc<str>,
+    tree: Tree,
+    facts: Arc<FileFacts>,
+}
+
+impl Document {
+    pub fn new(text: Arc<str>) -> Document {
+        let Parsed { tree, facts } = parse(text.clone(), None);
+        Document { text, tree, facts }
+    }
+
+    pub fn text(&self) -> &Arc<str> {
+        &self.text
+    }
+
+    pub fn facts(&self) -> &Arc<FileFacts> {
+        &self.facts
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Replaces bytes `start..end` with `insert`, editing the old tree so that
+    /// tree-sitter re-parses only what changed. Offsets are clamped to char boundaries.
+    pub fn edit(&mut self, start: usize, end: usize, insert: &str) {
+        let old = &self.text;
+        let start = floor_char_boundary(old, start.min(old.len()));
+        let end = floor_char_boundary(old, end.clamp(start, old.len()));
+        let mut text = String::with_capacity(old.len() - (end - start) + insert.len());
+        text.push_str(&old[..start]);
+        text.push_str(insert);
+        text.push_str(&old[end..]);
+        let edit = tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: start + insert.len(),
+            start_position: point_at(old, start),
+            old_end_position: point_at(old, end),
+            new_end_position: point_at(&text, start + insert.len()),
+        };
+        self.tree.edit(&edit);
+        let text: Arc<str> = Arc::from(text);
+        let Parsed { tree, facts } = parse(text.clone(), Some(&self.tree));
+        self.text = text;
+        self.tree = tree;
+        self.facts = facts;
+    }
+
+    /// Replaces the whole text (a full-document sync).
+    pub fn replace(&mut self, text: Arc<str>) {
+        *self = Document::new(text);
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The tree-sitter point (row, byte column) of a byte offset.
+fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text[..offset];
+    let row = before.bytes().filter(|&b| b == b'\n').count();
+    let column = offset - before.rfind('\n').map_or(0, |i| i + 1);
+    tree_sitter::Point { row, column }
+}
+
 /// Facts of a source text, when the tree itself is not needed afterwards.
 pub fn facts_of(text: &str) -> Arc<FileFacts> {
     parse(Arc::from(text), None).facts

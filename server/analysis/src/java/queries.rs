@@ -48,3 +48,34 @@ pub(crate) fn queries() -> &'static Queries {
 pub fn compile(src: &str) -> Result<Query, tree_sitter::QueryError> {
     Query::new(&language(), src)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `.scm` file under `queries/java/` compiles, and the crate embeds all of them.
+    #[test]
+    fn every_query_file_compiles_and_is_used() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../queries/java");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".scm"))
+            .collect();
+        on_disk.sort();
+        for name in &on_disk {
+            let src = std::fs::read_to_string(dir.join(name)).unwrap();
+            if let Err(e) = compile(&src) {
+                panic!("queries/java/{name}: {e}");
+            }
+        }
+        let mut embedded: Vec<String> = ALL.iter().map(|(n, _)| n.to_string()).collect();
+        embedded.sort();
+        assert_eq!(on_disk, embedded, "every query file is embedded, and only those");
+        // The compiled set the extractor uses.
+        let q = queries();
+        assert!(q.declarations.capture_index_for_name("decl.class").is_some());
+        assert!(q.locks.capture_index_for_name("lock.acquire").is_some());
+    }
+}
