@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::diff::FileDiff;
 use crate::git::{Base, FileStatus, GitRepo};
+use crate::impact::shared::{evidence_hash, Sharing};
 use crate::impact::{self, ChangeSet, ChangedFile, Impact, Options};
 use crate::index::{FileId, Jdk, ProjectIndex};
 use crate::java::{self, FileFacts};
@@ -55,6 +56,8 @@ pub struct Host {
     git_changed: BTreeMap<String, FileStatus>,
     /// Diffs by path, with the text hash they were computed for.
     diffs: HashMap<String, (u64, Option<ChangedFile>)>,
+    /// Which objects are shared, with the evidence hash it was computed for.
+    sharing: Option<(u64, Arc<Sharing>)>,
     notes: BTreeMap<(Option<String>, String), ()>,
 }
 
@@ -103,6 +106,7 @@ impl Host {
             base_facts: HashMap::new(),
             git_changed: BTreeMap::new(),
             diffs: HashMap::new(),
+            sharing: None,
             notes,
         })
     }
@@ -317,7 +321,22 @@ impl Host {
     pub fn analyze(&mut self, options: &Options) -> Impact {
         self.index.commit();
         let changes = self.change_set();
-        impact::analyze(&self.index, &changes, options)
+        let sharing = self.sharing();
+        impact::analyze_with(&self.index, &changes, &sharing, options)
+    }
+
+    /// Which objects the project shares between threads (recomputed only when a file's
+    /// escape evidence changed).
+    pub fn sharing(&mut self) -> Arc<Sharing> {
+        let hash = evidence_hash(&self.index);
+        match &self.sharing {
+            Some((h, s)) if *h == hash => s.clone(),
+            _ => {
+                let s = Arc::new(Sharing::compute(&self.index));
+                self.sharing = Some((hash, s.clone()));
+                s
+            }
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::java::{Expr, FileFacts, MethodIdx, MethodKind};
+pub(crate) use crate::java::expr_key;
+use crate::java::{FileFacts, MethodIdx, MethodKind};
 
 /// `pkg.Pool#borrow(int,String)`; initializers are numbered within their class.
 pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
@@ -28,31 +29,6 @@ pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
 pub(crate) fn method_map(old: &FileFacts, new: &FileFacts) -> HashMap<MethodIdx, MethodIdx> {
     let old_keys: HashMap<String, MethodIdx> = (0..old.methods.len() as u32).map(|m| (method_key(old, m), m)).collect();
     (0..new.methods.len() as u32).filter_map(|m| old_keys.get(&method_key(new, m)).map(|&o| (m, o))).collect()
-}
-
-/// A receiver as text, with locals by name, so that the same code in two versions of a
-/// file gives the same key.
-pub(crate) fn expr_key(facts: &FileFacts, e: &Expr) -> String {
-    match e {
-        Expr::This => "this".into(),
-        Expr::Super => "super".into(),
-        Expr::OuterThis(o) => format!("{o}.this"),
-        Expr::Name(n) => n.clone(),
-        Expr::Local(l) => facts.locals.get(*l as usize).map(|l| l.name.clone()).unwrap_or_default(),
-        Expr::Field(o, f) => format!("{}.{f}", expr_key(facts, o)),
-        Expr::Call { receiver, name, args } => {
-            let r = receiver.as_deref().map(|r| format!("{}.", expr_key(facts, r))).unwrap_or_default();
-            format!("{r}{name}/{}", args.len())
-        }
-        Expr::New(t) => format!("new {}", t.name),
-        Expr::Cast(t, e) => format!("({}){}", t.name, expr_key(facts, e)),
-        Expr::Element(e) => format!("{}[]", expr_key(facts, e)),
-        Expr::ClassLiteral(t) => format!("{}.class", t.name),
-        Expr::Str(s) => format!("{s:?}"),
-        Expr::Lambda(_) => "->".into(),
-        Expr::MethodReference => "::".into(),
-        Expr::Other => "?".into(),
-    }
 }
 
 /// Pairs `(new, base)` of items in matched methods that have the same key, matched in

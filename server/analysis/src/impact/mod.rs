@@ -10,7 +10,6 @@
 
 mod effects;
 mod icp;
-pub mod locks;
 mod matching;
 mod pairs;
 mod regions;
@@ -26,7 +25,7 @@ use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
 use crate::java::{AccessKind, FileFacts, Span};
 
 pub use effects::Effects;
-pub use locks::LockId;
+pub use crate::index::LockId;
 pub use shared::Sharing;
 
 /// One file of the change: how it differs from the base, and the base's facts.
@@ -235,12 +234,17 @@ impl Options {
 
 /// Computes the impact of `changes` on the project in `index`.
 pub fn analyze(index: &ProjectIndex, changes: &ChangeSet, options: &Options) -> Impact {
+    analyze_with(index, changes, &Sharing::compute(index), options)
+}
+
+/// [`analyze`] with the project's sharing already computed (it changes only when a file's
+/// escape evidence does, so a host keeps it across edits).
+pub fn analyze_with(index: &ProjectIndex, changes: &ChangeSet, sharing: &Sharing, options: &Options) -> Impact {
     let regions = regions::changed_regions(index, changes);
     let (icps, impacted_lines) = icp::collect(index, changes, &regions, options);
-    let sharing = Sharing::compute(index);
-    let impacted_sites = svimpact::impacted_sites(index, changes, &regions, &sharing);
-    let pairs = pairs::collect(index, changes, &regions, &sharing, &impacted_sites, options);
-    let diagnostics = warnings::collect(index, changes, &regions, &sharing, &impacted_sites, &pairs);
+    let impacted_sites = svimpact::impacted_sites(index, changes, &regions, sharing);
+    let pairs = pairs::collect(index, changes, &regions, sharing, &impacted_sites, options);
+    let diagnostics = warnings::collect(index, changes, &regions, sharing, &impacted_sites, &pairs);
     let mut impacted_fields: Vec<FieldKey> = impacted_sites.fields().cloned().collect();
     impacted_fields.sort();
     impacted_fields.dedup();

@@ -6,13 +6,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::locks::{self, LockId};
+use crate::index::{LockId, MonitorOp};
 use super::regions::ChangedRegions;
 use super::shared::Sharing;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, EndAccess, Options, Pair, PairEnd, PairKind};
-use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
-use crate::java::{AccessKind, CallKind, Expr, Span};
+use crate::index::{FieldKey, FileId, ProjectIndex};
+use crate::java::{AccessKind, Span};
 
 /// Pairs of one field are capped (a field accessed in hundreds of places would
 /// otherwise fill the report); the cap is generous for real code.
@@ -91,11 +91,7 @@ impl<'a> EndCache<'a> {
     fn access_end(&mut self, (file, i): (FileId, usize), impacted: bool) -> PairEnd {
         let entry = self.index.entry(file).expect("sites come from the index");
         let site = &entry.resolved.sites[i];
-        let locks = self
-            .locks
-            .entry((file, i))
-            .or_insert_with(|| locks::locks_at(&self.index.resolver(), Origin::Project(file), &entry.facts, site.unit, site.span.start))
-            .clone();
+        let locks = self.locks.entry((file, i)).or_insert_with(|| self.index.locks_at(file, site.unit, site.span.start)).clone();
         PairEnd {
             file,
             span: site.span,
@@ -108,7 +104,7 @@ impl<'a> EndCache<'a> {
 }
 
 /// A monitor operation: an acquisition, a wait or a notify, on a canonical lock.
-struct MonitorOp {
+struct MonitorEvent {
     file: FileId,
     span: Span,
     unit: u32,
@@ -118,11 +114,9 @@ struct MonitorOp {
 }
 
 fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, ends: &mut EndCache, out: &mut Vec<Pair>) {
-    let r = index.resolver();
-    let mut ops: Vec<MonitorOp> = Vec::new();
+    let mut ops: Vec<MonitorEvent> = Vec::new();
     for (id, e) in index.entries() {
         let facts = &e.facts;
-        let origin = Origin::Project(id);
         let change = changes.get(id);
         let touched: BTreeSet<u32> = change.map(|c| c.diff.touched_lines().collect()).unwrap_or_default();
         let changed_regions: BTreeSet<usize> = regions.of(id).iter().filter_map(|c| c.region).collect();
@@ -130,30 +124,30 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
         let region_lines: Vec<(u32, u32)> = regions.of(id).iter().map(|c| c.lines).collect();
         let in_changed_region = |line: u32| region_lines.iter().any(|&(a, b)| a <= line && line <= b);
         let new_file = change.is_some_and(|c| c.old.is_none());
-        for (i, reg) in facts.locks.iter().enumerate() {
+        for (i, (reg, lock)) in facts.locks.iter().zip(&e.resolved.locks).enumerate() {
             let impacted = new_file || changed_regions.contains(&i) || touched.iter().any(|&l| reg.span.line <= l && l <= reg.span.end_line);
-            ops.push(MonitorOp {
+            ops.push(MonitorEvent {
                 file: id,
                 span: Span { start: reg.span.start, end: reg.span.start, line: reg.markers.first().copied().unwrap_or(reg.span.line), end_line: reg.span.line },
                 unit: reg.unit,
-                lock: locks::lock_of(&r, origin, facts, reg),
+                lock: lock.clone(),
                 access: EndAccess::Acquire,
                 impacted,
             });
         }
-        for call in facts.calls.iter().filter(|c| c.kind == CallKind::Method) {
-            let access = match call.name.as_str() {
-                "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil" => EndAccess::Wait,
-                "notify" | "notifyAll" | "signal" | "signalAll" => EndAccess::Notify,
-                _ => continue,
+        for m in &e.resolved.monitor_calls {
+            let call = &facts.calls[m.call as usize];
+            let access = match m.op {
+                MonitorOp::Wait => EndAccess::Wait,
+                MonitorOp::Notify => EndAccess::Notify,
             };
-            let receiver = call.receiver.clone().unwrap_or(Expr::This);
-            let display = super::matching::expr_key(facts, &receiver);
-            let lock = locks::lock_of_expr(&r, origin, facts, call.unit, &receiver, &display);
             let impacted = new_file || touched.contains(&call.span.line) || in_changed_region(call.span.line);
-            ops.push(MonitorOp { file: id, span: call.span, unit: call.unit, lock, access, impacted });
+            ops.push(MonitorEvent { file: id, span: call.span, unit: call.unit, lock: m.lock.clone(), access, impacted });
         }
     }
+    // Only monitors that an impacted operation uses can pair.
+    let wanted: BTreeSet<&str> = ops.iter().filter(|o| o.impacted).map(|o| o.lock.key.as_str()).collect();
+    let ops: Vec<&MonitorEvent> = ops.iter().filter(|o| wanted.contains(o.lock.key.as_str())).collect();
     let mut by_lock: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
         by_lock.entry(op.lock.key.clone()).or_default().push(i);
@@ -162,7 +156,7 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
         let field = lock_field(&key);
         for (x, &i) in members.iter().enumerate() {
             for &j in &members[x..] {
-                let (a, b) = (&ops[i], &ops[j]);
+                let (a, b) = (ops[i], ops[j]);
                 if !(a.impacted || b.impacted) {
                     continue;
                 }
@@ -178,7 +172,7 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
     }
 }
 
-fn monitor_end(ends: &EndCache, op: &MonitorOp) -> PairEnd {
+fn monitor_end(ends: &EndCache, op: &MonitorEvent) -> PairEnd {
     let entry = ends.index.entry(op.file).expect("ops come from the index");
     PairEnd {
         file: op.file,

@@ -19,6 +19,12 @@ use std::sync::Arc;
 use crate::index::{FieldKey, FileId, Origin, ProjectIndex, Site};
 use crate::java::{FieldDecl, FileFacts, MethodKind};
 
+/// A hash of every file's escape evidence: `Sharing` need not be recomputed while it
+/// stays the same.
+pub fn evidence_hash(index: &ProjectIndex) -> u64 {
+    index.entries().fold(0u64, |acc, (id, e)| acc.wrapping_add(e.resolved.evidence.wrapping_mul(u64::from(id.0) * 2 + 1)))
+}
+
 #[derive(Default)]
 pub struct Sharing {
     /// Escaping classes and why the first one of their chain escaped.
@@ -71,8 +77,7 @@ impl Sharing {
 
     /// Whether an access is to a shared variable.
     pub fn is_shared(&self, index: &ProjectIndex, file: FileId, site: &Site) -> bool {
-        let Some((_, facts, f)) = field_decl(index, &site.field) else { return false };
-        let decl = &facts.fields[f as usize];
+        let decl = site.decl;
         if self.is_not_thread_safe(&site.field.class) {
             return false;
         }

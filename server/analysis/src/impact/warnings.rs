@@ -18,7 +18,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::locks::{self, LockId};
+use crate::index::locks;
+use crate::index::LockId;
 use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
@@ -92,7 +93,7 @@ fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Diag
         let Some((origin, facts, f)) = field_decl(index, &site.field) else { continue };
         let decl = &facts.fields[f as usize];
         let Some(guard) = decl.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
-        let held = locks::locks_at(&r, Origin::Project(file), &entry.facts, site.unit, site.span.start);
+        let held = index.locks_at(file, site.unit, site.span.start);
         let guard_key = guard_lock_key(&r, origin, &facts, decl.class, guard);
         let holds = held.iter().any(|l| Some(&l.key) == guard_key.as_ref() || l.display == *guard || l.display == format!("this.{guard}"));
         if holds || reported.contains(&(file, site.span)) {
@@ -284,7 +285,7 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
         let receiver = call.receiver.clone().unwrap_or(Expr::This);
         let display = expr_key(facts, &receiver);
         let monitor = locks::lock_of_expr(&r, origin, facts, call.unit, &receiver, &display);
-        if locks::locks_at(&r, origin, facts, call.unit, call.span.start).iter().any(|l| l.key == monitor.key) {
+        if index.locks_at(change.file, call.unit, call.span.start).iter().any(|l| l.key == monitor.key) {
             continue;
         }
         // A helper that only ever runs under its callers' lock is fine.
@@ -299,7 +300,7 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
                     continue;
                 }
                 callers += 1;
-                let held = locks::locks_at(&r, Origin::Project(id), &e.facts, c.unit, c.span.start);
+                let held = index.locks_at(id, c.unit, c.span.start);
                 holding += held.iter().any(|l| l.key == monitor.key) as usize;
             }
         }
@@ -339,11 +340,17 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
         }
         let Some(&o) = matched.get(&(site.item as usize)) else { continue };
         let was = &old.accesses[o];
-        let now: Vec<LockId> = locks::locks_at(&r, origin, facts, site.unit, site.span.start);
+        // Regions held before and not now, compared as written (cheap); canonical keys only
+        // for what was lost.
         let lost: Vec<&crate::java::LockRegion> = old
             .locks_held(was.unit, was.span.start)
-            .filter(|l| !facts.locks_held(site.unit, site.span.start).any(|n| n.text == l.text && n.kind == l.kind) && !now.iter().any(|n| n.display == l.text))
+            .filter(|l| !facts.locks_held(site.unit, site.span.start).any(|n| n.text == l.text))
             .collect();
+        if lost.is_empty() {
+            continue;
+        }
+        let now: Vec<LockId> = index.locks_at(change.file, site.unit, site.span.start);
+        let lost: Vec<&crate::java::LockRegion> = lost.into_iter().filter(|l| !now.iter().any(|n| n.display == l.text)).collect();
         for region in lost {
             let Some(key) = old_lock_key(&r, origin, facts, site.unit, region) else { continue };
             // Elsewhere, the field is accessed under that lock.
@@ -352,7 +359,7 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                 .filter(|(f, s)| !(*f == change.file && s.span == site.span))
                 .filter_map(|(f, s)| {
                     let e = index.entry(f)?;
-                    let held = locks::locks_at(&r, Origin::Project(f), &e.facts, s.unit, s.span.start);
+                    let held = index.locks_at(f, s.unit, s.span.start);
                     held.iter().any(|l| l.key == key).then(|| (f, s.span, e.facts.method_display(e.facts.units[s.unit as usize].method)))
                 })
                 .collect();
@@ -488,15 +495,15 @@ fn check_then_act(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile,
             if !(touched.contains(&check.span.line) || touched.contains(&act.span.line)) {
                 continue;
             }
-            let l1 = locks::locks_at(&r, origin, facts, unit, check.span.start);
-            let l2 = locks::locks_at(&r, origin, facts, unit, act.span.start);
+            let l1 = index.locks_at(change.file, unit, check.span.start);
+            let l2 = index.locks_at(change.file, unit, act.span.start);
             if l1.iter().any(|a| l2.iter().any(|b| a.excludes(b))) {
                 continue;
             }
             let consequence = match kind {
                 Receiver::Atomic => "another thread can update it in between and its update is lost".to_string(),
-                Receiver::Collection if act.name == "poll" || act.name == "peek" || act.name == "pop" => {
-                    format!("another thread can empty it in between, so `{}()` may return null", act.name)
+                Receiver::Collection if matches!(act.name.as_str(), "poll" | "pop" | "remove") && check.name != "size" => {
+                    format!("another thread can take the element in between, so `{}()` may find nothing", act.name)
                 }
                 Receiver::Collection => "another thread can change it in between".to_string(),
             };

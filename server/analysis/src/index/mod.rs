@@ -7,6 +7,7 @@
 //! method body never changes declarations, so the common path is one file.
 
 pub mod jdk;
+pub mod locks;
 pub mod resolve;
 mod sites;
 mod symbols;
@@ -18,8 +19,9 @@ use std::sync::Arc;
 use crate::java::{AccessKind, ClassIdx, FileFacts, MethodIdx, Span, UnitIdx};
 
 pub use jdk::Jdk;
+pub use locks::LockId;
 pub use resolve::{Resolver, Ty, TypeName};
-pub use sites::{ResolvedFile, Site};
+pub use sites::{FieldFlags, MonitorCall, MonitorOp, ResolvedFile, Site};
 pub(crate) use sites::{collection_kind, field_collection, is_mutator, resolve_access, Collection};
 pub use symbols::Symbols;
 
@@ -195,6 +197,23 @@ impl ProjectIndex {
     /// A resolver that also reads JDK sources (for callees' read/write sets).
     pub fn resolver_with_jdk(&self) -> Resolver<'_> {
         Resolver::new(self, self.jdk.is_some())
+    }
+
+    /// Canonical locks held at an offset of a unit of a project file (computed when the
+    /// file was resolved).
+    pub fn locks_at(&self, file: FileId, unit: UnitIdx, offset: u32) -> Vec<LockId> {
+        let Some(e) = self.entry(file) else { return Vec::new() };
+        let mut out: Vec<LockId> = e
+            .facts
+            .locks
+            .iter()
+            .zip(&e.resolved.locks)
+            .filter(|(r, _)| r.unit == unit && r.span.contains(offset))
+            .map(|(_, id)| id.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Every resolved access to `field` in the project.

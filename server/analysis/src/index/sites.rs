@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{ClassRef, FieldKey, FileId, Origin, ProjectIndex, Resolver, TypeName};
+use super::{ClassRef, FieldKey, FileId, LockId, Origin, ProjectIndex, Resolver, TypeName};
 use crate::java::{Access, AccessKind, CallKind, ClassKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
 
 /// A resolved access to a field (or to the elements it holds).
@@ -22,11 +22,37 @@ pub struct Site {
     pub on_this: bool,
     /// Index of the access in `FileFacts::accesses` (of the call in `calls` when `via`).
     pub item: u32,
+    /// How the field is declared.
+    pub decl: FieldFlags,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FieldFlags {
+    pub is_static: bool,
+    pub is_final: bool,
+    pub is_volatile: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MonitorOp {
+    Wait,
+    Notify,
+}
+
+/// `wait`/`notify` (or `await`/`signal` on a condition) on a canonical monitor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorCall {
+    pub call: u32,
+    pub lock: LockId,
+    pub op: MonitorOp,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ResolvedFile {
     pub sites: Vec<Site>,
+    /// The canonical lock of each of the file's lock regions (parallel to `FileFacts::locks`).
+    pub locks: Vec<LockId>,
+    pub monitor_calls: Vec<MonitorCall>,
     /// Classes whose objects this file shows to be shared, and why.
     pub escape_seeds: Vec<(Arc<str>, &'static str)>,
     /// `(a, b)`: an object of class `a` holds objects of class `b` (an instance field's
@@ -36,6 +62,8 @@ pub struct ResolvedFile {
     pub supertypes: Vec<(Arc<str>, Arc<str>)>,
     /// Methods that start threads or hand work to executors.
     pub starts_threads: BTreeSet<MethodIdx>,
+    /// A hash of the escape evidence above.
+    pub evidence: u64,
 }
 
 const THREAD_TYPES: &[&str] = &["Thread", "Runnable", "Callable", "TimerTask", "java.lang.Thread", "java.lang.Runnable"];
@@ -53,10 +81,44 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     let origin = Origin::Project(id);
     let r = index.resolver();
     let mut out = ResolvedFile::default();
+    out.locks = facts.locks.iter().map(|l| super::locks::lock_of(&r, origin, facts, l)).collect();
+    out.monitor_calls = monitor_calls(&r, origin, facts);
     field_sites(&r, origin, facts, &mut out);
     collection_sites(&r, origin, facts, &mut out);
     escape_evidence(&r, origin, facts, &mut out);
+    out.evidence = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&out.escape_seeds, &out.holds, &out.supertypes).hash(&mut h);
+        for c in &facts.classes {
+            c.annotations.iter().any(|a| a.name == "NotThreadSafe").hash(&mut h);
+        }
+        h.finish()
+    };
     out
+}
+
+fn monitor_calls(r: &Resolver, origin: Origin, facts: &FileFacts) -> Vec<MonitorCall> {
+    let mut out = Vec::new();
+    for (i, call) in facts.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Method) {
+        let op = match call.name.as_str() {
+            "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil" => MonitorOp::Wait,
+            "notify" | "notifyAll" | "signal" | "signalAll" => MonitorOp::Notify,
+            _ => continue,
+        };
+        let receiver = call.receiver.clone().unwrap_or(Expr::This);
+        let display = crate::java::expr_key(facts, &receiver);
+        let lock = super::locks::lock_of_expr(r, origin, facts, call.unit, &receiver, &display);
+        out.push(MonitorCall { call: i as u32, lock, op });
+    }
+    out
+}
+
+fn flags(r: &Resolver, field: (ClassRef, u32)) -> FieldFlags {
+    r.field_decl(field).map_or_else(FieldFlags::default, |(f, i)| {
+        let d = &f.fields[i as usize];
+        FieldFlags { is_static: d.is_static, is_final: d.is_final, is_volatile: d.is_volatile }
+    })
 }
 
 /// The field an access touches: its declaring class and index there.
@@ -76,7 +138,8 @@ fn field_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Resolv
         let Some(field) = resolve_access(r, origin, facts, a) else { continue };
         let Some(key) = r.field_key(field, a.element) else { continue };
         let on_this = matches!(a.receiver, None | Some(Expr::This));
-        out.sites.push(Site { field: key, kind: a.kind, span: a.span, unit: a.unit, via: None, on_this, item: item as u32 });
+        let decl = flags(r, field);
+        out.sites.push(Site { field: key, kind: a.kind, span: a.span, unit: a.unit, via: None, on_this, item: item as u32, decl });
     }
 }
 
@@ -164,7 +227,8 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         let kind = if is_mutator(&call.name) { AccessKind::Write } else { AccessKind::Read };
         let on_this = matches!(recv, Expr::Name(_) | Expr::Field(..));
         let via = Some(Arc::from(call.name.as_str()));
-        out.sites.push(Site { field: key, kind, span: call.span, unit: call.unit, via, on_this, item: item as u32 });
+        let decl = flags(r, field);
+        out.sites.push(Site { field: key, kind, span: call.span, unit: call.unit, via, on_this, item: item as u32, decl });
     }
 }
 

@@ -16,38 +16,62 @@ use std::sync::Arc;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
+
 use super::facts::*;
 use super::queries::queries;
 use super::syntax::{self, span, text, type_ref};
 use crate::text::LineIndex;
 
 pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
+    let root = tree.root_node();
+    let src: &[u8] = text.as_bytes();
+    let (tokens, parents) = super::tokens::walk(root);
     let mut ex = Extractor {
-        src: text.as_bytes().to_vec(),
+        src,
+        parents,
         facts: FileFacts { lines: LineIndex::new(&text), text: text.clone(), ..FileFacts::default() },
         locals_by_name: HashMap::new(),
         anonymous_counters: HashMap::new(),
         local_class_counters: HashMap::new(),
         lambda_units: HashMap::new(),
-        instance_initializers: HashMap::new(),
-        static_initializers: HashMap::new(),
     };
-    let root = tree.root_node();
-    let q = queries();
-    ex.declarations(root, &q.declarations);
-    ex.locks(root, &q.locks);
-    ex.accesses(root, &q.accesses);
-    ex.calls(root, &q.calls);
+    // One pass of all queries; the captures are then processed kind by kind.
+    let mut captures = Captures::default();
+    for_each_capture(&queries().all, root, src, |name, node| {
+        let list = match name.split('.').next() {
+            Some("decl") => &mut captures.declarations,
+            Some("lock") => &mut captures.locks,
+            Some("access") => &mut captures.accesses,
+            Some("call") => &mut captures.calls,
+            _ => return,
+        };
+        list.push((name, node));
+    });
+    ex.declarations(&captures.declarations);
+    ex.locks(&captures.locks);
+    ex.initializer_shapes(root);
+    ex.accesses(&captures.accesses);
+    ex.calls(&captures.calls);
     ex.resolve_local_aliases();
-    ex.facts.tokens = super::tokens::significant_tokens(root, &ex.src);
+    ex.facts.tokens = tokens;
     if root.has_error() {
         collect_errors(root, &mut ex.facts.syntax_errors);
     }
     ex.facts
 }
 
-struct Extractor {
-    src: Vec<u8>,
+#[derive(Default)]
+struct Captures<'t> {
+    declarations: Vec<(&'static str, Node<'t>)>,
+    locks: Vec<(&'static str, Node<'t>)>,
+    accesses: Vec<(&'static str, Node<'t>)>,
+    calls: Vec<(&'static str, Node<'t>)>,
+}
+
+struct Extractor<'t> {
+    src: &'t [u8],
+    /// Parent of every node (tree-sitter's `Node::parent` walks down from the root).
+    parents: super::tokens::Parents<'t>,
     facts: FileFacts,
     locals_by_name: HashMap<String, Vec<LocalIdx>>,
     /// Next anonymous class number per enclosing class (javac numbers them from 1 in
@@ -56,13 +80,10 @@ struct Extractor {
     /// Local classes: `Outer$1Local`, `Outer$2Local` for the second `Local` in `Outer`.
     local_class_counters: HashMap<(ClassIdx, String), u32>,
     lambda_units: HashMap<usize, UnitIdx>,
-    /// The `<init>` method that holds a class's field initializers and instance blocks.
-    instance_initializers: HashMap<ClassIdx, Vec<MethodIdx>>,
-    static_initializers: HashMap<ClassIdx, Vec<MethodIdx>>,
 }
 
 /// Runs a query and calls `f` with every capture, in document order.
-fn for_each_capture<'t>(query: &Query, root: Node<'t>, src: &[u8], mut f: impl FnMut(&str, Node<'t>)) {
+fn for_each_capture<'t>(query: &'static Query, root: Node<'t>, src: &[u8], mut f: impl FnMut(&'static str, Node<'t>)) {
     let mut cursor = QueryCursor::new();
     let names = query.capture_names();
     let mut captures = cursor.captures(query, root, src);
@@ -72,35 +93,36 @@ fn for_each_capture<'t>(query: &Query, root: Node<'t>, src: &[u8], mut f: impl F
     }
 }
 
-impl Extractor {
+impl<'t> Extractor<'t> {
     // ----- pass 1: declarations -------------------------------------------------------
 
-    fn declarations(&mut self, root: Node, query: &Query) {
-        let src = std::mem::take(&mut self.src);
-        for_each_capture(query, root, &src, |name, node| match name {
-            "decl.package" => self.facts.package = Some(text(node, &src).split_whitespace().collect()),
-            "decl.import" => self.import(node, &src),
-            "decl.class" => self.named_class(node, &src, ClassKind::Class),
-            "decl.interface" => self.named_class(node, &src, ClassKind::Interface),
-            "decl.enum" => self.named_class(node, &src, ClassKind::Enum),
-            "decl.record" => self.named_class(node, &src, ClassKind::Record),
-            "decl.annotation" => self.named_class(node, &src, ClassKind::Annotation),
-            "decl.anonymous" => self.anonymous_class(node, &src),
-            "decl.method" => self.method(node, &src, MethodKind::Method),
-            "decl.constructor" => self.method(node, &src, MethodKind::Constructor),
-            "decl.static_initializer" => self.initializer_block(node, true),
-            "decl.instance_initializer" => self.initializer_block(node, false),
-            "decl.field" => self.field(node, &src),
-            "decl.enum_constant" => self.enum_constant(node, &src),
-            "decl.lambda" => self.lambda(node, &src),
-            "decl.local" => self.local_declaration(node, &src),
-            "decl.catch_parameter" => self.catch_parameter(node, &src),
-            "decl.foreach" => self.foreach(node, &src),
-            "decl.resource" => self.resource(node, &src),
-            "decl.pattern" => self.pattern(node, &src),
-            _ => {}
-        });
-        self.src = src;
+    fn declarations(&mut self, captures: &[(&'static str, Node<'t>)]) {
+        let src = self.src;
+        for &(name, node) in captures {
+            match name {
+                "decl.package" => self.facts.package = Some(text(node, src).split_whitespace().collect()),
+                "decl.import" => self.import(node, src),
+                "decl.class" => self.named_class(node, src, ClassKind::Class),
+                "decl.interface" => self.named_class(node, src, ClassKind::Interface),
+                "decl.enum" => self.named_class(node, src, ClassKind::Enum),
+                "decl.record" => self.named_class(node, src, ClassKind::Record),
+                "decl.annotation" => self.named_class(node, src, ClassKind::Annotation),
+                "decl.anonymous" => self.anonymous_class(node, src),
+                "decl.method" => self.method(node, src, MethodKind::Method),
+                "decl.constructor" => self.method(node, src, MethodKind::Constructor),
+                "decl.static_initializer" => self.initializer_block(node, true),
+                "decl.instance_initializer" => self.initializer_block(node, false),
+                "decl.field" => self.field(node, src),
+                "decl.enum_constant" => self.enum_constant(node, src),
+                "decl.lambda" => self.lambda(node, src),
+                "decl.local" => self.local_declaration(node, src),
+                "decl.catch_parameter" => self.catch_parameter(node, src),
+                "decl.foreach" => self.foreach(node, src),
+                "decl.resource" => self.resource(node, src),
+                "decl.pattern" => self.pattern(node, src),
+                _ => {}
+            }
+        }
     }
 
     fn import(&mut self, node: Node, src: &[u8]) {
@@ -117,9 +139,9 @@ impl Extractor {
     }
 
     /// Whether a type declaration sits in a method body rather than in a class body.
-    fn is_local_declaration(node: Node) -> bool {
+    fn is_local_declaration(&self, node: Node) -> bool {
         !matches!(
-            node.parent().map(|p| p.kind()),
+            self.parents.of(node).map(|p| p.kind()),
             Some("class_body" | "interface_body" | "enum_body_declarations" | "program" | "annotation_type_body") | None
         )
     }
@@ -127,7 +149,7 @@ impl Extractor {
     fn named_class(&mut self, node: Node, src: &[u8], kind: ClassKind) {
         let simple = node.child_by_field_name("name").map(|n| text(n, src).to_string()).unwrap_or_default();
         let outer = self.enclosing_class(node.start_byte() as u32);
-        let is_local = Self::is_local_declaration(node);
+        let is_local = self.is_local_declaration(node);
         let binary_name = match outer {
             None => match &self.facts.package {
                 Some(p) => format!("{p}.{simple}"),
@@ -328,8 +350,6 @@ impl Extractor {
             name_span: span(node),
             body: Some(span(node)),
         });
-        let map = if is_static { &mut self.static_initializers } else { &mut self.instance_initializers };
-        map.entry(class).or_default().push(idx);
         self.push_unit(idx, false, span(node))
     }
 
@@ -446,9 +466,9 @@ impl Extractor {
     }
 
     /// Scope of a declaration statement: from the declaration to the end of its block.
-    fn statement_scope(decl: Node) -> Span {
+    fn statement_scope(&self, decl: Node) -> Span {
         let mut s = span(decl);
-        if let Some(parent) = decl.parent() {
+        if let Some(parent) = self.parents.of(decl) {
             let p = span(parent);
             s.end = p.end;
             s.end_line = p.end_line;
@@ -458,7 +478,7 @@ impl Extractor {
 
     fn local_declaration(&mut self, node: Node, src: &[u8]) {
         let ty = node.child_by_field_name("type").map(|t| type_ref(t, src)).filter(|t| t.name != "var");
-        let scope = Self::statement_scope(node);
+        let scope = self.statement_scope(node);
         let mut cursor = node.walk();
         let declarators: Vec<Node> = node.children_by_field_name("declarator", &mut cursor).collect();
         for d in declarators {
@@ -481,7 +501,7 @@ impl Extractor {
             let found = node.named_children(&mut cursor).find(|c| c.kind() == "catch_type").and_then(|c| c.named_child(0));
             found.map(|t| type_ref(t, src))
         };
-        let scope = node.parent().map(span).unwrap_or_else(|| span(node));
+        let scope = self.parents.of(node).map(span).unwrap_or_else(|| span(node));
         self.push_local(text(name, src), ty, scope, None);
     }
 
@@ -495,7 +515,7 @@ impl Extractor {
         let Some(name) = node.child_by_field_name("name") else { return };
         let ty = node.child_by_field_name("type").map(|t| type_ref(t, src)).filter(|t| t.name != "var");
         // resource -> resource_specification -> try_with_resources_statement
-        let scope = node.parent().and_then(|p| p.parent()).map(span).unwrap_or_else(|| span(node));
+        let scope = self.parents.of(node).and_then(|p| self.parents.of(p)).map(span).unwrap_or_else(|| span(node));
         self.push_local(text(name, src), ty, scope, None);
     }
 
@@ -505,7 +525,7 @@ impl Extractor {
         // Flow scoping reaches past the condition (`if (!(o instanceof T t)) return;`):
         // take the enclosing block.
         let mut scope_node = node;
-        while let Some(p) = scope_node.parent() {
+        while let Some(p) = self.parents.of(scope_node) {
             scope_node = p;
             if matches!(p.kind(), "block" | "constructor_body" | "lambda_expression") {
                 break;
@@ -518,20 +538,21 @@ impl Extractor {
 
     // ----- pass 2: lock regions ---------------------------------------------------------
 
-    fn locks(&mut self, root: Node, query: &Query) {
-        let src = std::mem::take(&mut self.src);
+    fn locks(&mut self, captures: &[(&'static str, Node<'t>)]) {
+        let src = self.src;
         let mut acquires = Vec::new();
         let mut releases = Vec::new();
-        for_each_capture(query, root, &src, |name, node| match name {
-            "lock.synchronized" => self.synchronized_block(node, &src),
-            "lock.acquire" => acquires.push(node),
-            "lock.release" => releases.push(node),
-            _ => {}
-        });
-        for acquire in acquires {
-            self.explicit_lock_region(acquire, &releases, &src);
+        for &(name, node) in captures {
+            match name {
+                "lock.synchronized" => self.synchronized_block(node, src),
+                "lock.acquire" => acquires.push(node),
+                "lock.release" => releases.push(node),
+                _ => {}
+            }
         }
-        self.src = src;
+        for acquire in acquires {
+            self.explicit_lock_region(acquire, &releases, src);
+        }
     }
 
     fn expr(&self, node: Node, src: &[u8]) -> Expr {
@@ -593,20 +614,21 @@ impl Extractor {
 
     // ----- pass 3: accesses and calls ------------------------------------------------------
 
-    fn accesses(&mut self, root: Node, query: &Query) {
-        let src = std::mem::take(&mut self.src);
-        // Initializers of fields and locals, now that every local and lambda is known.
-        self.initializer_shapes(root, &src);
-        for_each_capture(query, root, &src, |name, node| match name {
-            "access.qualified" => self.qualified_access(node, &src),
-            "access.bare" => self.bare_access(node, &src),
-            "access.element" => self.element_access(node, &src),
-            _ => {}
-        });
-        self.src = src;
+    fn accesses(&mut self, captures: &[(&'static str, Node<'t>)]) {
+        let src = self.src;
+        for &(name, node) in captures {
+            match name {
+                "access.qualified" => self.qualified_access(node, src),
+                "access.bare" => self.bare_access(node, src),
+                "access.element" => self.element_access(node, src),
+                _ => {}
+            }
+        }
     }
 
-    fn initializer_shapes(&mut self, root: Node, src: &[u8]) {
+    /// Initializers of fields and locals, once every local and lambda is known.
+    fn initializer_shapes(&mut self, root: Node) {
+        let src = self.src;
         let field_by_name_start: HashMap<u32, usize> =
             self.facts.fields.iter().enumerate().map(|(i, f)| (f.span.start, i)).collect();
         let mut declarators = Vec::new();
@@ -626,8 +648,8 @@ impl Extractor {
     fn push_access(&mut self, name: &str, receiver: Option<Expr>, element: bool, node: Node, name_node: Node, src: &[u8]) {
         let s = span(name_node);
         let Some(unit) = self.facts.unit_at(s.start) else { return };
-        let (read, write) = syntax::read_write(node, src);
-        let value = if write { syntax::assigned_value(node, src).map(|v| self.expr(v, src)) } else { None };
+        let (read, write) = syntax::read_write(&self.parents, node, src);
+        let value = if write { syntax::assigned_value(&self.parents, node, src).map(|v| self.expr(v, src)) } else { None };
         for (flag, kind) in [(read, AccessKind::Read), (write, AccessKind::Write)] {
             if flag {
                 let value = if kind == AccessKind::Write { value.clone() } else { None };
@@ -643,12 +665,12 @@ impl Extractor {
     }
 
     fn bare_access(&mut self, node: Node, src: &[u8]) {
-        if !is_value_identifier(node) {
+        if !is_value_identifier(&self.parents, node) {
             return;
         }
         let name = text(node, src);
         if let Some(local) = self.local_at(name, node.start_byte() as u32) {
-            let (read, write) = syntax::read_write(node, src);
+            let (read, write) = syntax::read_write(&self.parents, node, src);
             if write {
                 self.facts.locals[local as usize].reassigned = true;
             }
@@ -687,17 +709,17 @@ impl Extractor {
         }
     }
 
-    fn calls(&mut self, root: Node, query: &Query) {
-        let src = std::mem::take(&mut self.src);
-        for_each_capture(query, root, &src, |name, node| {
-            let Some(unit) = self.facts.unit_at(node.start_byte() as u32) else { return };
-            let args: Vec<Expr> = syntax::argument_nodes(node).into_iter().map(|a| self.expr(a, &src)).collect();
+    fn calls(&mut self, captures: &[(&'static str, Node<'t>)]) {
+        let src = self.src;
+        for &(name, node) in captures {
+            let Some(unit) = self.facts.unit_at(node.start_byte() as u32) else { continue };
+            let args: Vec<Expr> = syntax::argument_nodes(node).into_iter().map(|a| self.expr(a, src)).collect();
             let call = match name {
                 "call.method" => {
-                    let Some(n) = node.child_by_field_name("name") else { return };
+                    let Some(n) = node.child_by_field_name("name") else { continue };
                     Call {
-                        name: text(n, &src).to_string(),
-                        receiver: node.child_by_field_name("object").map(|o| self.expr(o, &src)),
+                        name: text(n, src).to_string(),
+                        receiver: node.child_by_field_name("object").map(|o| self.expr(o, src)),
                         args,
                         kind: CallKind::Method,
                         span: span(n),
@@ -706,7 +728,7 @@ impl Extractor {
                     }
                 }
                 "call.new" => {
-                    let Some(t) = node.child_by_field_name("type") else { return };
+                    let Some(t) = node.child_by_field_name("type") else { continue };
                     let anonymous = {
                         let mut c = node.walk();
                         let body = node.children(&mut c).find(|c| c.kind() == "class_body");
@@ -716,7 +738,7 @@ impl Extractor {
                         name: "<init>".to_string(),
                         receiver: None,
                         args,
-                        kind: CallKind::New { ty: type_ref(t, &src), anonymous: anonymous.map(|a| a as ClassIdx) },
+                        kind: CallKind::New { ty: type_ref(t, src), anonymous: anonymous.map(|a| a as ClassIdx) },
                         span: span(t),
                         full: span(node),
                         unit,
@@ -728,16 +750,15 @@ impl Extractor {
                 }
                 "call.reference" => {
                     let count = node.named_child_count();
-                    let Some(last) = node.named_child(count.saturating_sub(1) as u32) else { return };
-                    let name = if last.kind() == "identifier" { text(last, &src).to_string() } else { "<init>".to_string() };
-                    let receiver = node.named_child(0).filter(|r| r.id() != last.id() || count == 1).map(|r| self.expr(r, &src));
+                    let Some(last) = node.named_child(count.saturating_sub(1) as u32) else { continue };
+                    let name = if last.kind() == "identifier" { text(last, src).to_string() } else { "<init>".to_string() };
+                    let receiver = node.named_child(0).filter(|r| r.id() != last.id() || count == 1).map(|r| self.expr(r, src));
                     Call { name, receiver, args: Vec::new(), kind: CallKind::Reference, span: span(last), full: span(node), unit }
                 }
-                _ => return,
+                _ => continue,
             };
             self.facts.calls.push(call);
-        });
-        self.src = src;
+        }
     }
 
     // ----- pass 4: local aliases -------------------------------------------------------------
@@ -746,7 +767,7 @@ impl Extractor {
     /// locals that are never assigned again count as aliases.
     fn resolve_local_aliases(&mut self) {
         let locals = &self.facts.locals;
-        for access in &mut self.facts.accesses {
+        for access in self.facts.accesses.iter_mut().filter(|a| a.element) {
             let Some(Expr::Local(l)) = access.receiver else { continue };
             let local = &locals[l as usize];
             let alias = match (&local.init, local.reassigned) {
@@ -787,8 +808,8 @@ fn lock_key(raw: &str) -> String {
 
 /// Whether an identifier stands for a value (a variable or field), not for a name of
 /// something else (a declaration, a method, a label, a package, a type qualifier).
-fn is_value_identifier(node: Node) -> bool {
-    let Some(parent) = node.parent() else { return false };
+fn is_value_identifier(parents: &super::tokens::Parents, node: Node) -> bool {
+    let Some(parent) = parents.of(node) else { return false };
     let is = |field: &str| syntax::is_field_child(parent, field, node);
     match parent.kind() {
         // `Outer.this` names a class, not a value.

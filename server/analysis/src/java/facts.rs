@@ -394,3 +394,29 @@ fn innermost_by(spans: impl Iterator<Item = Span>, pred: impl Fn(&Span) -> bool)
     }
     best.map(|(i, _)| i)
 }
+
+/// A receiver as text, with locals by name, so that the same code in two versions of a
+/// file gives the same key.
+pub fn expr_key(facts: &FileFacts, e: &Expr) -> String {
+    match e {
+        Expr::This => "this".into(),
+        Expr::Super => "super".into(),
+        Expr::OuterThis(o) => format!("{o}.this"),
+        Expr::Name(n) => n.clone(),
+        Expr::Local(l) => facts.locals.get(*l as usize).map(|l| l.name.clone()).unwrap_or_default(),
+        Expr::Field(o, f) => format!("{}.{f}", expr_key(facts, o)),
+        Expr::Call { receiver, name, args } => {
+            let r = receiver.as_deref().map(|r| format!("{}.", expr_key(facts, r))).unwrap_or_default();
+            format!("{r}{name}/{}", args.len())
+        }
+        Expr::New(t) => format!("new {}", t.name),
+        Expr::Cast(t, e) => format!("({}){}", t.name, expr_key(facts, e)),
+        Expr::Element(e) => format!("{}[]", expr_key(facts, e)),
+        Expr::ClassLiteral(t) => format!("{}.class", t.name),
+        Expr::Str(s) => format!("{s:?}"),
+        Expr::Lambda(_) => "->".into(),
+        Expr::MethodReference => "::".into(),
+        Expr::Other => "?".into(),
+    }
+}
+

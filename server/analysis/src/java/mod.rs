@@ -71,7 +71,14 @@ impl Document {
         };
         self.tree.edit(&edit);
         let text: Arc<str> = Arc::from(text);
-        let Parsed { tree, facts } = parse(text.clone(), Some(&self.tree));
+        let mut tree = parse_tree(&text, Some(&self.tree));
+        // Error recovery can take another path when re-parsing incrementally than from
+        // scratch; a broken file is parsed afresh so that its facts never depend on the
+        // order of the edits that led to it.
+        if tree.root_node().has_error() {
+            tree = parse_tree(&text, None);
+        }
+        let facts = Arc::new(extract::extract(&tree, text.clone()));
         self.text = text;
         self.tree = tree;
         self.facts = facts;

@@ -17,11 +17,10 @@ pub const ALL: &[(&str, &str)] = &[
     ("locks.scm", LOCKS),
 ];
 
+/// All query files compiled into one query, so that a file is traversed once; capture
+/// names are prefixed by their file's concern (`decl.`, `access.`, `call.`, `lock.`).
 pub(crate) struct Queries {
-    pub declarations: Query,
-    pub accesses: Query,
-    pub calls: Query,
-    pub locks: Query,
+    pub all: Query,
 }
 
 pub fn language() -> Language {
@@ -31,16 +30,9 @@ pub fn language() -> Language {
 pub(crate) fn queries() -> &'static Queries {
     static QUERIES: OnceLock<Queries> = OnceLock::new();
     QUERIES.get_or_init(|| {
-        let lang = language();
-        let compile = |name: &str, src: &str| {
-            Query::new(&lang, src).unwrap_or_else(|e| panic!("queries/java/{name} does not compile: {e}"))
-        };
-        Queries {
-            declarations: compile("declarations.scm", DECLARATIONS),
-            accesses: compile("accesses.scm", ACCESSES),
-            calls: compile("calls.scm", CALLS),
-            locks: compile("locks.scm", LOCKS),
-        }
+        let all: Vec<&str> = ALL.iter().map(|(_, src)| *src).collect();
+        let all = Query::new(&language(), &all.join("\n")).unwrap_or_else(|e| panic!("queries/java/*.scm do not compile together: {e}"));
+        Queries { all }
     })
 }
 
@@ -75,7 +67,7 @@ mod tests {
         assert_eq!(on_disk, embedded, "every query file is embedded, and only those");
         // The compiled set the extractor uses.
         let q = queries();
-        assert!(q.declarations.capture_index_for_name("decl.class").is_some());
-        assert!(q.locks.capture_index_for_name("lock.acquire").is_some());
+        assert!(q.all.capture_index_for_name("decl.class").is_some());
+        assert!(q.all.capture_index_for_name("lock.acquire").is_some());
     }
 }

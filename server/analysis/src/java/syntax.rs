@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::facts::{Annotation, Expr, Span, TypeRef};
+use super::tokens::Parents;
 
 pub(crate) fn span(node: Node) -> Span {
     Span {
@@ -30,12 +31,12 @@ pub(crate) fn unparenthesize(mut node: Node) -> Node {
 }
 
 /// The parent, skipping parentheses: `(x) = 1` writes `x`.
-pub(crate) fn semantic_parent(node: Node) -> Option<(Node, Node)> {
+pub(crate) fn semantic_parent<'t>(parents: &Parents<'t>, node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     let mut child = node;
-    let mut parent = node.parent()?;
+    let mut parent = parents.of(node)?;
     while parent.kind() == "parenthesized_expression" {
         child = parent;
-        parent = parent.parent()?;
+        parent = parents.of(parent)?;
     }
     Some((parent, child))
 }
@@ -45,8 +46,8 @@ pub(crate) fn is_field_child(parent: Node, field: &str, child: Node) -> bool {
 }
 
 /// The value assigned by a plain `node = value`.
-pub(crate) fn assigned_value<'t>(node: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
-    let (parent, child) = semantic_parent(node)?;
+pub(crate) fn assigned_value<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let (parent, child) = semantic_parent(parents, node)?;
     let plain = parent.kind() == "assignment_expression"
         && is_field_child(parent, "left", child)
         && parent.child_by_field_name("operator").is_some_and(|o| text(o, src) == "=");
@@ -54,8 +55,8 @@ pub(crate) fn assigned_value<'t>(node: Node<'t>, src: &[u8]) -> Option<Node<'t>>
 }
 
 /// Whether the expression at `node` is read, written, or both (`x += 1`, `x++`).
-pub(crate) fn read_write(node: Node, src: &[u8]) -> (bool, bool) {
-    let Some((parent, child)) = semantic_parent(node) else { return (true, false) };
+pub(crate) fn read_write<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u8]) -> (bool, bool) {
+    let Some((parent, child)) = semantic_parent(parents, node) else { return (true, false) };
     match parent.kind() {
         "assignment_expression" if is_field_child(parent, "left", child) => {
             let op = parent.child_by_field_name("operator").map(|o| text(o, src)).unwrap_or("=");

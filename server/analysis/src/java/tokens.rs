@@ -1,18 +1,37 @@
-//! The significant tokens of a file: what a diff compares so that white space,
-//! comments and re-flowed lines are no change at all.
+//! One walk over the whole tree: the significant tokens of a file (what a diff compares,
+//! so that white space, comments and re-flowed lines are no change at all) and the
+//! parent of every node (tree-sitter finds a parent by walking down from the root).
+
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
 use super::facts::Token;
 
-/// Leaves of the tree in order, without comments; literals are one token each.
-pub(crate) fn significant_tokens(root: Node, _src: &[u8]) -> Vec<Token> {
-    let mut out = Vec::new();
+/// Parents of the nodes of one tree, by node id.
+#[derive(Default)]
+pub(crate) struct Parents<'t>(HashMap<usize, Node<'t>>);
+
+impl<'t> Parents<'t> {
+    pub fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.0.get(&node.id()).copied()
+    }
+}
+
+/// Leaves of the tree in order, without comments (literals are one token each), and
+/// the parent of every named node.
+pub(crate) fn walk<'t>(root: Node<'t>) -> (Vec<Token>, Parents<'t>) {
+    let mut tokens = Vec::new();
+    let mut parents = HashMap::new();
     let mut cursor = root.walk();
+    let mut stack: Vec<Node<'t>> = Vec::new();
     let mut descend = true;
     loop {
         let node = cursor.node();
         if descend {
+            if let Some(&parent) = stack.last() {
+                parents.insert(node.id(), parent);
+            }
             let kind = node.kind();
             let atomic = matches!(kind, "string_literal" | "character_literal" | "text_block");
             let comment = matches!(kind, "line_comment" | "block_comment");
@@ -20,7 +39,7 @@ pub(crate) fn significant_tokens(root: Node, _src: &[u8]) -> Vec<Token> {
                 // skip the whole subtree
             } else if atomic || node.child_count() == 0 {
                 if node.end_byte() > node.start_byte() {
-                    out.push(Token {
+                    tokens.push(Token {
                         start: node.start_byte() as u32,
                         end: node.end_byte() as u32,
                         line: node.start_position().row as u32 + 1,
@@ -28,16 +47,18 @@ pub(crate) fn significant_tokens(root: Node, _src: &[u8]) -> Vec<Token> {
                     });
                 }
             } else if cursor.goto_first_child() {
+                stack.push(node);
                 continue;
             }
         }
         if cursor.goto_next_sibling() {
             descend = true;
         } else if cursor.goto_parent() {
+            stack.pop();
             descend = false;
         } else {
             break;
         }
     }
-    out
+    (tokens, Parents(parents))
 }

@@ -3,8 +3,8 @@
 //! `synchronized (this)` blocks hold the object's monitor; `synchronized (lock)` holds the
 //! monitor of the object in field `lock`; `rw.readLock().lock()` holds `rw` in shared mode.
 
-use crate::index::{ClassRef, Origin, Resolver, TypeName};
-use crate::java::{Expr, FileFacts, LockRegion, UnitIdx};
+use super::{ClassRef, Origin, Resolver, TypeName};
+use crate::java::{expr_key, Expr, FileFacts, LockRegion, UnitIdx};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LockId {
@@ -36,17 +36,9 @@ pub fn lock_of_expr(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitI
     LockId { key, display: display.to_string(), shared }
 }
 
-/// Locks held at an offset of a unit.
-pub fn locks_at(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, offset: u32) -> Vec<LockId> {
-    let mut out: Vec<LockId> = facts.locks_held(unit, offset).map(|reg| lock_of(r, origin, facts, reg)).collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
 fn lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr, depth: u32) -> (String, bool) {
     let ctx = Resolver::unit_class(facts, unit);
-    let fallback = || (format!("{}:{}", r.index().path(origin), super::matching::expr_key(facts, e)), false);
+    let fallback = || (format!("{}:{}", r.index().path(origin), expr_key(facts, e)), false);
     if depth > 4 {
         return fallback();
     }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The demo (README): a job queue whose working-tree change brings three concurrency
+# regressions. Builds racelens, makes the demo a real git repository in a temporary
+# folder (the base committed, the change on top), and runs `racelens check` on it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/.."
+bash .ci/setup
+cargo build --release --locked -q -p racelens
+repo=$(mktemp -d "${TMPDIR:-/tmp}/racelens-demo.XXXXXX")
+cp -r "$here/demo/base/." "$repo"
+git -C "$repo" init -q
+git -C "$repo" add -A
+git -C "$repo" -c user.name=demo -c user.email=demo@racelens.invalid commit -q -m "job queue"
+cp -r "$here/demo/change/." "$repo"
+echo "== the change (git diff in $repo)"
+git -C "$repo" --no-pager diff --stat
+echo "== racelens check"
+"$PWD/target/release/racelens" check "$repo" "$@"
