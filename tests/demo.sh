@@ -12,7 +12,7 @@ cp -r "$here/demo/base/." "$repo"
 git -C "$repo" init -q
 git -C "$repo" add -A
 git -C "$repo" -c user.name=demo -c user.email=demo@racelens.invalid commit -q -m "job queue"
-cp -r "$here/demo/change/." "$repo"
+git -C "$repo" apply "$here/demo/change.patch"
 echo "== the change (git diff in $repo)"
 git -C "$repo" --no-pager diff --stat
 echo "== racelens check"

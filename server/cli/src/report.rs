@@ -35,17 +35,19 @@ fn origin_path(host: &Host, origin: Option<Origin>) -> Value {
     }
 }
 
+/// `{file, line, column}` of a place, plus `extra` fields.
+fn place_json(host: &Host, file: FileId, span: Span, extra: Value) -> Value {
+    let (line, column) = position(host, file, span);
+    let mut v = json!({"file": host.path_of(file), "line": line, "column": column});
+    if let (Some(obj), Value::Object(more)) = (v.as_object_mut(), extra) {
+        obj.extend(more);
+    }
+    v
+}
+
 fn end_json(host: &Host, end: &PairEnd) -> Value {
-    let (line, column) = position(host, end.file, end.span);
-    json!({
-        "file": host.path_of(end.file),
-        "line": line,
-        "column": column,
-        "method": end.method,
-        "access": end.access.as_str(),
-        "impacted": end.impacted,
-        "locks": end.locks.iter().map(|l| json!({"lock": l.display, "id": l.key, "read": l.shared})).collect::<Vec<_>>(),
-    })
+    let locks: Vec<Value> = end.locks.iter().map(|l| json!({"lock": l.display, "id": l.key, "read": l.shared})).collect();
+    place_json(host, end.file, end.span, json!({"method": end.method, "access": end.access.as_str(), "impacted": end.impacted, "locks": locks}))
 }
 
 fn pair_json(host: &Host, p: &Pair) -> Value {
@@ -60,20 +62,19 @@ fn pair_json(host: &Host, p: &Pair) -> Value {
 }
 
 fn diagnostic_json(host: &Host, d: &Diagnostic) -> Value {
-    let (line, column) = position(host, d.file, d.span);
-    json!({
-        "file": host.path_of(d.file),
-        "line": line,
-        "column": column,
-        "end_line": d.span.end_line,
-        "severity": severity(d.severity),
-        "code": d.code,
-        "message": d.message,
-        "related": d.related.iter().map(|r| {
-            let (line, column) = position(host, r.file, r.span);
-            json!({"file": host.path_of(r.file), "line": line, "column": column, "message": r.message})
-        }).collect::<Vec<_>>(),
-    })
+    let related: Vec<Value> = d.related.iter().map(|r| place_json(host, r.file, r.span, json!({"message": r.message}))).collect();
+    place_json(
+        host,
+        d.file,
+        d.span,
+        json!({
+            "end_line": d.span.end_line,
+            "severity": severity(d.severity),
+            "code": d.code,
+            "message": d.message,
+            "related": related,
+        }),
+    )
 }
 
 pub fn json(host: &Host, impact: &Impact) -> Value {
@@ -156,9 +157,11 @@ pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
     let warnings = impact.diagnostics.iter().filter(|d| d.severity <= Severity::Warning).count();
     let line_icps = impact.icps.iter().filter(|i| i.line.is_some()).count();
     let field_icps = impact.icps.len() - line_icps;
+    let jdk_fields = impact.icps.iter().filter(|i| i.line.is_none() && i.origin.is_none()).count();
+    let jdk_note = if jdk_fields > 0 { format!(" ({jdk_fields} in the JDK)") } else { String::new() };
     let unprotected = impact.pairs.iter().filter(|p| !p.protected && matches!(p.kind.as_str(), "RW" | "WW")).count();
     out += &format!(
-        "racelens: {warnings} warning{} · {line_icps} impacted lines and {field_icps} impacted fields in {} changed file{} · {} impacted pair{} on {} shared variable{} ({unprotected} unprotected data pair{})\n",
+        "racelens: {warnings} warning{} · {line_icps} impacted lines and {field_icps} impacted fields{jdk_note} in {} changed file{} · {} impacted pair{} on {} shared variable{} ({unprotected} unprotected data pair{})\n",
         plural(warnings),
         impact.impacted_lines.len(),
         plural(impact.impacted_lines.len()),

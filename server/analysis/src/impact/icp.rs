@@ -11,16 +11,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::effects::EffectsComputer;
 use super::regions::ChangedRegions;
-use super::{ChangeSet, Icp, IcpReason, Options};
+use super::{Cx, Icp, IcpReason, Options};
 use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
 use crate::java::FileFacts;
 
-pub(crate) fn collect(
-    index: &ProjectIndex,
-    changes: &ChangeSet,
-    regions: &ChangedRegions,
-    options: &Options,
-) -> (Vec<Icp>, BTreeMap<FileId, Vec<u32>>) {
+pub(crate) fn collect(cx: &Cx, options: &Options) -> (Vec<Icp>, BTreeMap<FileId, Vec<u32>>) {
+    let (index, changes, regions) = (cx.index, cx.changes, cx.regions);
     let mut line_icps = Vec::new();
     let mut field_icps: BTreeMap<FieldKey, IcpReason> = BTreeMap::new();
     let mut impacted_lines = BTreeMap::new();

@@ -232,6 +232,15 @@ impl Options {
     }
 }
 
+/// What every step of the analysis reads: the project, the change, the synchronized
+/// regions the change touched, and which objects are shared.
+pub(crate) struct Cx<'a> {
+    pub index: &'a ProjectIndex,
+    pub changes: &'a ChangeSet,
+    pub regions: &'a regions::ChangedRegions,
+    pub sharing: &'a Sharing,
+}
+
 /// Computes the impact of `changes` on the project in `index`.
 pub fn analyze(index: &ProjectIndex, changes: &ChangeSet, options: &Options) -> Impact {
     analyze_with(index, changes, &Sharing::compute(index), options)
@@ -241,10 +250,11 @@ pub fn analyze(index: &ProjectIndex, changes: &ChangeSet, options: &Options) -> 
 /// escape evidence does, so a host keeps it across edits).
 pub fn analyze_with(index: &ProjectIndex, changes: &ChangeSet, sharing: &Sharing, options: &Options) -> Impact {
     let regions = regions::changed_regions(index, changes);
-    let (icps, impacted_lines) = icp::collect(index, changes, &regions, options);
-    let impacted_sites = svimpact::impacted_sites(index, changes, &regions, sharing);
-    let pairs = pairs::collect(index, changes, &regions, sharing, &impacted_sites, options);
-    let diagnostics = warnings::collect(index, changes, &regions, sharing, &impacted_sites, &pairs);
+    let cx = Cx { index, changes, regions: &regions, sharing };
+    let (icps, impacted_lines) = icp::collect(&cx, options);
+    let impacted_sites = svimpact::impacted_sites(&cx);
+    let pairs = pairs::collect(&cx, &impacted_sites, options);
+    let diagnostics = warnings::collect(&cx, &impacted_sites, &pairs);
     let mut impacted_fields: Vec<FieldKey> = impacted_sites.fields().cloned().collect();
     impacted_fields.sort();
     impacted_fields.dedup();

@@ -8,9 +8,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::index::{LockId, MonitorOp};
 use super::regions::ChangedRegions;
-use super::shared::Sharing;
 use super::svimpact::ImpactedSites;
-use super::{ChangeSet, EndAccess, Options, Pair, PairEnd, PairKind};
+use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
 use crate::index::{FieldKey, FileId, ProjectIndex};
 use crate::java::{AccessKind, Span};
 
@@ -18,14 +17,8 @@ use crate::java::{AccessKind, Span};
 /// otherwise fill the report); the cap is generous for real code.
 const MAX_PAIRS_PER_FIELD: usize = 2000;
 
-pub(crate) fn collect(
-    index: &ProjectIndex,
-    changes: &ChangeSet,
-    regions: &ChangedRegions,
-    sharing: &Sharing,
-    impacted: &ImpactedSites,
-    options: &Options,
-) -> Vec<Pair> {
+pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> Vec<Pair> {
+    let (index, changes, regions, sharing) = (cx.index, cx.changes, cx.regions, cx.sharing);
     let mut ends = EndCache::new(index);
     let mut out = Vec::new();
     // All shared accesses of every field that matters, grouped by field.

@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::matching::method_map;
-use super::regions::{ChangedRegions, RegionCause};
-use super::{ChangeSet, Sharing};
+use super::regions::RegionCause;
+use super::{ChangeSet, Cx, Sharing};
 use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
 use crate::java::{FileFacts, UnitIdx};
 
@@ -61,7 +61,8 @@ impl ImpactedSites {
     }
 }
 
-pub(crate) fn impacted_sites(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, sharing: &Sharing) -> ImpactedSites {
+pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
+    let (index, changes, regions, sharing) = (cx.index, cx.changes, cx.regions, cx.sharing);
     let mut out = ImpactedSites::default();
     let resolver = index.resolver();
     for change in &changes.files {

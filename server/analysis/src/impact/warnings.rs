@@ -24,21 +24,15 @@ use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
-use super::{ChangeSet, ChangedFile, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
+use super::{ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
 use crate::index::{collection_kind, field_collection, is_mutator, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
 use crate::java::{AccessKind, CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
 
 /// How many other ends a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
 
-pub(crate) fn collect(
-    index: &ProjectIndex,
-    changes: &ChangeSet,
-    regions: &ChangedRegions,
-    sharing: &Sharing,
-    impacted: &ImpactedSites,
-    pairs: &[Pair],
-) -> Vec<Diagnostic> {
+pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<Diagnostic> {
+    let (index, changes, regions, sharing) = (cx.index, cx.changes, cx.regions, cx.sharing);
     let mut out = Vec::new();
     let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
     races(index, changes, impacted, pairs, &mut out, &mut reported);

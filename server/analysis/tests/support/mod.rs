@@ -1,7 +1,7 @@
 //! Test support: real git repositories made from the fixture projects under `tests/`.
 //!
-//! A fixture `tests/fixtures/<name>/` has `base/` (committed) and `change/` (copied over
-//! the work tree afterwards, not committed); `change/.deleted` lists files to delete.
+//! A fixture `tests/fixtures/<name>/` has `base/` (committed) and `change.patch` (applied
+//! to the work tree afterwards with `git apply`, not committed).
 
 #![allow(dead_code)]
 
@@ -30,9 +30,6 @@ pub fn git(dir: &Path, args: &[&str]) {
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walk(from) {
         let rel = entry.strip_prefix(from).unwrap();
-        if rel.file_name().is_some_and(|n| n == ".deleted") {
-            continue;
-        }
         let dest = to.join(rel);
         std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
         std::fs::copy(&entry, &dest).unwrap();
@@ -69,13 +66,8 @@ pub fn fixture_repo(name: &str) -> TempDir {
 }
 
 pub fn apply_change(name: &str, dir: &Path) {
-    let change = fixtures_dir().join(name).join("change");
-    copy_tree(&change, dir);
-    if let Ok(list) = std::fs::read_to_string(change.join(".deleted")) {
-        for f in list.lines().filter(|l| !l.trim().is_empty()) {
-            std::fs::remove_file(dir.join(f.trim())).unwrap();
-        }
-    }
+    let patch = fixtures_dir().join(name).join("change.patch");
+    git(dir, &["apply", patch.to_str().unwrap()]);
 }
 
 pub fn analyze(dir: &Path) -> (Host, Impact) {
