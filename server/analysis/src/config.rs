@@ -27,6 +27,34 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
+/// Settings that take precedence over the file (from an editor's configuration).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub source_roots: Option<Vec<String>>,
+    pub classpath: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    pub jdk_sources: Option<String>,
+}
+
+impl Config {
+    /// This configuration with every set override applied.
+    pub fn overridden(mut self, o: &Overrides) -> Config {
+        if let Some(v) = &o.source_roots {
+            self.source_roots = Some(v.clone());
+        }
+        if let Some(v) = &o.classpath {
+            self.classpath = v.clone();
+        }
+        if let Some(v) = &o.exclude {
+            self.exclude = v.clone();
+        }
+        if let Some(v) = &o.jdk_sources {
+            self.jdk_sources = Some(v.clone());
+        }
+        self
+    }
+}
+
 /// Keys racelens knows, per table.
 const KNOWN: &[(&str, &[&str])] = &[("java", &["source_roots", "classpath"]), ("analysis", &["exclude", "jdk_sources"])];
 

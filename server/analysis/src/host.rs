@@ -24,11 +24,13 @@ pub struct HostOptions {
     pub base: String,
     /// Analyse a folder that is not a git work tree, every file as new.
     pub no_git: bool,
+    /// Settings that take precedence over `racelens.toml`.
+    pub overrides: crate::config::Overrides,
 }
 
 impl Default for HostOptions {
     fn default() -> Self {
-        HostOptions { base: "HEAD".into(), no_git: false }
+        HostOptions { base: "HEAD".into(), no_git: false, overrides: Default::default() }
     }
 }
 
@@ -73,7 +75,7 @@ impl Host {
             let base = repo.base(&options.base)?;
             (repo.root().to_path_buf(), Some(repo), Some(base))
         };
-        let config = Config::load(&root)?;
+        let config = Config::load(&root)?.overridden(&options.overrides);
         let workspace = Workspace::new(&root, &config)?;
         let mut notes = BTreeMap::new();
         for w in &config.warnings {

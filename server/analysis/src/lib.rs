@@ -15,5 +15,6 @@ pub mod host;
 pub mod impact;
 pub mod index;
 pub mod java;
+pub mod select;
 pub mod text;
 pub mod workspace;

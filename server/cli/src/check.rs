@@ -78,7 +78,7 @@ pub enum Show {
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
-    let options = HostOptions { base: args.base.clone(), no_git: args.no_git };
+    let options = HostOptions { base: args.base.clone(), no_git: args.no_git, ..HostOptions::default() };
     let mut host = Host::open(&args.path, &options)?;
     host.load()?;
     let analysis = Options { all_pairs: args.all_pairs, ..Options::new() };

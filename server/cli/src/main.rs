@@ -18,12 +18,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(check::CheckArgs),
+    /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
+    /// editors): live race warnings, field hovers and test lenses.
+    Lsp,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@
 //!   kinds (RW/WW, MM, WN after the thesis, chapter 4);
 //! - [`warnings`]: the few findings a developer should look at.
 
+pub mod codes;
 mod effects;
 mod icp;
 mod matching;
@@ -214,6 +215,8 @@ pub struct Impact {
     pub diagnostics: Vec<Diagnostic>,
     /// Fields with at least one impacted shared access.
     pub impacted_fields: Vec<FieldKey>,
+    /// The impacted shared accesses: file and site index (into `ResolvedFile::sites`).
+    pub impacted_accesses: std::collections::BTreeSet<(FileId, usize)>,
     /// Impacted lines per file (changed lines, expanded regions), for markers and lenses.
     pub impacted_lines: BTreeMap<FileId, Vec<u32>>,
 }
@@ -258,5 +261,6 @@ pub fn analyze_with(index: &ProjectIndex, changes: &ChangeSet, sharing: &Sharing
     let mut impacted_fields: Vec<FieldKey> = impacted_sites.fields().cloned().collect();
     impacted_fields.sort();
     impacted_fields.dedup();
-    Impact { icps, pairs, diagnostics, impacted_fields, impacted_lines }
+    let impacted_accesses = impacted_sites.iter().map(|(f, s, _)| (f, s)).collect();
+    Impact { icps, pairs, diagnostics, impacted_fields, impacted_accesses, impacted_lines }
 }

@@ -1,0 +1,117 @@
+-- Differences between the Neovim versions racelens supports, in one place.
+--
+-- Debian's Neovim 0.7.2 has `vim.lsp.start_client` + `vim.lsp.buf_attach_client` only;
+-- 0.8 adds `vim.lsp.start`; 0.10 adds `vim.lsp.get_clients` and `codelens.refresh({bufnr})`;
+-- 0.11 turns client functions into methods (`client:request(...)`, the dot form is
+-- deprecated); 0.12 replaces `codelens.refresh` by `codelens.enable`. Everything is
+-- detected at run time.
+local M = {}
+
+local uv = vim.uv or vim.loop
+M.uv = uv
+
+local function has(version)
+  return vim.fn.has('nvim-' .. version) == 1
+end
+M.has = has
+
+--- `vim.lsp.start` (0.8+): starts a client for a root, or reuses the one that has it.
+M.has_lsp_start = type(vim.lsp.start) == 'function'
+
+--- 0.11+: client functions are methods; calling them with a dot is deprecated.
+local method_calls = has('0.11')
+
+--- 0.12+: code lenses are a capability enabled per buffer (`vim.lsp.codelens.enable`),
+--- refreshed by Neovim itself as the buffer changes.
+M.codelens_provider = type(vim.lsp.codelens.enable) == 'function'
+
+function M.request(client, method, params, handler, bufnr)
+  if method_calls then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  if method_calls then
+    return client:request_sync(method, params, timeout_ms, bufnr)
+  end
+  return client.request_sync(method, params, timeout_ms, bufnr)
+end
+
+function M.notify(client, method, params)
+  if method_calls then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+function M.is_stopped(client)
+  if method_calls then
+    return client:is_stopped()
+  end
+  return client.is_stopped()
+end
+
+--- Every client named `name`, initialized or not when the version can tell.
+function M.clients_named(name)
+  if vim.lsp.get_clients then -- 0.10+
+    return vim.lsp.get_clients({ name = name })
+  end
+  local out = {}
+  for _, client in ipairs(vim.lsp.get_active_clients()) do
+    if client.name == name then
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+
+--- A live (not stopped, not stopping) client with this id, initialized or not.
+function M.live_client(id)
+  if not id then
+    return nil
+  end
+  local client = vim.lsp.get_client_by_id(id)
+  if client and not M.is_stopped(client) then
+    return client
+  end
+  return nil
+end
+
+function M.buffers_of(client)
+  local out = {}
+  for bufnr, attached in pairs(client.attached_buffers or {}) do
+    if attached and vim.api.nvim_buf_is_valid(bufnr) then
+      table.insert(out, bufnr)
+    end
+  end
+  return out
+end
+
+function M.root_of(client)
+  return client.root_dir or (client.config and client.config.root_dir)
+end
+
+--- Asks the client to shut down (or kills the server with `force`).
+function M.stop(client, force)
+  if method_calls then
+    return client:stop(force)
+  end
+  return client.stop(force)
+end
+
+--- Code lenses of a buffer, as a plain list of `lsp.CodeLens`, on every version
+--- (0.12 returns `{ client_id, lens }` items from `get({ bufnr = ... })`).
+function M.codelenses(bufnr)
+  if M.codelens_provider then
+    local out = {}
+    for _, item in ipairs(vim.lsp.codelens.get({ bufnr = bufnr })) do
+      table.insert(out, item.lens or item)
+    end
+    return out
+  end
+  return vim.lsp.codelens.get(bufnr)
+end
+
+return M

@@ -1,0 +1,606 @@
+-- racelens for Neovim: starts `racelens lsp` for Java buffers (one client per project
+-- root), keeps its code lenses fresh, runs them, and shows `racelens:` documents.
+-- Works on Neovim 0.7.2 (Debian 12) and current Neovim; see compat.lua.
+local compat = require('racelens.compat')
+local documents = require('racelens.documents')
+
+local M = {}
+
+local NAME = 'racelens'
+local EXPLORE = 'racelens.exploreTest'
+
+local defaults = {
+  cmd = { 'racelens', 'lsp' },
+  settings = {},
+  filetypes = { 'java' },
+  root_markers = { 'racelens.toml', '.git' },
+  on_attach = nil,
+}
+
+local state = {
+  opts = nil, -- the options of the last setup()
+  roots = {}, -- root dir -> client id (one client per root)
+  warned_cmd = false, -- the missing-binary message is shown once
+  lens_retry = {}, -- bufnr -> true while a refresh waits for an in-flight one
+}
+
+local augroup = 'racelens'
+local lens_augroup = 'racelens_codelens'
+
+local function notify(msg, level)
+  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- The settings as JSON wants them: an empty table must go out as `{}`, not `[]`.
+local function settings_value(settings)
+  if type(settings) ~= 'table' or next(settings) == nil then
+    return vim.empty_dict()
+  end
+  return vim.deepcopy(settings)
+end
+
+--- Every racelens client: the ones Neovim lists, plus the ones we started that are still
+--- initializing (0.7's `get_active_clients` leaves those out).
+local function all_clients()
+  local seen, out = {}, {}
+  for _, client in ipairs(compat.clients_named(NAME)) do
+    if not compat.is_stopped(client) then
+      seen[client.id] = true
+      table.insert(out, client)
+    end
+  end
+  for _, id in pairs(state.roots) do
+    local client = not seen[id] and compat.live_client(id)
+    if client then
+      seen[id] = true
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+M.clients = all_clients
+
+--- The racelens client attached to a buffer, if any.
+local function client_for_buf(bufnr)
+  for _, client in ipairs(all_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, client.id) then
+      return client
+    end
+  end
+  return nil
+end
+
+local function is_file(path)
+  local stat = compat.uv.fs_stat(path)
+  return stat ~= nil
+end
+
+--- The nearest directory above `path` (a file) that holds one of `markers`.
+function M.find_root(path, markers)
+  local dir = vim.fn.fnamemodify(path, ':p:h')
+  while dir and dir ~= '' do
+    for _, marker in ipairs(markers) do
+      if is_file(dir .. '/' .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return nil
+end
+
+local function cmd_problem(cmd)
+  if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' or cmd[1] == '' then
+    return 'the option `cmd` must be a list like { "racelens", "lsp" }'
+  end
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    return string.format('cannot start the language server: `%s` is not an executable%s', cmd[1],
+      cmd[1]:find('/') and '' or ' on PATH')
+  end
+  return nil
+end
+
+local function warn_cmd(problem)
+  if state.warned_cmd then
+    return
+  end
+  state.warned_cmd = true
+  notify(problem .. '.\nBuild and install it (in the racelens repository: '
+    .. '`cargo build --release -p racelens`, then put target/release on PATH), or give its path: '
+    .. "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })", vim.log.levels.ERROR)
+end
+
+-- Code lenses ---------------------------------------------------------------------------
+
+local function has_pending_codelens(client, bufnr)
+  for _, request in pairs(client.requests or {}) do
+    if request.type == 'pending' and request.method == 'textDocument/codeLens' and request.bufnr == bufnr then
+      return true
+    end
+  end
+  return false
+end
+
+--- Re-requests the code lenses of a buffer (default: the current one) from its racelens
+--- client. Returns false when no initialized racelens client with code lenses is attached.
+function M.refresh_codelens(bufnr)
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return false
+  end
+  local client = client_for_buf(bufnr)
+  -- Before `initialize` is answered a request would be dropped (0.7 even reports an
+  -- "unsupported method" error and keeps the buffer marked as refreshing forever).
+  if not client or not client.initialized or not client.server_capabilities
+      or not client.server_capabilities.codeLensProvider then
+    return false
+  end
+  if compat.codelens_provider then -- 0.12+: Neovim requests them itself once enabled
+    vim.lsp.codelens.enable(true, { bufnr = bufnr })
+    local on_refresh = vim.lsp.handlers['workspace/codeLens/refresh']
+    if on_refresh then
+      pcall(on_refresh, nil, nil, { method = 'workspace/codeLens/refresh', client_id = client.id })
+    end
+    return true
+  end
+  -- 0.7 to 0.11 drop a refresh while one is in flight for the buffer, whose answer may be
+  -- stale (the server answers requests concurrently): refresh again once it is back.
+  if has_pending_codelens(client, bufnr) then
+    if not state.lens_retry[bufnr] then
+      state.lens_retry[bufnr] = true
+      local tries = 0
+      local function retry()
+        tries = tries + 1
+        local c = client_for_buf(bufnr)
+        if c and has_pending_codelens(c, bufnr) and tries < 100 then
+          vim.defer_fn(retry, 100)
+          return
+        end
+        state.lens_retry[bufnr] = nil
+        -- the handler clears its in-flight mark just after the reply
+        vim.defer_fn(function()
+          M.refresh_codelens(bufnr)
+        end, 50)
+      end
+      vim.defer_fn(retry, 100)
+    end
+    return true
+  end
+  -- 0.7 refreshes the current buffer only (and ignores the argument); 0.10 and 0.11 take
+  -- `{ bufnr = ... }`. Running it in the buffer works for both.
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end)
+  return true
+end
+
+--- Refreshes the lenses of every buffer the client is attached to.
+local function refresh_client_lenses(client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client then
+    return
+  end
+  for _, bufnr in ipairs(compat.buffers_of(client)) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      M.refresh_codelens(bufnr)
+    end
+  end
+end
+
+local function setup_lens_autocmds(bufnr)
+  local group = vim.api.nvim_create_augroup(lens_augroup, { clear = false })
+  vim.api.nvim_clear_autocmds({ group = group, buffer = bufnr })
+  if compat.codelens_provider then
+    return -- 0.12+ refreshes enabled lenses itself
+  end
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, {
+    group = group,
+    buffer = bufnr,
+    desc = 'racelens: refresh code lenses',
+    callback = function(args)
+      M.refresh_codelens(args.buf)
+    end,
+  })
+end
+
+-- Commands the server runs ------------------------------------------------------------
+
+--- Sends a lens's command to the racelens server as `workspace/executeCommand`.
+--- Registered as a client-side command of the racelens clients, so that running a lens
+--- reaches the server on every version (whatever `executeCommandProvider` says).
+local function execute_on_server(command, ctx)
+  ctx = ctx or {}
+  local client = ctx.client_id and compat.live_client(ctx.client_id)
+  if not client or client.name ~= NAME then
+    client = (ctx.bufnr and client_for_buf(ctx.bufnr)) or all_clients()[1]
+  end
+  if not client then
+    notify('no racelens server is running to run ' .. tostring(command.command), vim.log.levels.WARN)
+    return
+  end
+  local params = { command = command.command, arguments = command.arguments }
+  local bufnr = ctx.bufnr
+  compat.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      notify(string.format('%s failed: %s', command.command, tostring(err.message or vim.inspect(err))),
+        vim.log.levels.ERROR)
+    elseif type(result) == 'string' and result ~= '' then
+      notify(result)
+    elseif type(result) == 'table' then
+      if type(result.message) == 'string' and result.message ~= '' then
+        notify(result.message)
+      end
+      if type(result.uri) == 'string' and documents.uri_from_name(result.uri) then
+        vim.cmd('split ' .. vim.fn.fnameescape(result.uri))
+      end
+    end
+    if bufnr and vim.api.nvim_buf_is_valid(bufnr) then
+      M.refresh_codelens(bufnr)
+    end
+  end, bufnr)
+end
+M._execute_on_server = execute_on_server
+
+-- Starting and attaching ----------------------------------------------------------------
+
+local function make_capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  -- 0.7 answers `workspace/configuration` from `settings` but does not say so.
+  if caps.workspace.configuration == nil and vim.lsp.handlers['workspace/configuration'] then
+    caps.workspace.configuration = true
+  end
+  return caps
+end
+
+local function make_handlers()
+  local handlers = {
+    -- Sent instead of `workspace/codeLens/refresh` to clients without refreshSupport.
+    ['racelens/codeLensRefresh'] = function(_, _, ctx)
+      refresh_client_lenses(ctx.client_id)
+    end,
+  }
+  if not vim.lsp.handlers['workspace/codeLens/refresh'] then
+    -- 0.7 has no handler for the standard request; answer it rather than fail it.
+    handlers['workspace/codeLens/refresh'] = function(_, _, ctx)
+      vim.schedule(function()
+        refresh_client_lenses(ctx.client_id)
+      end)
+      return vim.NIL
+    end
+  end
+  return handlers
+end
+
+local function on_attach(client, bufnr)
+  setup_lens_autocmds(bufnr)
+  M.refresh_codelens(bufnr)
+  local user = state.opts and state.opts.on_attach
+  if user then
+    local ok, err = pcall(user, client, bufnr)
+    if not ok then
+      notify('on_attach failed: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+local function make_config(root)
+  local opts = state.opts
+  local settings = settings_value(opts.settings)
+  local cmd = vim.deepcopy(opts.cmd)
+  local initialized = false
+  return {
+    name = NAME,
+    cmd = cmd,
+    root_dir = root,
+    init_options = settings,
+    settings = { racelens = settings },
+    capabilities = make_capabilities(),
+    handlers = make_handlers(),
+    commands = { [EXPLORE] = execute_on_server },
+    on_init = function()
+      initialized = true
+    end,
+    on_attach = on_attach,
+    on_exit = function(code, signal, client_id)
+      -- May run in a libuv callback: plain Lua here, the rest scheduled.
+      for r, id in pairs(state.roots) do
+        if id == client_id then
+          state.roots[r] = nil
+        end
+      end
+      if not initialized and (code ~= 0 or (signal ~= 0 and signal ~= 15)) then
+        vim.schedule(function()
+          notify(string.format(
+            '`%s` exited (code %s, signal %s) before it initialized. Does `%s --help` work in a '
+              .. 'shell? The server\'s stderr is in the LSP log: %s',
+            table.concat(cmd, ' '), tostring(code), tostring(signal), table.concat(cmd, ' '),
+            vim.lsp.get_log_path()),
+            vim.log.levels.ERROR)
+        end)
+      end
+    end,
+  }
+end
+
+local function matches_filetype(bufnr)
+  local ft = vim.bo[bufnr].filetype
+  for _, want in ipairs(state.opts.filetypes) do
+    if ft == want then
+      return true
+    end
+  end
+  return false
+end
+
+--- Starts (or reuses) the racelens client for a buffer's project and attaches the buffer.
+--- Returns the client id, or nil when the buffer is not a file of the filetypes or the
+--- server cannot start.
+function M.attach(bufnr)
+  if not state.opts then
+    notify('call require("racelens").setup() first', vim.log.levels.WARN)
+    return nil
+  end
+  if bufnr == nil or bufnr == 0 then
+    bufnr = vim.api.nvim_get_current_buf()
+  end
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' or not matches_filetype(bufnr) then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  -- Only files on disk: not unnamed buffers, nor `fugitive://`, `racelens:` and the like.
+  if name == '' or name:match('^%a[%w+.-]+:') or name:find('racelens:', 1, true) then
+    return nil
+  end
+  local path = vim.fn.fnamemodify(name, ':p')
+  local root = M.find_root(path, state.opts.root_markers) or vim.fn.fnamemodify(path, ':h')
+
+  local existing = compat.live_client(state.roots[root])
+  if existing then
+    if not vim.lsp.buf_is_attached(bufnr, existing.id) then
+      vim.lsp.buf_attach_client(bufnr, existing.id)
+    end
+    return existing.id
+  end
+
+  local problem = cmd_problem(state.opts.cmd)
+  if problem then
+    warn_cmd(problem)
+    return nil
+  end
+
+  local config = make_config(root)
+  local ok, id = pcall(function()
+    if compat.has_lsp_start then
+      -- 0.8+: starts a client for this root or reuses the one that has it, and attaches.
+      return vim.lsp.start(config, { bufnr = bufnr })
+    end
+    local client_id = vim.lsp.start_client(config)
+    if client_id then
+      vim.lsp.buf_attach_client(bufnr, client_id)
+    end
+    return client_id
+  end)
+  if not ok or not id then
+    notify(string.format('could not start `%s`: %s', table.concat(state.opts.cmd, ' '), tostring(id)),
+      vim.log.levels.ERROR)
+    return nil
+  end
+  state.roots[root] = id
+  return id
+end
+
+local function attach_all()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      M.attach(bufnr)
+    end
+  end
+end
+
+-- Commands ------------------------------------------------------------------------------
+
+--- Stops every racelens client, waits for them to exit, and starts again for the open
+--- buffers of the filetypes.
+function M.restart()
+  local clients = all_clients()
+  for _, client in ipairs(clients) do
+    compat.stop(client)
+  end
+  local function all_gone()
+    for _, client in ipairs(clients) do
+      if vim.lsp.get_client_by_id(client.id) then
+        return false
+      end
+    end
+    return true
+  end
+  if not vim.wait(5000, all_gone, 50) then
+    for _, client in ipairs(clients) do
+      compat.stop(client, true)
+    end
+    vim.wait(2000, all_gone, 50)
+  end
+  state.roots = {}
+  state.warned_cmd = false
+  attach_all()
+  notify(string.format('restarted (%d client%s stopped)', #clients, #clients == 1 and '' or 's'))
+end
+
+--- Lines describing the racelens clients (what :RacelensInfo shows).
+function M.info()
+  local lines = {}
+  local opts = state.opts or defaults
+  local cmd = opts.cmd
+  local problem = cmd_problem(cmd)
+  table.insert(lines, string.format('racelens: server command `%s` (%s)', table.concat(cmd, ' '),
+    problem and problem or ('found: ' .. vim.fn.exepath(cmd[1]))))
+  local clients = all_clients()
+  if #clients == 0 then
+    table.insert(lines, 'racelens: no client running (clients start for buffers of filetype '
+      .. table.concat(opts.filetypes, ', ') .. ')')
+  end
+  for _, client in ipairs(clients) do
+    local bufs = {}
+    for _, b in ipairs(compat.buffers_of(client)) do
+      table.insert(bufs, string.format('%d:%s', b, vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':~:.')))
+    end
+    local ccmd = client.config and client.config.cmd
+    table.insert(lines, string.format('client %d  root %s  %s', client.id, tostring(compat.root_of(client)),
+      client.initialized and 'running' or 'starting'))
+    table.insert(lines, string.format('  cmd: %s', type(ccmd) == 'table' and table.concat(ccmd, ' ') or tostring(ccmd)))
+    table.insert(lines, string.format('  buffers: %s', #bufs > 0 and table.concat(bufs, ', ') or '(none)'))
+  end
+  table.insert(lines, 'LSP log: ' .. vim.lsp.get_log_path())
+  return lines
+end
+
+local function show_info()
+  vim.api.nvim_echo({ { table.concat(M.info(), '\n') } }, true, {})
+end
+
+--- Runs the code lens of the current line (`racelens.exploreTest` goes to the server).
+function M.run_lens()
+  vim.lsp.codelens.run()
+end
+
+--- Opens the explanation (`racelens:/codes/RLxxx`) of the racelens diagnostic under the
+--- cursor, or of the first one on the line.
+function M.explain()
+  local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local col = vim.api.nvim_win_get_cursor(0)[2]
+  local best
+  for _, d in ipairs(vim.diagnostic.get(0, { lnum = lnum })) do
+    local lsp = d.user_data and d.user_data.lsp or {}
+    local code = d.code or lsp.code
+    if (d.source == NAME or lsp.source == NAME) and code then
+      local href = lsp.codeDescription and lsp.codeDescription.href
+      local uri = (type(href) == 'string' and documents.uri_from_name(href)) or ('racelens:/codes/' .. code)
+      if not best or (d.col <= col and col <= (d.end_col or d.col)) then
+        best = uri
+      end
+    end
+  end
+  if not best then
+    notify('no racelens diagnostic on this line', vim.log.levels.WARN)
+    return
+  end
+  vim.cmd('split ' .. vim.fn.fnameescape(best))
+end
+
+--- Sends new settings to the running servers (`workspace/didChangeConfiguration`; the
+--- server pulls the `racelens` section again) and uses them for the next clients.
+function M.set_settings(settings)
+  if not state.opts then
+    return
+  end
+  state.opts.settings = settings or {}
+  local value = settings_value(state.opts.settings)
+  for _, client in ipairs(all_clients()) do
+    client.config.settings = { racelens = value }
+    if client.settings ~= nil then
+      client.settings = client.config.settings
+    end
+    if client.initialized then
+      compat.notify(client, 'workspace/didChangeConfiguration', { settings = { racelens = value } })
+    end
+  end
+end
+
+local function create_commands()
+  local cmds = {
+    RacelensRunLens = { M.run_lens, 'racelens: run the code lens of the current line' },
+    RacelensRestart = { M.restart, 'racelens: restart the language server' },
+    RacelensInfo = { show_info, 'racelens: show the clients, their roots and the server command' },
+    RacelensExplain = { M.explain, 'racelens: explain the racelens warning on this line' },
+  }
+  for name, def in pairs(cmds) do
+    vim.api.nvim_create_user_command(name, function()
+      def[1]()
+    end, { desc = def[2] })
+  end
+end
+
+-- Setup ---------------------------------------------------------------------------------
+
+--- The options in use (for :checkhealth), with `configured` = whether setup() ran.
+function M._options()
+  local o = {}
+  for k, v in pairs(state.opts or defaults) do
+    o[k] = v
+  end
+  o.configured = state.opts ~= nil
+  return o
+end
+
+-- (vim.validate's table form is deprecated from 0.11 on: checked by hand.)
+local function validate(opts)
+  local function list_of_strings(v)
+    if type(v) ~= 'table' then
+      return false
+    end
+    for _, x in ipairs(v) do
+      if type(x) ~= 'string' then
+        return false
+      end
+    end
+    return true
+  end
+  if not list_of_strings(opts.cmd) or #opts.cmd == 0 then
+    return 'cmd must be a list of strings, like { "racelens", "lsp" }'
+  elseif type(opts.settings) ~= 'table' then
+    return 'settings must be a table, like { base = "HEAD" }'
+  elseif not list_of_strings(opts.filetypes) then
+    return 'filetypes must be a list of strings'
+  elseif not list_of_strings(opts.root_markers) then
+    return 'root_markers must be a list of strings'
+  elseif opts.on_attach ~= nil and type(opts.on_attach) ~= 'function' then
+    return 'on_attach must be a function(client, bufnr)'
+  end
+  return nil
+end
+
+--- Sets racelens up. `opts` (all optional):
+---   cmd          server command, default { 'racelens', 'lsp' }
+---   settings     the `racelens` settings (editors/README.md), e.g. { base = 'HEAD' }
+---   filetypes    default { 'java' }
+---   root_markers default { 'racelens.toml', '.git' }
+---   on_attach    function(client, bufnr), called for each attached buffer
+function M.setup(opts)
+  opts = vim.tbl_extend('force', vim.deepcopy(defaults), opts or {})
+  local problem = validate(opts)
+  if problem then
+    notify('setup: ' .. problem, vim.log.levels.ERROR)
+    return
+  end
+  state.opts = opts
+  state.warned_cmd = false
+
+  local group = vim.api.nvim_create_augroup(augroup, { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = opts.filetypes,
+    desc = 'racelens: start the language server',
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  vim.api.nvim_create_autocmd('BufReadCmd', {
+    group = group,
+    pattern = documents.patterns,
+    desc = 'racelens: show a racelens: document',
+    callback = function(args)
+      documents.read(args.buf, vim.api.nvim_buf_get_name(args.buf), all_clients)
+    end,
+  })
+  create_commands()
+  attach_all()
+end
+
+return M

@@ -1,0 +1,94 @@
+// Serves `racelens:` URIs (warning-code explanations such as `racelens:/codes/RL001`,
+// later schedules) through the server's `racelens/document` request, read-only.
+
+import * as vscode from 'vscode';
+import { RequestType } from 'vscode-languageclient/node';
+import type { LanguageClient } from 'vscode-languageclient/node';
+
+export const SCHEME = 'racelens';
+
+export interface DocumentParams {
+    uri: string;
+}
+
+export interface DocumentResult {
+    text: string;
+    languageId?: string;
+}
+
+export const DocumentRequest = new RequestType<DocumentParams, unknown, void>('racelens/document');
+
+function isDocumentResult(value: unknown): value is DocumentResult {
+    if (typeof value !== 'object' || value === null) {
+        return false;
+    }
+    const record = value as Record<string, unknown>;
+    return typeof record.text === 'string' && (record.languageId === undefined || typeof record.languageId === 'string');
+}
+
+export class RacelensDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+    private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+    /** The language the server named for each served URI, applied when the document opens. */
+    private readonly languages = new Map<string, string>();
+    private readonly disposables: { dispose(): unknown }[] = [];
+
+    readonly onDidChange = this.changed.event;
+
+    constructor(private readonly client: () => Promise<LanguageClient | undefined>) {
+        this.disposables.push(
+            this.changed,
+            vscode.workspace.registerTextDocumentContentProvider(SCHEME, this),
+            vscode.workspace.onDidOpenTextDocument((doc) => void this.applyLanguage(doc)),
+        );
+    }
+
+    async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+        const client = await this.client();
+        if (client === undefined) {
+            return `# racelens\n\nThe racelens server is not running, so ${uri.toString(true)} cannot be shown. ` +
+                'Run **racelens: Restart Server** and look at the `racelens` output.\n';
+        }
+        try {
+            const result = await client.sendRequest(DocumentRequest, { uri: uri.toString(true) }, token);
+            if (!isDocumentResult(result)) {
+                return `No racelens document at ${uri.toString(true)}.\n`;
+            }
+            if (result.languageId !== undefined && result.languageId !== '') {
+                this.languages.set(uri.toString(), result.languageId);
+            }
+            return result.text;
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            return `# racelens\n\nCould not load ${uri.toString(true)}: ${message}\n`;
+        }
+    }
+
+    /** Asks VS Code to load `uri` again (after a server restart, for example). */
+    refresh(): void {
+        for (const doc of vscode.workspace.textDocuments) {
+            if (doc.uri.scheme === SCHEME) {
+                this.changed.fire(doc.uri);
+            }
+        }
+    }
+
+    private async applyLanguage(doc: vscode.TextDocument): Promise<void> {
+        if (doc.uri.scheme !== SCHEME) {
+            return;
+        }
+        const languageId = this.languages.get(doc.uri.toString());
+        if (languageId !== undefined && doc.languageId !== languageId) {
+            try {
+                await vscode.languages.setTextDocumentLanguage(doc, languageId);
+            } catch {
+                // An unknown language id (no extension for it): keep plain text.
+            }
+        }
+    }
+
+    dispose(): void {
+        for (const d of this.disposables) {
+            d.dispose();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// Wires the racelens extension: the output channel, the `racelens:` documents, the
+// language client and the commands.
+
+import * as vscode from 'vscode';
+import { RacelensClient } from './client';
+import { RacelensDocuments } from './documents';
+import { warnIfNoJdk } from './jdk';
+
+let racelens: RacelensClient | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+    const output = vscode.window.createOutputChannel('racelens');
+    context.subscriptions.push(output);
+
+    const client = new RacelensClient(context, output);
+    racelens = client;
+    const documents = new RacelensDocuments(() => client.current());
+    context.subscriptions.push(documents);
+
+    context.subscriptions.push(
+        vscode.commands.registerCommand('racelens.restartServer', async () => {
+            output.appendLine('[racelens] restart requested');
+            await client.restart();
+            documents.refresh();
+        }),
+        vscode.commands.registerCommand('racelens.showOutput', () => {
+            output.show(true);
+        }),
+        vscode.workspace.onDidChangeConfiguration(async (event) => {
+            // The other settings reach the running server through workspace/configuration.
+            if (event.affectsConfiguration('racelens.server.path')) {
+                output.appendLine('[racelens] racelens.server.path changed; restarting');
+                await client.restart();
+            }
+        }),
+    );
+
+    void warnIfNoJdk(context, output);
+    // Not awaited: activation should not wait for the server's initialization.
+    void client.start();
+}
+
+export async function deactivate(): Promise<void> {
+    const client = racelens;
+    racelens = undefined;
+    await client?.dispose();
+}

@@ -1,0 +1,70 @@
+//! What each diagnostic code means, for people: `racelens check --help`, the language
+//! server's `racelens:/codes/RL001` documents, and the docs all read from here.
+
+pub struct Code {
+    pub code: &'static str,
+    pub title: &'static str,
+    pub explanation: &'static str,
+}
+
+pub const CODES: &[Code] = &[
+    Code {
+        code: "RL001",
+        title: "an impacted access races with another thread's access",
+        explanation: "Two threads can reach the two accesses at once: one of them writes, no lock is held in common, \
+and the field is neither volatile nor atomic nor immutable. The message names the lock that guards the other end (the \
+one this access lacks) and what the change did: removed `synchronized`, moved the access out of a lock, removed \
+`volatile`, or added the access.\n\nFix: take the same lock around this access, or make the field volatile or atomic \
+when a single read or write is all that must be atomic.",
+    },
+    Code {
+        code: "RL002",
+        title: "an access moved out of the lock that guards its field",
+        explanation: "In the base revision this access ran under a lock that other accesses to the field also hold; the \
+change moved it out. Even on a volatile field this is usually a bug: a check made outside the lock can be stale by the \
+time the action under the lock runs (check-then-act).\n\nFix: move the access back inside the lock, or re-check under it.",
+    },
+    Code {
+        code: "RL003",
+        title: "a critical section split in two",
+        explanation: "Two accesses that ran in one `synchronized` block (or one `lock()`...`unlock()` region) now run \
+under two separate acquisitions of the same lock. Another thread can run between them and see, or change, an \
+intermediate state.\n\nFix: keep the accesses in one critical section.",
+    },
+    Code {
+        code: "RL004",
+        title: "check-then-act on a thread-safe collection or atomic",
+        explanation: "Each call on a concurrent collection or an atomic is atomic; two calls are not. Between \
+`isEmpty()` and `poll()`, or `containsKey()` and `remove()`, or an atomic's `get()` and `set()`, another thread can \
+change the object, so the action works on a stale check.\n\nFix: use the single atomic operation (`poll()` and test \
+for null, `remove()` and test the result, `putIfAbsent`, `compute`, `compareAndSet`), or hold a lock around both.",
+    },
+    Code {
+        code: "RL005",
+        title: "a @GuardedBy field accessed without its lock",
+        explanation: "The field's `@GuardedBy` annotation declares which lock protects it; this access does not hold \
+it.\n\nFix: hold the declared lock here, or correct the annotation.",
+    },
+    Code {
+        code: "RL006",
+        title: "wait() or notify() without the monitor",
+        explanation: "`wait`, `notify` and `notifyAll` need the monitor of the object they are called on; called \
+without it they throw `IllegalMonitorStateException`. The change left this call outside any region holding that \
+monitor (and no caller holds it for this method).\n\nFix: call it inside `synchronized` on the same object.",
+    },
+    Code {
+        code: "RL100",
+        title: "a changed line that impacts a shared field",
+        explanation: "A hint, not a warning: this line of the change reads or writes a field that other methods \
+access too, possibly from other threads. Exploration of the tests that reach this line aims at these accesses.",
+    },
+];
+
+pub fn find(code: &str) -> Option<&'static Code> {
+    CODES.iter().find(|c| c.code.eq_ignore_ascii_case(code))
+}
+
+/// A markdown page for one code.
+pub fn markdown(code: &Code) -> String {
+    format!("# {} — {}\n\n{}\n", code.code, code.title, code.explanation)
+}

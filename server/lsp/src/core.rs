@@ -1,0 +1,562 @@
+//! The server's core: one thread that owns all state (open documents, the analysis host of
+//! each workspace, settings) and handles messages strictly in the order they arrived.
+//!
+//! Handlers of the LSP layer only forward messages here (without awaiting first, so
+//! arrival order is kept). Edits are applied at once; analysis runs when no message is
+//! waiting, or before a request that needs its result, so a burst of keystrokes costs
+//! one analysis and stale states are never analysed. A panic while handling one message
+//! is caught: that request gets an error and the server goes on.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_analysis::impact::{self, Impact, Options};
+use serde_json::Value;
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::Client;
+
+use crate::convert;
+use crate::documents::{ChangeOutcome, Documents};
+use crate::hover;
+use crate::lenses;
+use crate::positions::{self, Encoding};
+use crate::settings::Settings;
+use crate::watch::Watcher;
+
+pub type Reply<T> = oneshot::Sender<Result<T, String>>;
+
+/// What the client can do, from `initialize`.
+#[derive(Clone, Debug, Default)]
+pub struct ClientCaps {
+    pub encoding: Option<Encoding>,
+    pub progress: bool,
+    pub lens_refresh: bool,
+    pub watch_dynamic: bool,
+    pub configuration: bool,
+}
+
+pub enum Msg {
+    Initialize { roots: Vec<PathBuf>, caps: ClientCaps, settings: Settings },
+    Initialized,
+    Open { uri: Uri, version: i32, text: String },
+    Change { uri: Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent> },
+    Close { uri: Uri },
+    Save { uri: Uri },
+    /// Files changed on disk (from the client's watcher or ours).
+    Watched(Vec<PathBuf>),
+    Configuration(Option<Value>),
+    Hover { uri: Uri, position: Position, reply: Reply<Option<Hover>> },
+    CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
+    Document { uri: String, reply: Reply<Value> },
+    Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
+    Shutdown,
+}
+
+impl Msg {
+    /// Requests answer from the analysis, so it must be current first.
+    fn needs_analysis(&self) -> bool {
+        matches!(self, Msg::Hover { .. } | Msg::CodeLens { .. } | Msg::Execute { .. })
+    }
+}
+
+struct Workspace {
+    root: PathBuf,
+    host: Host,
+    impact: Impact,
+    /// Files we published (non-empty) diagnostics for.
+    published: BTreeSet<Uri>,
+    /// What the lenses depend on, to refresh them only when it changes.
+    lens_key: u64,
+}
+
+pub struct Core {
+    client: Client,
+    rt: Handle,
+    tx: Sender<Msg>,
+    caps: ClientCaps,
+    settings: Settings,
+    roots: Vec<PathBuf>,
+    docs: Documents,
+    workspaces: Vec<Workspace>,
+    dirty: BTreeSet<usize>,
+    watcher: Option<Watcher>,
+    /// Commands for tests (`racelens.internal.panic`), enabled by an environment variable.
+    test_commands: bool,
+    told_outside: BTreeSet<PathBuf>,
+}
+
+/// Environment variable that enables the internal commands the tests use.
+pub const TEST_COMMANDS_ENV: &str = "RACELENS_TEST_COMMANDS";
+pub const PANIC_COMMAND: &str = "racelens.internal.panic";
+
+impl Core {
+    pub fn new(client: Client, rt: Handle, tx: Sender<Msg>) -> Core {
+        Core {
+            client,
+            rt,
+            tx,
+            caps: ClientCaps::default(),
+            settings: Settings::default(),
+            roots: Vec::new(),
+            docs: Documents::default(),
+            workspaces: Vec::new(),
+            dirty: BTreeSet::new(),
+            watcher: None,
+            test_commands: std::env::var_os(TEST_COMMANDS_ENV).is_some(),
+            told_outside: BTreeSet::new(),
+        }
+    }
+
+    fn encoding(&self) -> Encoding {
+        self.caps.encoding.unwrap_or(Encoding::Utf16)
+    }
+
+    /// The message loop; returns when every sender is gone or after `Shutdown`.
+    pub fn run(mut self, rx: Receiver<Msg>) {
+        let mut queue: VecDeque<Msg> = VecDeque::new();
+        loop {
+            while let Ok(m) = rx.try_recv() {
+                queue.push_back(m);
+            }
+            let Some(msg) = queue.pop_front() else {
+                if !self.dirty.is_empty() {
+                    self.guarded("analysis", |core| core.analyze_dirty());
+                    continue;
+                }
+                match rx.recv() {
+                    Ok(m) => {
+                        queue.push_back(m);
+                        continue;
+                    }
+                    Err(_) => break,
+                }
+            };
+            if msg.needs_analysis() && !self.dirty.is_empty() {
+                self.guarded("analysis", |core| core.analyze_dirty());
+            }
+            if matches!(msg, Msg::Shutdown) {
+                self.watcher = None;
+                continue;
+            }
+            self.guarded("a message", |core| core.handle(msg));
+        }
+    }
+
+    /// Runs `f`; a panic is reported to the client and does not end the server.
+    fn guarded(&mut self, what: &str, f: impl FnOnce(&mut Core)) {
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| f(self))) {
+            let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            self.log(MessageType::ERROR, format!("racelens: internal error while handling {what}: {text}"));
+        }
+    }
+
+    fn log(&self, typ: MessageType, text: String) {
+        let client = self.client.clone();
+        self.rt.block_on(client.log_message(typ, text));
+    }
+
+    fn show(&self, typ: MessageType, text: String) {
+        let client = self.client.clone();
+        self.rt.block_on(client.show_message(typ, text));
+    }
+
+    fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Initialize { roots, caps, settings } => {
+                self.roots = roots;
+                self.caps = caps;
+                self.settings = settings;
+            }
+            Msg::Initialized => self.initialized(),
+            Msg::Open { uri, version, text } => {
+                self.docs.open(uri.clone(), version, &text);
+                self.overlay(&uri);
+            }
+            Msg::Change { uri, version, changes } => match self.docs.change(&uri, version, changes, self.encoding()) {
+                ChangeOutcome::Applied => self.overlay(&uri),
+                ChangeOutcome::Stale { current, got } => self.log(
+                    MessageType::WARNING,
+                    format!("racelens: ignored a change to {} with version {got}, not newer than {current}", uri.as_str()),
+                ),
+                ChangeOutcome::NotOpen => {}
+            },
+            Msg::Close { uri } => {
+                self.docs.close(&uri);
+                if let Some((w, rel)) = self.locate(&uri) {
+                    self.workspaces[w].host.remove_overlay(&rel);
+                    self.dirty.insert(w);
+                }
+            }
+            Msg::Save { uri } => {
+                if let Some((w, _)) = self.locate(&uri) {
+                    self.refresh_git(w);
+                }
+            }
+            Msg::Watched(paths) => self.watched(paths),
+            Msg::Configuration(value) => self.configuration(value),
+            Msg::Hover { uri, position, reply } => {
+                let _ = reply.send(Ok(self.hover(&uri, position)));
+            }
+            Msg::CodeLens { uri, reply } => {
+                let _ = reply.send(Ok(self.code_lens(&uri)));
+            }
+            Msg::Document { uri, reply } => {
+                let _ = reply.send(document(&uri));
+            }
+            Msg::Execute { command, arguments, reply } => {
+                let result = self.execute(&command, &arguments);
+                let _ = reply.send(result);
+            }
+            Msg::Shutdown => {}
+        }
+    }
+
+    // ----- workspaces -------------------------------------------------------------------
+
+    fn initialized(&mut self) {
+        if self.caps.configuration {
+            if let Some(v) = self.pull_configuration() {
+                self.settings = Settings::from_json(&v);
+            }
+        }
+        self.watch();
+        let roots = self.roots.clone();
+        let started = Instant::now();
+        let progress = self.begin_progress("racelens: indexing Java sources");
+        for root in roots {
+            self.open_workspace(&root);
+        }
+        let files: usize = self.workspaces.iter().map(|w| w.host.index().len()).sum();
+        self.end_progress(progress, format!("{files} Java files in {} ms", started.elapsed().as_millis()));
+    }
+
+    fn pull_configuration(&self) -> Option<Value> {
+        let client = self.client.clone();
+        let items = vec![ConfigurationItem { scope_uri: None, section: Some("racelens".into()) }];
+        let answer = self.rt.block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.configuration(items)).await });
+        match answer {
+            Ok(Ok(mut values)) if !values.is_empty() => Some(values.remove(0)),
+            _ => None,
+        }
+    }
+
+    fn begin_progress(&self, title: &str) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>> {
+        if !self.caps.progress {
+            return None;
+        }
+        let token = NumberOrString::String("racelens/index".into());
+        let client = self.client.clone();
+        let created = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await });
+        if !matches!(created, Ok(Ok(()))) {
+            return None;
+        }
+        let client = self.client.clone();
+        let title = title.to_string();
+        Some(self.rt.block_on(async move { client.progress(token, title).begin().await }))
+    }
+
+    fn end_progress(&self, progress: Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>>, message: String) {
+        if let Some(p) = progress {
+            self.rt.block_on(p.finish_with_message(message));
+        }
+    }
+
+    /// Watches the workspace: through the client when it can register file watchers,
+    /// else with our own watcher (Neovim 0.7 cannot).
+    fn watch(&mut self) {
+        if self.caps.watch_dynamic {
+            let patterns = ["**/*.java", "**/.git/HEAD", "**/.git/index", "**/.git/refs/**", "**/racelens.toml"];
+            let watchers = patterns
+                .iter()
+                .map(|p| FileSystemWatcher { glob_pattern: GlobPattern::String(p.to_string()), kind: None })
+                .collect();
+            let options = serde_json::to_value(DidChangeWatchedFilesRegistrationOptions { watchers }).ok();
+            let registration = Registration { id: "racelens-watch".into(), method: "workspace/didChangeWatchedFiles".into(), register_options: options };
+            let client = self.client.clone();
+            let _ = self.rt.block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.register_capability(vec![registration])).await });
+        } else {
+            match Watcher::start(&self.roots, self.tx.clone()) {
+                Ok(w) => self.watcher = Some(w),
+                Err(e) => self.log(MessageType::WARNING, format!("racelens: cannot watch the workspace for changes made outside the editor: {e}")),
+            }
+        }
+    }
+
+    fn host_options(&self) -> HostOptions {
+        HostOptions { base: self.settings.base.clone(), no_git: false, overrides: self.settings.overrides.clone() }
+    }
+
+    /// Opens (or finds) the workspace holding `dir`; returns its index.
+    fn open_workspace(&mut self, dir: &Path) -> Option<usize> {
+        let options = self.host_options();
+        let (host, outside_git) = match Host::open(dir, &options) {
+            Ok(h) => (h, false),
+            Err(e) if e.contains("not inside a git work tree") => match Host::open(dir, &HostOptions { no_git: true, ..options }) {
+                Ok(h) => (h, true),
+                Err(e) => {
+                    self.show(MessageType::WARNING, format!("racelens: {e}"));
+                    return None;
+                }
+            },
+            Err(e) => {
+                self.show(MessageType::ERROR, format!("racelens: {e}"));
+                return None;
+            }
+        };
+        if let Some(i) = self.workspaces.iter().position(|w| w.root == host.root()) {
+            return Some(i);
+        }
+        if outside_git {
+            self.show(
+                MessageType::INFO,
+                format!("racelens: {} is not in a git work tree, so there is no change to compare with: warnings cover every file", dir.display()),
+            );
+        }
+        let mut host = host;
+        if let Err(e) = host.load() {
+            self.show(MessageType::ERROR, format!("racelens: {e}"));
+        }
+        for note in host.notes() {
+            let where_ = note.path.map(|p| format!("{p}: ")).unwrap_or_default();
+            self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
+        }
+        let root = host.root().to_path_buf();
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: BTreeSet::new(), lens_key: 0 });
+        let w = self.workspaces.len() - 1;
+        // Buffers already open there count as overlays.
+        let uris: Vec<Uri> = self.docs.uris().cloned().collect();
+        for uri in uris {
+            self.overlay(&uri);
+        }
+        self.dirty.insert(w);
+        Some(w)
+    }
+
+    /// The workspace a file belongs to and its path relative to the workspace root.
+    fn locate(&self, uri: &Uri) -> Option<(usize, String)> {
+        let path = uri.to_file_path()?.into_owned();
+        let path = path.canonicalize().unwrap_or(path);
+        self.workspaces
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| path.starts_with(&w.root))
+            .max_by_key(|(_, w)| w.root.as_os_str().len())
+            .map(|(i, w)| (i, path.strip_prefix(&w.root).unwrap_or(&path).to_string_lossy().replace('\\', "/")))
+    }
+
+    /// Lays an open document over its file in its workspace (opening the workspace of a
+    /// file outside every known one).
+    fn overlay(&mut self, uri: &Uri) {
+        let found = self.locate(uri).or_else(|| {
+            let path = uri.to_file_path()?.into_owned();
+            let dir = path.parent()?.to_path_buf();
+            if self.told_outside.contains(&dir) {
+                return None;
+            }
+            self.told_outside.insert(dir.clone());
+            self.open_workspace(&dir)?;
+            self.locate(uri)
+        });
+        let Some((w, rel)) = found else { return };
+        let Some(doc) = self.docs.get(uri) else { return };
+        let ws = &mut self.workspaces[w];
+        if !ws.host.is_source(&rel) {
+            return;
+        }
+        ws.host.set_overlay(&rel, doc.doc.text().clone(), Some(doc.doc.facts().clone()));
+        self.dirty.insert(w);
+    }
+
+    fn refresh_git(&mut self, w: usize) {
+        if let Err(e) = self.workspaces[w].host.refresh_git() {
+            self.log(MessageType::WARNING, format!("racelens: {e}"));
+        }
+        self.dirty.insert(w);
+    }
+
+    /// Files changed on disk: re-read sources, re-base on git changes, reload on a new
+    /// configuration file.
+    fn watched(&mut self, paths: Vec<PathBuf>) {
+        let mut reload = BTreeSet::new();
+        let mut git = BTreeSet::new();
+        for path in paths {
+            let Some(uri) = Uri::from_file_path(&path) else { continue };
+            let Some((w, rel)) = self.locate(&uri) else { continue };
+            if rel == racelens_analysis::config::FILE_NAME {
+                reload.insert(w);
+            } else if rel.starts_with(".git/") {
+                git.insert(w);
+            } else if rel.ends_with(".java") {
+                self.workspaces[w].host.reload_file(&rel);
+                git.insert(w);
+            }
+        }
+        for w in git {
+            self.workspaces[w].host.commit();
+            self.refresh_git(w);
+        }
+        for w in reload.into_iter().rev() {
+            self.reload_workspace(w);
+        }
+    }
+
+    /// Opens a workspace again (new settings or configuration file), keeping its buffers.
+    fn reload_workspace(&mut self, w: usize) {
+        let ws = self.workspaces.remove(w);
+        self.dirty = self.dirty.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
+        // Clear what it published; the reloaded workspace publishes again.
+        for uri in &ws.published {
+            self.publish(uri.clone(), Vec::new());
+        }
+        self.open_workspace(&ws.root);
+    }
+
+    fn configuration(&mut self, value: Option<Value>) {
+        let value = match value.filter(|v| !v.is_null()) {
+            // Some clients send the settings in the notification (under `racelens`, or bare).
+            Some(v) => Some(v.get("racelens").cloned().unwrap_or(v)),
+            None if self.caps.configuration => self.pull_configuration(),
+            None => None,
+        };
+        let Some(value) = value else { return };
+        let new = Settings::from_json(&value);
+        let old = std::mem::replace(&mut self.settings, new.clone());
+        if old.needs_reload(&new) {
+            for w in (0..self.workspaces.len()).rev() {
+                self.reload_workspace(w);
+            }
+        } else if old != new {
+            self.dirty.extend(0..self.workspaces.len());
+            self.refresh_lenses();
+        }
+    }
+
+    // ----- analysis and publishing --------------------------------------------------------
+
+    fn analyze_dirty(&mut self) {
+        let dirty = std::mem::take(&mut self.dirty);
+        for w in dirty {
+            if w >= self.workspaces.len() {
+                continue;
+            }
+            let impact = self.workspaces[w].host.analyze(&Options::new());
+            let ws = &mut self.workspaces[w];
+            ws.impact = impact;
+            let diagnostics = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
+            let stale: Vec<Uri> = ws.published.iter().filter(|u| !diagnostics.contains_key(*u)).cloned().collect();
+            ws.published = diagnostics.keys().cloned().collect();
+            let key = lens_key(&ws.impact);
+            let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
+            for uri in stale {
+                self.publish(uri, Vec::new());
+            }
+            for (uri, list) in diagnostics {
+                self.publish(uri, list);
+            }
+            if lens_changed {
+                self.refresh_lenses();
+            }
+        }
+    }
+
+    fn publish(&self, uri: Uri, diagnostics: Vec<Diagnostic>) {
+        let version = self.docs.get(&uri).map(|d| d.version);
+        let client = self.client.clone();
+        self.rt.block_on(client.publish_diagnostics(uri, diagnostics, version));
+    }
+
+    fn refresh_lenses(&self) {
+        if !self.settings.code_lens {
+            return;
+        }
+        let client = self.client.clone();
+        if self.caps.lens_refresh {
+            // A request: do not wait for the answer (the client may be busy asking us).
+            self.rt.spawn(async move {
+                let _ = client.code_lens_refresh().await;
+            });
+        } else {
+            self.rt.block_on(client.send_notification::<LensRefresh>(()));
+        }
+    }
+
+    // ----- requests -----------------------------------------------------------------------
+
+    fn hover(&mut self, uri: &Uri, position: Position) -> Option<Hover> {
+        let (w, rel) = self.locate(uri)?;
+        let encoding = self.encoding();
+        let ws = &mut self.workspaces[w];
+        let sharing = ws.host.sharing();
+        let index = ws.host.index();
+        let file = index.file_id(&rel)?;
+        let facts = &index.entry(file)?.facts;
+        let offset = positions::offset(facts, position, encoding);
+        let field = hover::field_at(index, file, offset)?;
+        let text = hover::hover_markdown(index, &ws.root, &sharing, &ws.impact, &field);
+        Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: text }), range: None })
+    }
+
+    fn code_lens(&self, uri: &Uri) -> Vec<CodeLens> {
+        if !self.settings.code_lens {
+            return Vec::new();
+        }
+        let Some((w, rel)) = self.locate(uri) else { return Vec::new() };
+        let ws = &self.workspaces[w];
+        let Some(file) = ws.host.index().file_id(&rel) else { return Vec::new() };
+        lenses::lenses(ws.host.index(), file, uri, &ws.impact, self.encoding())
+    }
+
+    fn execute(&mut self, command: &str, arguments: &[Value]) -> Result<Option<Value>, String> {
+        match command {
+            lenses::EXPLORE_COMMAND => {
+                let arg = arguments.first().cloned().unwrap_or(Value::Null);
+                let test = format!("{}#{}", arg["class"].as_str().unwrap_or("?"), arg["method"].as_str().unwrap_or("?"));
+                self.show(
+                    MessageType::INFO,
+                    format!("racelens: exploring the schedules of {test} is not available yet in this version; the lens shows how much of the change the test reaches."),
+                );
+                Ok(None)
+            }
+            PANIC_COMMAND if self.test_commands => panic!("{PANIC_COMMAND} was run"),
+            _ => Err(format!("unknown command `{command}`")),
+        }
+    }
+}
+
+/// What code lenses show depends on the impacted lines and fields.
+fn lens_key(impact: &Impact) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    impact.impacted_lines.hash(&mut h);
+    impact.impacted_fields.hash(&mut h);
+    h.finish()
+}
+
+/// `racelens:` documents: `racelens:/codes/RL001`.
+fn document(uri: &str) -> Result<Value, String> {
+    let path = uri.strip_prefix("racelens:").ok_or_else(|| format!("not a racelens: document: {uri}"))?;
+    let path = path.trim_start_matches('/');
+    if let Some(code) = path.strip_prefix("codes/") {
+        let code = impact::codes::find(code).ok_or_else(|| format!("no racelens code `{code}`"))?;
+        return Ok(serde_json::json!({"text": impact::codes::markdown(code), "languageId": "markdown"}));
+    }
+    if path == "codes" || path.is_empty() {
+        let text: String = impact::codes::CODES.iter().map(|c| format!("- **{}** {}\n", c.code, c.title)).collect();
+        return Ok(serde_json::json!({"text": format!("# racelens diagnostic codes\n\n{text}"), "languageId": "markdown"}));
+    }
+    Err(format!("no racelens document at {uri}"))
+}
+
+/// `racelens/codeLensRefresh`: for clients without `workspace/codeLens/refresh`.
+pub enum LensRefresh {}
+
+impl notification::Notification for LensRefresh {
+    type Params = ();
+    const METHOD: &'static str = "racelens/codeLensRefresh";
+}

@@ -1,0 +1,52 @@
+//! The racelens language server: live race warnings, field hovers and test lenses over
+//! LSP (stdio), driving the same analysis host as `racelens check`.
+//!
+//! - [`server`]: the LSP facade (tower-lsp-server); handlers forward to the core;
+//! - [`core`]: one thread that owns all state and handles messages in arrival order;
+//! - [`documents`]: open buffers (rope + incrementally parsed document);
+//! - [`positions`]: UTF-16/UTF-8 positions <-> byte offsets;
+//! - [`convert`], [`hover`], [`lenses`]: analysis results as LSP answers;
+//! - [`settings`], [`watch`]: editor settings, and our own file watcher where the client
+//!   cannot watch for us.
+
+mod convert;
+pub mod core;
+mod documents;
+mod hover;
+mod lenses;
+mod positions;
+mod server;
+mod settings;
+mod watch;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tower_lsp_server::{LspService, Server};
+
+/// Serves LSP on stdin/stdout until `exit` (or stdin closes). Returns the process exit
+/// code: 0 after `shutdown` then `exit`, 1 otherwise (as the protocol asks).
+pub fn run_stdio() -> i32 {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime starts");
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let handle = runtime.handle().clone();
+    let flag = shutdown.clone();
+    let (service, socket) = LspService::build(move |client| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let core = core::Core::new(client.clone(), handle, tx.clone());
+        std::thread::Builder::new().name("racelens-core".into()).spawn(move || core.run(rx)).expect("a thread can be spawned");
+        server::Backend::new(client, tx, flag)
+    })
+    .custom_method("racelens/document", server::Backend::document)
+    .finish();
+    runtime.block_on(async {
+        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+    });
+    // Do not wait for blocking reads of stdin to end.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    if shutdown.load(Ordering::SeqCst) {
+        0
+    } else {
+        1
+    }
+}
