@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
-# The test command (README): installs what the tests need, then runs all of them.
+# The test command (README): installs what the tests need, then runs all of them:
+# the Rust tests (analysis, CLI, language server in process and over stdio), the VS Code
+# extension's type-check, lint and packaging, the stdio end-to-end test through the
+# protocol library VS Code uses, and the headless Neovim end-to-end tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/setup
 cargo test --workspace --locked
+cargo build --locked -q -p racelens
+export RACELENS_BIN="$PWD/target/debug/racelens"
+(cd editors/vscode && npm run -s check && npm run -s smoke)
+(cd tests/lsp && npm test)
+bash tests/nvim/run.sh
+bash tests/nvim/client.sh

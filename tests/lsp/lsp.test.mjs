@@ -173,7 +173,9 @@ class Session {
 
     async request(method, params) {
         try {
-            return await withTimeout(this.conn.sendRequest(method, params), REQUEST_TIMEOUT_MS, method);
+            // No params at all for `shutdown` (as vscode-languageclient sends it), not `null`.
+            const sent = params === undefined ? this.conn.sendRequest(method) : this.conn.sendRequest(method, params);
+            return await withTimeout(sent, REQUEST_TIMEOUT_MS, method);
         } catch (error) {
             // Give the server a moment to finish dying, so that its last words are shown.
             await withTimeout(this.exited, 500, 'exit').catch(() => {});
@@ -219,7 +221,7 @@ class Session {
 
     async notify(method, params) {
         try {
-            await this.conn.sendNotification(method, params);
+            await (params === undefined ? this.conn.sendNotification(method) : this.conn.sendNotification(method, params));
         } catch (error) {
             await withTimeout(this.exited, 500, 'exit').catch(() => {});
             throw new Error(`${method} failed: ${error.message}${this.context()}`);
@@ -360,6 +362,20 @@ describe('racelens lsp: diagnostics, hover, code lens, shutdown', () => {
         assert.ok(lens.command.title.startsWith('▶ Explore schedules'), `title: ${lens.command.title}`);
         const arg = lens.command.arguments.find((a) => a?.method === 'addWhileBorrowingKeepsCountsConsistent');
         assert.ok(typeof arg.uri === 'string' && sameFile(arg.uri, session.file(POOL_TEST)), `argument uri: ${JSON.stringify(arg)}`);
+    });
+
+    test('goes quiet when nothing changes (no re-publishing loop)', async () => {
+        // Give late work (indexing, the second didOpen) a moment, then listen: an idle
+        // server sends nothing. A loop here costs CPU and makes editors redraw.
+        await sleep(1000);
+        const start = session.published.length;
+        await sleep(2000);
+        const extra = session.published.slice(start);
+        assert.ok(
+            extra.length <= 1,
+            `${extra.length} publishDiagnostics in 2 s with no change: ` +
+                JSON.stringify(extra.map((p) => [path.basename(fileURLToPath(p.uri)), p.version, p.diagnostics.length])),
+        );
     });
 
     test('shutdown then exit ends the server with status 0', async () => {

@@ -133,6 +133,7 @@ local function test()
   out('nvim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.'
     .. tostring(vim.version().patch) .. ', server ' .. bin .. ', project ' .. project)
   vim.cmd('filetype on')
+  vim.o.hidden = true -- leave edited buffers for others, as most configurations do
   vim.cmd('cd ' .. vim.fn.fnameescape(project))
 
   require('racelens').setup({
@@ -188,6 +189,23 @@ local function test()
   check(text:find('borrowObject', 1, true), 'hover on numActive does not name borrowObject; hover text:\n' .. text)
   out('ok: hover names borrowObject (' .. #text .. ' characters)')
 
+  -- 2b. Editing goes to the server (incremental didChange): putting `synchronized` back on
+  -- addObject() clears the warning; undo brings it back.
+  local decl = vim.api.nvim_buf_get_lines(pool, 56, 57, false)[1]
+  local vcol = decl:find('void addObject', 1, true)
+  check(vcol, 'line 56 is not the declaration of addObject(): ' .. decl)
+  vim.api.nvim_buf_set_text(pool, 56, vcol - 1, 56, vcol - 1, { 'synchronized ' })
+  check(vim.wait(15000, function()
+    return rl001() == nil
+  end, 50), 'RL001 still there 15 s after `synchronized` was put back on addObject(); diagnostics:\n'
+    .. describe_diagnostics(pool))
+  vim.cmd('silent undo')
+  check(vim.api.nvim_buf_get_lines(pool, 56, 57, false)[1] == decl, 'undo did not restore line 56')
+  check(vim.wait(15000, function()
+    return rl001() ~= nil
+  end, 50), 'RL001 did not come back within 15 s after undo; diagnostics:\n' .. describe_diagnostics(pool))
+  out('ok: edits reach the server (RL001 gone with `synchronized`, back after undo)')
+
   -- 3. Code lens on the test: `▶ Explore schedules …`, command racelens.exploreTest.
   vim.cmd('edit src/test/java/org/example/pool/ObjectPoolTest.java')
   local test_buf = vim.api.nvim_get_current_buf()
@@ -241,8 +259,13 @@ local function test()
   vim.wait(15000, function()
     return answer ~= nil
   end, 50)
-  out('   (server answer: ' .. (answer and vim.inspect(answer, { newline = ' ', indent = '' }) or 'none within 15 s')
-    .. ')')
+  local said = 'none within 15 s'
+  if answer and answer.err then
+    said = 'error ' .. vim.inspect(answer.err, { newline = ' ', indent = '' })
+  elseif answer then
+    said = answer.result == nil and 'null' or vim.inspect(answer.result, { newline = ' ', indent = '' })
+  end
+  out('\n   (server answer to workspace/executeCommand: ' .. said .. ')')
 
   -- 5. The racelens:/codes/RL001 document.
   vim.cmd('edit racelens:/codes/RL001')

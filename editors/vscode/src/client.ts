@@ -19,7 +19,7 @@ import type {
     LanguageClientOptions,
     ServerOptions,
 } from 'vscode-languageclient/node';
-import { INSTALL_HINT, findServer, missingServerMessage } from './server';
+import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './server';
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
 
@@ -40,6 +40,7 @@ export class RacelensClient implements vscode.Disposable {
     private starting: Promise<LanguageClient | undefined> | undefined;
     private running = false;
     private crashes: number[] = [];
+    private restarting: Promise<unknown> = Promise.resolve();
 
     constructor(
         private readonly context: vscode.ExtensionContext,
@@ -77,10 +78,15 @@ export class RacelensClient implements vscode.Disposable {
         }
     }
 
-    async restart(): Promise<LanguageClient | undefined> {
-        await this.stop();
-        this.crashes = [];
-        return this.start();
+    /** Stops and starts again; restarts asked for at the same time run one after the other. */
+    restart(): Promise<LanguageClient | undefined> {
+        const next = this.restarting.then(async () => {
+            await this.stop();
+            this.crashes = [];
+            return this.start();
+        });
+        this.restarting = next.catch(() => undefined);
+        return next;
     }
 
     async dispose(): Promise<void> {
@@ -101,6 +107,15 @@ export class RacelensClient implements vscode.Disposable {
         if (lookup.kind === 'missing') {
             this.log(`server not found; looked at:\n  ${lookup.searched.join('\n  ')}`);
             this.offerFix(missingServerMessage(lookup));
+            return undefined;
+        }
+        const probe = await probeServer(lookup.command);
+        if (!probe.ok) {
+            this.log(`\`${lookup.command} lsp --help\` failed: ${probe.detail}`);
+            this.offerFix(
+                `racelens: ${lookup.command} cannot serve editors: \`racelens lsp --help\` failed with: ${probe.detail}. ` +
+                    `It must be an executable racelens build for this machine that has the \`lsp\` command. ${INSTALL_HINT}`,
+            );
             return undefined;
         }
         this.log(`starting ${lookup.command} lsp (found via ${lookup.source})`);

@@ -2,6 +2,7 @@
 // (and in Cargo's bin directory, where `cargo install` puts it), else the binary bundled
 // in the extension's `bin/` folder.
 
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -128,6 +129,27 @@ export async function findServer(input: LookupInput): Promise<ServerLookup> {
         }
     }
     return { kind: 'missing', searched };
+}
+
+export type ProbeResult = { readonly ok: true } | { readonly ok: false; readonly detail: string };
+
+/**
+ * Runs `<command> lsp --help` to check, before the language client starts, that the
+ * binary runs here and knows the `lsp` command (an older racelens does not). Its error
+ * output makes a far better message than a connection that closed during initialize.
+ */
+export function probeServer(command: string, timeoutMs = 10_000): Promise<ProbeResult> {
+    return new Promise((resolve) => {
+        execFile(command, ['lsp', '--help'], { timeout: timeoutMs, windowsHide: true }, (error, _stdout, stderr) => {
+            if (error === null) {
+                resolve({ ok: true });
+                return;
+            }
+            const firstLines = stderr.trim().split(/\r?\n/).slice(0, 3).join(' ').trim();
+            const code = typeof error.code === 'number' ? `exit status ${error.code}` : (error.code ?? error.message);
+            resolve({ ok: false, detail: firstLines !== '' ? `${firstLines} (${code})` : error.message });
+        });
+    });
 }
 
 /** How to get a working server, for error messages. */

@@ -18,6 +18,10 @@ use crate::index::{FileId, Jdk, ProjectIndex};
 use crate::java::{self, FileFacts};
 use crate::workspace::Workspace;
 
+/// Files larger than this are not analysed (generated code, data in disguise): parsing
+/// and analysing them would stall every keystroke for little use.
+pub const MAX_FILE_BYTES: usize = 2 << 20;
+
 #[derive(Clone, Debug)]
 pub struct HostOptions {
     /// The base revision (`HEAD`, `origin/main`).
@@ -235,6 +239,13 @@ impl Host {
     /// Lays an unsaved buffer over a file. `facts` may come from an incremental parse;
     /// without them the text is parsed here.
     pub fn set_overlay(&mut self, rel: &str, text: Arc<str>, facts: Option<Arc<FileFacts>>) {
+        if text.len() > MAX_FILE_BYTES {
+            self.note(Some(rel), too_large(text.len()));
+            self.overlays.remove(rel);
+            self.texts.remove(rel);
+            self.index.remove(rel);
+            return;
+        }
         let h = hash_text(&text);
         if self.texts.get(rel) == Some(&h) && self.overlays.contains_key(rel) {
             return;
@@ -342,6 +353,10 @@ impl Host {
     }
 }
 
+fn too_large(bytes: usize) -> String {
+    format!("skipped: {:.1} MB is larger than racelens analyses ({} MB)", bytes as f64 / (1 << 20) as f64, MAX_FILE_BYTES >> 20)
+}
+
 fn hash_text(text: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);
@@ -353,6 +368,10 @@ type Loaded = Result<(Arc<str>, Option<String>, Arc<FileFacts>), String>;
 /// Reads a Java file: binary files are refused, non-UTF-8 text is read with replacement
 /// characters (and a note).
 fn read_source(path: &Path) -> Loaded {
+    let size = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?.len() as usize;
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return Err("skipped: a binary file (it contains NUL bytes), not Java source".into());

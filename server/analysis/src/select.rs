@@ -95,7 +95,7 @@ pub fn reach(index: &ProjectIndex, root: MethodRef) -> Reach {
         let Some(entry) = index.entry(file) else { continue };
         let facts = &entry.facts;
         out.starts_threads |= entry.resolved.starts_threads.contains(&m.idx);
-        for call in facts.calls.iter().filter(|c| facts.units[c.unit as usize].method == m.idx) {
+        for call in facts.calls_of(m.idx) {
             for callee in r.callees(m.origin, facts, call) {
                 if matches!(callee.origin, Origin::Project(_)) {
                     queue.push_back(callee);
@@ -129,10 +129,7 @@ fn task_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
 
 fn class_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
     let Some(facts) = index.facts(class.origin) else { return Vec::new() };
-    (0..facts.methods.len() as MethodIdx)
-        .filter(|&m| facts.methods[m as usize].class == class.idx)
-        .map(|idx| MethodRef { origin: class.origin, idx })
-        .collect()
+    (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].class == class.idx).map(|idx| MethodRef { origin: class.origin, idx }).collect()
 }
 
 /// How many impacted points a test reaches: impacted lines inside its methods, and

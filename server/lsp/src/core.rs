@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
-use racelens_analysis::host::{Host, HostOptions};
+use std::sync::Arc;
+
+use racelens_analysis::host::{Host, HostOptions, MAX_FILE_BYTES};
 use racelens_analysis::impact::{self, Impact, Options};
 use serde_json::Value;
 use tokio::runtime::Handle;
@@ -69,8 +71,8 @@ struct Workspace {
     root: PathBuf,
     host: Host,
     impact: Impact,
-    /// Files we published (non-empty) diagnostics for.
-    published: BTreeSet<Uri>,
+    /// What we last published, per file (files without diagnostics are left out).
+    published: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
     /// What the lenses depend on, to refresh them only when it changes.
     lens_key: u64,
 }
@@ -85,18 +87,20 @@ pub struct Core {
     docs: Documents,
     workspaces: Vec<Workspace>,
     dirty: BTreeSet<usize>,
+    /// When the oldest unanalysed change arrived.
+    dirty_since: Option<Instant>,
     watcher: Option<Watcher>,
     /// Commands for tests (`racelens.internal.panic`), enabled by an environment variable.
     test_commands: bool,
     told_outside: BTreeSet<PathBuf>,
 }
 
-/// Environment variable that enables the internal commands the tests use.
+/// Environment variable that enables the internal commands the tests use (`racelens lsp`).
 pub const TEST_COMMANDS_ENV: &str = "RACELENS_TEST_COMMANDS";
 pub const PANIC_COMMAND: &str = "racelens.internal.panic";
 
 impl Core {
-    pub fn new(client: Client, rt: Handle, tx: Sender<Msg>) -> Core {
+    pub fn new(client: Client, rt: Handle, tx: Sender<Msg>, test_commands: bool) -> Core {
         Core {
             client,
             rt,
@@ -107,8 +111,9 @@ impl Core {
             docs: Documents::default(),
             workspaces: Vec::new(),
             dirty: BTreeSet::new(),
+            dirty_since: None,
             watcher: None,
-            test_commands: std::env::var_os(TEST_COMMANDS_ENV).is_some(),
+            test_commands,
             told_outside: BTreeSet::new(),
         }
     }
@@ -137,7 +142,10 @@ impl Core {
                     Err(_) => break,
                 }
             };
-            if msg.needs_analysis() && !self.dirty.is_empty() {
+            // Analyse before a request that reads the result, and never let a steady stream
+            // of messages postpone the analysis for long.
+            let overdue = self.dirty_since.is_some_and(|t| t.elapsed() > Duration::from_millis(300));
+            if !self.dirty.is_empty() && (msg.needs_analysis() || overdue) {
                 self.guarded("analysis", |core| core.analyze_dirty());
             }
             if matches!(msg, Msg::Shutdown) {
@@ -145,6 +153,11 @@ impl Core {
                 continue;
             }
             self.guarded("a message", |core| core.handle(msg));
+            if self.dirty.is_empty() {
+                self.dirty_since = None;
+            } else if self.dirty_since.is_none() {
+                self.dirty_since = Some(Instant::now());
+            }
         }
     }
 
@@ -327,7 +340,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: BTreeSet::new(), lens_key: 0 });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0 });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -364,12 +377,18 @@ impl Core {
             self.locate(uri)
         });
         let Some((w, rel)) = found else { return };
-        let Some(doc) = self.docs.get(uri) else { return };
+        let Some(open) = self.docs.get(uri) else { return };
         let ws = &mut self.workspaces[w];
         if !ws.host.is_source(&rel) {
             return;
         }
-        ws.host.set_overlay(&rel, doc.doc.text().clone(), Some(doc.doc.facts().clone()));
+        match &open.doc {
+            Some(doc) => ws.host.set_overlay(&rel, doc.text().clone(), Some(doc.facts().clone())),
+            None => {
+                ws.host.set_overlay(&rel, Arc::from(open.rope.to_string()), None);
+                self.log(MessageType::WARNING, format!("racelens: {rel} is too large to analyse ({} MB at most)", MAX_FILE_BYTES >> 20));
+            }
+        }
         self.dirty.insert(w);
     }
 
@@ -411,7 +430,7 @@ impl Core {
         let ws = self.workspaces.remove(w);
         self.dirty = self.dirty.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
         // Clear what it published; the reloaded workspace publishes again.
-        for uri in &ws.published {
+        for uri in ws.published.keys() {
             self.publish(uri.clone(), Vec::new());
         }
         self.open_workspace(&ws.root);
@@ -441,6 +460,7 @@ impl Core {
 
     fn analyze_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
+        self.dirty_since = None;
         for w in dirty {
             if w >= self.workspaces.len() {
                 continue;
@@ -449,14 +469,15 @@ impl Core {
             let ws = &mut self.workspaces[w];
             ws.impact = impact;
             let diagnostics = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
-            let stale: Vec<Uri> = ws.published.iter().filter(|u| !diagnostics.contains_key(*u)).cloned().collect();
-            ws.published = diagnostics.keys().cloned().collect();
+            // Publish what changed: new or different lists, and empty ones for files whose
+            // diagnostics went away.
+            let mut changed: Vec<(Uri, Vec<Diagnostic>)> =
+                ws.published.keys().filter(|u| !diagnostics.contains_key(*u)).map(|u| (u.clone(), Vec::new())).collect();
+            changed.extend(diagnostics.iter().filter(|(u, d)| ws.published.get(*u) != Some(*d)).map(|(u, d)| (u.clone(), d.clone())));
+            ws.published = diagnostics;
             let key = lens_key(&ws.impact);
             let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
-            for uri in stale {
-                self.publish(uri, Vec::new());
-            }
-            for (uri, list) in diagnostics {
+            for (uri, list) in changed {
                 self.publish(uri, list);
             }
             if lens_changed {

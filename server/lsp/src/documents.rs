@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use racelens_analysis::host::MAX_FILE_BYTES;
 use racelens_analysis::java::Document;
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
@@ -14,7 +15,12 @@ use crate::positions::{rope_offset, Encoding};
 pub struct OpenDocument {
     pub version: i32,
     pub rope: Rope,
-    pub doc: Document,
+    /// The parsed document; `None` for a buffer too large to analyse.
+    pub doc: Option<Document>,
+}
+
+fn parsed(text: &str) -> Option<Document> {
+    (text.len() <= MAX_FILE_BYTES).then(|| Document::new(Arc::from(text)))
 }
 
 #[derive(Default)]
@@ -32,8 +38,7 @@ pub enum ChangeOutcome {
 
 impl Documents {
     pub fn open(&mut self, uri: Uri, version: i32, text: &str) {
-        let doc = Document::new(Arc::from(text));
-        self.open.insert(uri, OpenDocument { version, rope: Rope::from_str(text), doc });
+        self.open.insert(uri, OpenDocument { version, rope: Rope::from_str(text), doc: parsed(text) });
     }
 
     pub fn close(&mut self, uri: &Uri) -> bool {
@@ -62,15 +67,18 @@ impl Documents {
                     let (cs, ce) = (d.rope.byte_to_char(start), d.rope.byte_to_char(end));
                     d.rope.remove(cs..ce);
                     d.rope.insert(cs, &change.text);
-                    d.doc.edit(start, end, &change.text);
+                    match &mut d.doc {
+                        Some(doc) if d.rope.len_bytes() <= MAX_FILE_BYTES => doc.edit(start, end, &change.text),
+                        _ => d.doc = parsed(&d.rope.to_string()),
+                    }
                 }
                 None => {
                     d.rope = Rope::from_str(&change.text);
-                    d.doc.replace(Arc::from(change.text.as_str()));
+                    d.doc = parsed(&change.text);
                 }
             }
         }
-        debug_assert_eq!(d.rope.len_bytes(), d.doc.text().len());
+        debug_assert!(d.doc.as_ref().is_none_or(|doc| doc.text().len() == d.rope.len_bytes()));
         d.version = version;
         ChangeOutcome::Applied
     }

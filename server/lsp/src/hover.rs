@@ -117,12 +117,14 @@ pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impa
         for p in pairs.iter().take(8) {
             let _ = writeln!(
                 md,
-                "- {} {} in `{}()` ↔ {} in `{}()`{}",
+                "- {} {} in `{}()` (line {}) ↔ {} in `{}()` (line {}){}",
                 p.kind.as_str(),
                 p.a.access.as_str(),
                 p.a.method,
+                p.a.span.line,
                 p.b.access.as_str(),
                 p.b.method,
+                p.b.span.line,
                 if p.protected { " (protected)" } else { " — **unprotected**" }
             );
         }
@@ -187,13 +189,27 @@ fn verdict(accesses: &[Access]) -> String {
     if *held == total {
         return format!("guarded by `{display}` in all {total} accesses");
     }
-    let mut offenders: Vec<String> = accesses
-        .iter()
-        .filter(|a| !a.locks.iter().any(|(k, _)| k == key))
-        .map(|a| format!("`{}()` {}s it", a.method.rsplit('.').next().unwrap_or(&a.method), if a.kind == AccessKind::Write { "write" } else { "read" }))
+    // Who does without it, per method: writes first.
+    let mut offenders: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for a in accesses.iter().filter(|a| !a.locks.iter().any(|(k, _)| k == key)) {
+        let e = offenders.entry(a.method.rsplit('.').next().unwrap_or(&a.method)).or_default();
+        match a.kind {
+            AccessKind::Read => e.0 = true,
+            AccessKind::Write => e.1 = true,
+        }
+    }
+    let mut offenders: Vec<(bool, String)> = offenders
+        .into_iter()
+        .map(|(m, rw)| {
+            let verb = match rw {
+                (true, true) => "updates",
+                (false, true) => "writes",
+                _ => "reads",
+            };
+            (!rw.1, format!("`{m}()` {verb} it"))
+        })
         .collect();
-    offenders.sort_by_key(|o| !o.ends_with("writes it"));
-    offenders.dedup();
-    offenders.truncate(2);
+    offenders.sort();
+    let offenders: Vec<String> = offenders.into_iter().take(2).map(|(_, o)| o).collect();
     format!("guarded by `{display}` in {held} of {total} accesses; {} without the lock", offenders.join(", "))
 }

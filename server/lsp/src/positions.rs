@@ -16,7 +16,13 @@ pub enum Encoding {
 pub fn rope_offset(rope: &Rope, pos: Position, encoding: Encoding) -> usize {
     let line = (pos.line as usize).min(rope.len_lines().saturating_sub(1));
     let line_start = rope.line_to_char(line);
-    let line_end = if line + 1 < rope.len_lines() { rope.line_to_char(line + 1) } else { rope.len_chars() };
+    let mut line_end = if line + 1 < rope.len_lines() { rope.line_to_char(line + 1) } else { rope.len_chars() };
+    // A position past the end of the line means its end, before the line break.
+    for brk in ['\n', '\r'] {
+        if line_end > line_start && rope.char(line_end - 1) == brk {
+            line_end -= 1;
+        }
+    }
     let char_idx = match encoding {
         Encoding::Utf16 => {
             let base = rope.char_to_utf16_cu(line_start);
@@ -67,8 +73,11 @@ mod tests {
         let text = "class A {\n  String s = \"é𝄞\"; int x;\n}\n";
         let rope = Rope::from_str(text);
         let x = text.find("x;").unwrap();
-        // `  String s = "é𝄞"; int ` is 22 UTF-16 units (é is one, 𝄞 two).
-        let pos = Position { line: 1, character: 22 };
+        let line_start = text.find('\n').unwrap() + 1;
+        // é is one UTF-16 unit, 𝄞 two; in UTF-8 they are 2 and 4 bytes.
+        let units = text[line_start..x].encode_utf16().count() as u32;
+        assert_eq!(units, 24);
+        let pos = Position { line: 1, character: units };
         assert_eq!(rope_offset(&rope, pos, Encoding::Utf16), x);
         let facts = racelens_analysis::java::facts_of(text);
         assert_eq!(position(&facts, x as u32, Encoding::Utf16), pos);

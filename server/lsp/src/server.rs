@@ -21,11 +21,12 @@ pub struct Backend {
     _client: Client,
     core: Sender<Msg>,
     shutdown: Arc<AtomicBool>,
+    test_commands: bool,
 }
 
 impl Backend {
-    pub fn new(client: Client, core: Sender<Msg>, shutdown: Arc<AtomicBool>) -> Backend {
-        Backend { _client: client, core, shutdown }
+    pub(crate) fn new(client: Client, core: Sender<Msg>, shutdown: Arc<AtomicBool>, test_commands: bool) -> Backend {
+        Backend { _client: client, core, shutdown, test_commands }
     }
 
     fn send(&self, msg: Msg) {
@@ -42,6 +43,12 @@ impl Backend {
             // The core dropped the reply: it panicked on this request.
             Err(_) => Err(Error { code: tower_lsp_server::jsonrpc::ErrorCode::InternalError, message: "racelens failed on this request (see the log)".into(), data: None }),
         }
+    }
+
+    /// A malformed message (replaced by the framing guard): a parse error for it.
+    pub async fn malformed(&self, params: Value) -> Result<Value> {
+        let reason = params.get("reason").and_then(Value::as_str).unwrap_or("malformed message").to_string();
+        Err(Error { code: tower_lsp_server::jsonrpc::ErrorCode::ParseError, message: reason.into(), data: None })
     }
 
     /// `racelens/document`: the text of a `racelens:` URI.
@@ -89,7 +96,7 @@ impl LanguageServer for Backend {
         };
         self.send(Msg::Initialize { roots: roots(&params), caps, settings });
         let mut commands = vec![EXPLORE_COMMAND.to_string()];
-        if std::env::var_os(core::TEST_COMMANDS_ENV).is_some() {
+        if self.test_commands {
             commands.push(core::PANIC_COMMAND.to_string());
         }
         Ok(InitializeResult {

@@ -27,7 +27,10 @@ impl Watcher {
     pub fn start(roots: &[PathBuf], tx: Sender<Msg>) -> notify::Result<Watcher> {
         let (events_tx, events_rx) = std::sync::mpsc::channel::<PathBuf>();
         let mut inner = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-            if let Ok(event) = res {
+            // Reads are events too (inotify reports opens): only changes count, or our own
+            // reading of the files would wake us up forever.
+            let Ok(event) = res else { return };
+            if !matches!(event.kind, notify::EventKind::Access(_)) {
                 for p in event.paths.into_iter().filter(|p| interesting(p)) {
                     let _ = events_tx.send(p);
                 }

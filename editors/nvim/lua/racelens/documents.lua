@@ -4,10 +4,12 @@ local compat = require('racelens.compat')
 
 local M = {}
 
---- Patterns for `BufReadCmd`. A name like `racelens:/codes/RL001` has no `://`, so Neovim
---- takes it for a relative path and makes the buffer name `<cwd>/racelens:/codes/RL001`;
---- a pattern with a `/` is matched against both the full and the short name.
-M.patterns = { 'racelens:/*', '*/racelens:/*' }
+--- The `BufReadCmd` pattern. A name like `racelens:/codes/RL001` has no `://`, so Neovim
+--- takes it for a relative path and makes the buffer name `<cwd>/racelens:/codes/RL001`
+--- (`racelens:///codes/RL001` stays as it is). A pattern with a `/` is matched against the
+--- whole name, and its `*` matches `/` too. One pattern: two matching the same buffer would
+--- read it twice.
+M.pattern = '*racelens:/*'
 
 --- The `racelens:` URI a buffer name stands for, or nil.
 function M.uri_from_name(name)

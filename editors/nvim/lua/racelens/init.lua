@@ -359,7 +359,13 @@ function M.attach(bufnr)
     return nil
   end
   local path = vim.fn.fnamemodify(name, ':p')
-  local root = M.find_root(path, state.opts.root_markers) or vim.fn.fnamemodify(path, ':h')
+  local root = M.find_root(path, state.opts.root_markers)
+  if not root then -- no marker: the file's folder (or the nearest one that exists, for a new file)
+    root = vim.fn.fnamemodify(path, ':h')
+    while vim.fn.isdirectory(root) ~= 1 and vim.fn.fnamemodify(root, ':h') ~= root do
+      root = vim.fn.fnamemodify(root, ':h')
+    end
+  end
 
   local existing = compat.live_client(state.roots[root])
   if existing then
@@ -593,7 +599,7 @@ function M.setup(opts)
   })
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = group,
-    pattern = documents.patterns,
+    pattern = documents.pattern,
     desc = 'racelens: show a racelens: document',
     callback = function(args)
       documents.read(args.buf, vim.api.nvim_buf_get_name(args.buf), all_clients)

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use crate::index::{resolve_access, ClassRef, FieldKey, MethodRef, Origin, Resolver, TypeName};
-use crate::java::{AccessKind, Call, CallKind, Expr, FileFacts, UnitIdx};
+use crate::java::{AccessKind, Call, CallKind, Expr, FileFacts};
 
 /// Fields read and written, each with both flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -92,9 +92,7 @@ impl<'a> EffectsComputer<'a> {
     fn compute_direct(&self, m: MethodRef) -> Direct {
         let mut d = Direct::default();
         let Some(facts) = self.r.facts(m.origin) else { return d };
-        let units: Vec<UnitIdx> = (0..facts.units.len() as UnitIdx).filter(|&u| facts.units[u as usize].method == m.idx).collect();
-        let in_method = |u: UnitIdx| units.contains(&u);
-        for a in facts.accesses.iter().filter(|a| in_method(a.unit)) {
+        for (_, a) in facts.accesses_of(m.idx) {
             if let Some(field) = resolve_access(&self.r, m.origin, &facts, a) {
                 if is_constant(&self.r, field) {
                     continue;
@@ -104,7 +102,7 @@ impl<'a> EffectsComputer<'a> {
                 }
             }
         }
-        for call in facts.calls.iter().filter(|c| in_method(c.unit)) {
+        for call in facts.calls_of(m.idx) {
             if let Some((key, kinds)) = self.handle_access(m.origin, &facts, call) {
                 for kind in kinds {
                     d.accesses.push((key.clone(), kind));

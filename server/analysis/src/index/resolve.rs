@@ -264,8 +264,8 @@ impl<'a> Resolver<'a> {
             return None;
         }
         let facts = self.facts(class.origin)?;
-        if let Some(i) = facts.fields.iter().position(|f| f.class == class.idx && f.name == name) {
-            return Some((class, i as u32));
+        if let Some(i) = facts.field_named(class.idx, name) {
+            return Some((class, i));
         }
         for sup in self.supertypes(class) {
             if let TypeName::Class(s) = sup {
@@ -479,9 +479,9 @@ impl<'a> Resolver<'a> {
                     continue;
                 }
                 let Some(facts) = self.facts(c.origin) else { continue };
-                for (i, m) in facts.methods.iter().enumerate() {
-                    if m.class == c.idx && m.name == name && arity_matches(m, argc) {
-                        found.push(MethodRef { origin: c.origin, idx: i as u32 });
+                for &i in facts.methods_named(c.idx, name) {
+                    if arity_matches(&facts.methods[i as usize], argc) {
+                        found.push(MethodRef { origin: c.origin, idx: i });
                     }
                 }
                 next.extend(self.supertypes(c).into_iter().filter_map(|t| match t {
@@ -505,9 +505,10 @@ impl<'a> Resolver<'a> {
                 break;
             }
             let Some(facts) = self.facts(sub.origin) else { continue };
-            for (i, m) in facts.methods.iter().enumerate() {
-                if m.class == sub.idx && m.name == name && arity_matches(m, argc) && !m.is_abstract && out.len() < MAX_IMPLEMENTATIONS {
-                    out.push(MethodRef { origin: sub.origin, idx: i as u32 });
+            for &i in facts.methods_named(sub.idx, name) {
+                let m = &facts.methods[i as usize];
+                if arity_matches(m, argc) && !m.is_abstract && out.len() < MAX_IMPLEMENTATIONS {
+                    out.push(MethodRef { origin: sub.origin, idx: i });
                 }
             }
         }
@@ -596,14 +597,7 @@ impl<'a> Resolver<'a> {
             return self.methods_named(class, name, argc);
         }
         let Some(facts) = self.facts(class.origin) else { return Vec::new() };
-        facts
-            .methods
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.class == class.idx && m.name == name)
-            .take(4)
-            .map(|(i, _)| MethodRef { origin: class.origin, idx: i as u32 })
-            .collect()
+        facts.methods_named(class.idx, name).iter().take(4).map(|&idx| MethodRef { origin: class.origin, idx }).collect()
     }
 
     /// Constructors with this arity, plus the class's field initializers (javac runs
@@ -611,14 +605,13 @@ impl<'a> Resolver<'a> {
     fn constructors(&self, class: ClassRef, argc: usize) -> Vec<MethodRef> {
         let Some(facts) = self.facts(class.origin) else { return Vec::new() };
         facts
-            .methods
+            .methods_named(class.idx, "<init>")
             .iter()
-            .enumerate()
-            .filter(|(_, m)| {
-                m.class == class.idx
-                    && ((m.kind == MethodKind::Constructor && arity_matches(m, argc)) || (m.kind == MethodKind::Initializer && !m.is_static))
+            .filter(|&&i| {
+                let m = &facts.methods[i as usize];
+                (m.kind == MethodKind::Constructor && arity_matches(m, argc)) || (m.kind == MethodKind::Initializer && !m.is_static)
             })
-            .map(|(i, _)| MethodRef { origin: class.origin, idx: i as u32 })
+            .map(|&idx| MethodRef { origin: class.origin, idx })
             .collect()
     }
 

@@ -54,6 +54,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     ex.calls(&captures.calls);
     ex.resolve_local_aliases();
     ex.facts.tokens = tokens;
+    ex.facts.members = Members::build(&ex.facts);
     if root.has_error() {
         collect_errors(root, &mut ex.facts.syntax_errors);
     }

@@ -269,6 +269,37 @@ pub struct LockRegion {
     pub markers: Vec<u32>,
 }
 
+/// Lookups over a file's facts, so that resolution and call graphs stay linear in big
+/// files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Members {
+    methods: std::collections::HashMap<(ClassIdx, String), Vec<MethodIdx>>,
+    fields: std::collections::HashMap<(ClassIdx, String), u32>,
+    calls: Vec<Vec<u32>>,
+    accesses: Vec<Vec<u32>>,
+}
+
+impl Members {
+    pub(crate) fn build(facts: &FileFacts) -> Members {
+        let mut m = Members::default();
+        for (i, method) in facts.methods.iter().enumerate() {
+            m.methods.entry((method.class, method.name.clone())).or_default().push(i as MethodIdx);
+        }
+        for (i, f) in facts.fields.iter().enumerate() {
+            m.fields.entry((f.class, f.name.clone())).or_insert(i as u32);
+        }
+        m.calls = vec![Vec::new(); facts.methods.len()];
+        m.accesses = vec![Vec::new(); facts.methods.len()];
+        for (i, c) in facts.calls.iter().enumerate() {
+            m.calls[facts.units[c.unit as usize].method as usize].push(i as u32);
+        }
+        for (i, a) in facts.accesses.iter().enumerate() {
+            m.accesses[facts.units[a.unit as usize].method as usize].push(i as u32);
+        }
+        m
+    }
+}
+
 /// A read or write of a local variable: what forward slicing follows (SimRT rule 5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LocalUse {
@@ -305,6 +336,8 @@ pub struct FileFacts {
     pub locks: Vec<LockRegion>,
     pub local_uses: Vec<LocalUse>,
     pub tokens: Vec<Token>,
+    /// Lookups by name and by method, built once per file.
+    pub members: Members,
     /// Where the parser found syntax errors; facts for the rest are still complete.
     pub syntax_errors: Vec<Span>,
 }
@@ -318,6 +351,26 @@ impl FileFacts {
         self.text.get(token.start as usize..token.end as usize).unwrap_or("")
     }
 
+    /// Methods of a class with a name (`<init>` for constructors and initializers).
+    pub fn methods_named(&self, class: ClassIdx, name: &str) -> &[MethodIdx] {
+        self.members.methods.get(&(class, name.to_string())).map_or(&[], |v| v.as_slice())
+    }
+
+    /// A field of a class by name.
+    pub fn field_named(&self, class: ClassIdx, name: &str) -> Option<u32> {
+        self.members.fields.get(&(class, name.to_string())).copied()
+    }
+
+    /// Calls made by a method (its lambdas included).
+    pub fn calls_of(&self, method: MethodIdx) -> impl Iterator<Item = &Call> {
+        self.members.calls.get(method as usize).into_iter().flatten().map(|&i| &self.calls[i as usize])
+    }
+
+    /// Accesses made by a method (its lambdas included), with their indices.
+    pub fn accesses_of(&self, method: MethodIdx) -> impl Iterator<Item = (usize, &Access)> {
+        self.members.accesses.get(method as usize).into_iter().flatten().map(|&i| (i as usize, &self.accesses[i as usize]))
+    }
+
     /// The innermost class whose span contains `offset`.
     pub fn class_at(&self, offset: u32) -> Option<ClassIdx> {
         innermost(self.classes.iter().map(|c| c.span), offset)
@@ -325,7 +378,7 @@ impl FileFacts {
 
     /// The innermost method (or initializer) containing `offset`.
     pub fn method_at(&self, offset: u32) -> Option<MethodIdx> {
-        innermost(self.methods.iter().map(|m| m.span), offset)
+        innermost_sorted(&self.methods, |m| m.span, offset)
     }
 
     /// The innermost method containing any part of a 1-based line, preferring the method
@@ -354,7 +407,22 @@ impl FileFacts {
 
     /// The innermost unit (method or lambda body) containing `offset`.
     pub fn unit_at(&self, offset: u32) -> Option<UnitIdx> {
-        innermost(self.units.iter().map(|u| u.span), offset)
+        // Units are in document order and nest: take the last one starting at or before
+        // `offset`, then its parents until one contains it.
+        let mut i = self.units.partition_point(|u| u.span.start <= offset).checked_sub(1)?;
+        loop {
+            let u = &self.units[i];
+            if u.span.contains(offset) {
+                return Some(i as UnitIdx);
+            }
+            match u.parent {
+                Some(p) => i = p as usize,
+                None => {
+                    // A later top-level unit may not contain it; look back for one that does.
+                    return self.units[..i].iter().rposition(|u| u.span.contains(offset) && u.parent.is_none()).map(|j| j as UnitIdx);
+                }
+            }
+        }
     }
 
     /// Lock regions held at `offset` when the code of `unit` runs there.
@@ -378,6 +446,13 @@ impl FileFacts {
         };
         format!("{short}.{name}")
     }
+}
+
+/// The innermost of nested spans in document order that contains `offset`: the last one
+/// starting at or before it that contains it (nested spans start after their parent).
+fn innermost_sorted<T>(items: &[T], span: impl Fn(&T) -> Span, offset: u32) -> Option<u32> {
+    let end = items.partition_point(|t| span(t).start <= offset);
+    items[..end].iter().rposition(|t| span(t).contains(offset)).map(|i| i as u32)
 }
 
 /// The innermost of nested spans that contains `offset` (the one starting last).

@@ -1,0 +1,393 @@
+// A stand-in for the `vscode` module, enough to activate the bundled extension in plain
+// Node: VS Code itself cannot run here. It records what the extension and
+// vscode-languageclient do (commands, messages, diagnostics, output) for the smoke test.
+// Anything it does not model is a harmless no-op that returns a disposable.
+
+import * as path from 'node:path';
+
+/** A callable, constructible no-op: every property is another one, calls return one. */
+function anything(name, unknown) {
+    const fn = function () {};
+    return new Proxy(fn, {
+        get(_target, prop) {
+            if (prop === 'then') {
+                return undefined; // not a promise
+            }
+            if (prop === Symbol.toPrimitive) {
+                return () => 0;
+            }
+            if (prop === 'dispose') {
+                return () => {};
+            }
+            const child = `${name}.${String(prop)}`;
+            unknown.add(child);
+            return anything(child, unknown);
+        },
+        apply: () => anything(`${name}()`, unknown),
+        construct: () => anything(`new ${name}`, unknown),
+    });
+}
+
+/** Wraps a namespace so that missing members become no-ops (and are noted). */
+function lenient(name, target, unknown) {
+    return new Proxy(target, {
+        get(t, prop) {
+            if (prop in t || typeof prop === 'symbol') {
+                return t[prop];
+            }
+            unknown.add(`${name}.${String(prop)}`);
+            return anything(`${name}.${String(prop)}`, unknown);
+        },
+    });
+}
+
+class Disposable {
+    constructor(fn) {
+        this.fn = fn;
+    }
+    static from(...items) {
+        return new Disposable(() => items.forEach((i) => i?.dispose?.()));
+    }
+    dispose() {
+        this.fn?.();
+        this.fn = undefined;
+    }
+}
+
+class EventEmitter {
+    listeners = new Set();
+    event = (listener, thisArg, disposables) => {
+        const bound = thisArg ? listener.bind(thisArg) : listener;
+        this.listeners.add(bound);
+        const d = new Disposable(() => this.listeners.delete(bound));
+        disposables?.push(d);
+        return d;
+    };
+    fire(value) {
+        for (const l of [...this.listeners]) {
+            l(value);
+        }
+    }
+    dispose() {
+        this.listeners.clear();
+    }
+}
+
+class Uri {
+    constructor(scheme, authority, p, query, fragment) {
+        Object.assign(this, { scheme, authority, path: p, query, fragment });
+    }
+    static parse(value) {
+        const m = /^([a-zA-Z][\w+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/.exec(value);
+        if (!m) {
+            throw new Error(`bad uri ${value}`);
+        }
+        return new Uri(m[1], m[2] ?? '', decodeURIComponent(m[3]), m[4] ?? '', m[5] ?? '');
+    }
+    static file(p) {
+        return new Uri('file', '', path.resolve(p), '', '');
+    }
+    get fsPath() {
+        return this.path;
+    }
+    with(change) {
+        return new Uri(change.scheme ?? this.scheme, change.authority ?? this.authority, change.path ?? this.path, change.query ?? this.query, change.fragment ?? this.fragment);
+    }
+    toString(skipEncoding) {
+        const p = skipEncoding ? this.path : encodeURI(this.path);
+        const auth = this.authority || this.scheme === 'file' ? `//${this.authority}` : '';
+        return `${this.scheme}:${auth}${p}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`;
+    }
+    toJSON() {
+        return { $mid: 1, scheme: this.scheme, path: this.path };
+    }
+}
+
+class Position {
+    constructor(line, character) {
+        this.line = line;
+        this.character = character;
+    }
+}
+
+class Range {
+    constructor(a, b, c, d) {
+        if (typeof a === 'number') {
+            this.start = new Position(a, b);
+            this.end = new Position(c, d);
+        } else {
+            this.start = a;
+            this.end = b;
+        }
+    }
+}
+
+class Location {
+    constructor(uri, range) {
+        this.uri = uri;
+        this.range = range;
+    }
+}
+
+class Diagnostic {
+    constructor(range, message, severity) {
+        Object.assign(this, { range, message, severity });
+    }
+}
+
+class DiagnosticRelatedInformation {
+    constructor(location, message) {
+        this.location = location;
+        this.message = message;
+    }
+}
+
+class MarkdownString {
+    constructor(value = '') {
+        this.value = value;
+    }
+    appendMarkdown(v) {
+        this.value += v;
+        return this;
+    }
+    appendText(v) {
+        this.value += v;
+        return this;
+    }
+    appendCodeblock(v) {
+        this.value += `\n\`\`\`\n${v}\n\`\`\`\n`;
+        return this;
+    }
+}
+
+class Hover {
+    constructor(contents, range) {
+        this.contents = Array.isArray(contents) ? contents : [contents];
+        this.range = range;
+    }
+}
+
+class CodeLens {
+    constructor(range, command) {
+        this.range = range;
+        this.command = command;
+    }
+}
+
+class CancellationTokenSource {
+    token = { isCancellationRequested: false, onCancellationRequested: () => new Disposable() };
+    cancel() {
+        this.token.isCancellationRequested = true;
+    }
+    dispose() {}
+}
+
+/** A text document as VS Code hands it out. */
+export function textDocument(uri, languageId, text, version = 1) {
+    const lines = text.split('\n');
+    return {
+        uri,
+        fileName: uri.fsPath,
+        languageId,
+        version,
+        isClosed: false,
+        isDirty: false,
+        isUntitled: false,
+        lineCount: lines.length,
+        eol: 1,
+        getText: () => text,
+        lineAt: (n) => ({ text: lines[typeof n === 'number' ? n : n.line] }),
+    };
+}
+
+/**
+ * Makes a fresh `vscode` stand-in. `settings` holds dotted keys (`racelens.server.path`);
+ * the package.json defaults fill in the rest. `workspaceFolder` is a path or undefined.
+ */
+export function createVscode(settings, defaults, workspaceFolder) {
+    const unknown = new Set();
+    const record = {
+        commands: new Map(),
+        messages: [],
+        output: [],
+        diagnostics: new Map(),
+        contentProviders: new Map(),
+        codeLensProviders: [],
+        hoverProviders: [],
+        unknown,
+    };
+    const values = { ...defaults, ...settings };
+
+    const events = {
+        config: new EventEmitter(),
+        open: new EventEmitter(),
+        close: new EventEmitter(),
+        change: new EventEmitter(),
+        save: new EventEmitter(),
+    };
+
+    function configuration(section) {
+        const full = (key) => (section ? `${section}.${key}` : key);
+        const lookup = (key) => {
+            const k = full(key);
+            if (k in values) {
+                return values[k];
+            }
+            // A prefix: the nested object of everything below it.
+            const nested = {};
+            let found = false;
+            for (const [dotted, v] of Object.entries(values)) {
+                if (dotted.startsWith(`${k}.`)) {
+                    found = true;
+                    const parts = dotted.slice(k.length + 1).split('.');
+                    let cur = nested;
+                    for (const p of parts.slice(0, -1)) {
+                        cur = cur[p] ??= {};
+                    }
+                    cur[parts.at(-1)] = v;
+                }
+            }
+            return found ? nested : undefined;
+        };
+        return {
+            get: (key, def) => lookup(key) ?? def,
+            has: (key) => lookup(key) !== undefined,
+            inspect: (key) => ({ key: full(key), defaultValue: defaults[full(key)] }),
+            update: async () => {},
+        };
+    }
+
+    const selectorMatches = (selector, doc) =>
+        (Array.isArray(selector) ? selector : [selector]).some((f) =>
+            typeof f === 'string'
+                ? f === doc.languageId
+                : (f.language === undefined || f.language === doc.languageId) && (f.scheme === undefined || f.scheme === doc.uri.scheme),
+        );
+
+    const outputChannel = (name) =>
+        lenient(`OutputChannel(${name})`, {
+            name,
+            append: (v) => record.output.push(v),
+            appendLine: (v) => record.output.push(`${v}\n`),
+            replace: () => {},
+            clear: () => {},
+            show: () => {},
+            hide: () => {},
+            dispose: () => {},
+        }, unknown);
+
+    const textDocuments = [];
+
+    const vscode = {
+        version: '1.82.0',
+        Uri,
+        Position,
+        Range,
+        Location,
+        Diagnostic,
+        DiagnosticRelatedInformation,
+        MarkdownString,
+        Hover,
+        CodeLens,
+        Disposable,
+        EventEmitter,
+        CancellationTokenSource,
+        CancellationError: class CancellationError extends Error {},
+        DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+        DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
+        ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+        env: lenient('env', { language: 'en', appName: 'stub', machineId: 'stub', sessionId: 'stub', openExternal: async () => true }, unknown),
+        commands: lenient('commands', {
+            registerCommand(id, fn) {
+                if (record.commands.has(id)) {
+                    // VS Code refuses a second registration of the same id.
+                    throw new Error(`command '${id}' already exists`);
+                }
+                record.commands.set(id, fn);
+                return new Disposable(() => record.commands.delete(id));
+            },
+            executeCommand: async (id, ...args) => record.commands.get(id)?.(...args),
+            getCommands: async () => [...record.commands.keys()],
+        }, unknown),
+        window: lenient('window', {
+            createOutputChannel: outputChannel,
+            showErrorMessage: async (message, ...items) => {
+                record.messages.push({ kind: 'error', message, items });
+                return undefined;
+            },
+            showWarningMessage: async (message, ...items) => {
+                record.messages.push({ kind: 'warning', message, items });
+                return undefined;
+            },
+            showInformationMessage: async (message, ...items) => {
+                record.messages.push({ kind: 'info', message, items });
+                return undefined;
+            },
+            withProgress: async (_options, task) => task({ report: () => {} }, new CancellationTokenSource().token),
+            activeTextEditor: undefined,
+            visibleTextEditors: [],
+            onDidChangeActiveTextEditor: new EventEmitter().event,
+            onDidChangeVisibleTextEditors: new EventEmitter().event,
+        }, unknown),
+        workspace: lenient('workspace', {
+            workspaceFolders: workspaceFolder ? [{ uri: Uri.file(workspaceFolder), name: path.basename(workspaceFolder), index: 0 }] : undefined,
+            textDocuments,
+            getConfiguration: configuration,
+            getWorkspaceFolder: () => undefined,
+            onDidChangeConfiguration: events.config.event,
+            onDidOpenTextDocument: events.open.event,
+            onDidCloseTextDocument: events.close.event,
+            onDidChangeTextDocument: events.change.event,
+            onDidSaveTextDocument: events.save.event,
+            onWillSaveTextDocument: new EventEmitter().event,
+            onDidChangeWorkspaceFolders: new EventEmitter().event,
+            registerTextDocumentContentProvider(scheme, provider) {
+                record.contentProviders.set(scheme, provider);
+                return new Disposable(() => record.contentProviders.delete(scheme));
+            },
+        }, unknown),
+        languages: lenient('languages', {
+            match: (selector, doc) => (selectorMatches(selector, doc) ? 10 : 0),
+            createDiagnosticCollection: (name) => ({
+                name,
+                set(uri, diags) {
+                    record.diagnostics.set(uri.toString(), diags ?? []);
+                },
+                delete(uri) {
+                    record.diagnostics.delete(uri.toString());
+                },
+                clear() {
+                    record.diagnostics.clear();
+                },
+                get: (uri) => record.diagnostics.get(uri.toString()),
+                forEach() {},
+                has: (uri) => record.diagnostics.has(uri.toString()),
+                dispose() {},
+            }),
+            registerCodeLensProvider(selector, provider) {
+                record.codeLensProviders.push({ selector, provider });
+                return new Disposable();
+            },
+            registerHoverProvider(selector, provider) {
+                record.hoverProviders.push({ selector, provider });
+                return new Disposable();
+            },
+            setTextDocumentLanguage: async (doc, languageId) => ({ ...doc, languageId }),
+        }, unknown),
+    };
+
+    /** Opens a document as VS Code would (it joins workspace.textDocuments, then the event). */
+    function openDocument(doc) {
+        textDocuments.push(doc);
+        events.open.fire(doc);
+    }
+
+    /** Changes a setting as the Settings editor would (then the change event). */
+    function setSetting(key, value) {
+        values[key] = value;
+        events.config.fire({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) });
+    }
+
+    const root = lenient('vscode', vscode, unknown);
+    return { vscode: root, record, openDocument, setSetting, events };
+}

@@ -1,0 +1,367 @@
+//! In-process protocol tests: the real service driven by a fake client, on real git
+//! repositories. The client answers the server's requests (configuration, registrations,
+//! progress) and records everything the server sends; a test fails if the server sent
+//! diagnostics or messages the test did not look at.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use racelens_lsp::{Backend, ServerOptions};
+use serde_json::{json, Value};
+use support::*;
+use tower::{Service, ServiceExt};
+use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_lsp_server::LspService;
+
+const POOL: &str = "src/main/java/org/example/pool/ObjectPool.java";
+const POOL_TEST: &str = "src/test/java/org/example/pool/ObjectPoolTest.java";
+
+/// Messages the server may send without a test looking at them.
+const IGNORABLE: &[&str] = &["workspace/configuration", "window/logMessage", "$/progress", "window/workDoneProgress/create", "client/registerCapability", "workspace/codeLens/refresh", "racelens/codeLensRefresh"];
+
+struct Client {
+    service: LspService<Backend>,
+    inbox: tokio::sync::mpsc::UnboundedReceiver<(String, Value)>,
+    /// What the client answers to `workspace/configuration`.
+    config: Arc<Mutex<Value>>,
+    shutdown: Arc<std::sync::atomic::AtomicBool>,
+    next_id: i64,
+    root: std::path::PathBuf,
+}
+
+fn uri(root: &Path, rel: &str) -> String {
+    format!("file://{}", root.join(rel).display())
+}
+
+impl Client {
+    fn start(root: &Path, options: ServerOptions) -> Client {
+        let (service, socket, shutdown) = racelens_lsp::service(options);
+        let (mut requests, mut responses) = socket.split();
+        let (tx, inbox) = tokio::sync::mpsc::unbounded_channel();
+        let config = Arc::new(Mutex::new(json!({})));
+        let answers = config.clone();
+        tokio::spawn(async move {
+            while let Some(req) = requests.next().await {
+                let (method, id, params) = req.into_parts();
+                if let Some(id) = id {
+                    let result = if method == "workspace/configuration" { json!([answers.lock().unwrap().clone()]) } else { Value::Null };
+                    let _ = responses.send(Response::from_ok(id, result)).await;
+                }
+                let _ = tx.send((method.to_string(), params.unwrap_or(Value::Null)));
+            }
+        });
+        Client { service, inbox, config, shutdown, next_id: 1, root: root.canonicalize().unwrap() }
+    }
+
+    async fn call(&mut self, method: &'static str, params: Value) -> Response {
+        let id = self.next_id;
+        self.next_id += 1;
+        let req = Request::build(method).id(id).params(params).finish();
+        self.service.ready().await.unwrap().call(req).await.unwrap().expect("a request gets a response")
+    }
+
+    async fn request(&mut self, method: &'static str, params: Value) -> Value {
+        let (_, result) = self.call(method, params).await.into_parts();
+        result.unwrap_or_else(|e| panic!("{method} failed: {e:?}"))
+    }
+
+    async fn notify(&mut self, method: &'static str, params: Value) {
+        let req = Request::build(method).params(params).finish();
+        assert!(self.service.ready().await.unwrap().call(req).await.unwrap().is_none());
+    }
+
+    async fn initialize(&mut self, capabilities: Value, options: Value) -> Value {
+        let root = format!("file://{}", self.root.display());
+        let result = self.request("initialize", json!({"rootUri": root, "capabilities": capabilities, "initializationOptions": options})).await;
+        self.notify("initialized", json!({})).await;
+        result
+    }
+
+    async fn open(&mut self, rel: &str) {
+        let text = std::fs::read_to_string(self.root.join(rel)).unwrap();
+        let uri = uri(&self.root, rel);
+        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}})).await;
+    }
+
+    /// Waits for a message of `method` whose params satisfy `pred`, consuming the others
+    /// that may come before (earlier diagnostics are superseded); fails on anything else.
+    async fn expect(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.inbox.recv()).await;
+            let Ok(Some((m, params))) = next else { panic!("no {method} as expected arrived") };
+            if m == method && pred(&params) {
+                return params;
+            }
+            if std::env::var_os("RACELENS_TEST_TRACE").is_some() {
+                eprintln!("skipped {m}: {params}");
+            }
+            assert!(m == method || IGNORABLE.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unexpected {m}: {params}");
+        }
+    }
+
+    async fn diagnostics(&mut self, rel: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        let uri = uri(&self.root, rel);
+        let params = self.expect("textDocument/publishDiagnostics", |p| p["uri"] == uri.as_str() && pred(p["diagnostics"].as_array().unwrap())).await;
+        params["diagnostics"].as_array().unwrap().clone()
+    }
+
+    /// Shuts down and checks that nothing the server sent was left unseen.
+    async fn finish(mut self) {
+        self.request("shutdown", Value::Null).await;
+        assert!(self.shutdown.load(Ordering::SeqCst));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        while let Ok((m, params)) = self.inbox.try_recv() {
+            assert!(IGNORABLE.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unconsumed {m}: {params}");
+        }
+    }
+}
+
+fn codes(diags: &[Value]) -> Vec<String> {
+    diags.iter().map(|d| format!("{}@{}", d["code"].as_str().unwrap_or(""), d["range"]["start"]["line"])).collect()
+}
+
+fn has(diags: &[Value], code: &str, line: u64) -> bool {
+    diags.iter().any(|d| d["code"] == code && d["range"]["start"]["line"] == line)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_edit_close_republishes_diagnostics() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    let init = c.initialize(json!({}), json!({})).await;
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2);
+    c.open(POOL).await;
+    let d = c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    let rl001 = d.iter().find(|d| d["code"] == "RL001" && d["range"]["start"]["line"] == 57).unwrap();
+    assert_eq!(rl001["source"], "racelens");
+    assert_eq!(rl001["severity"], 2);
+    assert_eq!(rl001["codeDescription"]["href"], "racelens:/codes/RL001");
+    assert!(rl001["message"].as_str().unwrap().contains("without the lock `this`"));
+    let related = rl001["relatedInformation"].as_array().unwrap();
+    assert!(related.iter().any(|r| r["location"]["uri"] == uri(&c.root, POOL).as_str() && r["location"]["range"]["start"]["line"] == 39));
+
+    // Put `synchronized` back (line 57, 0-based 56, after `    public `): the warnings go.
+    let pool_uri = uri(&c.root, POOL);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pool_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 56, "character": 11}, "end": {"line": 56, "character": 11}}, "text": "synchronized "}]}),
+    )
+    .await;
+    c.diagnostics(POOL, |d| d.is_empty()).await;
+
+    // Closing the buffer: the file on disk (still changed) counts again.
+    c.notify("textDocument/didClose", json!({"textDocument": {"uri": pool_uri}})).await;
+    c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn utf16_and_utf8_positions_are_honoured_with_non_ascii_text() {
+    let base = "package app;\n\npublic class Meter {\n    private int count;\n\n    public synchronized void add() {\n        count++;\n    }\n\n    public void note() {\n        String s = \"é𝄞\"; int k = 0;\n    }\n}\n";
+    let repo = repo_with(&[("src/app/Meter.java", base)], &[]);
+    for (encodings, unit) in [(json!(["utf-16"]), "utf-16"), (json!(["utf-8", "utf-16"]), "utf-8")] {
+        let mut c = Client::start(repo.path(), ServerOptions::default());
+        let init = c.initialize(json!({"general": {"positionEncodings": encodings}}), json!({})).await;
+        assert_eq!(init["capabilities"]["positionEncoding"], unit);
+        c.open("src/app/Meter.java").await;
+        // Replace `int k = 0;` (after the non-ASCII string) with `count = k;`, a racy write.
+        let line = "        String s = \"é𝄞\"; ";
+        let column = if unit == "utf-16" { line.encode_utf16().count() } else { line.len() };
+        let meter = uri(&c.root, "src/app/Meter.java");
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": meter, "version": 2}, "contentChanges": [{"range": {"start": {"line": 10, "character": column}, "end": {"line": 10, "character": column + 10}}, "text": "count = 1;"}]}),
+        )
+        .await;
+        let d = c.diagnostics("src/app/Meter.java", |d| has(d, "RL001", 10)).await;
+        let rl = d.iter().find(|d| d["code"] == "RL001").unwrap();
+        assert_eq!(rl["range"]["start"]["character"], column, "{rl}");
+        // Hover on `count` right after the non-ASCII text finds the field.
+        let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": meter}, "position": {"line": 10, "character": column + 2}})).await;
+        let text = hover["contents"]["value"].as_str().unwrap();
+        assert!(text.contains("**`count`**") && text.contains("`Meter.note()` holding no lock"), "{text}");
+        c.finish().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_apply_in_arrival_order_and_stale_versions_are_dropped() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.open(POOL).await;
+    c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    let pool_uri = uri(&c.root, POOL);
+    // Forty one-character edits, sent back to back without waiting: they spell
+    // `synchronized ` and then delete and retype it; only the final text matters.
+    let word = "synchronized ";
+    let mut version = 1;
+    for round in 0..3 {
+        for (i, ch) in word.chars().enumerate() {
+            version += 1;
+            let at = 11 + i;
+            c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": version}, "contentChanges": [{"range": {"start": {"line": 56, "character": at}, "end": {"line": 56, "character": at}}, "text": ch.to_string()}]})).await;
+        }
+        if round < 2 {
+            version += 1;
+            c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": version}, "contentChanges": [{"range": {"start": {"line": 56, "character": 11}, "end": {"line": 56, "character": 11 + word.len()}}, "text": ""}]})).await;
+        }
+    }
+    c.diagnostics(POOL, |d| d.is_empty()).await;
+    // A change with an old version is dropped, not applied over the newer text.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": 3}, "contentChanges": [{"range": {"start": {"line": 56, "character": 11}, "end": {"line": 56, "character": 24}}, "text": ""}]})).await;
+    let log = c.expect("window/logMessage", |p| p["message"].as_str().unwrap_or("").contains("ignored a change")).await;
+    assert!(log["message"].as_str().unwrap().contains("version 3"));
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}})).await;
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("guarded by `this` in all"), "{hover}");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_round_trip() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    *c.config.lock().unwrap() = json!({"diagnostics": {"hints": false}});
+    c.initialize(json!({"workspace": {"configuration": true}}), json!({"diagnostics": {"hints": false}})).await;
+    c.open(POOL).await;
+    // Change a line that updates a shared field: `numIdle++` in addObject() (line 62).
+    let pool_uri = uri(&c.root, POOL);
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 61, "character": 15}, "end": {"line": 61, "character": 17}}, "text": " += 1"}]})).await;
+    let d = c.diagnostics(POOL, |d| has(d, "RL001", 61)).await;
+    assert!(!d.iter().any(|d| d["code"] == "RL100"), "{:?}", codes(&d));
+    // The user turns hints on: the server pulls the configuration again.
+    *c.config.lock().unwrap() = json!({"diagnostics": {"hints": true}});
+    c.notify("workspace/didChangeConfiguration", json!({"settings": null})).await;
+    let d = c.diagnostics(POOL, |d| d.iter().any(|d| d["code"] == "RL100")).await;
+    let hint = d.iter().find(|d| d["code"] == "RL100").unwrap();
+    assert_eq!(hint["severity"], 4);
+    // Settings pushed in the notification itself work too (lenses off).
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"racelens": {"codeLens": {"enable": false}, "diagnostics": {"hints": true}}}})).await;
+    let test_uri = uri(&c.root, POOL_TEST);
+    c.open(POOL_TEST).await;
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
+    assert_eq!(lenses, json!([]));
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_made_while_the_server_runs_rebases_the_analysis() {
+    for dynamic in [true, false] {
+        let repo = fixture_repo("object-pool");
+        let mut c = Client::start(repo.path(), ServerOptions::default());
+        c.initialize(json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": dynamic}}}), json!({})).await;
+        if dynamic {
+            let reg = c.expect("client/registerCapability", |_| true).await;
+            assert_eq!(reg["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
+        }
+        // Not open in the editor: the diagnostics come from the file on disk.
+        c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+        git(repo.path(), &["commit", "-qam", "drop synchronized"]);
+        if dynamic {
+            let head = format!("file://{}", c.root.join(".git/HEAD").display());
+            c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": head, "type": 2}]})).await;
+        }
+        // Committed: no change against HEAD, no warnings.
+        c.diagnostics(POOL, |d| d.is_empty()).await;
+        // An edit made outside the editor shows up again.
+        let text = std::fs::read_to_string(repo.path().join(POOL)).unwrap();
+        std::fs::write(repo.path().join(POOL), text.replace("    public synchronized int getNumIdle() {", "    public int getNumIdle() {")).unwrap();
+        if dynamic {
+            c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&c.root, POOL), "type": 2}]})).await;
+        }
+        c.diagnostics(POOL, |d| has(d, "RL001", 70)).await;
+        c.finish().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_lenses_documents_and_commands() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({"workspace": {"codeLens": {"refreshSupport": true}}}), json!({})).await;
+    c.open(POOL).await;
+    c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    let pool_uri = uri(&c.root, POOL);
+    // Hover on the declaration of `numIdle` (line 17, 0-based 16).
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 16, "character": 17}})).await;
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("**Verdict:** guarded by `this` in 5 of 7 accesses; `addObject()` updates it without the lock"), "{text}");
+    assert!(text.contains(&format!("]({}#L62)", pool_uri)), "clickable location: {text}");
+    assert!(text.contains("**impacted by the change**"), "{text}");
+    // No field there: no hover.
+    let none = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 0, "character": 2}})).await;
+    assert_eq!(none, Value::Null);
+
+    c.open(POOL_TEST).await;
+    let test_uri = uri(&c.root, POOL_TEST);
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
+    let lens = &lenses[0];
+    assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
+    assert!(lens["command"]["title"].as_str().unwrap().starts_with("▶ Explore schedules · reaches "), "{lens}");
+    assert_eq!(lens["command"]["command"], "racelens.exploreTest");
+    assert_eq!(lens["command"]["arguments"][0], json!({"uri": test_uri, "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
+    // No lenses on code without thread-starting tests.
+    assert_eq!(c.request("textDocument/codeLens", json!({"textDocument": {"uri": pool_uri}})).await, json!([]));
+
+    let doc = c.request("racelens/document", json!({"uri": "racelens:/codes/RL004"})).await;
+    assert!(doc["text"].as_str().unwrap().starts_with("# RL004"));
+    assert_eq!(doc["languageId"], "markdown");
+    let (_, missing) = c.call("racelens/document", json!({"uri": "racelens:/codes/RL999"})).await.into_parts();
+    assert!(missing.is_err());
+
+    let r = c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [lens["command"]["arguments"][0]]})).await;
+    assert_eq!(r, Value::Null);
+    let shown = c.expect("window/showMessage", |_| true).await;
+    assert!(shown["message"].as_str().unwrap().contains("not available yet"), "{shown}");
+    let (_, unknown) = c.call("workspace/executeCommand", json!({"command": "racelens.nope", "arguments": []})).await.into_parts();
+    assert!(unknown.is_err());
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_one_request_answers_it_with_an_error_and_the_server_goes_on() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions { test_commands: true });
+    let init = c.initialize(json!({}), json!({})).await;
+    assert!(init["capabilities"]["executeCommandProvider"]["commands"].as_array().unwrap().contains(&json!("racelens.internal.panic")));
+    c.open(POOL).await;
+    c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    let (_, result) = c.call("workspace/executeCommand", json!({"command": "racelens.internal.panic", "arguments": []})).await.into_parts();
+    let err = result.unwrap_err();
+    assert!(err.message.contains("racelens failed on this request"), "{err:?}");
+    c.expect("window/logMessage", |p| p["message"].as_str().unwrap_or("").contains("internal error")).await;
+    // Still serving.
+    let pool_uri = uri(&c.root, POOL);
+    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}})).await;
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("numActive"));
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_java_files_and_files_outside_git_are_handled() {
+    let repo = fixture_repo("object-pool");
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "Loose.java", "class Loose { static int n; void f() { new Thread(() -> n++).start(); n--; } }\n");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
+    // A non-Java file: no analysis, no error.
+    write(repo.path(), "notes.txt", "not java at all é\n");
+    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(&c.root, "notes.txt"), "languageId": "plaintext", "version": 1, "text": "not java at all é\n"}})).await;
+    // A Java file outside any git work tree: analysed as new, with a message saying so.
+    let loose = format!("file://{}", outside.path().canonicalize().unwrap().join("Loose.java").display());
+    c.notify("textDocument/didOpen", json!({"textDocument": {"uri": loose, "languageId": "java", "version": 1, "text": std::fs::read_to_string(outside.path().join("Loose.java")).unwrap()}})).await;
+    let shown = c.expect("window/showMessage", |_| true).await;
+    assert!(shown["message"].as_str().unwrap().contains("not in a git work tree"), "{shown}");
+    let d = c.expect("textDocument/publishDiagnostics", |p| p["uri"] == loose.as_str() && !p["diagnostics"].as_array().unwrap().is_empty()).await;
+    assert!(d["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "RL001"), "{d}");
+    c.finish().await;
+}
