@@ -7,9 +7,9 @@
 //!
 //! Run: `cargo bench -p racelens-analysis --bench analysis`
 
-use std::io::Read;
+mod corpus;
+
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,11 +23,7 @@ fn main() {
         eprintln!("the JDK's src.zip was not found: install openjdk-17-source");
         std::process::exit(2);
     };
-    let dir = tempfile::tempdir().unwrap();
-    let lines = extract_java_util(&zip_path, dir.path());
-    git(dir.path(), &["init", "-q"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "java.util"]);
+    let (dir, lines) = corpus::repository(&zip_path, None, &[]);
     let files = count_files(dir.path());
     println!("corpus: java.util from {} ({files} files, {lines} lines)", zip_path.display());
 
@@ -85,40 +81,6 @@ fn report(what: &str, samples: &mut [Duration]) {
     samples.sort();
     let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
     println!("{what}: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} runs)", p(0.5), p(0.95), p(0.99), p(1.0), samples.len());
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=bench", "-c", "user.email=bench@racelens.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-}
-
-/// Copies `java/util/**.java` out of src.zip into `dir/src/`, returning the line count.
-fn extract_java_util(zip_path: &Path, dir: &Path) -> usize {
-    let mut archive = zip::ZipArchive::new(std::fs::File::open(zip_path).unwrap()).unwrap();
-    let mut lines = 0;
-    for i in 0..archive.len() {
-        let mut f = archive.by_index(i).unwrap();
-        let Ok(name) = f.name().map(|n| n.to_string()) else { continue };
-        let Some(rel) = name.strip_prefix("java.base/") else { continue };
-        if !rel.starts_with("java/util/") || !rel.ends_with(".java") {
-            continue;
-        }
-        let mut text = String::new();
-        if f.read_to_string(&mut text).is_err() {
-            continue;
-        }
-        lines += text.lines().count();
-        let dest = dir.join("src").join(rel);
-        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::write(dest, text).unwrap();
-    }
-    lines
 }
 
 fn count_files(dir: &Path) -> usize {
