@@ -4,20 +4,8 @@
 -- workspace/codeLens/refresh request, restart, and a missing binary.
 -- Run by tests/nvim/client.sh (env: RACELENS_NVIM_RTP, RACELENS_FAKE_SERVER, RACELENS_CLIENT_DIR).
 
-local function out(msg)
-  io.stderr:write(msg .. '\n')
-  io.stderr:flush()
-end
-
-local function fail(msg)
-  error({ racelens_test = msg }, 0)
-end
-
-local function check(cond, msg)
-  if not cond then
-    fail(msg)
-  end
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+local out, check = harness.out, harness.check
 
 vim.opt.runtimepath:prepend(vim.env.RACELENS_NVIM_RTP)
 vim.lsp.set_log_level('debug')
@@ -47,13 +35,7 @@ end
 local racelens = require('racelens')
 local compat = require('racelens.compat')
 
-local function client_of(bufnr)
-  for _, c in ipairs(racelens.clients()) do
-    if vim.lsp.buf_is_attached(bufnr, c.id) then
-      return c
-    end
-  end
-end
+local client_of = racelens.client_for_buf
 
 local function wait_client(bufnr)
   check(vim.wait(10000, function()
@@ -222,18 +204,6 @@ local function test()
   out('ok: missing binary -> one message: ' .. notes[1]:gsub('\n', ' '))
 end
 
-local ok, e = xpcall(test, function(err)
-  if type(err) == 'table' and err.racelens_test then
-    return err.racelens_test
-  end
-  return debug.traceback(tostring(err), 2)
-end)
-if not ok then
-  out('FAIL: ' .. tostring(e))
+harness.run('nvim client', test, function()
   out('messages: ' .. vim.inspect(notes))
-  out('LSP log: ' .. vim.lsp.get_log_path())
-  vim.cmd('cquit 1')
-else
-  out('PASS: nvim client')
-  vim.cmd('qall!')
-end
+end)

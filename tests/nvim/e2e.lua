@@ -6,21 +6,8 @@
 --   RACELENS_NVIM_RTP     editors/nvim (put on the runtimepath here)
 -- Prints `ok: ...` lines; on failure prints what it saw and exits with `cquit 1`.
 
-local function out(msg)
-  io.stderr:write(msg .. '\n')
-  io.stderr:flush()
-end
-
-local failed = false
-local function fail(msg)
-  error({ racelens_e2e = msg }, 0)
-end
-
-local function check(cond, msg)
-  if not cond then
-    fail(msg)
-  end
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+local out, fail, check = harness.out, harness.fail, harness.check
 
 local function env(name)
   local v = vim.env[name]
@@ -76,20 +63,11 @@ local function hover_text(contents)
   return ''
 end
 
-local function racelens_client(bufnr)
-  for _, client in ipairs(require('racelens').clients()) do
-    if vim.lsp.buf_is_attached(bufnr, client.id) then
-      return client
-    end
-  end
-  return nil
-end
-
 local function wait_attached(bufnr, what)
   local t0 = uv.now()
   local gone = false
   local ok = vim.wait(20000, function()
-    local c = racelens_client(bufnr)
+    local c = require('racelens').client_for_buf(bufnr)
     if c ~= nil and c.initialized == true then
       return true
     end
@@ -99,7 +77,7 @@ local function wait_attached(bufnr, what)
   end, 50)
   check(ok and not gone, 'no initialized racelens client attached to ' .. what
     .. (gone and ' (no racelens client is running: the server did not start or exited)' or ' within 20 s'))
-  return racelens_client(bufnr)
+  return require('racelens').client_for_buf(bufnr)
 end
 
 local function codelenses(bufnr)
@@ -283,25 +261,11 @@ local function test()
   out('ok: :RacelensInfo')
 end
 
-local ok, e = xpcall(test, function(err)
-  if type(err) == 'table' and err.racelens_e2e then
-    return err.racelens_e2e
-  end
-  return debug.traceback(tostring(err), 2)
-end)
-if not ok then
-  failed = true
-  out('FAIL: ' .. tostring(e))
+harness.run('nvim e2e', test, function()
   if #notes > 0 then
     out('messages shown by Neovim:\n  ' .. table.concat(notes, '\n  '))
   end
   pcall(function()
     out('racelens clients:\n  ' .. table.concat(require('racelens').info(), '\n  '))
   end)
-  out('LSP log: ' .. vim.lsp.get_log_path())
-  vim.cmd('cquit 1')
-end
-if not failed then
-  out('PASS: nvim e2e')
-  vim.cmd('qall!')
-end
+end)

@@ -13,6 +13,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
 bin=${RACELENS_BIN:-$root/target/debug/racelens}
 nvim=${NVIM:-nvim}
 
@@ -36,8 +37,7 @@ git -C "$project" -c user.name=t -c user.email=t@t -c commit.gpgsign=false commi
 git -C "$project" apply "$root/tests/fixtures/object-pool/change.patch"
 
 # Keep Neovim away from the user's files, and its LSP log in the temporary folder.
-export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
-export XDG_CACHE_HOME="$work/cache" XDG_STATE_HOME="$work/state"
+isolate_nvim "$work"
 export RACELENS_BIN="$bin" RACELENS_E2E_PROJECT="$project" RACELENS_NVIM_RTP="$root/editors/nvim"
 export RACELENS_E2E_SCRIPT="$here/e2e.lua"
 
@@ -50,15 +50,4 @@ if [ "$status" -eq 0 ]; then
   echo "tests/nvim: ok"
   exit 0
 fi
-if [ "$status" -eq 124 ]; then
-  echo "tests/nvim: FAILED: timed out after 120 s" >&2
-else
-  echo "tests/nvim: FAILED (nvim exit status $status)" >&2
-fi
-log=$(find "$work" -name lsp.log 2>/dev/null | head -n 1)
-if [ -n "$log" ]; then
-  echo "---- last 60 lines of the LSP log ($log) ----" >&2
-  tail -n 60 "$log" | cut -c1-600 >&2
-fi
-echo "tests/nvim: kept $work for inspection" >&2
-exit 1
+report_failure tests/nvim "$work" "$status" 120 60 600 " for inspection"

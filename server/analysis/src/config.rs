@@ -5,6 +5,8 @@
 //! [java]
 //! source_roots = ["src/main/java", "src/test/java"]  # default: detected
 //! classpath = ["lib/*.jar", "target/classes"]       # jars or class dirs, globs
+//! build = "mvn -o -q test-compile"                   # optional: build the classes yourself
+//! classes = ["target/classes", "target/test-classes"] # what `build` produces
 //!
 //! [analysis]
 //! exclude = ["**/generated/**"]                      # globs, relative to the root
@@ -20,6 +22,10 @@ pub struct Config {
     /// Source roots relative to the repository root; `None`: detect them.
     pub source_roots: Option<Vec<String>>,
     pub classpath: Vec<String>,
+    /// A command that builds the project's classes (instead of racelens compiling them).
+    pub build: Option<String>,
+    /// Class directories or jars the build produces (with `build`).
+    pub classes: Vec<String>,
     pub exclude: Vec<String>,
     /// The JDK's `src.zip`; `None`: find it next to the JDK.
     pub jdk_sources: Option<String>,
@@ -56,7 +62,7 @@ impl Config {
 }
 
 /// Keys racelens knows, per table.
-const KNOWN: &[(&str, &[&str])] = &[("java", &["source_roots", "classpath"]), ("analysis", &["exclude", "jdk_sources"])];
+const KNOWN: &[(&str, &[&str])] = &[("java", &["source_roots", "classpath", "build", "classes"]), ("analysis", &["exclude", "jdk_sources"])];
 
 impl Config {
     /// Reads `racelens.toml` from `root`; no file is the default configuration.
@@ -88,6 +94,8 @@ impl Config {
                 match (table.as_str(), key.as_str()) {
                     ("java", "source_roots") => config.source_roots = Some(strings(v, table, key)?),
                     ("java", "classpath") => config.classpath = strings(v, table, key)?,
+                    ("java", "classes") => config.classes = strings(v, table, key)?,
+                    ("java", "build") => config.build = Some(v.as_str().ok_or_else(|| format!("`{table}.{key}` must be a string"))?.to_string()),
                     ("analysis", "exclude") => config.exclude = strings(v, table, key)?,
                     ("analysis", "jdk_sources") => {
                         config.jdk_sources = Some(v.as_str().ok_or_else(|| format!("`{table}.{key}` must be a string"))?.to_string())

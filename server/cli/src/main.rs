@@ -2,6 +2,7 @@
 //! working-tree change; `lsp` serves editors; `explore` and `replay` run schedules.
 
 mod check;
+mod explore;
 mod report;
 
 use std::process::ExitCode;
@@ -18,6 +19,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(check::CheckArgs),
+    Explore(explore::ExploreArgs),
+    Replay(explore::ReplayArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
@@ -27,6 +30,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Explore(args) => explore::run_explore(args),
+        Command::Replay(args) => explore::run_replay(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {

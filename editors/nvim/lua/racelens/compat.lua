@@ -25,32 +25,29 @@ local method_calls = has('0.11')
 --- refreshed by Neovim itself as the buffer changes.
 M.codelens_provider = type(vim.lsp.codelens.enable) == 'function'
 
-function M.request(client, method, params, handler, bufnr)
+--- Calls the client function `name` with `...`: `client:name(...)` on 0.11+,
+--- `client.name(...)` before.
+local function call(client, name, ...)
   if method_calls then
-    return client:request(method, params, handler, bufnr)
+    return client[name](client, ...)
   end
-  return client.request(method, params, handler, bufnr)
+  return client[name](...)
+end
+
+function M.request(client, method, params, handler, bufnr)
+  return call(client, 'request', method, params, handler, bufnr)
 end
 
 function M.request_sync(client, method, params, timeout_ms, bufnr)
-  if method_calls then
-    return client:request_sync(method, params, timeout_ms, bufnr)
-  end
-  return client.request_sync(method, params, timeout_ms, bufnr)
+  return call(client, 'request_sync', method, params, timeout_ms, bufnr)
 end
 
 function M.notify(client, method, params)
-  if method_calls then
-    return client:notify(method, params)
-  end
-  return client.notify(method, params)
+  return call(client, 'notify', method, params)
 end
 
 function M.is_stopped(client)
-  if method_calls then
-    return client:is_stopped()
-  end
-  return client.is_stopped()
+  return call(client, 'is_stopped')
 end
 
 --- Every client named `name`, initialized or not when the version can tell.
@@ -95,10 +92,7 @@ end
 
 --- Asks the client to shut down (or kills the server with `force`).
 function M.stop(client, force)
-  if method_calls then
-    return client:stop(force)
-  end
-  return client.stop(force)
+  return call(client, 'stop', force)
 end
 
 --- Code lenses of a buffer, as a plain list of `lsp.CodeLens`, on every version

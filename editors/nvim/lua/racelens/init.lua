@@ -69,6 +69,7 @@ local function client_for_buf(bufnr)
   end
   return nil
 end
+M.client_for_buf = client_for_buf
 
 local function is_file(path)
   local stat = compat.uv.fs_stat(path)

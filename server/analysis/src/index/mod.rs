@@ -248,7 +248,7 @@ fn resolve_in_parallel(index: &ProjectIndex, todo: &[FileId]) -> Vec<ResolvedFil
 
 /// A hash of what other files can see of this one: package, imports, type declarations,
 /// field and method signatures. Bodies do not count.
-fn declarations_hash(facts: &FileFacts) -> u64 {
+pub fn declarations_hash(facts: &FileFacts) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     facts.package.hash(&mut h);
     facts.imports.hash(&mut h);

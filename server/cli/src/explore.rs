@@ -1,0 +1,367 @@
+//! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_explore::explorer::{self, Found, Options, Report, Session, Stats, Verdict};
+use racelens_explore::java::Jdk;
+use racelens_explore::jvm::TestSpec;
+use racelens_explore::protocol::{Execution, Outcome, Site};
+use racelens_explore::schedule::ScheduleString;
+use racelens_explore::search::{Basic, Strategy};
+use racelens_explore::{agent, project, report};
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SearchKind {
+    /// iterative context bounding (CHESS): all schedules with 0 preemptions, then 1, ...
+    Icb,
+    /// plain depth-first search over all schedules
+    Dfs,
+}
+
+/// Explore the thread schedules of a test on a real JVM until one fails.
+///
+/// Every shared-memory and synchronization operation of the project's classes is a point
+/// where racelens decides which thread runs; schedules are explored systematically, in
+/// order of preemptions (iterative context bounding). A failing schedule replays exactly
+/// with `racelens replay`.
+///
+/// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
+/// usage or setup error.
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// A folder of the work tree.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// The test: `CLASS#METHOD` (a JUnit 4 or 5 test), or `CLASS` for its `static main`.
+    #[arg(long, value_name = "CLASS#METHOD")]
+    test: String,
+    /// Preemption bound of iterative context bounding.
+    #[arg(long, default_value_t = 2)]
+    bound: u32,
+    /// Stop after this many schedules.
+    #[arg(long, default_value_t = 10_000)]
+    max_schedules: u64,
+    /// The search.
+    #[arg(long, value_enum, default_value_t = SearchKind::Icb)]
+    search: SearchKind,
+    /// Schedule prioritization (`basic`: none, change-unaware).
+    #[arg(long, default_value = "basic")]
+    heuristic: String,
+    /// Randomize the order in which alternatives are explored, reproducibly.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Scheduling points per execution before it counts as a livelock.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u32,
+    /// Keep exploring after the first failure and count failing schedules.
+    #[arg(long)]
+    all: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run exactly one schedule of a test (a string from `racelens explore`) and say whether
+/// it still fails.
+///
+/// Exit status: 0 the schedule passes now, 1 it fails, 2 a usage or setup error, or the
+/// execution diverged from the schedule (the code changed where the schedule switches).
+#[derive(Args)]
+pub struct ReplayArgs {
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    #[arg(long, value_name = "CLASS#METHOD")]
+    test: String,
+    /// The schedule, as `racelens explore` printed it.
+    #[arg(long)]
+    schedule: String,
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u32,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Everything an exploration needs: the host (sources and index), the test, a JVM session.
+struct Prepared {
+    host: Host,
+    session: Session,
+}
+
+fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
+    let mut host = Host::open(path, &HostOptions::default()).or_else(|e| {
+        if e.contains("not inside a git work tree") {
+            Host::open(path, &HostOptions { no_git: true, ..HostOptions::default() })
+        } else {
+            Err(e)
+        }
+    })?;
+    host.load()?;
+    let spec = racelens_explore::tests::resolve(&host, test)?;
+    let jdk = Jdk::locate()?;
+    let project = project::prepare(&host, &jdk)?;
+    let agent = agent::agent_jar()?;
+    Ok(Prepared { session: Session::new(jdk, agent, project, spec), host })
+}
+
+/// The project file of a class (`pkg.Pool$Worker` is in `.../pkg/Pool.java`).
+fn file_of(host: &Host, class: &str) -> Option<String> {
+    let outer = class.split('$').next().unwrap_or(class);
+    let c = host.index().symbols().by_binary(outer)?;
+    match c.origin {
+        racelens_analysis::index::Origin::Project(f) => Some(host.path_of(f).to_string()),
+        _ => None,
+    }
+}
+
+fn place(host: &Host, site: Option<&Site>) -> (Value, Value) {
+    match site {
+        Some(s) => (file_of(host, &s.class).map_or(Value::Null, Value::from), json!(s.line)),
+        None => (Value::Null, Value::Null),
+    }
+}
+
+/// The first frame of the failure that is in the project.
+fn failure_place(host: &Host, exec: &Execution) -> (Value, Value) {
+    if let Outcome::Fail(f) = &exec.outcome {
+        for fr in &f.frames {
+            if let Some(file) = file_of(host, &fr.class) {
+                return (json!(file), json!(fr.line));
+            }
+        }
+    }
+    (Value::Null, Value::Null)
+}
+
+fn trace_json(host: &Host, exec: &Execution, session: &Session) -> Vec<Value> {
+    exec.events
+        .iter()
+        .map(|e| {
+            let site = session.site(e.site);
+            let (file, line) = place(host, site.as_ref());
+            json!({
+                "step": e.step,
+                "thread": e.thread,
+                "op": site.as_ref().map(|s| s.op.clone()),
+                "target": site.as_ref().map(|s| s.target.clone()),
+                "file": file,
+                "line": line,
+                "object": e.object,
+                "value": e.value,
+            })
+        })
+        .collect()
+}
+
+fn failure_json(host: &Host, found: &Found, session: &Session) -> Value {
+    let exec = &found.execution;
+    let (file, line) = failure_place(host, &found.full);
+    let (thread, message) = match &exec.outcome {
+        Outcome::Fail(f) => (json!(f.thread), json!(format!("{}{}", f.exception, if f.message.is_empty() { String::new() } else { format!(": {}", f.message) }))),
+        other => (Value::Null, json!(report::headline(&Execution { outcome: other.clone(), ..exec.clone() }))),
+    };
+    json!({
+        "kind": exec.outcome.kind(),
+        "message": message,
+        "thread": thread,
+        "file": file,
+        "line": line,
+        "schedule": found.string.encode(),
+        "preemptions": found.preemptions.iter().map(|p| {
+            let (file, line) = place(host, p.site.as_ref());
+            json!({"step": p.step, "from": p.from, "to": p.to, "file": file, "line": line})
+        }).collect::<Vec<_>>(),
+        "trace": trace_json(host, &found.full, session),
+    })
+}
+
+fn stats_json(stats: &Stats) -> Value {
+    json!({
+        "elapsed_ms": stats.elapsed.as_millis() as u64,
+        "schedules_per_sec": (stats.per_second() * 10.0).round() / 10.0,
+        "decision_points": stats.decision_points,
+        "livelocks": stats.livelocks,
+        "pruned": stats.pruned,
+        "failing_schedules": stats.failures,
+    })
+}
+
+/// A progress line on stderr once an exploration runs longer than a second.
+struct ProgressLine {
+    started: Instant,
+    last: Instant,
+    tty: bool,
+    shown: bool,
+    test: String,
+}
+
+impl ProgressLine {
+    fn new(test: &str) -> ProgressLine {
+        let now = Instant::now();
+        ProgressLine { started: now, last: now, tty: std::io::stderr().is_terminal(), shown: false, test: test.to_string() }
+    }
+
+    fn update(&mut self, stats: &Stats) {
+        let every = if self.tty { Duration::from_millis(200) } else { Duration::from_secs(5) };
+        if self.started.elapsed() < Duration::from_secs(1) || self.last.elapsed() < every {
+            return;
+        }
+        self.last = Instant::now();
+        self.shown = true;
+        let line = format!("racelens: exploring {}: {} schedules, preemption bound {}, {:.0}/s", self.test, stats.schedules, stats.bound, stats.per_second());
+        if self.tty {
+            eprint!("\r{line}\x1b[K");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn done(&self) {
+        if self.shown && self.tty {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) {
+    let p = found.preemptions.len();
+    println!(
+        "✗ {} after {} schedule{} ({p} preemption{})",
+        report::headline(&found.full),
+        found.schedules,
+        if found.schedules == 1 { "" } else { "s" },
+        if p == 1 { "" } else { "s" }
+    );
+    if let (Value::String(file), Value::Number(line)) = failure_place(host, &found.full) {
+        println!("  at {file}:{line}");
+    }
+    for pre in &found.preemptions {
+        let (file, line) = place(host, pre.site.as_ref());
+        let what = pre.site.as_ref().map(|s| format!("{} {}", s.op.to_lowercase(), s.target)).unwrap_or_default();
+        println!("  ⇄ T{} preempted by T{} before {what} ({}:{})", pre.from, pre.to, file.as_str().unwrap_or("?"), line);
+    }
+    println!();
+    print!("{}", report::table(&found.full, &session.sites()));
+    println!();
+    println!("replay: racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode());
+}
+
+pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
+    if args.heuristic != "basic" {
+        return Err(format!("unknown heuristic `{}` (this version has `basic`)", args.heuristic));
+    }
+    let mut prepared = prepare(&args.path, &args.test)?;
+    let strategy = match args.search {
+        SearchKind::Icb => Strategy::Icb { bound: args.bound },
+        SearchKind::Dfs => Strategy::Dfs,
+    };
+    let options = Options { strategy, seed: args.seed, max_schedules: args.max_schedules, max_steps: args.max_steps, all: args.all, select: false };
+    let spec = prepared.session.spec.clone();
+    let mut progress = ProgressLine::new(&spec.display());
+    let cancel = AtomicBool::new(false);
+    let result = explorer::explore(&mut prepared.session, &options, &mut Basic, &mut |s| progress.update(s), &cancel);
+    progress.done();
+    let Report { verdict, stats } = result?;
+    let root = args.path.display().to_string();
+    let host = &prepared.host;
+    let outcome = match &verdict {
+        Verdict::Failed(_) => "fail",
+        Verdict::Passed => "pass",
+        Verdict::Limit => "limit",
+        Verdict::Cancelled => "limit",
+        Verdict::Stopped(_) => "error",
+    };
+    if args.json {
+        let failure = match &verdict {
+            Verdict::Failed(f) => failure_json(host, f, &prepared.session),
+            _ => Value::Null,
+        };
+        let schedules = match &verdict {
+            Verdict::Failed(f) if !args.all => f.schedules,
+            _ => stats.schedules,
+        };
+        let out = json!({
+            "test": spec.display(),
+            "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
+            "heuristic": args.heuristic,
+            "bound": args.bound,
+            "outcome": outcome,
+            "schedules": schedules,
+            "failure": failure,
+            "error": match &verdict { Verdict::Stopped(e) => json!(e), _ => Value::Null },
+            "stats": stats_json(&stats),
+        });
+        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
+    } else {
+        match &verdict {
+            Verdict::Failed(found) => print_failure(host, found, &prepared.session, &spec, &root),
+            Verdict::Passed => println!(
+                "✓ {} schedules, preemption bound {}, no failure ({} decision points, {:.1} s)",
+                stats.schedules,
+                args.bound,
+                stats.decision_points,
+                stats.elapsed.as_secs_f64()
+            ),
+            Verdict::Limit | Verdict::Cancelled => println!("… {} schedules (the budget), no failure yet; raise --max-schedules to go on", stats.schedules),
+            Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
+        }
+        if stats.livelocks > 0 {
+            println!("note: {} schedule{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+        }
+        if args.all && stats.failures > 0 {
+            println!("{} failing schedules in {}", stats.failures, stats.schedules);
+        }
+    }
+    prepared.session.close();
+    Ok(match verdict {
+        Verdict::Failed(_) => ExitCode::from(1),
+        Verdict::Stopped(_) => ExitCode::from(2),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
+    let string = ScheduleString::decode(&args.schedule)?;
+    let mut prepared = prepare(&args.path, &args.test)?;
+    let (exec, diverged) = explorer::replay(&mut prepared.session, &string, args.max_steps)?;
+    let host = &prepared.host;
+    let session = &prepared.session;
+    let (file, line) = failure_place(host, &exec);
+    if args.json {
+        let out = json!({
+            "test": session.spec.display(),
+            "outcome": if diverged.is_some() { "divergence" } else { exec.outcome.kind() },
+            "message": report::headline(&exec),
+            "file": file,
+            "line": line,
+            "divergence": diverged.as_ref().map(|(k, want, got)| json!({"decision": k, "expected": want, "found": got})),
+            "trace": trace_json(host, &exec, session),
+        });
+        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
+    } else if let Some((k, want, got)) = &diverged {
+        println!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there (the code changed there, or the test is nondeterministic)");
+    } else if exec.outcome.is_bug() {
+        println!("✗ still fails: {}", report::headline(&exec));
+        if let (Value::String(f), Value::Number(l)) = (&file, &line) {
+            println!("  at {f}:{l}");
+        }
+        println!();
+        print!("{}", report::table(&exec, &session.sites()));
+    } else {
+        println!("✓ the schedule {}: {}", if matches!(exec.outcome, Outcome::Pass) { "passes now" } else { "does not fail" }, report::headline(&exec));
+    }
+    prepared.session.close();
+    Ok(if diverged.is_some() || matches!(exec.outcome, Outcome::Divergence { .. } | Outcome::Error(_)) {
+        ExitCode::from(2)
+    } else if exec.outcome.is_bug() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

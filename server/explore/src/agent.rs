@@ -1,0 +1,41 @@
+//! The agent jar, built from `server/agent` by build.rs and embedded in the binary; written
+//! once per content to the cache, where the JVM loads it from.
+
+use std::path::PathBuf;
+
+/// The jar as built.
+pub const AGENT_JAR: &[u8] = include_bytes!(env!("RACELENS_AGENT_JAR"));
+
+/// `$XDG_CACHE_HOME/racelens` (or `~/.cache/racelens`, else the temp dir).
+pub fn cache_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("racelens");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(home).join(".cache/racelens");
+    }
+    std::env::temp_dir().join("racelens")
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+}
+
+/// The path of the agent jar on disk, writing it first if needed. Its file name must be
+/// `racelens-agent.jar`: the manifest puts the jar itself on the boot class path by name.
+pub fn agent_jar() -> Result<PathBuf, String> {
+    if AGENT_JAR.is_empty() {
+        return Err("this racelens was built without its exploration agent (RACELENS_SKIP_AGENT was set): build it again without it".into());
+    }
+    let dir = cache_root().join(format!("agent-{:016x}", fnv(AGENT_JAR)));
+    let jar = dir.join("racelens-agent.jar");
+    if jar.metadata().is_ok_and(|m| m.len() == AGENT_JAR.len() as u64) {
+        return Ok(jar);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // Write under another name and rename, so that a concurrent racelens never loads half a jar.
+    let tmp = dir.join(format!("racelens-agent.jar.{}", std::process::id()));
+    std::fs::write(&tmp, AGENT_JAR).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &jar).map_err(|e| format!("cannot write {}: {e}", jar.display()))?;
+    Ok(jar)
+}

@@ -1,0 +1,253 @@
+//! Runs a search against a test: one warm JVM, schedules in the search's order, until a
+//! failing schedule is found, the space is exhausted, the budget is spent, or the caller
+//! cancels. A failing schedule is run once more in full mode for the report, which also
+//! checks that it reproduces.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::java::Jdk;
+use crate::jvm::{Jvm, Mode, TestSpec};
+use crate::project::Project;
+use crate::protocol::{Execution, Outcome, Site, ThreadId};
+use crate::schedule::ScheduleString;
+use crate::search::{Prioritizer, Schedule, Search, Strategy};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub strategy: Strategy,
+    /// Randomize the order of alternatives with this seed.
+    pub seed: Option<u64>,
+    pub max_schedules: u64,
+    /// Scheduling points per execution before it counts as a livelock.
+    pub max_steps: u32,
+    /// Keep exploring after the first failure, counting failing schedules.
+    pub all: bool,
+    /// Stop after the prioritized iteration (selection, not prioritization).
+    pub select: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { strategy: Strategy::Icb { bound: 2 }, seed: None, max_schedules: 10_000, max_steps: 100_000, all: false, select: false }
+    }
+}
+
+/// A JVM for a test, restarted when it dies.
+pub struct Session {
+    jdk: Jdk,
+    agent: PathBuf,
+    pub project: Project,
+    pub spec: TestSpec,
+    jvm: Option<Jvm>,
+    pub restarts: u32,
+}
+
+impl Session {
+    pub fn new(jdk: Jdk, agent: PathBuf, project: Project, spec: TestSpec) -> Session {
+        Session { jdk, agent, project, spec, jvm: None, restarts: 0 }
+    }
+
+    fn jvm(&mut self) -> Result<&mut Jvm, String> {
+        if self.jvm.is_none() {
+            self.jvm = Some(Jvm::start(&self.jdk, &self.agent, &self.project, &self.spec)?);
+        }
+        Ok(self.jvm.as_mut().expect("started above"))
+    }
+
+    /// `junit4`, `junit5` or `main`, once started.
+    pub fn kind(&mut self) -> Result<String, String> {
+        Ok(self.jvm()?.kind.clone())
+    }
+
+    /// Runs one schedule; a JVM that died is started again once.
+    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
+        match self.jvm()?.run(choices, mode, max_steps) {
+            Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
+                // The agent's watchdog ended a stuck execution and the JVM is gone.
+                self.jvm = None;
+                Ok(e)
+            }
+            Ok(e) => Ok(e),
+            Err(first) => {
+                self.jvm = None;
+                self.restarts += 1;
+                if self.restarts > 3 {
+                    return Err(first);
+                }
+                self.jvm()?.run(choices, mode, max_steps).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
+            }
+        }
+    }
+
+    pub fn site(&self, id: u32) -> Option<Site> {
+        self.jvm.as_ref().and_then(|j| j.sites.get(&id).cloned())
+    }
+
+    pub fn sites(&self) -> std::collections::HashMap<u32, Site> {
+        self.jvm.as_ref().map(|j| j.sites.clone()).unwrap_or_default()
+    }
+
+    pub fn close(&mut self) {
+        if let Some(j) = self.jvm.take() {
+            j.quit();
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub schedules: u64,
+    pub decision_points: u64,
+    pub elapsed: Duration,
+    pub livelocks: u64,
+    /// Schedules beyond the preemption bound, not explored.
+    pub pruned: u64,
+    /// The preemption count of the schedule running now (ICB's current bound).
+    pub bound: u32,
+    /// Failing schedules (with `all`).
+    pub failures: u64,
+    /// Schedules the selection left out (with `select`).
+    pub skipped: u64,
+}
+
+impl Stats {
+    pub fn per_second(&self) -> f64 {
+        self.schedules as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// A point where the failing schedule preempted a thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preemption {
+    pub decision: usize,
+    pub step: u32,
+    pub from: ThreadId,
+    pub to: ThreadId,
+    pub site: Option<Site>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Schedules run up to and including this one.
+    pub schedules: u64,
+    pub schedule: Schedule,
+    pub string: ScheduleString,
+    pub execution: Execution,
+    /// The same schedule in full mode, for the report (it reproduced).
+    pub full: Execution,
+    pub preemptions: Vec<Preemption>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    Failed(Box<Found>),
+    /// Every schedule within the bound passed.
+    Passed,
+    /// The budget ran out first.
+    Limit,
+    Cancelled,
+    /// The exploration could not go on: divergence (a nondeterministic test), a timeout, an
+    /// agent error.
+    Stopped(String),
+}
+
+pub struct Report {
+    pub verdict: Verdict,
+    pub stats: Stats,
+}
+
+pub fn preemptions(exec: &Execution, session: &Session) -> Vec<Preemption> {
+    exec.decisions
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.preempts(d.thread))
+        .map(|(i, d)| Preemption { decision: i, step: d.step, from: d.current.unwrap_or(0), to: d.thread, site: session.site(d.site) })
+        .collect()
+}
+
+/// Explores the test's schedules.
+pub fn explore(
+    session: &mut Session,
+    options: &Options,
+    prioritizer: &mut dyn Prioritizer,
+    progress: &mut dyn FnMut(&Stats),
+    cancel: &AtomicBool,
+) -> Result<Report, String> {
+    let started = Instant::now();
+    let mut search = Search::new(options.strategy, options.seed);
+    let mut stats = Stats::default();
+    let mut first_failure: Option<Box<Found>> = None;
+    let verdict = loop {
+        if cancel.load(Ordering::Relaxed) {
+            break Verdict::Cancelled;
+        }
+        if stats.schedules >= options.max_schedules {
+            break Verdict::Limit;
+        }
+        if options.select && !search.has_current() && search.has_postponed() {
+            stats.skipped = search.drop_postponed() as u64;
+        }
+        let Some(schedule) = search.next() else {
+            break Verdict::Passed;
+        };
+        let exec = session.run(&schedule.choices, Mode::Fast, options.max_steps)?;
+        stats.schedules += 1;
+        stats.decision_points += exec.decisions.len() as u64;
+        stats.bound = stats.bound.max(schedule.preemptions);
+        stats.elapsed = started.elapsed();
+        progress(&stats);
+        match &exec.outcome {
+            Outcome::Pass => {}
+            Outcome::Livelock => stats.livelocks += 1,
+            Outcome::Divergence { .. } => {
+                break Verdict::Stopped(format!(
+                    "{}: the test does not behave the same way under the same schedule (nondeterministic, e.g. it depends on input, files or real time that racelens does not control)",
+                    crate::report::headline(&exec)
+                ))
+            }
+            Outcome::Timeout => break Verdict::Stopped("an execution took too long (the test may block on something racelens does not control, such as I/O)".into()),
+            Outcome::Error(e) => break Verdict::Stopped(format!("the agent failed: {e}")),
+            Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_) => {
+                stats.failures += 1;
+                if first_failure.is_none() {
+                    first_failure = Some(Box::new(confirm(session, &schedule, exec.clone(), stats.schedules, options)?));
+                }
+                if !options.all {
+                    break Verdict::Failed(first_failure.take().expect("set above"));
+                }
+            }
+        }
+        search.expand(&schedule, &exec, prioritizer);
+    };
+    stats.pruned = search.pruned;
+    stats.elapsed = started.elapsed();
+    if options.select {
+        stats.skipped += search.postponed_count() as u64;
+    }
+    let verdict = match (verdict, first_failure) {
+        (Verdict::Failed(f), _) => Verdict::Failed(f),
+        (v @ (Verdict::Stopped(_) | Verdict::Cancelled), _) => v,
+        (_, Some(f)) => Verdict::Failed(f),
+        (v, None) => v,
+    };
+    Ok(Report { verdict, stats })
+}
+
+/// Runs a failing schedule again in full mode: the report's details, and a check that it
+/// reproduces.
+fn confirm(session: &mut Session, schedule: &Schedule, exec: Execution, schedules: u64, options: &Options) -> Result<Found, String> {
+    let full = session.run(&exec.decisions.iter().map(|d| d.thread).collect::<Vec<_>>(), Mode::Full, options.max_steps)?;
+    let string = ScheduleString::of(&schedule.choices, &exec, |s| session.site(s));
+    let preemptions = preemptions(&exec, session);
+    Ok(Found { schedules, schedule: schedule.clone(), string, execution: exec, full, preemptions })
+}
+
+/// Runs one schedule (a replay): the fast execution checked against the string's places,
+/// then the full one for the report.
+pub fn replay(session: &mut Session, string: &ScheduleString, max_steps: u32) -> Result<(Execution, Option<(usize, String, String)>), String> {
+    let exec = session.run(&string.choices, Mode::Full, max_steps)?;
+    let diverged = string.divergence(&exec, |s| session.site(s));
+    Ok((exec, diverged))
+}

@@ -1,0 +1,227 @@
+//! One warm JVM running one test again and again under the agent: started with the agent
+//! and the project's classpath, connected over a local socket, one request and one
+//! response per execution.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::java::Jdk;
+use crate::project::{join, Project};
+use crate::protocol::{Execution, ResponseParser, Site, ThreadId};
+
+/// What to run: a JUnit test method, or a class's `main`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestSpec {
+    /// Binary class name.
+    pub class: String,
+    /// `None` for `main`.
+    pub method: Option<String>,
+}
+
+impl TestSpec {
+    fn arg(&self) -> String {
+        match &self.method {
+            Some(m) => format!("junit:{}#{m}", self.class),
+            None => format!("main:{}", self.class),
+        }
+    }
+
+    /// `pkg.PoolTest#addWhileBorrowing`, or `pkg.Main` for a main program.
+    pub fn display(&self) -> String {
+        match &self.method {
+            Some(m) => format!("{}#{m}", self.class),
+            None => self.class.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Decision points only.
+    Fast,
+    /// Every scheduling point, with values and switch reasons (for reports).
+    Full,
+}
+
+pub struct Jvm {
+    child: Child,
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    /// Sites by id, as the agent announced them.
+    pub sites: HashMap<u32, Site>,
+    /// `junit4`, `junit5` or `main`.
+    pub kind: String,
+    output: Arc<Mutex<Vec<u8>>>,
+    next_run: u64,
+}
+
+/// How long the JVM may take to start and load the test.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one execution may take before the controller gives up on the JVM (the
+/// agent's own watchdog ends a stuck execution well before).
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+/// How much of the JVM's own output is kept for error messages.
+const OUTPUT_TAIL: usize = 16 * 1024;
+
+fn keep_tail(mut from: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let mut out = into.lock().unwrap_or_else(|e| e.into_inner());
+            out.extend_from_slice(&buf[..n]);
+            if out.len() > OUTPUT_TAIL * 2 {
+                let cut = out.len() - OUTPUT_TAIL;
+                out.drain(..cut);
+            }
+        }
+    });
+}
+
+fn token() -> String {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{:x}{:x}", t, std::process::id())
+}
+
+impl Jvm {
+    /// Starts the JVM for `spec` and waits until the test is loaded.
+    pub fn start(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec) -> Result<Jvm, String> {
+        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen on a local port: {e}"))?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        let token = token();
+        let mut cmd = Command::new(&jdk.java);
+        cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m", "-Dfile.encoding=UTF-8"])
+            .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+            .arg(format!("-javaagent:{}=port={port},token={token},instrument={}", agent.display(), join(&project.classes)))
+            .arg("-cp")
+            .arg(join(&project.classpath))
+            .arg("racelens.agent.Main")
+            .arg(spec.arg())
+            .current_dir(&project.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", jdk.java.display()))?;
+        let output = Arc::new(Mutex::new(Vec::new()));
+        keep_tail(child.stdout.take().expect("piped"), output.clone());
+        keep_tail(child.stderr.take().expect("piped"), output.clone());
+        let stream = accept(&listener, &mut child, &output)?;
+        stream.set_read_timeout(Some(START_TIMEOUT)).map_err(|e| e.to_string())?;
+        let writer = stream.try_clone().map_err(|e| e.to_string())?;
+        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), kind: String::new(), output, next_run: 1 };
+        let hello = jvm.read_line()?;
+        if hello.split(' ').nth(2) != Some(token.as_str()) {
+            return Err(format!("unexpected greeting from the agent: {hello}"));
+        }
+        let ready = jvm.read_line()?;
+        match ready.split_once(' ') {
+            Some(("READY", rest)) => jvm.kind = rest.split(' ').next().unwrap_or("").to_string(),
+            Some(("SETUP_ERROR", message)) => return Err(crate::protocol::unescape(message)),
+            _ => return Err(format!("unexpected message from the agent: {ready}")),
+        }
+        jvm.reader.get_ref().set_read_timeout(Some(RUN_TIMEOUT)).map_err(|e| e.to_string())?;
+        Ok(jvm)
+    }
+
+    /// The last lines the JVM printed (the test's own output, crashes).
+    pub fn output_tail(&self) -> String {
+        let out = self.output.lock().unwrap_or_else(|e| e.into_inner());
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+
+    fn read_line(&mut self) -> Result<String, String> {
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => Err(self.died()),
+            Ok(_) => Ok(line.trim_end_matches(['\n', '\r']).to_string()),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                Err(format!("the JVM stopped answering (no answer in {} s)\n{}", RUN_TIMEOUT.as_secs(), self.output_tail()))
+            }
+            Err(_) => Err(self.died()),
+        }
+    }
+
+    fn died(&mut self) -> String {
+        std::thread::sleep(Duration::from_millis(100));
+        let status = self.child.try_wait().ok().flatten().map(|s| s.to_string()).unwrap_or_else(|| "still running".into());
+        format!("the JVM running the test ended unexpectedly ({status}):\n{}", self.output_tail())
+    }
+
+    /// Runs the test once, following `choices` at the first decision points.
+    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
+        let id = self.next_run;
+        self.next_run += 1;
+        let list = if choices.is_empty() { "-".to_string() } else { choices.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",") };
+        let mode = match mode {
+            Mode::Fast => "fast",
+            Mode::Full => "full",
+        };
+        writeln!(self.writer, "RUN {id} {max_steps} {mode} {list}").map_err(|_| self.died())?;
+        let mut parser = ResponseParser::default();
+        loop {
+            let line = self.read_line()?;
+            if let Some(exec) = parser.line(&line)? {
+                for (sid, site) in parser.new_sites.drain(..) {
+                    self.sites.insert(sid, site);
+                }
+                if exec.run != id {
+                    return Err(format!("the agent answered run {} to run {id}", exec.run));
+                }
+                return Ok(exec);
+            }
+        }
+    }
+
+    /// Ends the JVM (running `@AfterClass` first).
+    pub fn quit(mut self) {
+        let _ = writeln!(self.writer, "QUIT");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Jvm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn accept(listener: &TcpListener, child: &mut Child, output: &Arc<Mutex<Vec<u8>>>) -> Result<TcpStream, String> {
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+                stream.set_nodelay(true).map_err(|e| e.to_string())?;
+                return Ok(stream);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(format!("cannot accept the agent's connection: {e}")),
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            std::thread::sleep(Duration::from_millis(100));
+            let out = String::from_utf8_lossy(&output.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
+            return Err(format!("the JVM exited before the agent connected ({status}):\n{}", out.trim()));
+        }
+        if Instant::now() > deadline {
+            return Err(format!("the agent did not connect within {} s", START_TIMEOUT.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

@@ -1,0 +1,331 @@
+//! The agent's line protocol (`server/agent/PROTOCOL.md`): what one execution sends back,
+//! parsed into plain data.
+
+use std::collections::BTreeMap;
+
+/// A thread of an execution: 0 is the test's thread, then threads in start order.
+pub type ThreadId = u8;
+
+/// A place in the code where the scheduler may switch threads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Site {
+    /// Binary class name: `pkg.Pool$Worker`.
+    pub class: String,
+    pub method: String,
+    pub line: u32,
+    /// `READ`, `WRITE`, `AREAD`, `AWRITE`, `LOCK`, `UNLOCK`, `WAIT`, `NOTIFY`, `START`, `JOIN`, `CALL`, ...
+    pub op: String,
+    /// The field (`Pool.count`), the callee, or `-`.
+    pub target: String,
+}
+
+impl Site {
+    /// `Pool.java:42`-like short place: the class's simple name and the line.
+    pub fn place(&self) -> String {
+        let simple = self.class.rsplit('.').next().unwrap_or(&self.class);
+        let outer = simple.split('$').next().unwrap_or(simple);
+        format!("{outer}.java:{}", self.line)
+    }
+
+    /// The field's simple name for field accesses.
+    pub fn field(&self) -> Option<&str> {
+        matches!(self.op.as_str(), "READ" | "WRITE").then(|| self.target.rsplit('.').next().unwrap_or(&self.target))
+    }
+}
+
+/// One decision point: two or more threads could run (or `notify` could wake one of
+/// several waiters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub step: u32,
+    /// The thread that ran (or, at a `notify` decision, the waiter woken).
+    pub thread: ThreadId,
+    pub site: u32,
+    /// Enabled threads, bit `i` = thread `i`.
+    pub enabled: u64,
+    /// At a `notify` decision, the waiters one of which is woken.
+    pub waiters: Option<u64>,
+    /// The thread that ran the previous step.
+    pub current: Option<ThreadId>,
+}
+
+impl Decision {
+    /// The alternatives at this point: enabled threads (or waiters) other than the one taken.
+    pub fn alternatives(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        let mask = self.waiters.unwrap_or(self.enabled);
+        (0..64u8).filter(move |&t| mask & (1 << t) != 0 && t != self.thread)
+    }
+
+    /// Whether running `t` here preempts the current thread.
+    pub fn preempts(&self, t: ThreadId) -> bool {
+        self.waiters.is_none() && self.current.is_some_and(|c| c != t && self.enabled & (1 << c) != 0)
+    }
+}
+
+/// A step of a full-mode execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub step: u32,
+    pub thread: ThreadId,
+    pub site: u32,
+    pub object: Option<String>,
+    pub value: Option<String>,
+}
+
+/// Why a thread stopped running (full mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Switch {
+    pub step: u32,
+    pub thread: ThreadId,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub class: String,
+    pub method: String,
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub thread: ThreadId,
+    pub exception: String,
+    pub message: String,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Pass,
+    Fail(Failure),
+    /// Who waits for what.
+    Deadlock(Vec<(ThreadId, String)>),
+    Livelock,
+    Exit(i32),
+    /// The schedule named a thread not enabled at a decision point.
+    Divergence { index: u32, wanted: ThreadId, enabled: u64 },
+    Timeout,
+    /// The agent failed.
+    Error(String),
+}
+
+impl Outcome {
+    pub fn is_bug(&self) -> bool {
+        matches!(self, Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_))
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail(_) => "fail",
+            Outcome::Deadlock(_) => "deadlock",
+            Outcome::Livelock => "livelock",
+            Outcome::Exit(_) => "exit",
+            Outcome::Divergence { .. } => "divergence",
+            Outcome::Timeout => "timeout",
+            Outcome::Error(_) => "error",
+        }
+    }
+}
+
+/// Everything one execution sent back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Execution {
+    pub run: u64,
+    pub outcome: Outcome,
+    pub steps: u32,
+    pub decisions: Vec<Decision>,
+    pub events: Vec<Event>,
+    pub switches: Vec<Switch>,
+    pub threads: BTreeMap<ThreadId, String>,
+    pub millis: u64,
+}
+
+/// Reassembles the lines of one execution's response.
+#[derive(Default)]
+pub struct ResponseParser {
+    pub new_sites: Vec<(u32, Site)>,
+    decisions: Vec<Decision>,
+    events: Vec<Event>,
+    switches: Vec<Switch>,
+    threads: BTreeMap<ThreadId, String>,
+    failure: Option<Failure>,
+    waits: Vec<(ThreadId, String)>,
+    exit: Option<i32>,
+    diverged: Option<(u32, ThreadId, u64)>,
+}
+
+fn hex(s: &str) -> Result<u64, String> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|_| format!("bad mask `{s}`"))
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("bad number `{s}`"))
+}
+
+fn opt(s: &str) -> Option<String> {
+    (s != "-").then(|| unescape(s))
+}
+
+/// Undoes the agent's escaping of free text (`\n`, `\\`).
+pub fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(other) => out.push(other),
+                None => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl ResponseParser {
+    /// Feeds one line; returns the finished execution at `END`.
+    pub fn line(&mut self, line: &str) -> Result<Option<Execution>, String> {
+        let (tag, rest) = line.split_once(' ').unwrap_or((line, ""));
+        match tag {
+            "SITE" => {
+                let f: Vec<&str> = rest.splitn(6, ' ').collect();
+                if f.len() < 6 {
+                    return Err(format!("bad SITE line: {line}"));
+                }
+                let site = Site { class: f[1].into(), method: f[2].into(), line: num(f[3])?, op: f[4].into(), target: f[5].into() };
+                self.new_sites.push((num(f[0])?, site));
+            }
+            "THREAD" => {
+                let (t, name) = rest.split_once(' ').unwrap_or((rest, ""));
+                self.threads.insert(num(t)?, unescape(name));
+            }
+            "D" => {
+                let f: Vec<&str> = rest.split(' ').collect();
+                if f.len() < 5 {
+                    return Err(format!("bad D line: {line}"));
+                }
+                self.decisions.push(Decision {
+                    step: num(f[0])?,
+                    thread: num(f[1])?,
+                    site: num(f[2])?,
+                    enabled: hex(f[3])?,
+                    waiters: if f[4] == "-" { None } else { Some(hex(f[4])?) },
+                    current: match f.get(5) {
+                        Some(&"-") | None => None,
+                        Some(c) => Some(num(c)?),
+                    },
+                });
+            }
+            "E" => {
+                let f: Vec<&str> = rest.splitn(5, ' ').collect();
+                if f.len() < 5 {
+                    return Err(format!("bad E line: {line}"));
+                }
+                self.events.push(Event { step: num(f[0])?, thread: num(f[1])?, site: num(f[2])?, object: opt(f[3]), value: opt(f[4]) });
+            }
+            "B" => {
+                let f: Vec<&str> = rest.splitn(3, ' ').collect();
+                if f.len() < 3 {
+                    return Err(format!("bad B line: {line}"));
+                }
+                self.switches.push(Switch { step: num(f[0])?, thread: num(f[1])?, reason: unescape(f[2]) });
+            }
+            "FAIL" => {
+                let f: Vec<&str> = rest.splitn(3, ' ').collect();
+                self.failure = Some(Failure {
+                    thread: num(f.first().copied().unwrap_or("0"))?,
+                    exception: f.get(1).copied().unwrap_or("?").to_string(),
+                    message: f.get(2).map(|m| unescape(m)).unwrap_or_default(),
+                    frames: Vec::new(),
+                });
+            }
+            "FRAME" => {
+                let f: Vec<&str> = rest.splitn(4, ' ').collect();
+                if let (Some(failure), 4) = (self.failure.as_mut(), f.len()) {
+                    failure.frames.push(Frame { class: f[0].into(), method: f[1].into(), file: f[2].into(), line: num(f[3]).unwrap_or(0) });
+                }
+            }
+            "WAIT" => {
+                let (t, what) = rest.split_once(' ').unwrap_or((rest, ""));
+                self.waits.push((num(t)?, unescape(what)));
+            }
+            "EXIT" => self.exit = Some(num(rest.trim())?),
+            "DIVERGED" => {
+                let f: Vec<&str> = rest.split(' ').collect();
+                if f.len() >= 3 {
+                    self.diverged = Some((num(f[0])?, num(f[1])?, hex(f[2])?));
+                }
+            }
+            "END" => {
+                let f: Vec<&str> = rest.splitn(6, ' ').collect();
+                if f.len() < 5 {
+                    return Err(format!("bad END line: {line}"));
+                }
+                let outcome = match f[1] {
+                    "pass" => Outcome::Pass,
+                    "fail" => Outcome::Fail(self.failure.take().unwrap_or(Failure { thread: 0, exception: "?".into(), message: String::new(), frames: Vec::new() })),
+                    "deadlock" => Outcome::Deadlock(std::mem::take(&mut self.waits)),
+                    "livelock" => Outcome::Livelock,
+                    "exit" => Outcome::Exit(self.exit.unwrap_or(0)),
+                    "divergence" => {
+                        let (index, wanted, enabled) = self.diverged.unwrap_or((0, 0, 0));
+                        Outcome::Divergence { index, wanted, enabled }
+                    }
+                    "timeout" => Outcome::Timeout,
+                    other => Outcome::Error(f.get(5).map(|m| unescape(m)).unwrap_or_else(|| format!("the agent reported `{other}`"))),
+                };
+                let exec = Execution {
+                    run: num(f[0])?,
+                    outcome,
+                    steps: num(f[2])?,
+                    decisions: std::mem::take(&mut self.decisions),
+                    events: std::mem::take(&mut self.events),
+                    switches: std::mem::take(&mut self.switches),
+                    threads: std::mem::take(&mut self.threads),
+                    millis: num(f[4])?,
+                };
+                *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), ..ResponseParser::default() };
+                return Ok(Some(exec));
+            }
+            "" => {}
+            _ => return Err(format!("unexpected line from the agent: {line}")),
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_execution_is_reassembled_from_its_lines() {
+        let mut p = ResponseParser::default();
+        for l in [
+            "SITE 3 demo.Pool borrow 42 READ demo.Pool.count",
+            "THREAD 0 test",
+            "THREAD 1 worker\\nA",
+            "D 5 1 3 3 - 0",
+            "FAIL 1 java.lang.AssertionError expected:<2> but was:<1>",
+            "FRAME demo.PoolTest run PoolTest.java 20",
+        ] {
+            assert_eq!(p.line(l).unwrap(), None);
+        }
+        let e = p.line("END 7 fail 120 1 4").unwrap().unwrap();
+        assert_eq!(p.new_sites[0].1.field(), Some("count"));
+        assert_eq!(p.new_sites[0].1.place(), "Pool.java:42");
+        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: 3, waiters: None, current: Some(0) });
+        assert!(e.decisions[0].preempts(1));
+        assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
+        assert_eq!(e.threads[&1], "worker\nA");
+        let Outcome::Fail(f) = &e.outcome else { panic!() };
+        assert_eq!(f.message, "expected:<2> but was:<1>");
+        assert_eq!(f.frames[0].line, 20);
+    }
+}

@@ -1,0 +1,100 @@
+//! The human report of a failing schedule, in the manner of Lincheck's: one column per
+//! thread, one row per step that matters (a shared access, a lock operation, a switch),
+//! each switch with its reason, then the command that replays it.
+
+use std::collections::HashMap;
+
+use crate::protocol::{Execution, Outcome, Site, ThreadId};
+
+/// Rows shown at most; longer executions keep their beginning and their end.
+const MAX_ROWS: usize = 120;
+const WIDTH: usize = 44;
+
+fn describe(site: &Site, object: Option<&str>, value: Option<&str>, threads: &HashMap<String, ThreadId>) -> String {
+    let field = site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".");
+    let obj = object.unwrap_or("?");
+    let what = match site.op.as_str() {
+        "READ" => format!("read {field}{}", value.map(|v| format!(" = {v}")).unwrap_or_default()),
+        "WRITE" => format!("write {field}{}", value.map(|v| format!(" := {v}")).unwrap_or_default()),
+        "AREAD" => format!("read {obj}[]{}", value.map(|v| format!(" = {v}")).unwrap_or_default()),
+        "AWRITE" => format!("write {obj}[]{}", value.map(|v| format!(" := {v}")).unwrap_or_default()),
+        "LOCK" | "MONITORENTER" => format!("lock {obj}"),
+        "UNLOCK" | "MONITOREXIT" => format!("unlock {obj}"),
+        "WAIT" => format!("wait on {obj}"),
+        "NOTIFY" | "NOTIFYALL" => format!("{} {obj}", site.op.to_lowercase()),
+        "START" | "JOIN" => {
+            let t = object.and_then(|o| threads.get(o)).map(|t| format!("T{t}")).unwrap_or_else(|| obj.to_string());
+            format!("{} {t}", site.op.to_lowercase())
+        }
+        "CALL" => format!("call {}()", site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".")),
+        other => format!("{} {}", other.to_lowercase(), if site.target == "-" { obj } else { &site.target }),
+    };
+    format!("{what} ({})", site.place())
+}
+
+fn cell(text: &str) -> String {
+    let mut t: String = text.chars().take(WIDTH).collect();
+    if text.chars().count() > WIDTH {
+        t.pop();
+        t.push('…');
+    }
+    format!("{t:<WIDTH$}")
+}
+
+/// The interleaving of a full-mode execution as a table.
+pub fn table(exec: &Execution, sites: &HashMap<u32, Site>) -> String {
+    let ids: Vec<ThreadId> = exec.threads.keys().copied().collect();
+    let col = |t: ThreadId| ids.iter().position(|&x| x == t).unwrap_or(0);
+    let by_name: HashMap<String, ThreadId> = exec.threads.iter().map(|(t, n)| (n.clone(), *t)).collect();
+    let mut rows: Vec<(usize, String)> = Vec::new();
+    let mut switches = exec.switches.iter().peekable();
+    for e in &exec.events {
+        while let Some(s) = switches.peek().filter(|s| s.step <= e.step) {
+            rows.push((col(s.thread), format!("⇄ {}", s.reason)));
+            switches.next();
+        }
+        let Some(site) = sites.get(&e.site) else { continue };
+        rows.push((col(e.thread), describe(site, e.object.as_deref(), e.value.as_deref(), &by_name)));
+    }
+    for s in switches {
+        rows.push((col(s.thread), format!("⇄ {}", s.reason)));
+    }
+    if rows.len() > MAX_ROWS {
+        let skipped = rows.len() - MAX_ROWS;
+        let tail = rows.split_off(rows.len() - MAX_ROWS / 2);
+        rows.truncate(MAX_ROWS / 2);
+        rows.push((usize::MAX, format!("… {skipped} steps not shown …")));
+        rows.extend(tail);
+    }
+    let mut out = String::new();
+    let header: Vec<String> = ids.iter().map(|t| cell(&format!("T{t} ({})", exec.threads[t]))).collect();
+    out += &format!("| {} |\n", header.join(" | "));
+    out += &format!("|{}|\n", ids.iter().map(|_| "-".repeat(WIDTH + 2)).collect::<Vec<_>>().join("|"));
+    for (c, text) in rows {
+        let cells: Vec<String> = (0..ids.len()).map(|i| if i == c || c == usize::MAX && i == 0 { cell(&text) } else { cell("") }).collect();
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+/// One line saying what went wrong.
+pub fn headline(exec: &Execution) -> String {
+    let thread = |t: ThreadId| format!("T{t} ({})", exec.threads.get(&t).map(String::as_str).unwrap_or("?"));
+    match &exec.outcome {
+        Outcome::Fail(f) => {
+            let at = f.frames.first().map(|fr| format!(" at {}.{}({}:{})", fr.class.rsplit('.').next().unwrap_or(&fr.class), fr.method, fr.file, fr.line)).unwrap_or_default();
+            let msg = if f.message.is_empty() { String::new() } else { format!(": {}", f.message) };
+            format!("{}{msg} in {}{at}", f.exception, thread(f.thread))
+        }
+        Outcome::Deadlock(waits) => {
+            let who: Vec<String> = waits.iter().map(|(t, what)| format!("{} {what}", thread(*t))).collect();
+            format!("deadlock: {}", who.join("; "))
+        }
+        Outcome::Exit(status) => format!("System.exit({status}) was called"),
+        Outcome::Livelock => "the step bound was reached (a livelock, or a very long test)".into(),
+        Outcome::Divergence { index, wanted, enabled } => format!("the execution diverged at decision {index}: T{wanted} was not enabled (enabled: {enabled:#x})"),
+        Outcome::Timeout => "the execution timed out".into(),
+        Outcome::Error(e) => format!("the agent failed: {e}"),
+        Outcome::Pass => "passed".into(),
+    }
+}
