@@ -203,7 +203,7 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
                 None => format!("{subject} and {} in `{}()` with no common lock; {cause}", access_words(accesses.iter().copied()), short(&o.method)),
             },
         };
-        let related = elsewhere
+        let mut related: Vec<Related> = elsewhere
             .iter()
             .take(MAX_RELATED)
             .map(|(o, accesses)| Related {
@@ -215,9 +215,29 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
                 },
             })
             .collect();
+        // Where the guarding lock is taken at the other end.
+        if let Some((o, _)) = elsewhere.first().filter(|(o, _)| !o.locks.is_empty()) {
+            if let Some(site) = index.entry(o.file).and_then(|e| e.resolved.sites.iter().find(|s| s.span == o.span)) {
+                let facts = &index.entry(o.file).expect("looked up above").facts;
+                if let Some(region) = facts.locks_held(site.unit, site.span.start).last() {
+                    let line = region.markers.first().copied().unwrap_or(region.span.line);
+                    let start = facts.first_code_offset(line);
+                    related.push(Related {
+                        file: o.file,
+                        span: point_span(start, line),
+                        message: format!("`{}` is taken here", o.locks[0].display),
+                    });
+                }
+            }
+        }
         reported.insert((file, span));
         out.push(Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related });
     }
+}
+
+/// A point span at a line (for related locations that name a line).
+fn point_span(offset: u32, line: u32) -> Span {
+    Span { start: offset, end: offset, line, end_line: line }
 }
 
 /// `read`, `written`, or `updated` (both).

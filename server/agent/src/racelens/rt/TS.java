@@ -1,0 +1,39 @@
+package racelens.rt;
+
+/** The model state of one controlled thread in one execution. */
+public final class TS {
+    public final Thread thread;
+    public final int id;
+    final int epoch;
+
+    /** > 0 inside class initialisers and atomic JDK calls: scheduling points are no-ops. */
+    public int suppress;
+    /** Site of the operation this thread performs when it next runs (0 = not started yet). */
+    int pendingSite;
+    boolean enabled = true;
+    boolean finished;
+    /** Set by teardown: every later scheduling point of this thread throws {@link Abort}. */
+    volatile boolean abort;
+    /** Real park by the scheduler in progress (for the stuck-thread check). */
+    volatile boolean parkedByRt;
+
+    Blocker blocker;
+    boolean timed;
+    long deadline;
+    public boolean timedOut;
+    public boolean interruptible;
+    public boolean interrupted;
+    boolean permit;
+    long ticks;
+
+    TS(Thread thread, int id, int epoch) {
+        this.thread = thread;
+        this.id = id;
+        this.epoch = epoch;
+    }
+
+    @Override
+    public String toString() {
+        return "T" + id;
+    }
+}
