@@ -105,7 +105,7 @@ fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
     host.load()?;
     let spec = racelens_explore::tests::resolve(&host, test)?;
     let jdk = Jdk::locate()?;
-    let project = project::prepare(&host, &jdk)?;
+    let project = project::prepare(&project::Sources::of(&host), &jdk)?;
     let agent = agent::agent_jar()?;
     Ok(Prepared { session: Session::new(jdk, agent, project, spec), host })
 }

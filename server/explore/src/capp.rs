@@ -98,6 +98,8 @@ pub struct Position {
     pub line: u32,
     /// The declaring class and simple name of the field accessed here.
     pub field: Option<(String, String)>,
+    /// The method called here, for a call into a class racelens does not instrument.
+    pub callee: Option<String>,
 }
 
 /// What a thread is about to do at a decision point: its pending operation and, for the
@@ -117,6 +119,9 @@ pub struct IcpIndex {
     methods: Vec<(String, u32, u32)>,
     lines: BTreeSet<(String, u32)>,
     fields: BTreeSet<(String, String)>,
+    /// Methods whose read/write sets hold impacted fields (step 4): a call to one is a
+    /// field access the agent cannot see inside the JDK.
+    callees: BTreeSet<String>,
     count: usize,
 }
 
@@ -145,6 +150,12 @@ impl IcpIndex {
         idx
     }
 
+    /// Calls to these methods count as accesses to impacted fields.
+    pub fn with_callees(mut self, callees: impl IntoIterator<Item = String>) -> IcpIndex {
+        self.callees.extend(callees);
+        self
+    }
+
     pub fn len(&self) -> usize {
         self.count
     }
@@ -166,7 +177,7 @@ impl IcpIndex {
     }
 
     fn field(&self, p: &Position) -> bool {
-        p.field.as_ref().is_some_and(|f| self.fields.contains(f))
+        p.field.as_ref().is_some_and(|f| self.fields.contains(f)) || p.callee.as_ref().is_some_and(|c| self.callees.contains(c))
     }
 
     /// Figure 4's `matchICPs` for one thread.
@@ -243,7 +254,8 @@ impl SiteMap {
             let owner = site.target.rsplit_once('.').map(|(o, _)| o.to_string()).unwrap_or_default();
             (owner, f.to_string())
         });
-        Position { class: site.class.clone(), file, line: site.line, field }
+        let callee = (site.op == "CALL").then(|| site.target.rsplit('.').next().unwrap_or(&site.target).to_string());
+        Position { class: site.class.clone(), file, line: site.line, field, callee }
     }
 }
 
@@ -252,7 +264,7 @@ mod tests {
     use super::*;
 
     fn pos(class: &str, line: u32, field: Option<&str>) -> Position {
-        Position { class: class.into(), file: Some(format!("src/{}.java", outer(class))), line, field: field.map(|f| (class.to_string(), f.to_string())) }
+        Position { class: class.into(), file: Some(format!("src/{}.java", outer(class))), line, field: field.map(|f| (class.to_string(), f.to_string())), callee: None }
     }
 
     fn state(class: &str, line: u32, field: Option<&str>) -> ThreadState {
@@ -321,6 +333,75 @@ mod tests {
         let elsewhere = ThreadState { pc: Some(pos("B", 1, None)), stack: vec![pos("C", 2, None)] };
         for m in [MatchMode::Class, MatchMode::ClassOnStack, MatchMode::Method, MatchMode::MethodOnStack, MatchMode::Line, MatchMode::LineOnStack, MatchMode::Field] {
             assert!(!idx.matches(m, &elsewhere), "{m:?}");
+        }
+    }
+}
+
+/// The CAPP search: [`partition_prioritized`] at every decision point, with the
+/// impacted code points the analysis computed for the current change.
+pub struct CappPrioritizer {
+    pub heuristic: Option<Heuristic>,
+    icps: IcpIndex,
+    map: SiteMap,
+    rng: Option<crate::search::XorShift>,
+    pub stats: MatchStats,
+}
+
+impl CappPrioritizer {
+    pub fn new(heuristic: Option<Heuristic>, icps: IcpIndex, map: SiteMap, seed: Option<u64>) -> CappPrioritizer {
+        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::XorShift::new), stats: MatchStats::default() }
+    }
+
+    fn state(&self, site: u32, stack: Option<u32>, known: crate::search::Known) -> ThreadState {
+        let pc = known.sites.get(&site).map(|s| self.map.position(s));
+        let stack = stack
+            .and_then(|k| known.stacks.get(&k))
+            .map(|frames| {
+                frames
+                    .iter()
+                    .map(|f| Position { class: f.class.clone(), file: self.map.files.get(outer(&f.class)).cloned(), line: f.line, field: None, callee: None })
+                    .collect()
+            })
+            .unwrap_or_default();
+        ThreadState { pc, stack }
+    }
+}
+
+impl crate::search::Prioritizer for CappPrioritizer {
+    fn partition(&mut self, exec: &crate::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::search::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+        let d = &exec.decisions[index];
+        let threads: Vec<(ThreadId, ThreadState)> = if d.pending.is_empty() {
+            // An agent without pending sites: only the running thread's position is known.
+            std::iter::once((d.thread, self.state(d.site, None, known))).chain(alternatives.iter().map(|&t| (t, ThreadState::default()))).collect()
+        } else {
+            d.pending.iter().map(|p| (p.thread, self.state(p.site, p.stack, known))).collect()
+        };
+        self.stats.decisions += 1;
+        if let Some(h) = self.heuristic {
+            if threads.iter().any(|(_, s)| self.icps.matches(h.mmode, s)) {
+                self.stats.matched += 1;
+            }
+        }
+        let current = d.current;
+        let rng = &mut self.rng;
+        // pickOne: the current thread when it is among them (the path this execution
+        // already took), else the lowest (or a seeded random one).
+        let mut pick = |rest: &[ThreadId]| -> ThreadId {
+            match (current.filter(|c| rest.contains(c)), rng.as_mut()) {
+                (Some(c), _) => c,
+                (None, Some(r)) => rest[r.below(rest.len())],
+                (None, None) => *rest.iter().min().expect("rest is not empty"),
+            }
+        };
+        let keep = partition_prioritized(self.heuristic, &self.icps, &threads, current, &mut pick);
+        alternatives.into_iter().partition(|t| keep.contains(t))
+    }
+
+    fn run_options(&self) -> Vec<String> {
+        if self.heuristic.is_some_and(|h| h.needs_stacks()) {
+            vec!["stacks".to_string()]
+        } else {
+            Vec::new()
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::jvm::{Jvm, Mode, TestSpec};
 use crate::project::Project;
 use crate::protocol::{Execution, Outcome, Site, ThreadId};
 use crate::schedule::ScheduleString;
-use crate::search::{Prioritizer, Schedule, Search, Strategy};
+use crate::search::{Known, Prioritizer, Schedule, Search, Strategy};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -63,7 +63,12 @@ impl Session {
 
     /// Runs one schedule; a JVM that died is started again once.
     pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
-        match self.jvm()?.run(choices, mode, max_steps) {
+        self.run_with(choices, mode, max_steps, &[])
+    }
+
+    /// [`Session::run`] with options for the agent (`stacks`, `pct=...`).
+    pub fn run_with(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+        match self.jvm()?.run(choices, mode, max_steps, options) {
             Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
                 // The agent's watchdog ended a stuck execution and the JVM is gone.
                 self.jvm = None;
@@ -76,7 +81,7 @@ impl Session {
                 if self.restarts > 3 {
                     return Err(first);
                 }
-                self.jvm()?.run(choices, mode, max_steps).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
+                self.jvm()?.run(choices, mode, max_steps, options).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
             }
         }
     }
@@ -87,6 +92,11 @@ impl Session {
 
     pub fn sites(&self) -> std::collections::HashMap<u32, Site> {
         self.jvm.as_ref().map(|j| j.sites.clone()).unwrap_or_default()
+    }
+
+    /// What the agent announced so far (empty before it started).
+    pub fn known(&self) -> Option<Known<'_>> {
+        self.jvm.as_ref().map(|j| Known { sites: &j.sites, stacks: &j.stacks })
     }
 
     pub fn close(&mut self) {
@@ -192,7 +202,7 @@ pub fn explore(
         let Some(schedule) = search.next() else {
             break Verdict::Passed;
         };
-        let exec = session.run(&schedule.choices, Mode::Fast, options.max_steps)?;
+        let exec = session.run_with(&schedule.choices, Mode::Fast, options.max_steps, &prioritizer.run_options())?;
         stats.schedules += 1;
         stats.decision_points += exec.decisions.len() as u64;
         stats.bound = stats.bound.max(schedule.preemptions);
@@ -219,7 +229,9 @@ pub fn explore(
                 }
             }
         }
-        search.expand(&schedule, &exec, prioritizer);
+        let empty = (std::collections::HashMap::new(), std::collections::HashMap::new());
+        let known = session.known().unwrap_or(Known { sites: &empty.0, stacks: &empty.1 });
+        search.expand(&schedule, &exec, prioritizer, known);
     };
     stats.pruned = search.pruned;
     stats.elapsed = started.elapsed();

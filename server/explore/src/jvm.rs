@@ -54,6 +54,8 @@ pub struct Jvm {
     writer: TcpStream,
     /// Sites by id, as the agent announced them.
     pub sites: HashMap<u32, Site>,
+    /// Interned stacks by id.
+    pub stacks: HashMap<u32, Vec<crate::protocol::Frame>>,
     /// `junit4`, `junit5` or `main`.
     pub kind: String,
     output: Arc<Mutex<Vec<u8>>>,
@@ -115,7 +117,7 @@ impl Jvm {
         let stream = accept(&listener, &mut child, &output)?;
         stream.set_read_timeout(Some(START_TIMEOUT)).map_err(|e| e.to_string())?;
         let writer = stream.try_clone().map_err(|e| e.to_string())?;
-        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), kind: String::new(), output, next_run: 1 };
+        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), stacks: HashMap::new(), kind: String::new(), output, next_run: 1 };
         let hello = jvm.read_line()?;
         if hello.split(' ').nth(2) != Some(token.as_str()) {
             return Err(format!("unexpected greeting from the agent: {hello}"));
@@ -157,7 +159,7 @@ impl Jvm {
     }
 
     /// Runs the test once, following `choices` at the first decision points.
-    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
+    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
         let id = self.next_run;
         self.next_run += 1;
         let list = if choices.is_empty() { "-".to_string() } else { choices.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",") };
@@ -165,13 +167,20 @@ impl Jvm {
             Mode::Fast => "fast",
             Mode::Full => "full",
         };
-        writeln!(self.writer, "RUN {id} {max_steps} {mode} {list}").map_err(|_| self.died())?;
+        if options.is_empty() {
+            writeln!(self.writer, "RUN {id} {max_steps} {mode} {list}").map_err(|_| self.died())?;
+        } else {
+            writeln!(self.writer, "RUN {id} {max_steps} {mode} {list} {}", options.join(",")).map_err(|_| self.died())?;
+        }
         let mut parser = ResponseParser::default();
         loop {
             let line = self.read_line()?;
             if let Some(exec) = parser.line(&line)? {
                 for (sid, site) in parser.new_sites.drain(..) {
                     self.sites.insert(sid, site);
+                }
+                for (kid, frames) in parser.new_stacks.drain(..) {
+                    self.stacks.insert(kid, frames);
                 }
                 if exec.run != id {
                     return Err(format!("the agent answered run {} to run {id}", exec.run));

@@ -12,6 +12,8 @@
 
 pub mod agent;
 pub mod capp;
+pub mod change;
+pub mod directed;
 pub mod explorer;
 pub mod java;
 pub mod jvm;

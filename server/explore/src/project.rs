@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
+use racelens_analysis::config::Config;
 use racelens_analysis::host::Host;
 use racelens_analysis::index::declarations_hash;
 use racelens_analysis::java::FileFacts;
@@ -65,15 +67,31 @@ pub fn libraries(root: &Path, configured: &[String]) -> Result<Vec<PathBuf>, Str
     Ok(out)
 }
 
-/// Prepares the classes of the host's project for running tests.
-pub fn prepare(host: &Host, jdk: &Jdk) -> Result<Project, String> {
-    let root = host.root().to_path_buf();
-    let config = host.config();
-    let libs = libraries(&root, &config.classpath)?;
-    if let Some(build) = &config.build {
-        return built(&root, build, &config.classes, libs);
+/// What a test runs against, taken from the analysis host at one moment (unsaved buffers
+/// included), so that compiling can happen on another thread while the host moves on.
+#[derive(Clone)]
+pub struct Sources {
+    pub root: PathBuf,
+    pub config: Config,
+    /// `(path, text, api hash)` of every Java source.
+    pub files: Vec<(String, Arc<str>, u64)>,
+}
+
+impl Sources {
+    pub fn of(host: &Host) -> Sources {
+        let files = host.index().entries().map(|(_, e)| (e.path.clone(), e.facts.text.clone(), api_hash(&e.facts))).collect();
+        Sources { root: host.root().to_path_buf(), config: host.config().clone(), files }
     }
-    compile(host, jdk, libs)
+}
+
+/// Prepares the classes of a project for running tests.
+pub fn prepare(sources: &Sources, jdk: &Jdk) -> Result<Project, String> {
+    let config = &sources.config;
+    let libs = libraries(&sources.root, &config.classpath)?;
+    if let Some(build) = &config.build {
+        return built(&sources.root, build, &config.classes, libs);
+    }
+    compile(sources, jdk, libs)
 }
 
 /// `[java] build`: run the project's own build, then take its classes.
@@ -126,17 +144,17 @@ fn write_manifest(path: &Path, m: &Manifest) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Compiles what the host analysed (unsaved buffers included) into the cache.
-fn compile(host: &Host, jdk: &Jdk, libs: Vec<PathBuf>) -> Result<Project, String> {
-    let root = host.root().to_path_buf();
+/// Compiles the sources into the cache.
+fn compile(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>) -> Result<Project, String> {
+    let root = sources.root.clone();
     let cache = project_cache(&root);
     let (src, classes, manifest_path) = (cache.join("src"), cache.join("classes"), cache.join("manifest.txt"));
     let old = if classes.is_dir() { read_manifest(&manifest_path) } else { Manifest::new() };
     let mut now = Manifest::new();
     let mut texts = BTreeMap::new();
-    for (_, e) in host.index().entries() {
-        now.insert(e.path.clone(), (hash(&*e.facts.text), api_hash(&e.facts)));
-        texts.insert(e.path.clone(), e.facts.text.clone());
+    for (path, text, api) in &sources.files {
+        now.insert(path.clone(), (hash(&**text), *api));
+        texts.insert(path.clone(), text.clone());
     }
     if now.is_empty() {
         return Err(format!("no Java sources found under {} (check `[java] source_roots` in racelens.toml)", root.display()));

@@ -47,6 +47,16 @@ pub struct Decision {
     pub waiters: Option<u64>,
     /// The thread that ran the previous step.
     pub current: Option<ThreadId>,
+    /// What each enabled thread is about to do: its site, and its stack when asked for.
+    pub pending: Vec<Pending>,
+}
+
+/// An enabled thread's pending operation at a decision point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub thread: ThreadId,
+    pub site: u32,
+    pub stack: Option<u32>,
 }
 
 impl Decision {
@@ -147,6 +157,7 @@ pub struct Execution {
 #[derive(Default)]
 pub struct ResponseParser {
     pub new_sites: Vec<(u32, Site)>,
+    pub new_stacks: Vec<(u32, Vec<Frame>)>,
     decisions: Vec<Decision>,
     events: Vec<Event>,
     switches: Vec<Switch>,
@@ -155,6 +166,14 @@ pub struct ResponseParser {
     waits: Vec<(ThreadId, String)>,
     exit: Option<i32>,
     diverged: Option<(u32, ThreadId, u64)>,
+}
+
+fn parse_pending(entry: &str) -> Result<Pending, String> {
+    let mut f = entry.split(':');
+    let thread = num(f.next().unwrap_or(""))?;
+    let site = num(f.next().ok_or_else(|| format!("bad pending entry `{entry}`"))?)?;
+    let stack = f.next().map(num).transpose()?;
+    Ok(Pending { thread, site, stack })
 }
 
 fn hex(s: &str) -> Result<u64, String> {
@@ -201,6 +220,21 @@ impl ResponseParser {
                 let site = Site { class: f[1].into(), method: f[2].into(), line: num(f[3])?, op: f[4].into(), target: f[5].into() };
                 self.new_sites.push((num(f[0])?, site));
             }
+            "K" => {
+                let (id, frames) = rest.split_once(' ').unwrap_or((rest, ""));
+                let frames = frames
+                    .split('|')
+                    .filter(|f| !f.is_empty())
+                    .map(|f| {
+                        let mut p = f.rsplitn(3, ':');
+                        let line = p.next().and_then(|l| l.parse().ok()).unwrap_or(0);
+                        let method = p.next().unwrap_or("").to_string();
+                        let class = p.next().unwrap_or("").to_string();
+                        Frame { class, method, file: String::new(), line }
+                    })
+                    .collect();
+                self.new_stacks.push((num(id)?, frames));
+            }
             "THREAD" => {
                 let (t, name) = rest.split_once(' ').unwrap_or((rest, ""));
                 self.threads.insert(num(t)?, unescape(name));
@@ -219,6 +253,10 @@ impl ResponseParser {
                     current: match f.get(5) {
                         Some(&"-") | None => None,
                         Some(c) => Some(num(c)?),
+                    },
+                    pending: match f.get(6) {
+                        Some(&"-") | None => Vec::new(),
+                        Some(list) => list.split(',').map(parse_pending).collect::<Result<_, _>>()?,
                     },
                 });
             }
@@ -290,7 +328,7 @@ impl ResponseParser {
                     threads: std::mem::take(&mut self.threads),
                     millis: num(f[4])?,
                 };
-                *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), ..ResponseParser::default() };
+                *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
                 return Ok(Some(exec));
             }
             "" => {}
@@ -312,15 +350,19 @@ mod tests {
             "THREAD 0 test",
             "THREAD 1 worker\\nA",
             "D 5 1 3 3 - 0",
+            "K 4 demo.Pool:borrow:42|demo.PoolTest:run:20",
+            "D 6 1 3 3 - 1 0:3:4,1:3",
             "FAIL 1 java.lang.AssertionError expected:<2> but was:<1>",
             "FRAME demo.PoolTest run PoolTest.java 20",
         ] {
             assert_eq!(p.line(l).unwrap(), None);
         }
         let e = p.line("END 7 fail 120 1 4").unwrap().unwrap();
+        assert_eq!(e.decisions[1].pending, vec![Pending { thread: 0, site: 3, stack: Some(4) }, Pending { thread: 1, site: 3, stack: None }]);
+        assert_eq!(p.new_stacks[0].1[1].method, "run");
         assert_eq!(p.new_sites[0].1.field(), Some("count"));
         assert_eq!(p.new_sites[0].1.place(), "Pool.java:42");
-        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: 3, waiters: None, current: Some(0) });
+        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: 3, waiters: None, current: Some(0), pending: vec![] });
         assert!(e.decisions[0].preempts(1));
         assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
         assert_eq!(e.threads[&1], "worker\nA");

@@ -12,7 +12,16 @@
 //! bound the order is depth-first; with a seed, the alternatives of each point are
 //! shuffled (the randomized orders of CAPP section 4.6).
 
-use crate::protocol::{Execution, ThreadId};
+use std::collections::HashMap;
+
+use crate::protocol::{Execution, Frame, Site, ThreadId};
+
+/// What the agent announced so far: sites and stacks by id.
+#[derive(Clone, Copy)]
+pub struct Known<'a> {
+    pub sites: &'a HashMap<u32, Site>,
+    pub stacks: &'a HashMap<u32, Vec<Frame>>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
@@ -34,14 +43,19 @@ pub struct Schedule {
 pub trait Prioritizer {
     /// `alternatives` are the other threads at decision `index` of `exec`. Returns the ones
     /// to explore in the current iteration; the others are postponed to the next.
-    fn partition(&mut self, exec: &Execution, index: usize, alternatives: Vec<ThreadId>) -> (Vec<ThreadId>, Vec<ThreadId>);
+    fn partition(&mut self, exec: &Execution, index: usize, alternatives: Vec<ThreadId>, known: Known) -> (Vec<ThreadId>, Vec<ThreadId>);
+
+    /// Options for the agent's `RUN` request (`stacks` when the prioritizer needs them).
+    fn run_options(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// No prioritization: `basic`.
 pub struct Basic;
 
 impl Prioritizer for Basic {
-    fn partition(&mut self, _: &Execution, _: usize, alternatives: Vec<ThreadId>) -> (Vec<ThreadId>, Vec<ThreadId>) {
+    fn partition(&mut self, _: &Execution, _: usize, alternatives: Vec<ThreadId>, _: Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
         (alternatives, Vec::new())
     }
 }
@@ -125,7 +139,7 @@ impl Search {
     }
 
     /// Adds the schedules branching off `exec`, which ran `schedule`.
-    pub fn expand(&mut self, schedule: &Schedule, exec: &Execution, prioritizer: &mut dyn Prioritizer) {
+    pub fn expand(&mut self, schedule: &Schedule, exec: &Execution, prioritizer: &mut dyn Prioritizer, known: Known) {
         let from = schedule.choices.len();
         // Preemptions of the execution up to each decision point.
         let mut preemptions = 0;
@@ -139,7 +153,7 @@ impl Search {
                     // thread numbers are explored first.
                     alternatives.reverse();
                 }
-                let (now, later) = prioritizer.partition(exec, i, alternatives);
+                let (now, later) = prioritizer.partition(exec, i, alternatives, known);
                 let prefix: Vec<ThreadId> = exec.decisions[..i].iter().map(|d| d.thread).collect();
                 let make = |t: ThreadId| {
                     let mut choices = prefix.clone();
@@ -212,7 +226,7 @@ mod tests {
                     Some(c) if enabled & (1 << c) != 0 => c,
                     _ => enabled.trailing_zeros() as u8,
                 });
-                decisions.push(Decision { step, thread: t, site: 0, enabled, waiters: None, current });
+                decisions.push(Decision { step, thread: t, site: 0, enabled, waiters: None, current, pending: vec![] });
                 t
             } else {
                 enabled.trailing_zeros() as u8
@@ -231,7 +245,8 @@ mod tests {
             let exec = simulate(2, &s.choices);
             let order: Vec<ThreadId> = exec.decisions.iter().map(|d| d.thread).collect();
             out.push((order, s.preemptions));
-            search.expand(&s, &exec, &mut Basic);
+            let (sites, stacks) = (HashMap::new(), HashMap::new());
+            search.expand(&s, &exec, &mut Basic, Known { sites: &sites, stacks: &stacks });
         }
         out
     }

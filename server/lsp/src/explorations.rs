@@ -1,0 +1,271 @@
+//! Explorations started from the editor: a queue of jobs (ordered by how much of the
+//! change each test reaches), worker threads that run them on a JVM, and the results the
+//! lenses, diagnostics and schedule documents show.
+//!
+//! The core owns the queue and the results; workers only run a job and report back
+//! through the core's channel, so that state keeps a single owner. Results are kept on
+//! disk next to the compiled classes (outside the work tree), keyed by test and by the
+//! content of the code the test reaches: a result whose code changed since is *stale*.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use racelens_explore::explorer::{self, Options, Session, Verdict};
+use racelens_explore::java::Jdk;
+use racelens_explore::jvm::TestSpec;
+use racelens_explore::project::{self, Sources};
+use racelens_explore::protocol::Outcome;
+use racelens_explore::schedule::ScheduleString;
+use racelens_explore::search::Prioritizer;
+use racelens_explore::{agent, report};
+use serde::{Deserialize, Serialize};
+
+use crate::core::Msg;
+
+/// A place in a project file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    pub file: String,
+    pub line: u32,
+}
+
+/// A preemption of the failing schedule, where it happened in the code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreemptionPlace {
+    pub place: Option<Place>,
+    /// `T2 preempted here before T1 writes count`
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResultKind {
+    Failed {
+        /// `NullPointerException`, `deadlock`, `System.exit(3)`.
+        title: String,
+        headline: String,
+        schedules: u64,
+        preemptions: Vec<PreemptionPlace>,
+        schedule: String,
+        /// Where the failure was raised.
+        place: Option<Place>,
+        /// The interleaving, one column per thread.
+        table: String,
+    },
+    Passed {
+        schedules: u64,
+        bound: u32,
+        covered: usize,
+    },
+    /// The budget ran out first.
+    Limit {
+        schedules: u64,
+    },
+    Stopped {
+        message: String,
+    },
+}
+
+/// What an exploration of a test found, for the code it reached then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub test: String,
+    pub fingerprint: u64,
+    pub kind: ResultKind,
+    pub heuristic: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum JobKind {
+    Explore,
+    Replay { schedule: String },
+}
+
+/// One exploration (or replay) to run.
+pub struct Job {
+    pub id: u64,
+    pub root: PathBuf,
+    pub test: TestSpec,
+    pub kind: JobKind,
+    /// Impacted points the test reaches: the queue runs the most impacted first.
+    pub priority: usize,
+    pub fingerprint: u64,
+    pub sources: Sources,
+    /// Class binary name -> project file, to place runtime positions in the code.
+    pub files: HashMap<String, String>,
+    pub cancel: Arc<AtomicBool>,
+    pub options: Options,
+    pub heuristic: String,
+    /// Builds the job's prioritizer on its worker thread (the change-aware search).
+    pub prioritizer: MakePrioritizer,
+}
+
+pub enum JobEvent {
+    Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
+    Finished { id: u64, result: Result<ResultKind, String>, replay: bool },
+}
+
+/// Runs jobs on worker threads and reports to the core.
+pub fn spawn(job: Job, tx: Sender<Msg>) {
+    std::thread::Builder::new()
+        .name(format!("racelens-explore-{}", job.id))
+        .spawn(move || {
+            let id = job.id;
+            let replay = matches!(job.kind, JobKind::Replay { .. });
+            let tx2 = tx.clone();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job, &tx2)))
+                .unwrap_or_else(|_| Err("racelens failed while exploring (see the log)".into()));
+            let _ = tx.send(Msg::Job(JobEvent::Finished { id, result, replay }));
+        })
+        .expect("a thread can be spawned");
+}
+
+fn run(mut job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
+    let jdk = Jdk::locate()?;
+    let project = project::prepare(&job.sources, &jdk)?;
+    let agent = agent::agent_jar()?;
+    let mut session = Session::new(jdk, agent, project, job.test.clone());
+    let make: Box<dyn FnOnce(&Session) -> Box<dyn Prioritizer> + Send> = std::mem::replace(&mut job.prioritizer, Box::new(|_| Box::new(racelens_explore::search::Basic)));
+    let result = match &job.kind {
+        JobKind::Explore => explore(&job, make, &mut session, tx),
+        JobKind::Replay { schedule } => replay(&job, &mut session, schedule),
+    };
+    session.close();
+    result
+}
+
+type MakePrioritizer = Box<dyn FnOnce(&Session) -> Box<dyn Prioritizer> + Send>;
+
+fn explore(job: &Job, make: MakePrioritizer, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
+    // Start the JVM first, so that the prioritizer can see the sites it announces.
+    session.kind()?;
+    let mut prioritizer = make(session);
+    let mut last = Instant::now();
+    let id = job.id;
+    let mut progress = |s: &explorer::Stats| {
+        if last.elapsed() >= Duration::from_millis(250) {
+            last = Instant::now();
+            let _ = tx.send(Msg::Job(JobEvent::Progress { id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
+        }
+    };
+    let report = explorer::explore(session, &job.options, prioritizer.as_mut(), &mut progress, &job.cancel)?;
+    Ok(match report.verdict {
+        Verdict::Failed(found) => {
+            let place = failure_place(&found.full, &job.files);
+            let preemptions = found
+                .preemptions
+                .iter()
+                .map(|p| {
+                    let what = p.site.as_ref().map(|s| op_words(&s.op, &s.target)).unwrap_or_default();
+                    PreemptionPlace {
+                        place: p.site.as_ref().and_then(|s| job.files.get(outer(&s.class)).map(|f| Place { file: f.clone(), line: s.line })),
+                        text: format!("T{} preempted here before T{} {what}", p.from, p.to),
+                    }
+                })
+                .collect();
+            ResultKind::Failed {
+                title: title(&found.full.outcome),
+                headline: report::headline(&found.full),
+                schedules: found.schedules,
+                preemptions,
+                schedule: found.string.encode(),
+                place,
+                table: report::table(&found.full, &session.sites()),
+            }
+        }
+        Verdict::Passed => ResultKind::Passed { schedules: report.stats.schedules, bound: bound_of(&job.options), covered: job.priority },
+        Verdict::Limit => ResultKind::Limit { schedules: report.stats.schedules },
+        Verdict::Cancelled => return Err("cancelled".into()),
+        Verdict::Stopped(message) => ResultKind::Stopped { message },
+    })
+}
+
+fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind, String> {
+    let string = ScheduleString::decode(schedule)?;
+    let (exec, diverged) = explorer::replay(session, &string, job.options.max_steps)?;
+    if let Some((k, want, got)) = diverged {
+        return Ok(ResultKind::Stopped { message: format!("the replay diverged at decision {k}: the schedule switches at {want}, this execution reached {got} (the code changed there)") });
+    }
+    Ok(if exec.outcome.is_bug() {
+        ResultKind::Failed {
+            title: title(&exec.outcome),
+            headline: report::headline(&exec),
+            schedules: 1,
+            preemptions: Vec::new(),
+            schedule: schedule.to_string(),
+            place: failure_place(&exec, &job.files),
+            table: report::table(&exec, &session.sites()),
+        }
+    } else {
+        ResultKind::Passed { schedules: 1, bound: 0, covered: 0 }
+    })
+}
+
+fn bound_of(options: &Options) -> u32 {
+    match options.strategy {
+        racelens_explore::search::Strategy::Icb { bound } => bound,
+        racelens_explore::search::Strategy::Dfs => u32::MAX,
+    }
+}
+
+fn outer(class: &str) -> &str {
+    class.split('$').next().unwrap_or(class)
+}
+
+/// `NullPointerException`, `deadlock`, `System.exit(3)`.
+fn title(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Fail(f) => f.exception.rsplit('.').next().unwrap_or(&f.exception).to_string(),
+        Outcome::Deadlock(_) => "deadlock".into(),
+        Outcome::Exit(s) => format!("System.exit({s})"),
+        other => other.kind().to_string(),
+    }
+}
+
+/// `writes count`, `reads items[]`, `locks Pool@1`.
+fn op_words(op: &str, target: &str) -> String {
+    let name = target.rsplit('.').next().unwrap_or(target);
+    match op {
+        "READ" => format!("reads {name}"),
+        "WRITE" => format!("writes {name}"),
+        "AREAD" => "reads an array element".into(),
+        "AWRITE" => "writes an array element".into(),
+        "CALL" => format!("calls {name}()"),
+        other => format!("{} {name}", other.to_lowercase()),
+    }
+}
+
+fn failure_place(exec: &racelens_explore::protocol::Execution, files: &HashMap<String, String>) -> Option<Place> {
+    let Outcome::Fail(f) = &exec.outcome else { return None };
+    f.frames.iter().find_map(|fr| files.get(outer(&fr.class)).map(|file| Place { file: file.clone(), line: fr.line }))
+}
+
+// ----- results on disk -----------------------------------------------------------------------
+
+fn results_path(root: &Path) -> PathBuf {
+    project::project_cache(root).join("explorations.json")
+}
+
+pub fn load_results(root: &Path) -> BTreeMap<String, TestResult> {
+    std::fs::read_to_string(results_path(root)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+pub fn save_results(root: &Path, results: &BTreeMap<String, TestResult>) {
+    let path = results_path(root);
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(text) = serde_json::to_string_pretty(results) {
+        let _ = std::fs::write(path, text);
+    }
+}
+
+/// Marks a running flag for jobs: `cancel` sets it.
+pub fn cancel_all(flags: &[Arc<AtomicBool>]) {
+    for f in flags {
+        f.store(true, Ordering::SeqCst);
+    }
+}
