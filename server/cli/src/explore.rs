@@ -13,8 +13,10 @@ use racelens_explore::java::Jdk;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::protocol::{Execution, Outcome, Site};
 use racelens_explore::schedule::ScheduleString;
-use racelens_explore::search::{Basic, Strategy};
-use racelens_explore::{agent, project, report};
+use racelens_analysis::impact::Options as AnalysisOptions;
+use racelens_explore::heuristics::{self, Choice};
+use racelens_explore::search::Strategy;
+use racelens_explore::{agent, change, project, report};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,9 +53,20 @@ pub struct ExploreArgs {
     /// The search.
     #[arg(long, value_enum, default_value_t = SearchKind::Icb)]
     search: SearchKind,
-    /// Schedule prioritization (`basic`: none, change-unaware).
+    /// Schedule prioritization: `basic` (none, change-unaware); CAPP's fourteen heuristics
+    /// `CA CS COA COS MA MS MOA MOS LA LS LOA LOS FA FS` (match mode: Class, Class On stack,
+    /// Method, Method On stack, Line, Line On stack, Field; then All or Some);
+    /// `pair` (preempt right before accesses of impacted shared-variable pairs); `pct`
+    /// (change-aware probabilistic concurrency testing).
     #[arg(long, default_value = "basic")]
     heuristic: String,
+    /// Priority change points of `--heuristic pct` (its depth).
+    #[arg(long, default_value_t = 3)]
+    pct_depth: u32,
+    /// Selection instead of prioritization: stop after the prioritized iteration (only
+    /// schedules whose preemptions touch impacted code) and report what was skipped.
+    #[arg(long)]
+    select: bool,
     /// Randomize the order in which alternatives are explored, reproducibly.
     #[arg(long)]
     seed: Option<u64>,
@@ -253,21 +266,25 @@ fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec,
 }
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
-    if args.heuristic != "basic" {
-        return Err(format!("unknown heuristic `{}` (this version has `basic`)", args.heuristic));
-    }
+    let choice = Choice::parse(&args.heuristic)?;
     let mut prepared = prepare(&args.path, &args.test)?;
     let strategy = match args.search {
         SearchKind::Icb => Strategy::Icb { bound: args.bound },
         SearchKind::Dfs => Strategy::Dfs,
     };
-    let options = Options { strategy, seed: args.seed, max_schedules: args.max_schedules, max_steps: args.max_steps, all: args.all, select: false };
+    let options = Options { strategy, seed: args.seed, max_schedules: args.max_schedules, max_steps: args.max_steps, all: args.all, select: args.select };
     let spec = prepared.session.spec.clone();
+    // The change, for the change-aware prioritizations.
+    let model = choice.is_change_aware().then(|| {
+        let impact = prepared.host.analyze(&AnalysisOptions::new());
+        change::model(&prepared.host, &impact)
+    });
+    let icp_count = model.as_ref().map_or(0, |m| m.icps.len());
     let mut progress = ProgressLine::new(&spec.display());
     let cancel = AtomicBool::new(false);
-    let result = explorer::explore(&mut prepared.session, &options, &mut Basic, &mut |s| progress.update(s), &cancel);
+    let result = heuristics::explore(&mut prepared.session, &options, choice, model.as_ref(), args.pct_depth, &mut |s| progress.update(s), &cancel);
     progress.done();
-    let Report { verdict, stats } = result?;
+    let heuristics::Outcome { report: Report { verdict, stats }, matched } = result?;
     let root = args.path.display().to_string();
     let host = &prepared.host;
     let outcome = match &verdict {
@@ -290,6 +307,8 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
             "test": spec.display(),
             "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
             "heuristic": args.heuristic,
+            "icps": icp_count,
+            "matched_decision_points": matched,
             "bound": args.bound,
             "outcome": outcome,
             "schedules": schedules,
@@ -313,6 +332,9 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
         }
         if stats.livelocks > 0 {
             println!("note: {} schedule{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+        }
+        if args.select {
+            println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", stats.skipped);
         }
         if args.all && stats.failures > 0 {
             println!("{} failing schedules in {}", stats.failures, stats.schedules);

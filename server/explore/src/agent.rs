@@ -17,7 +17,8 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("racelens")
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
+/// FNV-1a: a hash that stays the same across runs and Rust versions (cache keys on disk).
+pub fn stable_hash(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
 }
 
@@ -27,7 +28,7 @@ pub fn agent_jar() -> Result<PathBuf, String> {
     if AGENT_JAR.is_empty() {
         return Err("this racelens was built without its exploration agent (RACELENS_SKIP_AGENT was set): build it again without it".into());
     }
-    let dir = cache_root().join(format!("agent-{:016x}", fnv(AGENT_JAR)));
+    let dir = cache_root().join(format!("agent-{:016x}", stable_hash(AGENT_JAR)));
     let jar = dir.join("racelens-agent.jar");
     if jar.metadata().is_ok_and(|m| m.len() == AGENT_JAR.len() as u64) {
         return Ok(jar);

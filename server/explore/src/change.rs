@@ -34,6 +34,9 @@ pub struct ChangeModel {
     /// Callees (method names) whose read/write sets hold impacted fields: a call to one
     /// counts as touching an impacted field (the JDK is not instrumented).
     pub effect_callees: Vec<String>,
+    /// Impacted lines as agent places (`pkg.Pool:42`): where change-aware PCT may change
+    /// priorities.
+    pub pct_sites: Vec<String>,
 }
 
 impl ChangeModel {
@@ -81,5 +84,8 @@ pub fn model(host: &Host, impact: &Impact) -> ChangeModel {
             PairTarget { kind: p.kind, field: (p.field.class.to_string(), p.field.name.to_string()), ends: [place(&p.a), place(&p.b)], protected: p.protected }
         })
         .collect();
-    ChangeModel { icps, files, pairs, effect_callees }
+    let mut pct_sites: Vec<String> = impact.icps.iter().filter_map(|i| Some(format!("{}:{}", i.class.as_ref()?, i.line?))).collect();
+    pct_sites.sort();
+    pct_sites.dedup();
+    ChangeModel { icps, files, pairs, effect_callees, pct_sites }
 }

@@ -263,3 +263,51 @@ pub fn replay(session: &mut Session, string: &ScheduleString, max_steps: u32) ->
     let diverged = string.divergence(&exec, |s| session.site(s));
     Ok((exec, diverged))
 }
+
+/// Change-aware PCT: random schedules from the agent's PCT scheduler, priority change
+/// points only at impacted points (`sites`: `class:line`), `depth - 1` of them.
+pub fn explore_pct(
+    session: &mut Session,
+    options: &Options,
+    depth: u32,
+    sites: &[String],
+    progress: &mut dyn FnMut(&Stats),
+    cancel: &AtomicBool,
+) -> Result<Report, String> {
+    let started = Instant::now();
+    let mut stats = Stats::default();
+    // How many impacted points an execution passes: the horizon change points are drawn in.
+    let probe = session.run(&[], Mode::Full, options.max_steps)?;
+    let known = session.sites();
+    let impacted = |id: u32| known.get(&id).is_some_and(|s| sites.iter().any(|x| x == &format!("{}:{}", s.class, s.line)));
+    let horizon = probe.events.iter().filter(|e| sites.is_empty() || impacted(e.site)).count().max(1);
+    let list = if sites.is_empty() { "*".to_string() } else { sites.join("+") };
+    let mut rng = crate::search::XorShift::new(options.seed.unwrap_or(1));
+    let verdict = loop {
+        if cancel.load(Ordering::Relaxed) {
+            break Verdict::Cancelled;
+        }
+        if stats.schedules >= options.max_schedules {
+            break Verdict::Limit;
+        }
+        let seed = rng.next_u64() >> 1;
+        let pct = format!("pct={seed}/{depth}/{horizon}/{list}");
+        let exec = session.run_with(&[], Mode::Fast, options.max_steps, &[pct])?;
+        stats.schedules += 1;
+        stats.decision_points += exec.decisions.len() as u64;
+        stats.elapsed = started.elapsed();
+        progress(&stats);
+        match &exec.outcome {
+            Outcome::Pass => {}
+            Outcome::Livelock => stats.livelocks += 1,
+            Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_) => {
+                // Replays as a plain schedule: the choices it made.
+                let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: exec.decisions.iter().filter(|d| d.preempts(d.thread)).count() as u32 };
+                break Verdict::Failed(Box::new(confirm(session, &schedule, exec, stats.schedules, options)?));
+            }
+            other => break Verdict::Stopped(format!("PCT stopped: {}", other.kind())),
+        }
+    };
+    stats.elapsed = started.elapsed();
+    Ok(Report { verdict, stats })
+}

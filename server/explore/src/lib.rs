@@ -6,7 +6,8 @@
 //! - [`java`], [`project`]: the JDK, and the classes a test runs against;
 //! - [`jvm`], [`protocol`]: one warm JVM per test, one request and response per execution;
 //! - [`search`]: iterative context bounding and depth-first search, with a hook for
-//!   change-aware prioritization;
+//!   change-aware prioritization; [`capp`], [`directed`], [`change`]: the change-aware
+//!   prioritizations, [`heuristics`]: choosing one by name;
 //! - [`explorer`]: the exploration loop; [`schedule`]: failing schedules as strings;
 //!   [`report`]: the interleaving as a table.
 
@@ -15,6 +16,7 @@ pub mod capp;
 pub mod change;
 pub mod directed;
 pub mod explorer;
+pub mod heuristics;
 pub mod java;
 pub mod jvm;
 pub mod project;

@@ -25,11 +25,15 @@ use tower_lsp_server::Client;
 
 use crate::convert;
 use crate::documents::{ChangeOutcome, Documents};
+use crate::explorations::JobEvent;
+use crate::jobs::Jobs;
 use crate::hover;
 use crate::lenses;
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
 use crate::watch::Watcher;
+
+mod explore;
 
 pub type Reply<T> = oneshot::Sender<Result<T, String>>;
 
@@ -41,6 +45,8 @@ pub struct ClientCaps {
     pub lens_refresh: bool,
     pub watch_dynamic: bool,
     pub configuration: bool,
+    /// `window/showDocument` (else our `racelens/showDocument` notification).
+    pub show_document: bool,
 }
 
 pub enum Msg {
@@ -57,6 +63,10 @@ pub enum Msg {
     CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
     Document { uri: String, reply: Reply<Value> },
     Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
+    /// From an exploration's worker.
+    Job(JobEvent),
+    /// `window/workDoneProgress/cancel`: the user cancelled the progress with this token.
+    CancelProgress(String),
     Shutdown,
 }
 
@@ -71,7 +81,10 @@ struct Workspace {
     root: PathBuf,
     host: Host,
     impact: Impact,
-    /// What we last published, per file (files without diagnostics are left out).
+    /// The analysis' diagnostics, per file.
+    analysis: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
+    /// What we last published (analysis and explorations), per file (files without
+    /// diagnostics are left out).
     published: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
     /// What the lenses depend on, to refresh them only when it changes.
     lens_key: u64,
@@ -93,6 +106,10 @@ pub struct Core {
     /// Commands for tests (`racelens.internal.panic`), enabled by an environment variable.
     test_commands: bool,
     told_outside: BTreeSet<PathBuf>,
+    /// Explorations: queued, running, and their results.
+    jobs: Jobs,
+    /// The editor's progress of each running job.
+    progress: std::collections::HashMap<u64, explore::Progress>,
 }
 
 /// Environment variable that enables the internal commands the tests use (`racelens lsp`).
@@ -115,6 +132,8 @@ impl Core {
             watcher: None,
             test_commands,
             told_outside: BTreeSet::new(),
+            jobs: Jobs::default(),
+            progress: Default::default(),
         }
     }
 
@@ -150,6 +169,7 @@ impl Core {
             }
             if matches!(msg, Msg::Shutdown) {
                 self.watcher = None;
+                self.jobs.cancel(None);
                 continue;
             }
             self.guarded("a message", |core| core.handle(msg));
@@ -209,6 +229,11 @@ impl Core {
             Msg::Save { uri } => {
                 if let Some((w, _)) = self.locate(&uri) {
                     self.refresh_git(w);
+                    if self.settings.explore.on_save {
+                        // Queue what the saved change reaches, on the analysis of it.
+                        self.analyze_dirty();
+                        self.explore_on_save(w);
+                    }
                 }
             }
             Msg::Watched(paths) => self.watched(paths),
@@ -220,12 +245,14 @@ impl Core {
                 let _ = reply.send(Ok(self.code_lens(&uri)));
             }
             Msg::Document { uri, reply } => {
-                let _ = reply.send(document(&uri));
+                let _ = reply.send(self.document(&uri));
             }
             Msg::Execute { command, arguments, reply } => {
                 let result = self.execute(&command, &arguments);
                 let _ = reply.send(result);
             }
+            Msg::Job(event) => self.job_event(event),
+            Msg::CancelProgress(token) => self.cancel_progress(&token),
             Msg::Shutdown => {}
         }
     }
@@ -340,7 +367,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0 });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0 });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -468,21 +495,30 @@ impl Core {
             let impact = self.workspaces[w].host.analyze(&Options::new());
             let ws = &mut self.workspaces[w];
             ws.impact = impact;
-            let diagnostics = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
-            // Publish what changed: new or different lists, and empty ones for files whose
-            // diagnostics went away.
-            let mut changed: Vec<(Uri, Vec<Diagnostic>)> =
-                ws.published.keys().filter(|u| !diagnostics.contains_key(*u)).map(|u| (u.clone(), Vec::new())).collect();
-            changed.extend(diagnostics.iter().filter(|(u, d)| ws.published.get(*u) != Some(*d)).map(|(u, d)| (u.clone(), d.clone())));
-            ws.published = diagnostics;
+            ws.analysis = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
             let key = lens_key(&ws.impact);
             let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
-            for (uri, list) in changed {
-                self.publish(uri, list);
-            }
+            self.publish_workspace(w);
             if lens_changed {
                 self.refresh_lenses();
             }
+        }
+    }
+
+    /// Publishes a workspace's diagnostics (the analysis' and the explorations') where they
+    /// changed: new or different lists, and empty ones for files whose diagnostics went away.
+    fn publish_workspace(&mut self, w: usize) {
+        let mut diagnostics = self.workspaces[w].analysis.clone();
+        for (uri, list) in self.exploration_diagnostics(w) {
+            diagnostics.entry(uri).or_default().extend(list);
+        }
+        let ws = &mut self.workspaces[w];
+        let mut changed: Vec<(Uri, Vec<Diagnostic>)> =
+            ws.published.keys().filter(|u| !diagnostics.contains_key(*u)).map(|u| (u.clone(), Vec::new())).collect();
+        changed.extend(diagnostics.iter().filter(|(u, d)| ws.published.get(*u) != Some(*d)).map(|(u, d)| (u.clone(), d.clone())));
+        ws.published = diagnostics;
+        for (uri, list) in changed {
+            self.publish(uri, list);
         }
     }
 
@@ -509,6 +545,10 @@ impl Core {
 
     // ----- requests -----------------------------------------------------------------------
 
+    fn document(&self, uri: &str) -> Result<Value, String> {
+        document(uri, &self.jobs)
+    }
+
     fn hover(&mut self, uri: &Uri, position: Position) -> Option<Hover> {
         let (w, rel) = self.locate(uri)?;
         let encoding = self.encoding();
@@ -523,26 +563,31 @@ impl Core {
         Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: text }), range: None })
     }
 
-    fn code_lens(&self, uri: &Uri) -> Vec<CodeLens> {
+    fn code_lens(&mut self, uri: &Uri) -> Vec<CodeLens> {
         if !self.settings.code_lens {
             return Vec::new();
         }
         let Some((w, rel)) = self.locate(uri) else { return Vec::new() };
         let ws = &self.workspaces[w];
         let Some(file) = ws.host.index().file_id(&rel) else { return Vec::new() };
-        lenses::lenses(ws.host.index(), file, uri, &ws.impact, self.encoding())
+        let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, self.encoding());
+        self.exploration_lenses(w, &rel, &mut out);
+        out
     }
 
     fn execute(&mut self, command: &str, arguments: &[Value]) -> Result<Option<Value>, String> {
+        let arg = arguments.first().cloned().unwrap_or(Value::Null);
         match command {
-            lenses::EXPLORE_COMMAND => {
-                let arg = arguments.first().cloned().unwrap_or(Value::Null);
-                let test = format!("{}#{}", arg["class"].as_str().unwrap_or("?"), arg["method"].as_str().unwrap_or("?"));
-                self.show(
-                    MessageType::INFO,
-                    format!("racelens: exploring the schedules of {test} is not available yet in this version; the lens shows how much of the change the test reaches."),
-                );
-                Ok(None)
+            lenses::EXPLORE_COMMAND => self.explore_command(&arg),
+            lenses::CANCEL_COMMAND => Ok(Some(self.cancel_command(&arg))),
+            lenses::SHOW_COMMAND => self.show_schedule_command(&arg),
+            lenses::REPLAY_COMMAND => self.replay_command(&arg),
+            lenses::COPY_COMMAND => {
+                // Clients copy to their clipboard themselves; one that sends this to us gets
+                // the text to copy, and sees it.
+                let text = arg["text"].as_str().unwrap_or_default().to_string();
+                self.show(MessageType::INFO, text.clone());
+                Ok(Some(Value::String(text)))
             }
             PANIC_COMMAND if self.test_commands => panic!("{PANIC_COMMAND} was run"),
             _ => Err(format!("unknown command `{command}`")),
@@ -559,10 +604,15 @@ fn lens_key(impact: &Impact) -> u64 {
     h.finish()
 }
 
-/// `racelens:` documents: `racelens:/codes/RL001`.
-fn document(uri: &str) -> Result<Value, String> {
+/// `racelens:` documents: `racelens:/codes/RL001`, and schedules (`racelens:/schedule/3`).
+fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     let path = uri.strip_prefix("racelens:").ok_or_else(|| format!("not a racelens: document: {uri}"))?;
     let path = path.trim_start_matches('/');
+    if let Some(n) = path.strip_prefix("schedule/") {
+        let text = n.split('/').next().and_then(|n| n.parse().ok()).and_then(|n| jobs.document_text(n));
+        let text = text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
+        return Ok(serde_json::json!({"text": text, "languageId": "markdown"}));
+    }
     if let Some(code) = path.strip_prefix("codes/") {
         let code = impact::codes::find(code).ok_or_else(|| format!("no racelens code `{code}`"))?;
         return Ok(serde_json::json!({"text": impact::codes::markdown(code), "languageId": "markdown"}));

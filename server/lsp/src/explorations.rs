@@ -9,18 +9,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use racelens_explore::change::ChangeModel;
 use racelens_explore::explorer::{self, Options, Session, Verdict};
+use racelens_explore::heuristics::{self, Choice};
 use racelens_explore::java::Jdk;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::project::{self, Sources};
 use racelens_explore::protocol::Outcome;
 use racelens_explore::schedule::ScheduleString;
-use racelens_explore::search::Prioritizer;
 use racelens_explore::{agent, report};
 use serde::{Deserialize, Serialize};
 
@@ -87,7 +88,6 @@ pub enum JobKind {
 /// One exploration (or replay) to run.
 pub struct Job {
     pub id: u64,
-    pub root: PathBuf,
     pub test: TestSpec,
     pub kind: JobKind,
     /// Impacted points the test reaches: the queue runs the most impacted first.
@@ -99,9 +99,13 @@ pub struct Job {
     pub cancel: Arc<AtomicBool>,
     pub options: Options,
     pub heuristic: String,
-    /// Builds the job's prioritizer on its worker thread (the change-aware search).
-    pub prioritizer: MakePrioritizer,
+    pub choice: Choice,
+    /// The change the prioritization steers by (impacted points and pairs).
+    pub change: ChangeModel,
 }
+
+/// Priority change points of change-aware PCT when it is the editor's heuristic.
+const PCT_DEPTH: u32 = 3;
 
 pub enum JobEvent {
     Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
@@ -123,26 +127,20 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
         .expect("a thread can be spawned");
 }
 
-fn run(mut job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
+fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let jdk = Jdk::locate()?;
     let project = project::prepare(&job.sources, &jdk)?;
     let agent = agent::agent_jar()?;
     let mut session = Session::new(jdk, agent, project, job.test.clone());
-    let make: Box<dyn FnOnce(&Session) -> Box<dyn Prioritizer> + Send> = std::mem::replace(&mut job.prioritizer, Box::new(|_| Box::new(racelens_explore::search::Basic)));
     let result = match &job.kind {
-        JobKind::Explore => explore(&job, make, &mut session, tx),
+        JobKind::Explore => explore(&job, &mut session, tx),
         JobKind::Replay { schedule } => replay(&job, &mut session, schedule),
     };
     session.close();
     result
 }
 
-type MakePrioritizer = Box<dyn FnOnce(&Session) -> Box<dyn Prioritizer> + Send>;
-
-fn explore(job: &Job, make: MakePrioritizer, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
-    // Start the JVM first, so that the prioritizer can see the sites it announces.
-    session.kind()?;
-    let mut prioritizer = make(session);
+fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let mut last = Instant::now();
     let id = job.id;
     let mut progress = |s: &explorer::Stats| {
@@ -151,7 +149,7 @@ fn explore(job: &Job, make: MakePrioritizer, session: &mut Session, tx: &Sender<
             let _ = tx.send(Msg::Job(JobEvent::Progress { id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
         }
     };
-    let report = explorer::explore(session, &job.options, prioritizer.as_mut(), &mut progress, &job.cancel)?;
+    let report = heuristics::explore(session, &job.options, job.choice, Some(&job.change), PCT_DEPTH, &mut progress, &job.cancel)?.report;
     Ok(match report.verdict {
         Verdict::Failed(found) => {
             let place = failure_place(&found.full, &job.files);
@@ -176,7 +174,7 @@ fn explore(job: &Job, make: MakePrioritizer, session: &mut Session, tx: &Sender<
                 table: report::table(&found.full, &session.sites()),
             }
         }
-        Verdict::Passed => ResultKind::Passed { schedules: report.stats.schedules, bound: bound_of(&job.options), covered: job.priority },
+        Verdict::Passed => ResultKind::Passed { schedules: report.stats.schedules, bound: bound_of(&job.options), covered: covered(session, &job.change) },
         Verdict::Limit => ResultKind::Limit { schedules: report.stats.schedules },
         Verdict::Cancelled => return Err("cancelled".into()),
         Verdict::Stopped(message) => ResultKind::Stopped { message },
@@ -209,6 +207,15 @@ fn bound_of(options: &Options) -> u32 {
         racelens_explore::search::Strategy::Icb { bound } => bound,
         racelens_explore::search::Strategy::Dfs => u32::MAX,
     }
+}
+
+/// Impacted lines at which the exploration had a choice of thread (the sites the agent
+/// announced are those of decision points).
+fn covered(session: &Session, change: &ChangeModel) -> usize {
+    let mut places: Vec<String> = session.sites().values().map(|s| format!("{}:{}", s.class, s.line)).filter(|p| change.pct_sites.binary_search(p).is_ok()).collect();
+    places.sort();
+    places.dedup();
+    places.len()
 }
 
 fn outer(class: &str) -> &str {
@@ -260,12 +267,5 @@ pub fn save_results(root: &Path, results: &BTreeMap<String, TestResult>) {
     }
     if let Ok(text) = serde_json::to_string_pretty(results) {
         let _ = std::fs::write(path, text);
-    }
-}
-
-/// Marks a running flag for jobs: `cancel` sets it.
-pub fn cancel_all(flags: &[Arc<AtomicBool>]) {
-    for f in flags {
-        f.store(true, Ordering::SeqCst);
     }
 }

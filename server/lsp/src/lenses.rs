@@ -1,5 +1,6 @@
 //! Code lenses on tests (and `main` methods) that start threads: `▶ Explore schedules`,
-//! with how much of the change the test reaches through its static call graph.
+//! with how much of the change the test reaches through its static call graph; and the
+//! commands lenses run (exploration results add their own lenses: `core::explore`).
 
 use racelens_analysis::impact::Impact;
 use racelens_analysis::index::{FileId, ProjectIndex};
@@ -10,6 +11,16 @@ use tower_lsp_server::ls_types::{CodeLens, Command, Uri};
 use crate::positions::{range, Encoding};
 
 pub const EXPLORE_COMMAND: &str = "racelens.exploreTest";
+/// Cancels a test's exploration (`{root, test}`), or every one (no argument).
+pub const CANCEL_COMMAND: &str = "racelens.cancel";
+/// Opens a failing schedule's document (`{root, test}`).
+pub const SHOW_COMMAND: &str = "racelens.showSchedule";
+/// Runs a failing schedule again on the current code (`{root, test, schedule}`).
+pub const REPLAY_COMMAND: &str = "racelens.replay";
+/// Copies the replay command line (`{text}`): a client-side command, not advertised.
+pub const COPY_COMMAND: &str = "racelens.copySchedule";
+/// Commands the server advertises (clients run them through `workspace/executeCommand`).
+pub const SERVER_COMMANDS: &[&str] = &[EXPLORE_COMMAND, CANCEL_COMMAND, SHOW_COMMAND, REPLAY_COMMAND];
 
 pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, encoding: Encoding) -> Vec<CodeLens> {
     let Some(entry) = index.entry(file) else { return Vec::new() };

@@ -6,14 +6,18 @@
 //! - [`documents`]: open buffers (rope + incrementally parsed document);
 //! - [`positions`]: UTF-16/UTF-8 positions <-> byte offsets;
 //! - [`convert`], [`hover`], [`lenses`]: analysis results as LSP answers;
+//! - [`jobs`], [`explorations`]: explorations started from the editor (a queue, workers
+//!   running them on a JVM, results kept on disk); `core::explore` shows them;
 //! - [`settings`], [`watch`]: editor settings, and our own file watcher where the client
 //!   cannot watch for us.
 
 mod convert;
 pub mod core;
 mod documents;
+mod explorations;
 mod framing;
 mod hover;
+mod jobs;
 mod lenses;
 mod positions;
 mod server;
@@ -48,6 +52,7 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, Ar
         server::Backend::new(client, tx, flag, options.test_commands)
     })
     .custom_method("racelens/document", server::Backend::document)
+    .custom_method("window/workDoneProgress/cancel", server::Backend::cancel_progress)
     .custom_method(framing::MALFORMED_METHOD, server::Backend::malformed)
     .finish();
     (service, socket, shutdown)

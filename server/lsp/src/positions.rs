@@ -52,6 +52,15 @@ pub fn range(facts: &FileFacts, span: Span, encoding: Encoding) -> Range {
     Range { start: position(facts, span.start, encoding), end: position(facts, span.end.max(span.start), encoding) }
 }
 
+/// The range of a line's text, leading indentation left out (1-based `line`).
+pub fn line_range(facts: &FileFacts, line: u32, encoding: Encoding) -> Range {
+    let start = facts.lines.line_start(line);
+    let end = facts.lines.line_end(line, &facts.text).max(start);
+    let text = facts.text.get(start as usize..end as usize).unwrap_or("");
+    let indent = (text.len() - text.trim_start().len()) as u32;
+    Range { start: position(facts, start + indent, encoding), end: position(facts, end, encoding) }
+}
+
 /// Byte offset in the facts' text of an LSP position.
 pub fn offset(facts: &FileFacts, pos: Position, encoding: Encoding) -> u32 {
     let line = pos.line + 1;

@@ -13,7 +13,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::core::{self, ClientCaps, Msg};
-use crate::lenses::EXPLORE_COMMAND;
+use crate::lenses::SERVER_COMMANDS;
 use crate::positions::Encoding;
 use crate::settings::Settings;
 
@@ -51,6 +51,15 @@ impl Backend {
         Err(Error { code: tower_lsp_server::jsonrpc::ErrorCode::ParseError, message: reason.into(), data: None })
     }
 
+    /// `window/workDoneProgress/cancel`: the user cancelled an exploration's progress.
+    pub async fn cancel_progress(&self, params: WorkDoneProgressCancelParams) {
+        let token = match params.token {
+            NumberOrString::String(s) => s,
+            NumberOrString::Number(n) => n.to_string(),
+        };
+        self.send(Msg::CancelProgress(token));
+    }
+
     /// `racelens/document`: the text of a `racelens:` URI.
     pub async fn document(&self, params: Value) -> Result<Value> {
         let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default().to_string();
@@ -67,6 +76,7 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
         lens_refresh: c.workspace.as_ref().and_then(|w| w.code_lens.as_ref()).and_then(|l| l.refresh_support).unwrap_or(false),
         watch_dynamic: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
         configuration: c.workspace.as_ref().and_then(|w| w.configuration).unwrap_or(false),
+        show_document: c.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|s| s.support),
     }
 }
 
@@ -95,7 +105,7 @@ impl LanguageServer for Backend {
             _ => PositionEncodingKind::UTF16,
         };
         self.send(Msg::Initialize { roots: roots(&params), caps, settings });
-        let mut commands = vec![EXPLORE_COMMAND.to_string()];
+        let mut commands: Vec<String> = SERVER_COMMANDS.iter().map(|c| c.to_string()).collect();
         if self.test_commands {
             commands.push(core::PANIC_COMMAND.to_string());
         }

@@ -13,11 +13,31 @@ pub struct Settings {
     /// Show RL100 hints on changed lines that impact shared fields.
     pub hints: bool,
     pub code_lens: bool,
+    pub explore: ExploreSettings,
+}
+
+/// `racelens.explore.*`: explorations started from the editor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExploreSettings {
+    /// Queue the tests that reach the changed code when a file is saved. Off by default:
+    /// running project code is the user's decision.
+    pub on_save: bool,
+    /// Explorations running at once per workspace.
+    pub parallel: usize,
+    pub heuristic: String,
+    pub bound: u32,
+    pub max_schedules: u64,
+}
+
+impl Default for ExploreSettings {
+    fn default() -> Self {
+        ExploreSettings { on_save: false, parallel: 1, heuristic: racelens_explore::heuristics::DEFAULT.into(), bound: 2, max_schedules: 10_000 }
+    }
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { base: "HEAD".into(), overrides: Overrides::default(), hints: true, code_lens: true }
+        Settings { base: "HEAD".into(), overrides: Overrides::default(), hints: true, code_lens: true, explore: ExploreSettings::default() }
     }
 }
 
@@ -42,6 +62,10 @@ fn boolean(v: &Value, path: &str) -> Option<bool> {
     lookup(v, path)?.as_bool()
 }
 
+fn number(v: &Value, path: &str) -> Option<u64> {
+    lookup(v, path)?.as_u64()
+}
+
 impl Settings {
     pub fn from_json(v: &Value) -> Settings {
         let d = Settings::default();
@@ -55,6 +79,13 @@ impl Settings {
             },
             hints: boolean(v, "diagnostics.hints").unwrap_or(d.hints),
             code_lens: boolean(v, "codeLens.enable").unwrap_or(d.code_lens),
+            explore: ExploreSettings {
+                on_save: boolean(v, "explore.onSave").unwrap_or(d.explore.on_save),
+                parallel: number(v, "explore.parallel").filter(|&n| n >= 1).map_or(d.explore.parallel, |n| n.min(16) as usize),
+                heuristic: string(v, "explore.heuristic").unwrap_or(d.explore.heuristic),
+                bound: number(v, "explore.bound").map_or(d.explore.bound, |n| n.min(10) as u32),
+                max_schedules: number(v, "explore.maxSchedules").filter(|&n| n >= 1).unwrap_or(d.explore.max_schedules),
+            },
         }
     }
 
@@ -79,5 +110,9 @@ mod tests {
         assert_eq!(Settings::from_json(&Value::Null), Settings::default());
         // Wrong types are ignored, not fatal.
         assert_eq!(Settings::from_json(&json!({"base": 3, "codeLens": {"enable": "yes"}})), Settings::default());
+        let explore = Settings::from_json(&json!({"explore": {"onSave": true, "parallel": 2}, "explore.bound": 3})).explore;
+        assert!(explore.on_save);
+        assert_eq!((explore.parallel, explore.bound), (2, 3));
+        assert_eq!(Settings::from_json(&json!({"explore": {"parallel": 0}})).explore.parallel, 1);
     }
 }

@@ -58,6 +58,13 @@ monitor (and no caller holds it for this method).\n\nFix: call it inside `synchr
         explanation: "A hint, not a warning: this line of the change reads or writes a field that other methods \
 access too, possibly from other threads. Exploration of the tests that reach this line aims at these accesses.",
     },
+    Code {
+        code: "RL200",
+        title: "a schedule of a test fails here",
+        explanation: "Not a guess: racelens ran the test on a real JVM under a schedule it chose, and the test failed here (an exception, a failed assertion, a deadlock or `System.exit`). The related locations are the points where the schedule preempted a thread; together they are the interleaving. The failing schedule replays exactly (`Replay` on the test's lens, or `racelens replay`), so the fix can be checked: edit, replay, see it pass.
+
+The diagnostic goes away when the code the test reaches changes (the result is then stale) or when an exploration no longer fails.",
+    },
 ];
 
 pub fn find(code: &str) -> Option<&'static Code> {

@@ -1,0 +1,465 @@
+//! Explorations in the editor, the core's side: the commands (explore, cancel, show the
+//! schedule, replay), the queue's progress in the editor, and what results add to code
+//! lenses and diagnostics.
+//!
+//! Running project code is the user's decision: nothing here starts a JVM except a
+//! command the user ran (a lens click) or `racelens.explore.onSave`, which they turn on.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use racelens_analysis::index::{Origin, ProjectIndex};
+use racelens_analysis::select::{self, EntryKind, ThreadTest};
+use racelens_explore::change;
+use racelens_explore::explorer::Options;
+use racelens_explore::heuristics::Choice;
+use racelens_explore::jvm::TestSpec;
+use racelens_explore::project::Sources;
+use racelens_explore::search::Strategy;
+use serde_json::{json, Value};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
+
+use super::Core;
+use crate::convert::file_uri;
+use crate::explorations::{self, Job, JobEvent, JobKind, Place, ResultKind, TestResult};
+use crate::jobs::{self, Running, TestKey};
+use crate::lenses;
+use crate::positions::line_range;
+
+pub type Progress = OngoingProgress<Unbounded, Cancellable>;
+
+/// Scheduling points per execution before it counts as a livelock.
+const MAX_STEPS: u32 = 100_000;
+
+/// `pkg.PoolTest#borrow`, or `pkg.Main` for a main program: the key of results.
+fn test_name(t: &ThreadTest) -> String {
+    spec_of(t).display()
+}
+
+fn spec_of(t: &ThreadTest) -> TestSpec {
+    TestSpec { class: t.class.clone(), method: (t.kind == EntryKind::Test).then(|| t.name.clone()) }
+}
+
+/// The content of the code a test reaches: its result holds while this does not change.
+fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 {
+    let files: BTreeSet<_> = test.reach.methods.iter().filter_map(|m| if let Origin::Project(f) = m.origin { Some(f) } else { None }).collect();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(test_name(test).as_bytes());
+    bytes.extend_from_slice(heuristic.as_bytes());
+    for f in files {
+        if let Some(e) = index.entry(f) {
+            bytes.extend_from_slice(e.path.as_bytes());
+            bytes.extend_from_slice(&racelens_explore::agent::stable_hash(e.facts.text.as_bytes()).to_le_bytes());
+        }
+    }
+    racelens_explore::agent::stable_hash(&bytes)
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn lens(range: Range, title: String, command: &str, argument: Value) -> CodeLens {
+    CodeLens { range, command: Some(Command { title, command: command.to_string(), arguments: Some(vec![argument]) }), data: None }
+}
+
+impl Core {
+    /// The test a command names: `{uri, class, method}` as the lens sends it.
+    fn find_test(&self, arg: &Value) -> Result<(usize, ThreadTest), String> {
+        let uri: Uri = arg["uri"].as_str().and_then(|u| u.parse().ok()).ok_or("the command needs the test's `uri`")?;
+        let class = arg["class"].as_str().ok_or("the command needs the test's `class`")?;
+        let method = arg["method"].as_str().ok_or("the command needs the test's `method`")?;
+        let (w, rel) = self.locate(&uri).ok_or_else(|| format!("{} is not in an open workspace", uri.as_str()))?;
+        let index = self.workspaces[w].host.index();
+        let file = index.file_id(&rel).ok_or_else(|| format!("{rel} is not a Java source of the workspace"))?;
+        let test = select::thread_tests_in(index, file)
+            .into_iter()
+            .find(|t| t.class == class && t.name == method)
+            .ok_or_else(|| format!("no test `{class}#{method}` that starts threads in {rel}"))?;
+        Ok((w, test))
+    }
+
+    fn explore_options(&self) -> Options {
+        let e = &self.settings.explore;
+        Options { strategy: Strategy::Icb { bound: e.bound }, seed: None, max_schedules: e.max_schedules, max_steps: MAX_STEPS, all: false, select: false }
+    }
+
+    /// A job for a test, on the workspace's current state (unsaved buffers included).
+    fn job(&mut self, w: usize, test: &ThreadTest, kind: JobKind) -> Result<(Job, TestKey), String> {
+        let heuristic = self.settings.explore.heuristic.clone();
+        let choice = Choice::parse(&heuristic).map_err(|e| format!("racelens.explore.heuristic: {e}"))?;
+        let options = self.explore_options();
+        let id = self.jobs.next_id();
+        let ws = &mut self.workspaces[w];
+        let index = ws.host.index();
+        let priority = match kind {
+            // A replay is one execution the user waits for: before every exploration.
+            JobKind::Replay { .. } => usize::MAX,
+            JobKind::Explore => select::impacted_points(index, &test.reach, &ws.impact),
+        };
+        let fingerprint = fingerprint(index, test, &heuristic);
+        let change = change::model(&ws.host, &ws.impact);
+        let job = Job {
+            id,
+            test: spec_of(test),
+            kind,
+            priority,
+            fingerprint,
+            sources: Sources::of(&ws.host),
+            files: change.files.clone(),
+            cancel: Arc::new(AtomicBool::new(false)),
+            options,
+            heuristic,
+            choice,
+            change,
+        };
+        Ok((job, (ws.root.clone(), test_name(test))))
+    }
+
+    /// `racelens.exploreTest {uri, class, method}`: queue an exploration of the test.
+    pub(super) fn explore_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
+        let (w, test) = self.find_test(arg)?;
+        let (job, key) = self.job(w, &test, JobKind::Explore)?;
+        let queued = self.jobs.enqueue(job, key.clone());
+        if !queued {
+            self.show(MessageType::INFO, format!("racelens: {} is already being explored", key.1));
+        }
+        self.start_ready();
+        self.refresh_lenses();
+        Ok(Some(json!({"queued": queued, "test": key.1})))
+    }
+
+    /// `racelens.cancel {root?, test?}`: cancel one test's jobs, or every job.
+    pub(super) fn cancel_command(&mut self, arg: &Value) -> Value {
+        let key = match (arg["root"].as_str(), arg["test"].as_str()) {
+            (Some(root), Some(test)) => Some((Path::new(root).to_path_buf(), test.to_string())),
+            _ => None,
+        };
+        let n = self.jobs.cancel(key.as_ref());
+        self.refresh_lenses();
+        json!({"cancelled": n})
+    }
+
+    pub(super) fn cancel_progress(&mut self, token: &str) {
+        self.jobs.cancel_token(token);
+    }
+
+    fn result_of(&mut self, arg: &Value) -> Result<(std::path::PathBuf, String, TestResult), String> {
+        let root = arg["root"].as_str().ok_or("the command needs the workspace `root`")?;
+        let test = arg["test"].as_str().ok_or("the command needs the `test`")?;
+        let root = Path::new(root).to_path_buf();
+        let result = self.jobs.results(&root).get(test).cloned().ok_or_else(|| format!("no exploration result for {test}"))?;
+        Ok((root, test.to_string(), result))
+    }
+
+    /// `racelens.showSchedule {root, test}`: opens the failing schedule's document.
+    pub(super) fn show_schedule_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
+        let (root, test, result) = self.result_of(arg)?;
+        let uri = self.jobs.document(jobs::schedule_document(&test, &root, &result));
+        self.show_document(&uri);
+        Ok(Some(json!({"uri": uri})))
+    }
+
+    /// Asks the editor to show a `racelens:` document: `window/showDocument` where it can,
+    /// else our notification (the Neovim plugin). Not awaited: the editor asks us for the
+    /// text while it handles the request.
+    fn show_document(&self, uri: &str) {
+        let client = self.client.clone();
+        if self.caps.show_document {
+            let Ok(parsed) = uri.parse::<Uri>() else { return };
+            self.rt.spawn(async move {
+                let params = ShowDocumentParams { uri: parsed, external: Some(false), take_focus: Some(true), selection: None };
+                let _ = client.show_document(params).await;
+            });
+        } else {
+            let uri = uri.to_string();
+            self.rt.spawn(async move { client.send_notification::<ShowDocumentNotification>(json!({"uri": uri})).await });
+        }
+    }
+
+    /// `racelens.replay {root, test, schedule}`: run exactly that schedule on the current code.
+    pub(super) fn replay_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
+        let (root, test, result) = self.result_of(arg)?;
+        let schedule = match (arg["schedule"].as_str(), &result.kind) {
+            (Some(s), _) => s.to_string(),
+            (None, ResultKind::Failed { schedule, .. }) => schedule.clone(),
+            _ => return Err(format!("no failing schedule of {test} to replay")),
+        };
+        let w = self.workspaces.iter().position(|ws| ws.root == root).ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
+        let index = self.workspaces[w].host.index();
+        let found = index.entries().flat_map(|(f, _)| select::thread_tests_in(index, f)).find(|t| test_name(t) == test);
+        let t = found.ok_or_else(|| format!("the test {test} is no longer in the workspace"))?;
+        let (job, key) = self.job(w, &t, JobKind::Replay { schedule })?;
+        self.jobs.enqueue(job, key);
+        self.start_ready();
+        Ok(Some(json!({"queued": true})))
+    }
+
+    /// `racelens.explore.onSave`: queue the tests that reach the change, most impacted first.
+    pub(super) fn explore_on_save(&mut self, w: usize) {
+        let ws = &self.workspaces[w];
+        let index = ws.host.index();
+        let mut wanted = Vec::new();
+        for (f, _) in index.entries() {
+            for t in select::thread_tests_in(index, f) {
+                if select::impacted_points(index, &t.reach, &ws.impact) == 0 {
+                    continue;
+                }
+                let name = test_name(&t);
+                let fresh = self.jobs.peek_result(&ws.root, &name).is_some_and(|r| r.fingerprint == fingerprint(index, &t, &self.settings.explore.heuristic));
+                if !fresh {
+                    wanted.push(t);
+                }
+            }
+        }
+        for t in wanted {
+            match self.job(w, &t, JobKind::Explore) {
+                Ok((job, key)) => {
+                    self.jobs.enqueue(job, key);
+                }
+                Err(e) => {
+                    self.show(MessageType::WARNING, format!("racelens: {e}"));
+                    return;
+                }
+            }
+        }
+        self.start_ready();
+        self.refresh_lenses();
+    }
+
+    /// Starts queued jobs while the workspaces have room (`racelens.explore.parallel`).
+    fn start_ready(&mut self) {
+        for (job, key) in self.jobs.ready(self.settings.explore.parallel) {
+            let replay = matches!(job.kind, JobKind::Replay { .. });
+            let verb = if replay { "replaying a schedule of" } else { "exploring" };
+            let token = format!("racelens/explore/{}", job.id);
+            if let Some(p) = self.begin_cancellable(&token, format!("racelens: {verb} {}", key.1)) {
+                self.progress.insert(job.id, p);
+            }
+            self.jobs.running.insert(
+                job.id,
+                Running {
+                    key,
+                    cancel: job.cancel.clone(),
+                    replay,
+                    fingerprint: job.fingerprint,
+                    heuristic: job.heuristic.clone(),
+                    schedules: 0,
+                    bound: 0,
+                    token: Some(token),
+                },
+            );
+            explorations::spawn(job, self.tx.clone());
+        }
+    }
+
+    fn begin_cancellable(&self, token: &str, title: String) -> Option<Progress> {
+        if !self.caps.progress {
+            return None;
+        }
+        let token = NumberOrString::String(token.to_string());
+        let client = self.client.clone();
+        let created = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await });
+        if !matches!(created, Ok(Ok(()))) {
+            return None;
+        }
+        let client = self.client.clone();
+        Some(self.rt.block_on(async move { client.progress(token, title).with_cancel_button().with_message("starting the JVM").begin().await }))
+    }
+
+    pub(super) fn job_event(&mut self, event: JobEvent) {
+        match event {
+            JobEvent::Progress { id, schedules, bound, rate } => {
+                if let Some(r) = self.jobs.running.get_mut(&id) {
+                    r.schedules = schedules;
+                    r.bound = bound;
+                }
+                if let Some(p) = self.progress.get(&id) {
+                    let message = format!("{} · preemption bound {bound} · {rate:.0}/s", plural(schedules, "schedule", "schedules"));
+                    self.rt.block_on(p.report_with_message(message, Some(true)));
+                }
+            }
+            JobEvent::Finished { id, result, replay } => {
+                let Some(running) = self.jobs.running.remove(&id) else { return };
+                let summary = match &result {
+                    Ok(kind) => summary(kind, replay),
+                    Err(e) => e.clone(),
+                };
+                if let Some(p) = self.progress.remove(&id) {
+                    self.rt.block_on(p.finish_with_message(summary.clone()));
+                }
+                let (root, test) = running.key;
+                match result {
+                    Ok(kind) if !replay => {
+                        let failed = matches!(kind, ResultKind::Failed { .. });
+                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic });
+                        if failed {
+                            self.show(MessageType::WARNING, format!("racelens: {test}: {summary}"));
+                        }
+                    }
+                    Ok(kind) => {
+                        let typ = if matches!(kind, ResultKind::Failed { .. }) { MessageType::WARNING } else { MessageType::INFO };
+                        self.show(typ, format!("racelens: replay of {test}: {summary}"));
+                        if let ResultKind::Failed { table, .. } = &kind {
+                            self.log(MessageType::INFO, format!("racelens: replay of {test}:\n{table}"));
+                        }
+                    }
+                    Err(e) if e == "cancelled" => {}
+                    Err(e) => self.show(MessageType::ERROR, format!("racelens: {test}: {e}")),
+                }
+                if let Some(w) = self.workspaces.iter().position(|ws| ws.root == root) {
+                    self.publish_workspace(w);
+                }
+                self.start_ready();
+                self.refresh_lenses();
+            }
+        }
+    }
+
+    /// Results whose reached code is unchanged, with the test they belong to.
+    fn fresh_results(&mut self, w: usize) -> Vec<(ThreadTest, TestResult)> {
+        let root = self.workspaces[w].root.clone();
+        let results = self.jobs.results(&root).clone();
+        if results.is_empty() {
+            return Vec::new();
+        }
+        let heuristic = self.settings.explore.heuristic.clone();
+        let index = self.workspaces[w].host.index();
+        let mut out = Vec::new();
+        for (f, _) in index.entries() {
+            for t in select::thread_tests_in(index, f) {
+                if let Some(r) = results.get(&test_name(&t)) {
+                    if r.fingerprint == fingerprint(index, &t, &heuristic) {
+                        out.push((t, r.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// An `Error` diagnostic where each fresh failing schedule failed, with its preemption
+    /// points as related locations.
+    pub(super) fn exploration_diagnostics(&mut self, w: usize) -> BTreeMap<Uri, Vec<Diagnostic>> {
+        let mut out: BTreeMap<Uri, Vec<Diagnostic>> = BTreeMap::new();
+        for (_, result) in self.fresh_results(w) {
+            let ResultKind::Failed { headline, schedules, preemptions, place: Some(place), .. } = &result.kind else { continue };
+            let Some(at) = self.place_location(w, place) else { continue };
+            let related = preemptions
+                .iter()
+                .filter_map(|p| Some(DiagnosticRelatedInformation { location: self.place_location(w, p.place.as_ref()?)?, message: format!("⇄ {}", p.text) }))
+                .collect::<Vec<_>>();
+            out.entry(at.uri).or_default().push(Diagnostic {
+                range: at.range,
+                severity: Some(DiagnosticSeverity::ERROR),
+                code: Some(NumberOrString::String("RL200".into())),
+                code_description: crate::convert::code_uri("RL200").map(|href| CodeDescription { href }),
+                source: Some("racelens".into()),
+                message: format!("{}: {headline} (a schedule racelens found after {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules")),
+                related_information: (!related.is_empty()).then_some(related),
+                tags: None,
+                data: None,
+            });
+        }
+        out
+    }
+
+    fn place_location(&self, w: usize, place: &Place) -> Option<Location> {
+        let ws = &self.workspaces[w];
+        let index = ws.host.index();
+        let entry = index.entry(index.file_id(&place.file)?)?;
+        Some(Location { uri: file_uri(&ws.root, &place.file)?, range: line_range(&entry.facts, place.line, self.encoding()) })
+    }
+
+    /// Lenses of explorations in file `rel`: the state of each test's exploration on the
+    /// test, and `⇄` lenses where fresh failing schedules preempted a thread.
+    pub(super) fn exploration_lenses(&mut self, w: usize, rel: &str, out: &mut Vec<CodeLens>) {
+        let root = self.workspaces[w].root.clone();
+        let root_text = root.display().to_string();
+        let heuristic = self.settings.explore.heuristic.clone();
+        let results = self.jobs.results(&root).clone();
+        let encoding = self.encoding();
+        let index = self.workspaces[w].host.index();
+        let Some(file) = index.file_id(rel) else { return };
+        let Some(entry) = index.entry(file) else { return };
+        for t in select::thread_tests_in(index, file) {
+            let range = crate::positions::range(&entry.facts, t.span, encoding);
+            let name = test_name(&t);
+            let key = (root.clone(), name.clone());
+            let id = json!({"root": root_text, "test": name});
+            if let Some(r) = self.jobs.running_for(&key) {
+                let title = if r.schedules == 0 { "⏳ exploring…".to_string() } else { format!("⏳ exploring… {} so far", plural(r.schedules, "schedule", "schedules")) };
+                out.push(lens(range, title, lenses::CANCEL_COMMAND, id.clone()));
+                out.push(lens(range, "Cancel".into(), lenses::CANCEL_COMMAND, id));
+                continue;
+            }
+            if self.jobs.is_queued(&key) {
+                out.push(lens(range, "⏳ queued".into(), lenses::CANCEL_COMMAND, id.clone()));
+                out.push(lens(range, "Cancel".into(), lenses::CANCEL_COMMAND, id));
+                continue;
+            }
+            let Some(result) = results.get(&name) else { continue };
+            if result.fingerprint != fingerprint(index, &t, &heuristic) {
+                out.push(lens(range, "stale — re-explore".into(), lenses::EXPLORE_COMMAND, json!({"uri": file_uri(&root, rel).map(|u| u.as_str().to_string()), "class": t.class, "method": t.name})));
+                continue;
+            }
+            match &result.kind {
+                ResultKind::Failed { title, schedules, preemptions, schedule, .. } => {
+                    out.push(lens(
+                        range,
+                        format!("✗ {title} after {} ({})", plural(*schedules, "schedule", "schedules"), plural(preemptions.len() as u64, "preemption", "preemptions")),
+                        lenses::SHOW_COMMAND,
+                        id.clone(),
+                    ));
+                    out.push(lens(range, "Show schedule".into(), lenses::SHOW_COMMAND, id.clone()));
+                    out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, json!({"root": root_text, "test": name, "schedule": schedule})));
+                    let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
+                    out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, json!({"text": command})));
+                }
+                ResultKind::Passed { schedules, bound, covered } => out.push(lens(
+                    range,
+                    format!("✓ {}, bound {bound}, no failure ({} covered)", plural(*schedules, "schedule", "schedules"), plural(*covered as u64, "impacted point", "impacted points")),
+                    lenses::SHOW_COMMAND,
+                    id,
+                )),
+                ResultKind::Limit { schedules } => out.push(lens(range, format!("… {} without a failure (the budget; explore.maxSchedules)", plural(*schedules, "schedule", "schedules")), lenses::SHOW_COMMAND, id)),
+                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message}"), lenses::SHOW_COMMAND, id)),
+            }
+        }
+        // Where fresh failing schedules (of tests anywhere) preempted a thread, in this file.
+        for (_, result) in self.fresh_results(w) {
+            let ResultKind::Failed { preemptions, .. } = &result.kind else { continue };
+            let index = self.workspaces[w].host.index();
+            let Some(entry) = index.file_id(rel).and_then(|f| index.entry(f)) else { return };
+            for p in preemptions {
+                let Some(place) = p.place.as_ref().filter(|pl| pl.file == rel) else { continue };
+                let id = json!({"root": root_text, "test": result.test});
+                out.push(lens(line_range(&entry.facts, place.line, encoding), format!("⇄ {}", p.text), lenses::SHOW_COMMAND, id));
+            }
+        }
+    }
+}
+
+/// One line for the progress's end and the messages.
+fn summary(kind: &ResultKind, replay: bool) -> String {
+    match (kind, replay) {
+        (ResultKind::Failed { headline, .. }, true) => format!("still fails: {headline}"),
+        (ResultKind::Failed { title, schedules, .. }, false) => format!("✗ {title} after {}", plural(*schedules, "schedule", "schedules")),
+        (ResultKind::Passed { .. }, true) => "the schedule passes on the current code".into(),
+        (ResultKind::Passed { schedules, bound, .. }, false) => format!("✓ {}, bound {bound}, no failure", plural(*schedules, "schedule", "schedules")),
+        (ResultKind::Limit { schedules }, _) => format!("{} without a failure (budget reached)", plural(*schedules, "schedule", "schedules")),
+        (ResultKind::Stopped { message }, _) => message.clone(),
+    }
+}
+
+/// `racelens/showDocument`: for clients without `window/showDocument` (Neovim 0.7).
+pub enum ShowDocumentNotification {}
+
+impl notification::Notification for ShowDocumentNotification {
+    type Params = Value;
+    const METHOD: &'static str = "racelens/showDocument";
+}

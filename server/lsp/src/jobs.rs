@@ -1,0 +1,148 @@
+//! The exploration queue of the language server: which tests wait, which run (one at a
+//! time per workspace by default), and what each found. The core calls in here; workers
+//! report through the core's channel ([`crate::explorations`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::explorations::{self, Job, ResultKind, TestResult};
+
+/// A test of a workspace: the workspace root and `pkg.Test#method`.
+pub type TestKey = (PathBuf, String);
+
+pub struct Running {
+    pub key: TestKey,
+    pub cancel: Arc<AtomicBool>,
+    pub replay: bool,
+    pub fingerprint: u64,
+    pub heuristic: String,
+    pub schedules: u64,
+    pub bound: u32,
+    /// The progress token shown in the editor, when it has one.
+    pub token: Option<String>,
+}
+
+#[derive(Default)]
+pub struct Jobs {
+    next_id: u64,
+    queue: Vec<(Job, TestKey)>,
+    pub running: BTreeMap<u64, Running>,
+    results: BTreeMap<PathBuf, BTreeMap<String, TestResult>>,
+    /// `racelens:/schedule/<n>` documents.
+    documents: BTreeMap<u64, String>,
+    next_document: u64,
+}
+
+impl Jobs {
+    pub fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Queues a job, unless the same test is queued or running already.
+    pub fn enqueue(&mut self, job: Job, key: TestKey) -> bool {
+        if self.queue.iter().any(|(_, k)| *k == key) || self.running.values().any(|r| r.key == key && !r.replay) && matches!(job.kind, explorations::JobKind::Explore) {
+            return false;
+        }
+        self.queue.push((job, key));
+        // Most impacted first; stable for equal priorities (first come, first served).
+        self.queue.sort_by_key(|(j, _)| std::cmp::Reverse(j.priority));
+        true
+    }
+
+    /// Jobs to start now: at most `parallel` running per workspace.
+    pub fn ready(&mut self, parallel: usize) -> Vec<(Job, TestKey)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.queue.len() {
+            let root = &self.queue[i].1 .0;
+            let busy = self.running.values().filter(|r| &r.key.0 == root).count() + out.iter().filter(|(_, k): &&(Job, TestKey)| &k.0 == root).count();
+            if busy < parallel.max(1) {
+                out.push(self.queue.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    pub fn is_queued(&self, key: &TestKey) -> bool {
+        self.queue.iter().any(|(_, k)| k == key)
+    }
+
+    pub fn running_for(&self, key: &TestKey) -> Option<&Running> {
+        self.running.values().find(|r| &r.key == key && !r.replay)
+    }
+
+    /// Cancels the jobs of a test (or all), queued and running; returns how many.
+    pub fn cancel(&mut self, key: Option<&TestKey>) -> usize {
+        let before = self.queue.len();
+        self.queue.retain(|(_, k)| key.is_some_and(|key| k != key));
+        let mut n = before - self.queue.len();
+        for r in self.running.values().filter(|r| key.is_none_or(|k| &r.key == k)) {
+            r.cancel.store(true, Ordering::SeqCst);
+            n += 1;
+        }
+        n
+    }
+
+    /// Cancels the job showing this progress token.
+    pub fn cancel_token(&mut self, token: &str) -> bool {
+        match self.running.values().find(|r| r.token.as_deref() == Some(token)) {
+            Some(r) => {
+                r.cancel.store(true, Ordering::SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn results(&mut self, root: &Path) -> &BTreeMap<String, TestResult> {
+        self.results.entry(root.to_path_buf()).or_insert_with(|| explorations::load_results(root))
+    }
+
+    /// A result, if results of `root` are loaded already (no disk access).
+    pub fn peek_result(&self, root: &Path, test: &str) -> Option<&TestResult> {
+        self.results.get(root)?.get(test)
+    }
+
+    pub fn store(&mut self, root: &Path, result: TestResult) {
+        self.results(root);
+        let map = self.results.get_mut(root).expect("loaded above");
+        map.insert(result.test.clone(), result);
+        explorations::save_results(root, map);
+    }
+
+    /// Registers a schedule document; returns its URI.
+    pub fn document(&mut self, text: String) -> String {
+        self.next_document += 1;
+        self.documents.insert(self.next_document, text);
+        format!("racelens:/schedule/{}", self.next_document)
+    }
+
+    pub fn document_text(&self, n: u64) -> Option<&String> {
+        self.documents.get(&n)
+    }
+}
+
+/// The text of a `racelens:/schedule/...` document for a failing result.
+pub fn schedule_document(test: &str, root: &Path, result: &TestResult) -> String {
+    let ResultKind::Failed { headline, schedules, preemptions, schedule, place, table, .. } = &result.kind else {
+        return format!("# {test}\n\nNo failing schedule is known for this test.\n");
+    };
+    let mut out = format!("# {test}: {headline}\n\nFound after {schedules} schedule{} by `{}`.\n", if *schedules == 1 { "" } else { "s" }, result.heuristic);
+    if let Some(p) = place {
+        out += &format!("Raised at {}:{}.\n", p.file, p.line);
+    }
+    if !preemptions.is_empty() {
+        out += "\nPreemptions:\n";
+        for p in preemptions {
+            let at = p.place.as_ref().map(|p| format!(" ({}:{})", p.file, p.line)).unwrap_or_default();
+            out += &format!("- ⇄ {}{at}\n", p.text);
+        }
+    }
+    out += &format!("\n```\n{table}```\n\nReplay:\n\n    racelens replay {} --test {test} --schedule {schedule}\n", root.display());
+    out
+}
