@@ -31,7 +31,7 @@ public final class Mon extends Blocker {
     @Override
     public boolean ready(TS t) {
         fresh();
-        return owner == null || owner == t;
+        return owner == null || owner == t || t.timedOut || (t.interruptible && t.interrupted);
     }
 
     @Override

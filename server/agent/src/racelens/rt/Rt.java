@@ -74,6 +74,7 @@ public final class Rt {
         if (s.suppress != 0) {
             return;
         }
+        s.pendingSite = site;
         if (slow) {
             slowPoint(s, site, null);
             return;
@@ -95,6 +96,7 @@ public final class Rt {
         if (s.suppress != 0) {
             return;
         }
+        s.pendingSite = site;
         if (slow) {
             slowPoint(s, site, o);
             return;
@@ -142,8 +144,7 @@ public final class Rt {
                 if (t.suppress != 0) {
                     return t;
                 }
-                waitTurn(t);
-                steps++;
+                waitTurn(t); // its BEGIN step was counted when it was chosen (handTo)
                 return t;
             }
         }
@@ -227,7 +228,7 @@ public final class Rt {
                 diverge(d, choices[d], enabledMask());
             }
         }
-        appendD(c.id, c.pendingSite, null);
+        appendD(c.id, c.pendingSite, null, s.id);
         if (c != s) {
             if (full) {
                 appendB(s, "preempted");
@@ -279,12 +280,16 @@ public final class Rt {
                     diverge(d, choices[d], enabledMask());
                 }
             }
-            appendD(c.id, c.pendingSite, null);
+            appendD(c.id, c.pendingSite, null, -1);
         }
         return c;
     }
 
     private static void handTo(TS c) {
+        if (!c.begun) {
+            c.begun = true;
+            steps++; // the BEGIN step of a thread that has not run yet
+        }
         current = c;
         turn = c;
         LockSupport.unpark(c.thread);
@@ -369,10 +374,16 @@ public final class Rt {
     // =====================================================================================
     // Trace lines
 
-    private static void appendD(int thread, int site, String choiceMask) {
+    private static void appendD(int thread, int site, String choiceMask, int running) {
         body.append("D ").append(steps).append(' ').append(thread).append(' ').append(site).append(' ');
         enabledMask(body);
         body.append(' ').append(choiceMask == null ? "-" : choiceMask).append(' ');
+        if (running < 0) {
+            body.append('-');
+        } else {
+            body.append(running);
+        }
+        body.append(' ');
         // pending sites of the enabled threads (or of the candidates of a notify decision)
         boolean firstOne = true;
         Sites.announce(site, siteLines);
@@ -458,6 +469,9 @@ public final class Rt {
         if (over) {
             return;
         }
+        if (failure != null && ("pass".equals(oc) || "deadlock".equals(oc) || "livelock".equals(oc))) {
+            oc = "fail";
+        }
         if ("deadlock".equals(oc)) {
             for (TS t : threads) {
                 if (!t.finished && t.blocker != null) {
@@ -490,6 +504,20 @@ public final class Rt {
         throw new Abort("racelens: divergence");
     }
 
+    /** Records a failure of the calling controlled thread (the harness's thread 0). */
+    public static void failHere(Throwable e) {
+        TS s = tsOf(Thread.currentThread());
+        if (s != null && !s.abort) {
+            fail(s, e);
+        }
+    }
+
+    /** Thread number of {@code t} in this execution, or -1. */
+    public static int idOf(Thread t) {
+        TS s = tsOf(t);
+        return s == null ? -1 : s.id;
+    }
+
     /** Records the first failure of the execution (thread {@code s} is running). */
     public static void fail(TS s, Throwable e) {
         if (failure == null && !over) {
@@ -515,6 +543,7 @@ public final class Rt {
     public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg) {
         epoch++;
         TS s0 = new TS(t0, 0, epoch);
+        s0.begun = true;
         threads = new TS[] {s0};
         steps = 0;
         maxSteps = maxStepsArg;
@@ -641,10 +670,6 @@ public final class Rt {
     /** Appends detail lines (the harness formats failures). */
     public static void detail(String line) {
         details.append(line).append('\n');
-    }
-
-    public static void announceAll(StringBuilder out) {
-        siteLines.setLength(0);
     }
 
     // =====================================================================================
@@ -1089,10 +1114,15 @@ public final class Rt {
             }
             StringBuilder m = new StringBuilder();
             mask(m, true);
-            appendD(w.id, site, m.toString());
+            appendD(w.id, site, m.toString(), -1);
         }
         ((Notified) w.blocker).leave(w);
         changed();
+    }
+
+    /** {@link #signal} at the site of the call the thread is in (j.u.c. conditions). */
+    public static void signal(TS s, ArrayList<TS> set) {
+        signal(s, set, s.pendingSite);
     }
 
     public static void signalAll(TS s, ArrayList<TS> set) {
@@ -1174,6 +1204,7 @@ public final class Rt {
                 slowPoint(s, site, null);
             }
         } else if (s.suppress == 0) {
+            s.pendingSite = site;
             if (slow) {
                 slowPoint(s, site, null);
             } else {
@@ -1198,6 +1229,7 @@ public final class Rt {
         if (s.suppress > 0) {
             s.suppress--;
         }
+        changed();
     }
 
     public static void clinitEnter() {
@@ -1212,7 +1244,16 @@ public final class Rt {
     }
 
     public static void clinitExit() {
-        callEnd();
+        TS s = current;
+        if (s.thread != Thread.currentThread()) {
+            s = tsOf(Thread.currentThread());
+            if (s == null) {
+                return;
+            }
+        }
+        if (s.suppress > 0) {
+            s.suppress--;
+        }
     }
 
     // =====================================================================================

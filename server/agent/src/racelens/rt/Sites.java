@@ -43,7 +43,15 @@ public final class Sites {
     }
 
     /** Appends a SITE line for {@code id} if it has not been announced in this JVM yet. */
-    static synchronized void announce(int id, StringBuilder out) {
+    static void announce(int id, StringBuilder out) {
+        boolean[] a = announced;
+        if (id >= 0 && id < a.length && a[id]) {
+            return;
+        }
+        announceLocked(id, out);
+    }
+
+    private static synchronized void announceLocked(int id, StringBuilder out) {
         if (id < 0 || id >= count || announced[id]) {
             return;
         }

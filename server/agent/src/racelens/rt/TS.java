@@ -12,6 +12,8 @@ public final class TS {
     int pendingSite;
     boolean enabled = true;
     boolean finished;
+    /** Has been handed the turn at least once (its BEGIN step is counted then). */
+    boolean begun;
     /** Set by teardown: every later scheduling point of this thread throws {@link Abort}. */
     volatile boolean abort;
     /** Real park by the scheduler in progress (for the stuck-thread check). */
