@@ -256,8 +256,7 @@ fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec,
     }
     for pre in &found.preemptions {
         let (file, line) = place(host, pre.site.as_ref());
-        let what = pre.site.as_ref().map(|s| format!("{} {}", s.op.to_lowercase(), s.target)).unwrap_or_default();
-        println!("  ⇄ T{} preempted by T{} before {what} ({}:{})", pre.from, pre.to, file.as_str().unwrap_or("?"), line);
+        println!("  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
     }
     println!();
     print!("{}", report::table(&found.full, &session.sites()));

@@ -26,8 +26,21 @@ enum Command {
     Lsp,
 }
 
+/// Reports printed into a closed pipe (`racelens check | head`) end quietly, as other
+/// command-line tools do, instead of panicking on the failed write.
+fn die_quietly_on_closed_pipes() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Lsp) {
+        die_quietly_on_closed_pipes();
+    }
     let result = match cli.command {
         Command::Check(args) => check::run(args),
         Command::Explore(args) => explore::run_explore(args),

@@ -133,9 +133,21 @@ impl Stats {
 pub struct Preemption {
     pub decision: usize,
     pub step: u32,
+    /// The thread preempted, and the one run instead.
     pub from: ThreadId,
     pub to: ThreadId,
+    /// Where `from` was stopped: the operation it was about to perform.
     pub site: Option<Site>,
+    /// What `to` did first once it ran (its first operation after starting).
+    pub next: Option<Site>,
+}
+
+impl Preemption {
+    /// `T2 preempted here before T1 writes count`.
+    pub fn text(&self) -> String {
+        let what = self.next.as_ref().map(|s| format!(" {}", crate::report::action(s))).unwrap_or_default();
+        format!("T{} preempted here before T{}{what}", self.from, self.to)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -168,12 +180,19 @@ pub struct Report {
     pub stats: Stats,
 }
 
-pub fn preemptions(exec: &Execution, session: &Session) -> Vec<Preemption> {
-    exec.decisions
+/// The preemptions of a full-mode execution, placed where the preempted thread stood.
+pub fn preemptions(full: &Execution, session: &Session) -> Vec<Preemption> {
+    // Every scheduling point is an event in full mode: a thread's next event after a
+    // decision is the operation it performs next.
+    let next_of = |t: ThreadId, step: u32| full.events.iter().find(|e| e.thread == t && e.step >= step && e.site != 0).and_then(|e| session.site(e.site));
+    full.decisions
         .iter()
         .enumerate()
         .filter(|(_, d)| d.preempts(d.thread))
-        .map(|(i, d)| Preemption { decision: i, step: d.step, from: d.current.unwrap_or(0), to: d.thread, site: session.site(d.site) })
+        .map(|(i, d)| {
+            let from = d.current.unwrap_or(0);
+            Preemption { decision: i, step: d.step, from, to: d.thread, site: next_of(from, d.step), next: next_of(d.thread, d.step) }
+        })
         .collect()
 }
 
@@ -252,7 +271,7 @@ pub fn explore(
 fn confirm(session: &mut Session, schedule: &Schedule, exec: Execution, schedules: u64, options: &Options) -> Result<Found, String> {
     let full = session.run(&exec.decisions.iter().map(|d| d.thread).collect::<Vec<_>>(), Mode::Full, options.max_steps)?;
     let string = ScheduleString::of(&schedule.choices, &exec, |s| session.site(s));
-    let preemptions = preemptions(&exec, session);
+    let preemptions = preemptions(&full, session);
     Ok(Found { schedules, schedule: schedule.clone(), string, execution: exec, full, preemptions })
 }
 

@@ -32,6 +32,27 @@ fn describe(site: &Site, object: Option<&str>, value: Option<&str>, threads: &Ha
     format!("{what} ({})", site.place())
 }
 
+/// What a thread does at a site, as a verb phrase: `writes count`, `reads items[]`,
+/// `locks`, `calls Map.put()` (for "preempted here before T1 writes count").
+pub fn action(site: &Site) -> String {
+    let name = site.target.rsplit('.').next().unwrap_or(&site.target);
+    let member = site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".");
+    match site.op.as_str() {
+        "READ" => format!("reads {name}"),
+        "WRITE" => format!("writes {name}"),
+        "AREAD" => "reads an array element".into(),
+        "AWRITE" => "writes an array element".into(),
+        "LOCK" | "MONITORENTER" => "takes a lock".into(),
+        "UNLOCK" | "MONITOREXIT" => "releases a lock".into(),
+        "CALL" => format!("calls {member}()"),
+        "START" => "starts a thread".into(),
+        "JOIN" => "joins a thread".into(),
+        "BEGIN" => "starts".into(),
+        other if site.target == "-" => other.to_lowercase(),
+        other => format!("{} {member}", other.to_lowercase()),
+    }
+}
+
 fn cell(text: &str) -> String {
     let mut t: String = text.chars().take(WIDTH).collect();
     if text.chars().count() > WIDTH {

@@ -156,12 +156,9 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
             let preemptions = found
                 .preemptions
                 .iter()
-                .map(|p| {
-                    let what = p.site.as_ref().map(|s| op_words(&s.op, &s.target)).unwrap_or_default();
-                    PreemptionPlace {
-                        place: p.site.as_ref().and_then(|s| job.files.get(outer(&s.class)).map(|f| Place { file: f.clone(), line: s.line })),
-                        text: format!("T{} preempted here before T{} {what}", p.from, p.to),
-                    }
+                .map(|p| PreemptionPlace {
+                    place: p.site.as_ref().and_then(|s| job.files.get(outer(&s.class)).map(|f| Place { file: f.clone(), line: s.line })),
+                    text: p.text(),
                 })
                 .collect();
             ResultKind::Failed {
@@ -229,19 +226,6 @@ fn title(outcome: &Outcome) -> String {
         Outcome::Deadlock(_) => "deadlock".into(),
         Outcome::Exit(s) => format!("System.exit({s})"),
         other => other.kind().to_string(),
-    }
-}
-
-/// `writes count`, `reads items[]`, `locks Pool@1`.
-fn op_words(op: &str, target: &str) -> String {
-    let name = target.rsplit('.').next().unwrap_or(target);
-    match op {
-        "READ" => format!("reads {name}"),
-        "WRITE" => format!("writes {name}"),
-        "AREAD" => "reads an array element".into(),
-        "AWRITE" => "writes an array element".into(),
-        "CALL" => format!("calls {name}()"),
-        other => format!("{} {name}", other.to_lowercase()),
     }
 }
 

@@ -54,21 +54,24 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 /// A git repository with the fixture's base committed and its change applied.
 pub fn fixture_repo(name: &str) -> TempDir {
-    let src = fixtures_dir().join(name);
+    repo_from(&fixtures_dir().join(name), true)
+}
+
+/// A git repository made from a fixture directory (`base/`, `change.patch`): the base
+/// committed, and the change applied to the work tree when `with_change`.
+pub fn repo_from(src: &Path, with_change: bool) -> TempDir {
     assert!(src.is_dir(), "no fixture {}", src.display());
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&src.join("base"), dir.path());
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-q", "-m", "base"]);
-    apply_change(name, dir.path());
+    if with_change {
+        git(dir.path(), &["apply", src.join("change.patch").to_str().unwrap()]);
+    }
     dir
 }
 
-pub fn apply_change(name: &str, dir: &Path) {
-    let patch = fixtures_dir().join(name).join("change.patch");
-    git(dir, &["apply", patch.to_str().unwrap()]);
-}
 
 pub fn analyze(dir: &Path) -> (Host, Impact) {
     analyze_with(dir, &HostOptions::default())

@@ -391,6 +391,11 @@ impl Core {
             let name = test_name(&t);
             let key = (root.clone(), name.clone());
             let id = json!({"root": root_text, "test": name});
+            let has_state = self.jobs.running_for(&key).is_some() || self.jobs.is_queued(&key) || results.contains_key(&name);
+            if has_state {
+                // The exploration's state takes the place of `▶ Explore schedules`.
+                out.retain(|l| !(l.range == range && l.command.as_ref().is_some_and(|c| c.command == lenses::EXPLORE_COMMAND)));
+            }
             if let Some(r) = self.jobs.running_for(&key) {
                 let title = if r.schedules == 0 { "⏳ exploring…".to_string() } else { format!("⏳ exploring… {} so far", plural(r.schedules, "schedule", "schedules")) };
                 out.push(lens(range, title, lenses::CANCEL_COMMAND, id.clone()));
@@ -403,8 +408,9 @@ impl Core {
                 continue;
             }
             let Some(result) = results.get(&name) else { continue };
+            let again = json!({"uri": file_uri(&root, rel).map(|u| u.as_str().to_string()), "class": t.class, "method": t.name});
             if result.fingerprint != fingerprint(index, &t, &heuristic) {
-                out.push(lens(range, "stale — re-explore".into(), lenses::EXPLORE_COMMAND, json!({"uri": file_uri(&root, rel).map(|u| u.as_str().to_string()), "class": t.class, "method": t.name})));
+                out.push(lens(range, "stale — re-explore".into(), lenses::EXPLORE_COMMAND, again));
                 continue;
             }
             match &result.kind {
@@ -420,14 +426,15 @@ impl Core {
                     let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, json!({"text": command})));
                 }
+                // Without a failing schedule, clicking explores again.
                 ResultKind::Passed { schedules, bound, covered } => out.push(lens(
                     range,
                     format!("✓ {}, bound {bound}, no failure ({} covered)", plural(*schedules, "schedule", "schedules"), plural(*covered as u64, "impacted point", "impacted points")),
-                    lenses::SHOW_COMMAND,
-                    id,
+                    lenses::EXPLORE_COMMAND,
+                    again,
                 )),
-                ResultKind::Limit { schedules } => out.push(lens(range, format!("… {} without a failure (the budget; explore.maxSchedules)", plural(*schedules, "schedule", "schedules")), lenses::SHOW_COMMAND, id)),
-                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message}"), lenses::SHOW_COMMAND, id)),
+                ResultKind::Limit { schedules } => out.push(lens(range, format!("… {} without a failure (the budget, explore.maxSchedules) · explore again", plural(*schedules, "schedule", "schedules")), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
             }
         }
         // Where fresh failing schedules (of tests anywhere) preempted a thread, in this file.

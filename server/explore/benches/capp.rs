@@ -1,0 +1,280 @@
+//! The effectiveness benchmark of change-aware exploration (CAPP section 4, Tables 3–5):
+//! for every regression fault under `tests/bench/capp/`, the schedules explored until the
+//! first failing one, under `basic` (change-unaware iterative context bounding), CAPP's
+//! fourteen heuristics, the pair-directed search and change-aware PCT; the speed-up over
+//! `basic` and its geometric mean per heuristic; with `--seeds N`, the median and
+//! quartiles over N randomized search orders; wall-clock time to the first failure; and
+//! plain stress testing (the test run again and again without control) as a reference.
+//!
+//! Each fault is a git repository made in a temp dir: `base/` committed (the correct
+//! version), `change.patch` applied (the regression), `fault.toml` naming the test.
+//!
+//! Run: `cargo bench -p racelens-explore --bench capp -- [--seeds N] [--budget N]
+//! [--faults a,b] [--heuristics basic,LOS,...] [--stress-seconds S] [--verify]`
+//! (`--verify` also explores every schedule of each correct version within the bound and
+//! fails if one fails: the faults are honest).
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_analysis::impact::Options as AnalysisOptions;
+use racelens_explore::capp::HEURISTICS;
+use racelens_explore::change::{self, ChangeModel};
+use racelens_explore::explorer::{Options, Session, Verdict};
+use racelens_explore::heuristics::{self, Choice};
+use racelens_explore::java::Jdk;
+use racelens_explore::project::{self, Sources};
+use racelens_explore::search::Strategy;
+use racelens_explore::{agent, stress, tests};
+
+struct Args {
+    seeds: u64,
+    budget: u64,
+    faults: Option<Vec<String>>,
+    heuristics: Vec<String>,
+    stress_seconds: u64,
+    verify: bool,
+}
+
+fn args() -> Args {
+    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--seeds" => a.seeds = value().parse().expect("--seeds N"),
+            "--budget" => a.budget = value().parse().expect("--budget N"),
+            "--faults" => a.faults = Some(value().split(',').map(str::to_string).collect()),
+            "--heuristics" => a.heuristics = value().split(',').map(str::to_string).collect(),
+            "--stress-seconds" => a.stress_seconds = value().parse().expect("--stress-seconds S"),
+            "--verify" => a.verify = true,
+            // cargo bench passes --bench
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    a
+}
+
+fn all_heuristics() -> Vec<String> {
+    let mut v = vec!["basic".to_string()];
+    v.extend(HEURISTICS.iter().map(|h| h.to_string()));
+    v.extend(["pair".to_string(), "pct".to_string()]);
+    v
+}
+
+struct Fault {
+    name: String,
+    test: String,
+    kind: String,
+}
+
+fn faults_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp")
+}
+
+fn faults(only: &Option<Vec<String>>) -> Vec<Fault> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(faults_dir()).expect("tests/bench/capp exists").flatten().map(|e| e.path()).filter(|p| p.join("fault.toml").is_file()).collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if only.as_ref().is_some_and(|o| !o.contains(&name)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join("fault.toml")).unwrap();
+        let value = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix('=')).map(|v| v.trim().trim_matches('"').to_string()))
+                .unwrap_or_default()
+        };
+        out.push(Fault { name, test: value("test"), kind: value("kind") });
+    }
+    out
+}
+
+/// A fault's repository, its test, the change model, and a warm JVM session.
+struct Prepared {
+    _repo: tempfile::TempDir,
+    session: Session,
+    model: ChangeModel,
+}
+
+fn prepare(fault: &Fault, with_change: bool, jdk: &Jdk) -> Prepared {
+    let repo = support::repo_from(&faults_dir().join(&fault.name), with_change);
+    let mut host = Host::open(repo.path(), &HostOptions::default()).expect("the fault's repository opens");
+    host.load().expect("it loads");
+    let impact = host.analyze(&AnalysisOptions::new());
+    let model = change::model(&host, &impact);
+    let spec = tests::resolve(&host, &fault.test).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
+    let project = project::prepare(&Sources::of(&host), jdk).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
+    let session = Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec);
+    Prepared { _repo: repo, session, model }
+}
+
+/// Schedules to the first failure (None: not found within the budget) and the time.
+fn run(p: &mut Prepared, heuristic: &str, seed: Option<u64>, budget: u64) -> (Option<u64>, Duration) {
+    let choice = Choice::parse(heuristic).expect("a known heuristic");
+    let options = Options { strategy: Strategy::Icb { bound: 2 }, seed, max_schedules: budget, ..Options::default() };
+    let started = Instant::now();
+    let outcome = heuristics::explore(&mut p.session, &options, choice, Some(&p.model), 3, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
+    let elapsed = started.elapsed();
+    match outcome.report.verdict {
+        Verdict::Failed(found) => (Some(found.schedules), elapsed),
+        Verdict::Stopped(why) => panic!("{heuristic}: stopped: {why}"),
+        _ => (None, elapsed),
+    }
+}
+
+fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| {
+        let pos = q * (v.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+    };
+    (at(0.25), at(0.5), at(0.75))
+}
+
+fn geomean(v: &[f64]) -> f64 {
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
+
+fn cell(n: Option<u64>) -> String {
+    n.map_or("—".to_string(), |n| n.to_string())
+}
+
+fn main() {
+    let args = args();
+    let jdk = Jdk::locate().expect("a JDK");
+    let faults = faults(&args.faults);
+    println!("CAPP benchmark: {} faults, heuristics {}, budget {} schedules, preemption bound 2", faults.len(), args.heuristics.join(" "), args.budget);
+    if args.verify {
+        verify(&faults, &jdk, args.budget);
+    }
+
+    // schedules[heuristic][fault] in the default (deterministic) order; seeded runs apart.
+    let mut schedules: BTreeMap<String, Vec<Option<u64>>> = BTreeMap::new();
+    let mut seeded: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
+    let mut times: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
+    let mut stress_rows = Vec::new();
+    for fault in &faults {
+        let mut p = prepare(fault, true, &jdk);
+        eprintln!("{} ({}): {} ICPs, {} impacted pairs", fault.name, fault.kind, p.model.icps.len(), p.model.pairs.len());
+        for h in &args.heuristics {
+            let (n, t) = run(&mut p, h, None, args.budget);
+            schedules.entry(h.clone()).or_default().push(n);
+            times.entry(h.clone()).or_default().push(t);
+            let mut per_seed = Vec::new();
+            for seed in 1..=args.seeds {
+                // Not found within the budget counts as the budget (a lower bound).
+                per_seed.push(run(&mut p, h, Some(seed), args.budget).0.unwrap_or(args.budget) as f64);
+            }
+            seeded.entry(h.clone()).or_default().push(per_seed);
+        }
+        p.session.close();
+        if args.stress_seconds > 0 {
+            stress_rows.push(stress::until_failure(&p.session.project, &p.session.spec, &jdk, Duration::from_secs(args.stress_seconds)));
+        }
+    }
+
+    println!("\nSchedules to the first failure (default search order; — = not found within {} schedules):\n", args.budget);
+    let names: Vec<&str> = faults.iter().map(|f| f.name.as_str()).collect();
+    print!("| heuristic |");
+    for n in &names {
+        print!(" {n} |");
+    }
+    println!(" geomean speed-up | slowest vs basic | found |");
+    print!("|---|");
+    for _ in &names {
+        print!("---:|");
+    }
+    println!("---:|---:|---:|");
+    let basic = schedules.get("basic").cloned();
+    let mut best: Option<(String, f64)> = None;
+    for h in &args.heuristics {
+        let row = &schedules[h];
+        print!("| {h} |");
+        for n in row {
+            print!(" {} |", cell(*n));
+        }
+        let found = row.iter().filter(|n| n.is_some()).count();
+        match &basic {
+            Some(b) if h != "basic" => {
+                // Speed-up per fault: basic / heuristic, a miss counting as the budget.
+                let ratios: Vec<f64> = b.iter().zip(row).map(|(b, n)| b.unwrap_or(args.budget) as f64 / n.unwrap_or(args.budget) as f64).collect();
+                let g = geomean(&ratios);
+                let worst = ratios.iter().cloned().fold(f64::INFINITY, f64::min);
+                println!(" {g:.2}× | {:.2}× | {found}/{} |", 1.0 / worst, row.len());
+                if found == row.len() && best.as_ref().is_none_or(|(_, bg)| g > *bg) {
+                    best = Some((h.clone(), g));
+                }
+            }
+            _ => println!(" 1.00× | 1.00× | {found}/{} |", row.len()),
+        }
+    }
+    if let Some((h, g)) = best {
+        println!("\nbest heuristic finding every fault: {h} ({g:.2}× geometric-mean speed-up over basic)");
+    }
+
+    println!("\nWall-clock time to the first failure (ms):\n");
+    for h in &args.heuristics {
+        let t: Vec<String> = times[h].iter().map(|d| d.as_millis().to_string()).collect();
+        println!("| {h} | {} |", t.join(" | "));
+    }
+
+    if args.seeds > 0 {
+        println!("\nOver {} randomized orders: median [first quartile, third quartile] schedules to the first failure:\n", args.seeds);
+        for h in &args.heuristics {
+            let cells: Vec<String> = seeded[h].iter().map(|v| {
+                let (q1, m, q3) = quartiles(v.clone());
+                format!("{m:.0} [{q1:.0}, {q3:.0}]")
+            }).collect();
+            println!("| {h} | {} |", cells.join(" | "));
+        }
+        let medians = |h: &str| -> Vec<f64> { seeded[h].iter().map(|v| quartiles(v.clone()).1).collect() };
+        if args.heuristics.iter().any(|h| h == "basic") {
+            let b = medians("basic");
+            println!();
+            for h in args.heuristics.iter().filter(|h| *h != "basic") {
+                let ratios: Vec<f64> = b.iter().zip(medians(h)).map(|(b, n)| b / n).collect();
+                println!("{h}: geometric-mean speed-up of the medians {:.2}×", geomean(&ratios));
+            }
+        }
+    }
+
+    if !stress_rows.is_empty() {
+        println!("\nStress testing (the test run again and again without control, {} s at most per fault):\n", args.stress_seconds);
+        println!("| fault | runs | first failure after | time |");
+        println!("|---|---:|---:|---:|");
+        for (fault, s) in faults.iter().zip(&stress_rows) {
+            match s {
+                Ok(s) => println!("| {} | {} | {} | {} ms |", fault.name, s.runs, s.failed_at.map_or("—".into(), |n| format!("run {n}")), s.elapsed.as_millis()),
+                Err(e) => println!("| {} | error: {e} | | |", fault.name),
+            }
+        }
+    }
+}
+
+/// Every schedule of each correct version within the bound passes (the faults are honest).
+fn verify(faults: &[Fault], jdk: &Jdk, budget: u64) {
+    for fault in faults {
+        let mut p = prepare(fault, false, jdk);
+        let options = Options { strategy: Strategy::Icb { bound: 2 }, max_schedules: budget, ..Options::default() };
+        let outcome = heuristics::explore(&mut p.session, &options, Choice::Basic, None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
+        let r = outcome.report;
+        match r.verdict {
+            Verdict::Passed => println!("verified {}: all {} schedules within bound 2 pass", fault.name, r.stats.schedules),
+            Verdict::Limit => println!("verified {}: {} schedules pass (budget reached before the bound was exhausted)", fault.name, r.stats.schedules),
+            Verdict::Failed(f) => panic!("{}: the correct version fails: {}", fault.name, racelens_explore::report::headline(&f.full)),
+            other => panic!("{}: {other:?}", fault.name),
+        }
+        p.session.close();
+    }
+}

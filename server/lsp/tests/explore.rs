@@ -1,0 +1,189 @@
+//! Explorations from the editor, in process: a lens click runs the test's schedules on a
+//! real JVM; the failing schedule comes back as lenses, a diagnostic, a document and a
+//! replay; a correct version gets the `✓` lens; progress can be cancelled; saving queues
+//! explorations only when the user turned that on.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+#[path = "client/mod.rs"]
+mod client;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use client::*;
+use racelens_lsp::ServerOptions;
+use serde_json::{json, Value};
+use support::*;
+
+const STATS: &str = "src/main/java/org/example/metrics/LatencyStats.java";
+const STATS_TEST: &str = "src/test/java/org/example/metrics/LatencyStatsTest.java";
+const TEST: &str = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
+
+/// Results and compiled classes go to a cache of this test process, not the user's.
+fn isolate_cache() {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = CACHE.get_or_init(|| tempfile::tempdir().unwrap());
+    std::env::set_var("XDG_CACHE_HOME", dir.path());
+}
+
+async fn start(repo: &std::path::Path, options: Value) -> Client {
+    isolate_cache();
+    let mut c = Client::start(repo, ServerOptions::default());
+    c.patience = Duration::from_secs(180);
+    let caps = json!({"window": {"workDoneProgress": true, "showDocument": {"support": true}}, "workspace": {"codeLens": {"refreshSupport": true}}});
+    c.initialize(caps, options).await;
+    c
+}
+
+async fn lenses(c: &mut Client, rel: &str) -> Vec<Value> {
+    let uri = uri(&c.root, rel);
+    c.request("textDocument/codeLens", json!({"textDocument": {"uri": uri}})).await.as_array().cloned().unwrap_or_default()
+}
+
+fn titles(lenses: &[Value]) -> Vec<String> {
+    lenses.iter().map(|l| l["command"]["title"].as_str().unwrap_or("").to_string()).collect()
+}
+
+/// Asks for the file's lenses after every refresh until one's title starts with `prefix`.
+async fn lens_starting(c: &mut Client, rel: &str, prefix: &str) -> Value {
+    loop {
+        let all = lenses(c, rel).await;
+        if let Some(l) = all.iter().find(|l| l["command"]["title"].as_str().unwrap_or("").starts_with(prefix)) {
+            return l.clone();
+        }
+        c.expect("workspace/codeLens/refresh", |_| true).await;
+    }
+}
+
+/// Progress of an exploration (not of indexing).
+fn exploring(progress: &Value) -> bool {
+    progress["token"].as_str().unwrap_or("").starts_with("racelens/explore/")
+}
+
+async fn explore_lens(c: &mut Client) -> Value {
+    c.open(STATS_TEST).await;
+    let lens = lens_starting(c, STATS_TEST, "▶ Explore schedules").await;
+    lens["command"]["arguments"][0].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay() {
+    let repo = fixture_repo("explore-lost-update");
+    let mut c = start(repo.path(), json!({})).await;
+    let arg = explore_lens(&mut c).await;
+    let queued = c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    assert_eq!(queued, json!({"queued": true, "test": TEST}));
+    let begin = c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "begin").await;
+    assert_eq!(begin["value"]["cancellable"], true);
+    let shown = c.expect("window/showMessage", |_| true).await;
+    let message = shown["message"].as_str().unwrap();
+    assert!(message.contains(TEST) && message.contains("✗"), "{message}");
+
+    // The test's lenses: the failure, then Show schedule, Replay, Copy.
+    let all = lenses(&mut c, STATS_TEST).await;
+    let t = titles(&all);
+    assert!(t[0].starts_with("✗ ") && t[0].contains(" after ") && t[0].contains("preemption"), "{t:?}");
+    assert_eq!(t[1..], ["Show schedule", "Replay", "Copy"], "{t:?}");
+    let copy = &all[3]["command"];
+    assert_eq!(copy["command"], "racelens.copySchedule");
+    assert!(copy["arguments"][0]["text"].as_str().unwrap().starts_with("racelens replay "), "{copy}");
+
+    // Where the schedule preempted: lenses in the code under test, and an error diagnostic
+    // where it failed (the assertion in the test) with those places as related locations.
+    let code = lenses(&mut c, STATS).await;
+    let swaps: Vec<String> = titles(&code).into_iter().filter(|t| t.starts_with("⇄ ")).collect();
+    assert!(!swaps.is_empty() && swaps.iter().all(|s| s.contains(" preempted here before ")), "{swaps:?}");
+    let test_uri = uri(&c.root, STATS_TEST);
+    let d = c.expect("textDocument/publishDiagnostics", |p| p["uri"] == test_uri.as_str() && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "RL200")).await;
+    let rl200 = d["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "RL200").unwrap().clone();
+    assert_eq!(rl200["severity"], 1);
+    assert!(rl200["message"].as_str().unwrap().contains("AssertionError"), "{rl200}");
+    let related = rl200["relatedInformation"].as_array().unwrap();
+    assert!(related.iter().any(|r| r["location"]["uri"] == uri(&c.root, STATS).as_str() && r["message"].as_str().unwrap().starts_with("⇄ ")), "{rl200}");
+
+    // Show schedule: the editor is asked to open a racelens: document with the table.
+    let show = &all[1]["command"];
+    let shown = c.request("workspace/executeCommand", json!({"command": show["command"], "arguments": show["arguments"]})).await;
+    let doc_uri = shown["uri"].as_str().unwrap().to_string();
+    let asked = c.expect("window/showDocument", |_| true).await;
+    assert_eq!(asked["uri"], doc_uri.as_str());
+    let doc = c.request("racelens/document", json!({"uri": doc_uri})).await;
+    let text = doc["text"].as_str().unwrap();
+    assert!(text.contains("| T0") || text.contains("T0 "), "a column per thread:\n{text}");
+    assert!(text.contains("preempted") && text.contains("racelens replay ") && text.contains(TEST), "{text}");
+
+    // Replay: exactly that schedule, on the current code, still fails.
+    let replay = &all[2]["command"];
+    c.request("workspace/executeCommand", json!({"command": replay["command"], "arguments": replay["arguments"]})).await;
+    let said = c.expect("window/showMessage", |_| true).await;
+    assert!(said["message"].as_str().unwrap().contains("still fails"), "{said}");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_correct_version_gets_the_check_mark_and_an_edit_makes_it_stale() {
+    let repo = repo_from(&fixtures_dir().join("explore-lost-update"), false);
+    // A change that keeps the code correct, so that the test reaches impacted points.
+    let path = repo.path().join(STATS);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("negative latency: ", "negative latency (µs): ")).unwrap();
+    let mut c = start(repo.path(), json!({})).await;
+    let arg = explore_lens(&mut c).await;
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    let passed = lens_starting(&mut c, STATS_TEST, "✓ ").await;
+    let title = passed["command"]["title"].as_str().unwrap().to_string();
+    assert!(title.contains(" schedules, bound 2, no failure (") && title.contains("covered)"), "{title}");
+    // Editing the code the test reaches makes the result stale (unsaved buffer included).
+    c.open(STATS).await;
+    let stats_uri = uri(&c.root, STATS);
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": stats_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// edited\n"}]})).await;
+    let stale = lens_starting(&mut c, STATS_TEST, "stale").await;
+    assert_eq!(stale["command"]["command"], "racelens.exploreTest");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_progress_stops_the_exploration() {
+    let repo = repo_from(&fixtures_dir().join("explore-lost-update"), false);
+    let path = repo.path().join(STATS);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("negative latency: ", "negative latency (µs): ")).unwrap();
+    // Every schedule up to 10 preemptions: far more than the test can wait for.
+    let mut c = start(repo.path(), json!({"explore": {"bound": 10, "maxSchedules": 10000000}})).await;
+    let arg = explore_lens(&mut c).await;
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    let report = c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "report" && p["value"]["message"].as_str().unwrap_or("").contains("schedules")).await;
+    let running = titles(&lenses(&mut c, STATS_TEST).await);
+    assert!(running.iter().any(|t| t.starts_with("⏳ exploring")) && running.contains(&"Cancel".to_string()), "{running:?}");
+    c.notify("window/workDoneProgress/cancel", json!({"token": report["token"]})).await;
+    c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "end").await;
+    // Back to the plain lens: a cancelled exploration leaves no result.
+    let back = lens_starting(&mut c, STATS_TEST, "▶ Explore schedules").await;
+    assert!(back["command"]["title"].as_str().unwrap().contains("impacted point"));
+    let all = titles(&lenses(&mut c, STATS_TEST).await);
+    assert_eq!(all.len(), 1, "{all:?}");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saving_explores_only_when_the_user_turned_it_on() {
+    let repo = fixture_repo("explore-lost-update");
+    let stats_uri = |c: &Client| uri(&c.root, STATS);
+    // Off (the default): saving runs nothing.
+    let mut c = start(repo.path(), json!({})).await;
+    c.open(STATS).await;
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": stats_uri(&c)}})).await;
+    let t = titles(&lenses(&mut c, STATS_TEST).await);
+    assert!(t.iter().all(|t| t.starts_with("▶ ")), "{t:?}");
+    c.finish().await;
+    // On: saving queues the tests that reach the change.
+    let mut c = start(repo.path(), json!({"explore": {"onSave": true}})).await;
+    c.open(STATS).await;
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": stats_uri(&c)}})).await;
+    let begin = c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "begin").await;
+    assert!(begin["value"]["title"].as_str().unwrap().contains(TEST), "{begin}");
+    let shown = c.expect("window/showMessage", |_| true).await;
+    assert!(shown["message"].as_str().unwrap().contains("✗"), "{shown}");
+    c.finish().await;
+}
