@@ -1,7 +1,9 @@
 -- Tests of the plugin's client side against tests/nvim/fake_server.py (no racelens build
 -- needed): settings, one client per root, code lens refresh on the server's
 -- notification, a lens run as workspace/executeCommand, `racelens:` documents, the
--- workspace/codeLens/refresh request, restart, and a missing binary.
+-- workspace/codeLens/refresh request, an exploration's progress and result lenses
+-- (:RacelensRunLens by title or with vim.ui.select, Copy, schedule documents shown on
+-- the server's request, :RacelensCancel), restart, and a missing binary.
 -- Run by tests/nvim/client.sh (env: RACELENS_NVIM_RTP, RACELENS_FAKE_SERVER, RACELENS_CLIENT_DIR).
 
 local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
@@ -12,19 +14,9 @@ vim.lsp.set_log_level('debug')
 local dir = vim.env.RACELENS_CLIENT_DIR
 local server = { vim.env.RACELENS_PYTHON or 'python3', vim.env.RACELENS_FAKE_SERVER }
 
-local notes = {}
-local orig_notify = vim.notify
-vim.notify = function(msg, level, o)
-  table.insert(notes, tostring(msg))
-  return orig_notify(msg, level, o)
-end
-local function noted(pattern)
-  for _, n in ipairs(notes) do
-    if n:find(pattern, 1, true) then
-      return true
-    end
-  end
-  return false
+local notes = harness.capture_notes()
+local function noted(text)
+  return harness.noted(notes, text) ~= nil
 end
 
 local function write(path, lines)
@@ -49,6 +41,146 @@ local function seen(client)
   local r = compat.request_sync(client, 'fake/seen', vim.empty_dict(), 5000, 0)
   check(r and r.result, 'fake/seen failed')
   return r.result
+end
+
+--- The windows of the current tab page that show `bufnr`.
+local function windows_showing(bufnr)
+  local n = 0
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == bufnr then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+local buffer_text = harness.buffer_text
+
+local function lens_titles(bufnr)
+  local titles = {}
+  for _, lens in ipairs(compat.codelenses(bufnr)) do
+    table.insert(titles, lens.command.title)
+  end
+  return titles
+end
+
+--- The exploration started by the `▶` lens earlier: its progress, the failure's lenses,
+--- what they run, and the documents the server asks to show. The fake server's progress
+--- stays at its report until `fake/finishExploration`.
+local function explorations(client, test_buf)
+  local function exploration()
+    return racelens.explorations()[1]
+  end
+  check(vim.wait(5000, function()
+    return exploration() and exploration().message == '12 schedules · preemption bound 1 · 340/s'
+  end, 20), 'no exploration progress: ' .. vim.inspect(racelens.explorations()))
+  local e = exploration()
+  check(e.token == 'racelens/explore/1' and e.title == 'racelens: exploring org.example.FooTest#testX' and not e.done,
+    'exploration: ' .. vim.inspect(e))
+  check(#seen(client).progressCreated == 1 and seen(client).progressCreated[1].error == nil,
+    'window/workDoneProgress/create not answered: ' .. vim.inspect(seen(client).progressCreated))
+  local info = table.concat(racelens.info(), '\n')
+  check(info:find('racelens: exploring org.example.FooTest#testX: 12 schedules', 1, true), ':RacelensInfo does not list the exploration:\n' .. info)
+  out('ok: exploration progress (' .. e.message .. '), listed by :RacelensInfo')
+
+  -- The end, and the failure's lenses with the refresh.
+  compat.request_sync(client, 'fake/finishExploration', vim.empty_dict(), 5000, 0)
+  check(vim.wait(5000, function()
+    return exploration().done
+  end, 20), 'no end of the exploration: ' .. vim.inspect(exploration()))
+  check(exploration().message == '✗ AssertionError after 12 schedules', 'end: ' .. vim.inspect(exploration()))
+  check(not table.concat(racelens.info(), '\n'):find('exploring org', 1, true), 'still listed as running')
+  vim.cmd('buffer ' .. test_buf)
+  check(vim.wait(5000, function()
+    return #compat.codelenses(test_buf) == 5
+  end, 20), 'no failure lenses: ' .. vim.inspect(lens_titles(test_buf)))
+  local line = compat.codelenses(test_buf)[1].range.start.line
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+  out('ok: end of the exploration; lenses ' .. table.concat(lens_titles(test_buf), ' | '))
+
+  local completed = vim.fn.getcompletion('RacelensRunLens sh', 'cmdline')
+  check(vim.deep_equal(completed, { 'Show schedule' }), ':RacelensRunLens completes ' .. vim.inspect(completed))
+
+  -- :RacelensRunLens Copy: the client's own command, to the unnamed register.
+  vim.cmd('RacelensRunLens Copy')
+  local replay = 'racelens replay /proj --test org.example.FooTest#testX --schedule v1_0r2,2r10'
+  check(vim.fn.getreg('"') == replay, 'register ": ' .. vim.fn.getreg('"'))
+  check(noted('copied to register ": ' .. replay), 'no message about the copy: ' .. vim.inspect(notes))
+  check(#seen(client).executeCommand == 1, 'Copy went to the server')
+  out('ok: :RacelensRunLens Copy -> register "')
+
+  -- :RacelensRunLens with several lenses asks with vim.ui.select; Show schedule opens the
+  -- document the server asks to show (racelens/showDocument) in one scratch window, even
+  -- though the command's answer names it too.
+  local documents = require('racelens.documents')
+  local shows, orig_show = 0, documents.show
+  documents.show = function(...)
+    shows = shows + 1
+    return orig_show(...)
+  end
+  local offered
+  local orig_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = {}
+    for _, item in ipairs(items) do
+      table.insert(offered, opts.format_item(item))
+    end
+    on_choice(items[3])
+  end
+  vim.cmd('RacelensRunLens')
+  vim.ui.select = orig_select
+  check(vim.deep_equal(offered, lens_titles(test_buf)), 'vim.ui.select offered ' .. vim.inspect(offered))
+  -- Asked twice: by the notification and by the command's answer.
+  check(vim.wait(5000, function()
+    return shows == 2
+  end, 20), 'racelens:/schedule/1 was asked to be shown ' .. shows .. ' times')
+  documents.show = orig_show
+  local schedule = documents.buffer_for('racelens:/schedule/1')
+  check(schedule and vim.api.nvim_buf_is_loaded(schedule), 'no buffer for racelens:/schedule/1')
+  check(buffer_text(schedule):find('# racelens:/schedule/1', 1, true) == 1, 'schedule text: ' .. buffer_text(schedule))
+  check(vim.bo[schedule].filetype == 'markdown' and vim.bo[schedule].buftype == 'nofile'
+    and not vim.bo[schedule].modifiable, 'the schedule buffer is not a read-only markdown scratch buffer')
+  check(windows_showing(schedule) == 1 and vim.api.nvim_get_current_buf() == schedule,
+    'the schedule is in ' .. windows_showing(schedule) .. ' windows')
+  out('ok: :RacelensRunLens -> vim.ui.select -> Show schedule -> racelens:/schedule/1 in one read-only window')
+  vim.cmd('only')
+  vim.cmd('buffer ' .. test_buf)
+  vim.api.nvim_win_set_cursor(0, { line + 1, 0 })
+
+  -- A title in any case, or its beginning, picks the lens; the server's messages come
+  -- through vim.notify.
+  vim.cmd('RacelensRunLens replay')
+  check(vim.wait(5000, function()
+    return noted('racelens: replay of org.example.FooTest#testX: still fails')
+  end, 20), 'no replay message: ' .. vim.inspect(notes))
+  local ex = seen(client).executeCommand[3]
+  check(ex.command == 'racelens.replay' and ex.arguments[1].schedule == 'v1_0r2,2r10', 'replay params: ' .. vim.inspect(ex))
+  vim.cmd('RacelensRunLens nothing like it')
+  check(noted('no code lens "nothing like it" on this line (there are: ▶ Explore'), 'no message for an unknown title')
+  out('ok: :RacelensRunLens replay; an unknown title is named')
+
+  -- window/showDocument of a racelens: URI (Neovim 0.8+ advertise it): shown, answered.
+  compat.request_sync(client, 'fake/sendShowDocument', { uri = 'racelens:/codes/RL003', takeFocus = true }, 5000, 0)
+  check(vim.wait(5000, function()
+    return #seen(client).showDocumentAnswers > 0
+  end, 20), 'window/showDocument not answered')
+  local answer = seen(client).showDocumentAnswers[1]
+  check(answer.result and answer.result.success == true, 'window/showDocument answer: ' .. vim.inspect(answer))
+  check(buffer_text(0):find('# racelens:/codes/RL003', 1, true) == 1, 'window/showDocument showed: ' .. buffer_text(0))
+  vim.cmd('only')
+  out('ok: window/showDocument of racelens:/codes/RL003')
+
+  -- :RacelensCancel asks every server; nothing runs any more.
+  vim.cmd('RacelensCancel')
+  check(vim.wait(5000, function()
+    return noted('racelens: no exploration was running or queued')
+  end, 20), 'no answer to :RacelensCancel: ' .. vim.inspect(notes))
+  local cancels = 0
+  for _, c in ipairs(seen(client).executeCommand) do
+    cancels = cancels + (c.command == 'racelens.cancel' and #(c.arguments or {}) == 0 and 1 or 0)
+  end
+  check(cancels == 1, 'racelens.cancel without arguments sent ' .. cancels .. ' times to the client')
+  out('ok: :RacelensCancel')
 end
 
 local function test()
@@ -169,6 +301,8 @@ local function test()
   end, 50), 'no didChangeConfiguration')
   out('ok: set_settings sends workspace/didChangeConfiguration')
 
+  explorations(client, test_buf)
+
   -- :RacelensInfo
   local info = table.concat(racelens.info(), '\n')
   check(info:find(proj, 1, true) and info:find('client ' .. client.id, 1, true), 'info:\n' .. info)
@@ -194,7 +328,7 @@ local function test()
   vim.wait(3000, function()
     return #racelens.clients() == 0
   end, 20)
-  notes = {}
+  harness.clear_notes(notes)
   racelens.setup({ cmd = { dir .. '/no/such/racelens', 'lsp' } })
   vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/src/Pool.java'))
   vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/src/PoolTest.java'))

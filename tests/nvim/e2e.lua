@@ -9,43 +9,8 @@
 local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 local out, fail, check = harness.out, harness.fail, harness.check
 
-local function env(name)
-  local v = vim.env[name]
-  check(v and v ~= '', 'environment variable ' .. name .. ' is not set (run tests/nvim/run.sh)')
-  return v
-end
-
-local project = env('RACELENS_E2E_PROJECT')
-local bin = env('RACELENS_BIN')
-vim.opt.runtimepath:prepend(env('RACELENS_NVIM_RTP'))
--- The LSP log (every message, at `debug`) is what to read when the server misbehaves;
--- run.sh points Neovim's cache/state directories into its temporary folder.
-vim.lsp.set_log_level(vim.env.RACELENS_E2E_LOG_LEVEL or 'debug')
-local uv = vim.uv or vim.loop
-
--- Collect what the plugin and Neovim report (vim.notify and LSP messages).
-local notes = {}
-local orig_notify = vim.notify
-vim.notify = function(msg, level, o)
-  table.insert(notes, string.format('[notify %s] %s', tostring(level), tostring(msg)))
-  return orig_notify(msg, level, o)
-end
-
-local function diag_code(d)
-  if d.code ~= nil then
-    return d.code
-  end
-  return d.user_data and d.user_data.lsp and d.user_data.lsp.code
-end
-
-local function describe_diagnostics(bufnr)
-  local lines = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    table.insert(lines, string.format('  line %d col %d [%s %s] %s', d.lnum, d.col, tostring(d.source),
-      tostring(diag_code(d)), d.message))
-  end
-  return #lines > 0 and table.concat(lines, '\n') or '  (no diagnostics)'
-end
+local diag_code, describe_diagnostics = harness.diag_code, harness.describe_diagnostics
+local project, bin, notes = harness.e2e_setup('RACELENS_E2E_PROJECT')
 
 local function hover_text(contents)
   if type(contents) == 'string' then
@@ -63,49 +28,8 @@ local function hover_text(contents)
   return ''
 end
 
-local function wait_attached(bufnr, what)
-  local t0 = uv.now()
-  local gone = false
-  local ok = vim.wait(20000, function()
-    local c = require('racelens').client_for_buf(bufnr)
-    if c ~= nil and c.initialized == true then
-      return true
-    end
-    -- the server exited (or never started): no use waiting
-    gone = #require('racelens').clients() == 0 and uv.now() - t0 > 1000
-    return gone
-  end, 50)
-  check(ok and not gone, 'no initialized racelens client attached to ' .. what
-    .. (gone and ' (no racelens client is running: the server did not start or exited)' or ' within 20 s'))
-  return require('racelens').client_for_buf(bufnr)
-end
-
-local function codelenses(bufnr)
-  return require('racelens.compat').codelenses(bufnr)
-end
-
-local function describe_lenses(bufnr)
-  local lines = {}
-  for _, lens in ipairs(codelenses(bufnr)) do
-    local c = lens.command or {}
-    table.insert(lines, string.format('  line %d: %s [%s] %s', lens.range.start.line, tostring(c.title),
-      tostring(c.command), vim.inspect(c.arguments, { newline = ' ', indent = '' })))
-  end
-  return #lines > 0 and table.concat(lines, '\n') or '  (no code lenses)'
-end
-
+local wait_attached = harness.wait_attached
 local EXPLORE_PREFIX = '▶ Explore schedules'
-
-local function find_explore_lens(bufnr)
-  for _, lens in ipairs(codelenses(bufnr)) do
-    local c = lens.command
-    if c and c.command == 'racelens.exploreTest' and type(c.title) == 'string'
-        and c.title:sub(1, #EXPLORE_PREFIX) == EXPLORE_PREFIX then
-      return lens
-    end
-  end
-  return nil
-end
 
 local function test()
   out('nvim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.'
@@ -192,23 +116,11 @@ local function test()
     'ObjectPoolTest.java got client %d, ObjectPool.java client %d: expected one client per root',
     test_client.id, client.id))
   check(#require('racelens').clients() == 1, 'more than one racelens client is running')
-  local deadline = uv.now() + 30000
-  local lens
-  while uv.now() < deadline do
-    require('racelens').refresh_codelens(test_buf)
-    if vim.wait(2000, function()
-          return find_explore_lens(test_buf) ~= nil
-        end, 50) then
-      lens = find_explore_lens(test_buf)
-      break
-    end
-  end
-  check(lens, 'no code lens `' .. EXPLORE_PREFIX .. '…` with command racelens.exploreTest within 30 s; lenses seen:\n'
-    .. describe_lenses(test_buf))
+  local lens = harness.wait_lens(test_buf, EXPLORE_PREFIX, 30000, 'racelens.exploreTest')
   out(string.format('ok: code lens on line %d: %s', lens.range.start.line, lens.command.title))
 
-  -- 4. Running the lens sends workspace/executeCommand to the server (its answer is the
-  -- server's business: printed, not checked).
+  -- 4. Running the lens sends workspace/executeCommand to the server, which queues an
+  -- exploration (tests/nvim/explore.lua follows one to its end): cancelled here.
   local sent, answer
   local rpc = client.rpc
   local orig_request = rpc.request
@@ -234,16 +146,26 @@ local function test()
   check(type(arg) == 'table' and arg.method and arg.class and arg.uri,
     'executeCommand arguments lack uri/class/method: ' .. vim.inspect(sent.arguments))
   out(string.format('ok: lens ran as workspace/executeCommand %s %s#%s', sent.command, arg.class, arg.method))
-  vim.wait(15000, function()
+  check(vim.wait(15000, function()
     return answer ~= nil
-  end, 50)
-  local said = 'none within 15 s'
-  if answer and answer.err then
-    said = 'error ' .. vim.inspect(answer.err, { newline = ' ', indent = '' })
-  elseif answer then
-    said = answer.result == nil and 'null' or vim.inspect(answer.result, { newline = ' ', indent = '' })
+  end, 50), 'no answer to workspace/executeCommand within 15 s')
+  local test_name = arg.class .. '#' .. arg.method
+  check(answer.err == nil and type(answer.result) == 'table' and answer.result.queued == true
+    and answer.result.test == test_name, 'executeCommand answered ' .. vim.inspect(answer))
+  -- The server began the exploration's progress before it answered.
+  local function exploration()
+    return harness.exploration('racelens: exploring ' .. test_name)
   end
-  out('\n   (server answer to workspace/executeCommand: ' .. said .. ')')
+  check(vim.wait(5000, function()
+    return exploration() ~= nil
+  end, 20), 'no progress of the exploration: ' .. vim.inspect(require('racelens').explorations()))
+  vim.cmd('RacelensCancel')
+  check(vim.wait(60000, function()
+    return exploration().done
+  end, 50), 'the exploration did not end within 60 s of :RacelensCancel: ' .. vim.inspect(exploration()))
+  check(exploration().message == 'cancelled', 'the exploration ended with: ' .. tostring(exploration().message))
+  check(harness.noted(notes, 'racelens: cancelled 1 exploration'), ':RacelensCancel said nothing: ' .. vim.inspect(notes))
+  out('ok: the exploration it queued is cancelled by :RacelensCancel')
 
   -- 5. The racelens:/codes/RL001 document.
   vim.cmd('edit racelens:/codes/RL001')
@@ -261,11 +183,4 @@ local function test()
   out('ok: :RacelensInfo')
 end
 
-harness.run('nvim e2e', test, function()
-  if #notes > 0 then
-    out('messages shown by Neovim:\n  ' .. table.concat(notes, '\n  '))
-  end
-  pcall(function()
-    out('racelens clients:\n  ' .. table.concat(require('racelens').info(), '\n  '))
-  end)
-end)
+harness.run('nvim e2e', test, harness.e2e_report(notes))

@@ -1,7 +1,11 @@
--- What the headless Neovim tests share (tests/nvim/client.lua, tests/nvim/e2e.lua):
--- output on stderr, failing with a message, and running the test to a PASS/FAIL exit.
+-- What the headless Neovim tests share (tests/nvim/client.lua, e2e.lua, explore.lua):
+-- output on stderr, failing with a message, and running the test to a PASS/FAIL exit;
+-- and for the end-to-end tests against the real server, waiting for the client, its
+-- lenses and diagnostics, and what the plugin said (vim.notify).
 -- Loaded with dofile() from the directory of the test script.
 local H = {}
+
+local uv = vim.uv or vim.loop
 
 --- Prints a line on stderr (headless Neovim's stdout is not the terminal's).
 function H.out(msg)
@@ -17,6 +21,154 @@ end
 function H.check(cond, msg)
   if not cond then
     H.fail(msg)
+  end
+end
+
+--- The value of an environment variable that run.sh sets.
+function H.env(name)
+  local v = vim.env[name]
+  H.check(v and v ~= '', 'environment variable ' .. name .. ' is not set (run tests/nvim/run.sh)')
+  return v
+end
+
+--- What an end-to-end test starts with (run.sh sets the variables): the plugin on the
+--- runtimepath, every LSP message in the LSP log (the thing to read when the server
+--- misbehaves; run.sh puts it in its temporary folder), and vim.notify recorded. Returns
+--- the project (the repository in the variable `project_variable`), the racelens binary
+--- and the notes (see capture_notes).
+function H.e2e_setup(project_variable)
+  local project, bin = H.env(project_variable), H.env('RACELENS_BIN')
+  vim.opt.runtimepath:prepend(H.env('RACELENS_NVIM_RTP'))
+  vim.lsp.set_log_level(vim.env.RACELENS_E2E_LOG_LEVEL or 'debug')
+  return project, bin, H.capture_notes()
+end
+
+--- Records every vim.notify (and still shows it); returns the list, appended to as they come.
+function H.capture_notes()
+  local notes = {}
+  local orig_notify = vim.notify
+  vim.notify = function(msg, level, o)
+    table.insert(notes, string.format('[notify %s] %s', tostring(level), tostring(msg)))
+    return orig_notify(msg, level, o)
+  end
+  return notes
+end
+
+--- Forgets the notes taken so far.
+function H.clear_notes(notes)
+  for i = #notes, 1, -1 do
+    notes[i] = nil
+  end
+end
+
+--- The first note that contains `text`, if any.
+function H.noted(notes, text)
+  for _, note in ipairs(notes) do
+    if note:find(text, 1, true) then
+      return note
+    end
+  end
+  return nil
+end
+
+function H.diag_code(d)
+  if d.code ~= nil then
+    return d.code
+  end
+  return d.user_data and d.user_data.lsp and d.user_data.lsp.code
+end
+
+function H.describe_diagnostics(bufnr)
+  local lines = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(lines, string.format('  line %d col %d [%s %s] %s', d.lnum, d.col, tostring(d.source),
+      tostring(H.diag_code(d)), d.message))
+  end
+  return #lines > 0 and table.concat(lines, '\n') or '  (no diagnostics)'
+end
+
+--- Waits for an initialized racelens client attached to `bufnr`; returns it.
+function H.wait_attached(bufnr, what)
+  local t0 = uv.now()
+  local gone = false
+  local ok = vim.wait(20000, function()
+    local c = require('racelens').client_for_buf(bufnr)
+    if c ~= nil and c.initialized == true then
+      return true
+    end
+    -- the server exited (or never started): no use waiting
+    gone = #require('racelens').clients() == 0 and uv.now() - t0 > 1000
+    return gone
+  end, 50)
+  H.check(ok and not gone, 'no initialized racelens client attached to ' .. what
+    .. (gone and ' (no racelens client is running: the server did not start or exited)' or ' within 20 s'))
+  return require('racelens').client_for_buf(bufnr)
+end
+
+function H.buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+end
+
+--- The exploration whose progress has this title, as the plugin lists them.
+function H.exploration(title)
+  for _, e in ipairs(require('racelens').explorations()) do
+    if e.title == title then
+      return e
+    end
+  end
+  return nil
+end
+
+function H.codelenses(bufnr)
+  return require('racelens.compat').codelenses(bufnr)
+end
+
+function H.describe_lenses(bufnr)
+  local lines = {}
+  for _, lens in ipairs(H.codelenses(bufnr)) do
+    local c = lens.command or {}
+    table.insert(lines, string.format('  line %d: %s [%s] %s', lens.range.start.line, tostring(c.title),
+      tostring(c.command), vim.inspect(c.arguments, { newline = ' ', indent = '' })))
+  end
+  return #lines > 0 and table.concat(lines, '\n') or '  (no code lenses)'
+end
+
+--- Waits up to `ms` for a lens of `bufnr` whose title starts with `prefix` (and whose
+--- command is `command`, when given), asking for the lenses again every 2 s besides the
+--- server's refreshes (the first ones only come once the workspace is indexed).
+function H.wait_lens(bufnr, prefix, ms, command)
+  local function find()
+    for _, lens in ipairs(H.codelenses(bufnr)) do
+      local c = lens.command
+      if c and type(c.title) == 'string' and c.title:sub(1, #prefix) == prefix
+          and (command == nil or c.command == command) then
+        return lens
+      end
+    end
+    return nil
+  end
+  local deadline = uv.now() + ms
+  while uv.now() < deadline do
+    require('racelens').refresh_codelens(bufnr)
+    if vim.wait(math.min(2000, math.max(deadline - uv.now(), 1)), function()
+          return find() ~= nil
+        end, 50) then
+      return find()
+    end
+  end
+  H.fail(string.format('no code lens `%s…`%s within %d s; lenses seen:\n%s', prefix,
+    command and (' with command ' .. command) or '', ms / 1000, H.describe_lenses(bufnr)))
+end
+
+--- What an end-to-end test prints on failure: the notes, and the racelens clients.
+function H.e2e_report(notes)
+  return function()
+    if #notes > 0 then
+      H.out('messages shown by Neovim:\n  ' .. table.concat(notes, '\n  '))
+    end
+    pcall(function()
+      H.out('racelens clients:\n  ' .. table.concat(require('racelens').info(), '\n  '))
+    end)
   end
 end
 

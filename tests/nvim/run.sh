@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end test of the Neovim plugin (editors/nvim) against the real server, in a real
-# headless Neovim: the object-pool fixture as a git repository (base committed, change
-# applied), then tests/nvim/e2e.lua (diagnostic, hover, code lens, lens run,
-# racelens:/codes/RL001).
+# End-to-end tests of the Neovim plugin (editors/nvim) against the real server, in a real
+# headless Neovim, each on a fixture made a git repository (base committed, change
+# applied): tests/nvim/e2e.lua on object-pool (diagnostic, hover, code lens, lens run,
+# racelens:/codes/RL001), then tests/nvim/explore.lua on explore-lost-update (an
+# exploration from its lens to the failing schedule's document and replay).
 #
 #   RACELENS_BIN=/path/to/racelens bash tests/nvim/run.sh
 #
@@ -28,26 +29,38 @@ case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 [ -x "$bin" ] || die "no racelens binary at $bin (cargo build -p racelens, or set RACELENS_BIN)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/racelens-nvim.XXXXXX")
-project="$work/object-pool"
-mkdir -p "$project"
-cp -r "$root/tests/fixtures/object-pool/base/." "$project"
-git -C "$project" -c init.defaultBranch=main init -q
-git -C "$project" add -A
-git -C "$project" -c user.name=t -c user.email=t@t -c commit.gpgsign=false commit -qm base
-git -C "$project" apply "$root/tests/fixtures/object-pool/change.patch"
 
-# Keep Neovim away from the user's files, and its LSP log in the temporary folder.
-isolate_nvim "$work"
-export RACELENS_BIN="$bin" RACELENS_E2E_PROJECT="$project" RACELENS_NVIM_RTP="$root/editors/nvim"
-export RACELENS_E2E_SCRIPT="$here/e2e.lua"
+# make_project FIXTURE: prints the path of a new git repository of the fixture.
+make_project() {
+  local project="$work/$1"
+  mkdir -p "$project"
+  cp -r "$root/tests/fixtures/$1/base/." "$project"
+  git -C "$project" -c init.defaultBranch=main init -q
+  git -C "$project" add -A
+  git -C "$project" -c user.name=t -c user.email=t@t -c commit.gpgsign=false commit -qm base
+  git -C "$project" apply "$root/tests/fixtures/$1/change.patch"
+  echo "$project"
+}
 
-status=0
-timeout 120 "$nvim" --headless -u NONE -i NONE \
-  -c 'lua dofile(vim.env.RACELENS_E2E_SCRIPT)' </dev/null || status=$?
+# (Assigned apart from `export`, whose status would hide a failing make_project.)
+RACELENS_E2E_PROJECT=$(make_project object-pool)
+RACELENS_E2E_EXPLORE_PROJECT=$(make_project explore-lost-update)
+export RACELENS_BIN="$bin" RACELENS_NVIM_RTP="$root/editors/nvim" RACELENS_E2E_PROJECT RACELENS_E2E_EXPLORE_PROJECT
 
-if [ "$status" -eq 0 ]; then
-  [ -n "${RACELENS_E2E_KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
-  echo "tests/nvim: ok"
-  exit 0
-fi
-report_failure tests/nvim "$work" "$status" 120 60 600 " for inspection"
+# run_script SCRIPT SECONDS: runs a test script in headless Neovim, with its own Neovim
+# directories (and LSP log) under $work; on failure reports and exits.
+run_script() {
+  local name=${1%.lua} status=0
+  # Keep Neovim away from the user's files, and its LSP log in the temporary folder.
+  isolate_nvim "$work/$name"
+  RACELENS_E2E_SCRIPT="$here/$1" timeout "$2" "$nvim" --headless -u NONE -i NONE \
+    -c 'lua dofile(vim.env.RACELENS_E2E_SCRIPT)' </dev/null || status=$?
+  if [ "$status" -ne 0 ]; then
+    report_failure "tests/nvim ($1)" "$work/$name" "$status" "$2" 60 600 " for inspection"
+  fi
+}
+
+run_script e2e.lua 120
+run_script explore.lua 240
+[ -n "${RACELENS_E2E_KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
+echo "tests/nvim: ok"

@@ -1,14 +1,17 @@
 // Starts, restarts and stops the LanguageClient that runs `racelens lsp`, and turns every
-// way the start can fail into one message that says how to fix it.
+// way the start can fail into one message that says how to fix it. Settings go to the
+// server through it, and so do the `racelens:` documents the server asks to show.
 
 import * as vscode from 'vscode';
 import {
+    CancellationToken,
     CloseAction,
     CodeLensRequest,
     DidChangeConfigurationNotification,
     ErrorAction,
     LanguageClient,
     NotificationType0,
+    ResponseError,
     RevealOutputChannelOn,
 } from 'vscode-languageclient/node';
 import type {
@@ -19,12 +22,19 @@ import type {
     LanguageClientOptions,
     ServerOptions,
 } from 'vscode-languageclient/node';
+import { SCHEME } from './documents';
 import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './server';
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
 
 /** Sent by the server instead of `workspace/codeLens/refresh` to clients without refreshSupport. */
 export const CodeLensRefreshNotification = new NotificationType0('racelens/codeLensRefresh');
+
+/** What the client needs of the `racelens:` documents when the server shows one. */
+export interface ShownDocuments {
+    /** Loads `uri` again if VS Code has it open (its text may be an earlier server's). */
+    reload(uri: vscode.Uri): void;
+}
 
 const OPEN_SETTINGS = 'Open Settings';
 const RETRY = 'Retry';
@@ -45,6 +55,7 @@ export class RacelensClient implements vscode.Disposable {
     constructor(
         private readonly context: vscode.ExtensionContext,
         private readonly output: vscode.OutputChannel,
+        private readonly documents: ShownDocuments,
     ) {}
 
     /** The running client, waiting for a start in progress; undefined if the server is not running. */
@@ -91,6 +102,14 @@ export class RacelensClient implements vscode.Disposable {
 
     async dispose(): Promise<void> {
         await this.stop();
+    }
+
+    /** Sends the current settings to the running server (when something other than a settings change alters them). */
+    async sendSettings(): Promise<void> {
+        const client = await this.current();
+        if (client !== undefined) {
+            await sendSettings(client);
+        }
     }
 
     private log(message: string): void {
@@ -181,9 +200,19 @@ export class RacelensClient implements vscode.Disposable {
                         if (self.client === undefined || sections === undefined) {
                             return next(sections);
                         }
-                        await self.client.sendNotification(DidChangeConfigurationNotification.type, {
-                            settings: { [SECTION]: readSettings() },
-                        });
+                        await sendSettings(self.client);
+                    },
+                },
+                window: {
+                    // `racelens:/schedule/1` names a document of this server run; VS Code
+                    // may still hold the text an earlier run served under that URI.
+                    showDocument: async (params, next) => {
+                        const uri = vscode.Uri.parse(params.uri);
+                        if (uri.scheme === SCHEME) {
+                            this.documents.reload(uri);
+                        }
+                        const shown = await next(params, CancellationToken.None);
+                        return shown instanceof ResponseError ? { success: false } : shown;
                     },
                 },
             },
@@ -235,6 +264,13 @@ export class RacelensClient implements vscode.Disposable {
             }
         });
     }
+}
+
+/** `workspace/didChangeConfiguration` with the `racelens` settings (the server pulls them again). */
+async function sendSettings(client: LanguageClient): Promise<void> {
+    await client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { [SECTION]: readSettings() },
+    });
 }
 
 /** Makes VS Code ask for code lenses again (the fallback for `racelens/codeLensRefresh`). */

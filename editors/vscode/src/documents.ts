@@ -1,5 +1,6 @@
 // Serves `racelens:` URIs (warning-code explanations such as `racelens:/codes/RL001`,
-// later schedules) through the server's `racelens/document` request, read-only.
+// failing schedules such as `racelens:/schedule/3`) through the server's
+// `racelens/document` request, read-only: a content provider's documents cannot be edited.
 
 import * as vscode from 'vscode';
 import { RequestType } from 'vscode-languageclient/node';
@@ -63,12 +64,20 @@ export class RacelensDocuments implements vscode.TextDocumentContentProvider, vs
         }
     }
 
-    /** Asks VS Code to load `uri` again (after a server restart, for example). */
+    /** Asks VS Code to load every open `racelens:` document again (after a server restart, for example). */
     refresh(): void {
         for (const doc of vscode.workspace.textDocuments) {
             if (doc.uri.scheme === SCHEME) {
                 this.changed.fire(doc.uri);
             }
+        }
+    }
+
+    /** Asks VS Code to load `uri` again if it has it open. */
+    reload(uri: vscode.Uri): void {
+        const key = uri.toString();
+        if (vscode.workspace.textDocuments.some((doc) => doc.uri.toString() === key)) {
+            this.changed.fire(uri);
         }
     }
 

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { RacelensClient } from './client';
+import { registerExplorationCommands } from './commands';
 import { RacelensDocuments } from './documents';
 import { warnIfNoJdk } from './jdk';
 
@@ -12,10 +13,10 @@ export function activate(context: vscode.ExtensionContext): void {
     const output = vscode.window.createOutputChannel('racelens');
     context.subscriptions.push(output);
 
-    const client = new RacelensClient(context, output);
-    racelens = client;
-    const documents = new RacelensDocuments(() => client.current());
+    const documents: RacelensDocuments = new RacelensDocuments(() => client.current());
     context.subscriptions.push(documents);
+    const client: RacelensClient = new RacelensClient(context, output, documents);
+    racelens = client;
 
     context.subscriptions.push(
         vscode.commands.registerCommand('racelens.restartServer', async () => {
@@ -25,6 +26,11 @@ export function activate(context: vscode.ExtensionContext): void {
         }),
         vscode.commands.registerCommand('racelens.showOutput', () => {
             output.show(true);
+        }),
+        ...registerExplorationCommands(() => client.current()),
+        // Trusting the workspace turns on the settings that were held back (explore.onSave).
+        vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+            await client.sendSettings();
         }),
         vscode.workspace.onDidChangeConfiguration(async (event) => {
             // The other settings reach the running server through workspace/configuration.

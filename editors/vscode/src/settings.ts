@@ -1,6 +1,8 @@
 // The `racelens` settings as the server wants them: a nested JSON object
 // (`java.sourceRoots` -> `{ java: { sourceRoots: [...] } }`), without the client-only
 // keys and without empty values, which mean "not set" (let the server detect or default).
+// Settings that run project code by themselves (`explore.onSave`) are sent as off until
+// the user trusts the workspace.
 
 import * as vscode from 'vscode';
 
@@ -15,7 +17,20 @@ export const SERVER_KEYS = [
     'analysis.jdkSources',
     'diagnostics.hints',
     'codeLens.enable',
+    'explore.onSave',
+    'explore.parallel',
+    'explore.heuristic',
+    'explore.bound',
+    'explore.maxSchedules',
 ] as const;
+
+/**
+ * Settings that make the server run the project's code without a click: off in a
+ * workspace the user has not trusted (package.json also lists them in
+ * `capabilities.untrustedWorkspaces.restrictedConfigurations`, which only covers values
+ * set in the workspace itself, not the user's own settings).
+ */
+export const TRUST_REQUIRED: readonly (typeof SERVER_KEYS)[number][] = ['explore.onSave'];
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 // An interface, not a Record: a recursive type alias cannot go through Record.
@@ -78,6 +93,11 @@ export function readSettings(scope?: vscode.ConfigurationScope): JsonObject {
         const value = config.get<unknown>(key);
         if (!isUnset(value)) {
             setNested(result, key, toJson(value));
+        }
+    }
+    if (!vscode.workspace.isTrusted) {
+        for (const key of TRUST_REQUIRED) {
+            setNested(result, key, false);
         }
     }
     return result;

@@ -2,26 +2,30 @@
 // for the `vscode` module (VS Code itself cannot be run here). It activates the extension
 // as VS Code would and checks the three ways a start can go: no binary, a binary that
 // exits at once, and the real `racelens lsp` (RACELENS_BIN, default
-// ../../target/debug/racelens), whose warnings must reach the diagnostics collection.
+// ../../target/debug/racelens), whose warnings must reach the diagnostics collection;
+// then the extension's side of explorations: its own commands (Copy, Cancel
+// Explorations), the settings held back in an untrusted workspace, and a real
+// exploration from the lens to the schedule document.
 //
-// Run after `npm run build`: `npm run smoke`.
+// Run after `npm run build`: `npm run smoke` (or `npm test`).
 
 import { after, afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commitFixture } from '../../../tests/lsp/repository.mjs';
 import { createVscode, textDocument } from './vscode-stub.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extensionRoot = path.resolve(here, '..');
 const bundle = path.join(extensionRoot, 'out', 'extension.js');
-const repoRoot = path.resolve(extensionRoot, '../..');
 const serverBin = path.resolve(extensionRoot, process.env.RACELENS_BIN ?? '../../target/debug/racelens');
-const fixture = path.join(repoRoot, 'tests/fixtures/object-pool');
+const noServer = !fs.existsSync(serverBin) && `no server at ${serverBin}`;
+/** An exploration starts a JVM and runs a test's schedules: seconds, not milliseconds. */
+const EXPLORATION_MS = 120_000;
 
 const manifest = JSON.parse(fs.readFileSync(path.join(extensionRoot, 'package.json'), 'utf8'));
 const defaults = Object.fromEntries(
@@ -59,10 +63,15 @@ function context(state = new Map()) {
     };
 }
 
+/** A fixture as a git repository in a temporary folder (base committed, change applied). */
+function makeRepository(name) {
+    return commitFixture(name, tempDir());
+}
+
 /** Loads a fresh copy of the bundle with a fresh stand-in, and activates it. */
-function activate(settings, workspaceFolder, state) {
+function activate(settings, workspaceFolder, state, options) {
     assert.ok(fs.existsSync(bundle), `no ${bundle}: run npm run build first`);
-    stub = createVscode(settings, defaults, workspaceFolder);
+    stub = createVscode(settings, defaults, workspaceFolder, options);
     delete require.cache[bundle];
     extension = require(bundle);
     const ctx = context(state);
@@ -70,14 +79,47 @@ function activate(settings, workspaceFolder, state) {
     return ctx;
 }
 
+/** Waits until `predicate()` (which may be async) returns something truthy, and returns it. */
 async function until(what, predicate, ms = 20_000) {
     const deadline = Date.now() + ms;
-    while (!predicate()) {
+    for (;;) {
+        const value = await predicate();
+        if (value) {
+            return value;
+        }
         if (Date.now() > deadline) {
             assert.fail(`timed out waiting for ${what}\n--- messages: ${JSON.stringify(stub.record.messages, null, 1)}\n--- output:\n${stub.record.output.join('').slice(-4000)}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
     }
+}
+
+/** Activates the extension on the real server in `repo` and waits for it to be initialized. */
+async function activateOnServer(repo, settings = {}, options = undefined) {
+    activate({ 'racelens.server.path': serverBin, 'racelens.trace.server': 'verbose', ...settings }, repo, undefined, options);
+    // vscode-languageclient registers the server's commands once it is initialized.
+    await until('racelens.exploreTest to be registered', () => stub.record.commands.has('racelens.exploreTest'));
+}
+
+/** Opens a file of `repo` as VS Code would; returns its document. */
+function openFile(repo, relative) {
+    const file = path.join(repo, relative);
+    const doc = textDocument(stub.vscode.Uri.file(file), 'java', fs.readFileSync(file, 'utf8'));
+    stub.openDocument(doc);
+    return doc;
+}
+
+/** The code lenses of `doc`, asked of the client's provider as the editor would. */
+async function codeLenses(doc) {
+    // The last one registered: a restarted client registers its own.
+    const provider = stub.record.codeLensProviders.at(-1)?.provider;
+    assert.ok(provider, 'a code lens provider');
+    return (await provider.provideCodeLenses(doc, new stub.vscode.CancellationTokenSource().token)) ?? [];
+}
+
+/** Runs a lens's command as a click does. */
+function click(lens) {
+    return stub.vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments ?? []));
 }
 
 afterEach(async () => {
@@ -160,31 +202,12 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.ok(stub.record.messages[0].message.includes(path.join(dir, 'bin/racelens')), stub.record.messages[0].message);
     });
 
-    test('the real server: diagnostics, code lens command, racelens: documents, settings', { skip: !fs.existsSync(serverBin) && `no server at ${serverBin}` }, async () => {
-        const repo = tempDir();
-        fs.cpSync(path.join(fixture, 'base'), repo, { recursive: true });
-        const git = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-        git('init', '-q');
-        git('add', '-A');
-        git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base');
-        git('apply', path.join(fixture, 'change.patch'));
-
-        activate(
-            {
-                'racelens.server.path': serverBin,
-                'racelens.trace.server': 'verbose',
-                'racelens.analysis.exclude': ['**/generated/**'],
-            },
-            repo,
-        );
-        // vscode-languageclient registers the server's commands once it is initialized.
-        await until('racelens.exploreTest to be registered', () => stub.record.commands.has('racelens.exploreTest'));
+    test('the real server: diagnostics, code lens command, racelens: documents, settings', { skip: noServer }, async () => {
+        const repo = makeRepository('object-pool');
+        await activateOnServer(repo, { 'racelens.analysis.exclude': ['**/generated/**'] });
         assert.ok(stub.record.commands.has('racelens.restartServer'));
 
-        const { Uri } = stub.vscode;
-        const file = path.join(repo, 'src/main/java/org/example/pool/ObjectPool.java');
-        const uri = Uri.file(file);
-        stub.openDocument(textDocument(uri, 'java', fs.readFileSync(file, 'utf8')));
+        const { uri } = openFile(repo, 'src/main/java/org/example/pool/ObjectPool.java');
         await until('RL001 in the diagnostics collection', () =>
             (stub.record.diagnostics.get(uri.toString()) ?? []).some((d) => d.code?.value === 'RL001'),
         );
@@ -203,12 +226,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.match(text, /RL001/);
 
         // Code lenses through the client's provider, as the editor would ask.
-        const testFile = path.join(repo, 'src/test/java/org/example/pool/ObjectPoolTest.java');
-        const testDoc = textDocument(Uri.file(testFile), 'java', fs.readFileSync(testFile, 'utf8'));
-        stub.openDocument(testDoc);
-        const lensProvider = stub.record.codeLensProviders[0]?.provider;
-        assert.ok(lensProvider, 'a code lens provider');
-        const lenses = await lensProvider.provideCodeLenses(testDoc, token);
+        const lenses = await codeLenses(openFile(repo, 'src/test/java/org/example/pool/ObjectPoolTest.java'));
         const lens = lenses.find((l) => l.command?.command === 'racelens.exploreTest');
         assert.ok(lens, JSON.stringify(lenses));
         assert.match(lens.command.title, /^▶ Explore schedules/);
@@ -216,7 +234,16 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         // Settings went out nested, without empty values.
         // (The verbose protocol trace in the output channel shows what was sent.)
         let output = stub.record.output.join('');
-        const nested = /\{\s*"base": "HEAD",\s*"analysis": \{\s*"exclude": \[\s*"\*\*\/generated\/\*\*"\s*\]\s*\},\s*"diagnostics": \{\s*"hints": true\s*\},\s*"codeLens": \{\s*"enable": true\s*\}\s*\}/;
+        const nested = new RegExp(
+            [
+                /\{\s*"base": "HEAD",/,
+                /\s*"analysis": \{\s*"exclude": \[\s*"\*\*\/generated\/\*\*"\s*\]\s*\},/,
+                /\s*"diagnostics": \{\s*"hints": true\s*\},\s*"codeLens": \{\s*"enable": true\s*\},/,
+                /\s*"explore": \{\s*"onSave": false,\s*"parallel": 1,\s*"bound": 2,\s*"maxSchedules": 10000\s*\}\s*\}/,
+            ]
+                .map((part) => part.source)
+                .join(''),
+        );
         assert.match(output, new RegExp(`"initializationOptions": ${nested.source}`));
         assert.match(output, new RegExp(`Sending response 'workspace/configuration - \\(\\d+\\)'.*\\nResult: \\[\\s*${nested.source}`));
         assert.doesNotMatch(output, /"sourceRoots": \[\]/);
@@ -237,6 +264,113 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         );
         assert.ok(stub.record.commands.has('racelens.exploreTest'));
 
+        assert.deepEqual(stub.record.messages.filter((m) => m.kind === 'error'), []);
+    });
+
+    test('racelens.copySchedule copies the Copy lens\'s text and says so', async () => {
+        activate({ 'racelens.server.path': '/nonexistent/racelens' });
+        const copy = stub.record.commands.get('racelens.copySchedule');
+        assert.ok(copy, 'racelens.copySchedule is registered by the extension (the server does not advertise it)');
+        const text = 'racelens replay /repo --test org.example.FooTest#bar --schedule v1_0r2,2r10';
+        await copy({ text });
+        assert.equal(stub.record.clipboard, text);
+        const info = stub.record.messages.find((m) => m.kind === 'info');
+        assert.ok(info?.message.includes('copied to the clipboard') && info.message.includes(text), JSON.stringify(stub.record.messages));
+
+        await copy(undefined);
+        assert.equal(stub.record.clipboard, text, 'nothing to copy leaves the clipboard alone');
+        assert.ok(stub.record.messages.some((m) => m.kind === 'warning' && /nothing to copy/.test(m.message)), JSON.stringify(stub.record.messages));
+    });
+
+    test('racelens: Cancel Explorations without a server says there is nothing to cancel', async () => {
+        activate({ 'racelens.server.path': '/nonexistent/racelens' });
+        await until('the server error', () => stub.record.messages.some((m) => m.kind === 'error'));
+        await stub.record.commands.get('racelens.cancelAll')();
+        assert.ok(stub.record.messages.some((m) => m.kind === 'info' && /server is not running/.test(m.message)), JSON.stringify(stub.record.messages));
+    });
+
+    test('the manifest: explore settings with the server\'s defaults, restricted in untrusted workspaces', () => {
+        const properties = manifest.contributes.configuration.properties;
+        const explore = Object.fromEntries(Object.entries(properties).filter(([key]) => key.startsWith('racelens.explore.')).map(([key, schema]) => [key, schema.default]));
+        assert.deepEqual(explore, {
+            'racelens.explore.onSave': false,
+            'racelens.explore.parallel': 1,
+            'racelens.explore.heuristic': '',
+            'racelens.explore.bound': 2,
+            'racelens.explore.maxSchedules': 10000,
+        });
+        for (const key of Object.keys(explore)) {
+            assert.ok(properties[key].markdownDescription.length > 20, `${key} has a description`);
+        }
+        assert.ok(properties['racelens.explore.heuristic'].enum.includes('LOS'));
+        const untrusted = manifest.capabilities.untrustedWorkspaces;
+        assert.equal(untrusted.supported, 'limited');
+        assert.ok(untrusted.restrictedConfigurations.includes('racelens.explore.onSave'), JSON.stringify(untrusted));
+        const commands = manifest.contributes.commands.map((c) => c.command);
+        assert.ok(commands.includes('racelens.cancelAll'), JSON.stringify(commands));
+        for (const serverCommand of ['racelens.exploreTest', 'racelens.cancel', 'racelens.showSchedule', 'racelens.replay']) {
+            assert.ok(!commands.includes(serverCommand), `${serverCommand} belongs to the server`);
+        }
+    });
+
+    test('explore.onSave reaches the server only once the workspace is trusted', { skip: noServer }, async () => {
+        const repo = makeRepository('object-pool');
+        await activateOnServer(repo, { 'racelens.explore.onSave': true }, { trusted: false });
+        const sent = () => stub.record.output.join('');
+        assert.match(sent(), /"initializationOptions": \{[^]*?"explore": \{\s*"onSave": false/);
+        assert.doesNotMatch(sent(), /"onSave": true/);
+
+        stub.grantTrust();
+        await until('didChangeConfiguration with onSave on', () =>
+            /Sending notification 'workspace\/didChangeConfiguration'.\nParams: \{\s*"settings": \{\s*"racelens": \{[^]*?"onSave": true/.test(sent()),
+        );
+    });
+
+    test('an exploration from the lens: progress, failure lenses, Copy, the schedule shown read-only, Cancel Explorations', { skip: noServer, timeout: 2 * EXPLORATION_MS }, async () => {
+        const repo = makeRepository('explore-lost-update');
+        await activateOnServer(repo);
+        const doc = openFile(repo, 'src/test/java/org/example/metrics/LatencyStatsTest.java');
+        const explore = await until('the ▶ Explore schedules lens', async () =>
+            (await codeLenses(doc)).find((l) => l.command?.command === 'racelens.exploreTest' && l.command.title.startsWith('▶ Explore schedules')),
+        );
+        const queued = await click(explore);
+        assert.deepEqual(queued, { queued: true, test: 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted' });
+
+        const failed = await until('the ✗ lens of the failing schedule', async () => (await codeLenses(doc)).find((l) => l.command?.title.startsWith('✗ ')), EXPLORATION_MS);
+        assert.match(failed.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\)$/);
+        const progress = stub.record.progress.find((p) => /exploring org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted/.test(p.title));
+        assert.ok(progress, `a progress for the exploration: ${JSON.stringify(stub.record.progress)}`);
+        assert.equal(progress.cancellable, true);
+
+        // Copy: the extension's own command puts the replay command line on the clipboard.
+        const lenses = await codeLenses(doc);
+        const byTitle = (title) => lenses.find((l) => l.command?.title === title);
+        const copy = byTitle('Copy');
+        assert.equal(copy?.command.command, 'racelens.copySchedule', JSON.stringify(lenses.map((l) => l.command)));
+        await click(copy);
+        assert.match(stub.record.clipboard, /^racelens replay .+ --test org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted --schedule \S+$/);
+
+        // Show schedule: the server asks VS Code to show racelens:/schedule/N (window/showDocument),
+        // which opens through the content provider, as markdown.
+        const shown = await click(byTitle('Show schedule'));
+        const uri = await until('the schedule shown in an editor', () => stub.record.shown.find((s) => s.uri.scheme === 'racelens')?.uri);
+        assert.match(uri.toString(), /^racelens:\/schedule\/\d+$/);
+        assert.equal(shown?.uri, uri.toString(), 'the command answers the same URI');
+        const schedule = stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        assert.match(schedule.getText(), /\| T0 \(main\)/);
+        assert.ok(schedule.getText().includes(stub.record.clipboard), 'the document has the replay command of the Copy lens');
+        assert.equal(schedule.languageId, 'markdown');
+
+        // A restarted server numbers its documents anew: its racelens:/schedule/1 is loaded
+        // again when shown, not taken from what VS Code holds (the failure is kept on disk).
+        await stub.record.commands.get('racelens.restartServer')();
+        await until('the old server\'s document gone with it', () => /no schedule document/.test(schedule.getText()));
+        const again = await until('the ✗ lens after the restart', async () => (await codeLenses(doc)).find((l) => l.command?.title === 'Show schedule'));
+        await click(again);
+        await until('the schedule document loaded again', () => schedule.getText().includes('| T0 (main)'));
+
+        await stub.record.commands.get('racelens.cancelAll')();
+        await until('the answer of Cancel Explorations', () => stub.record.messages.some((m) => m.kind === 'info' && /no exploration was running or queued/.test(m.message)));
         assert.deepEqual(stub.record.messages.filter((m) => m.kind === 'error'), []);
     });
 });

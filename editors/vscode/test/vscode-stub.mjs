@@ -1,7 +1,9 @@
 // A stand-in for the `vscode` module, enough to activate the bundled extension in plain
 // Node: VS Code itself cannot run here. It records what the extension and
-// vscode-languageclient do (commands, messages, diagnostics, output) for the smoke test.
-// Anything it does not model is a harmless no-op that returns a disposable.
+// vscode-languageclient do (commands, messages, diagnostics, output, progress, the
+// clipboard, the documents shown) for the smoke test. Documents of other schemes open
+// through their content provider, and load again when it says they changed, as in
+// VS Code. Anything it does not model is a harmless no-op that returns a disposable.
 
 import * as path from 'node:path';
 
@@ -182,10 +184,10 @@ class CancellationTokenSource {
     dispose() {}
 }
 
-/** A text document as VS Code hands it out. */
+/** A text document as VS Code hands it out; `setText` stands for VS Code loading it again. */
 export function textDocument(uri, languageId, text, version = 1) {
-    const lines = text.split('\n');
-    return {
+    let lines = text.split('\n');
+    const doc = {
         uri,
         fileName: uri.fsPath,
         languageId,
@@ -197,14 +199,21 @@ export function textDocument(uri, languageId, text, version = 1) {
         eol: 1,
         getText: () => text,
         lineAt: (n) => ({ text: lines[typeof n === 'number' ? n : n.line] }),
+        setText(next) {
+            text = next;
+            lines = text.split('\n');
+            doc.lineCount = lines.length;
+            doc.version++;
+        },
     };
+    return doc;
 }
 
 /**
  * Makes a fresh `vscode` stand-in. `settings` holds dotted keys (`racelens.server.path`);
  * the package.json defaults fill in the rest. `workspaceFolder` is a path or undefined.
  */
-export function createVscode(settings, defaults, workspaceFolder) {
+export function createVscode(settings, defaults, workspaceFolder, { trusted = true } = {}) {
     const unknown = new Set();
     const record = {
         commands: new Map(),
@@ -214,6 +223,11 @@ export function createVscode(settings, defaults, workspaceFolder) {
         contentProviders: new Map(),
         codeLensProviders: [],
         hoverProviders: [],
+        /** withProgress options, in order (`title`, `cancellable`). */
+        progress: [],
+        /** Documents shown in an editor: `{ uri, options }`. */
+        shown: [],
+        clipboard: '',
         unknown,
     };
     const values = { ...defaults, ...settings };
@@ -224,6 +238,7 @@ export function createVscode(settings, defaults, workspaceFolder) {
         close: new EventEmitter(),
         change: new EventEmitter(),
         save: new EventEmitter(),
+        trust: new EventEmitter(),
     };
 
     function configuration(section) {
@@ -278,6 +293,31 @@ export function createVscode(settings, defaults, workspaceFolder) {
 
     const textDocuments = [];
 
+    /** Opens a document: the one already open, else from its scheme's content provider. */
+    async function openTextDocument(uri) {
+        const open = textDocuments.find((d) => d.uri.toString() === uri.toString());
+        if (open !== undefined) {
+            return open;
+        }
+        const provider = record.contentProviders.get(uri.scheme);
+        if (provider === undefined) {
+            throw new Error(`cannot open ${uri.toString()}: no content provider for ${uri.scheme}`);
+        }
+        const text = await provider.provideTextDocumentContent(uri, new CancellationTokenSource().token);
+        const doc = textDocument(uri, 'plaintext', text);
+        openDocument(doc);
+        return doc;
+    }
+
+    /** A content provider said `uri` changed: load it again if it is open. */
+    async function reload(scheme, uri) {
+        const doc = textDocuments.find((d) => d.uri.toString() === uri.toString());
+        if (doc !== undefined) {
+            const provider = record.contentProviders.get(scheme);
+            doc.setText(await provider.provideTextDocumentContent(uri, new CancellationTokenSource().token));
+        }
+    }
+
     const vscode = {
         version: '1.82.0',
         Uri,
@@ -296,7 +336,19 @@ export function createVscode(settings, defaults, workspaceFolder) {
         DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
         DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
         ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
-        env: lenient('env', { language: 'en', appName: 'stub', machineId: 'stub', sessionId: 'stub', openExternal: async () => true }, unknown),
+        env: lenient('env', {
+            language: 'en',
+            appName: 'stub',
+            machineId: 'stub',
+            sessionId: 'stub',
+            openExternal: async () => true,
+            clipboard: {
+                readText: async () => record.clipboard,
+                writeText: async (text) => {
+                    record.clipboard = text;
+                },
+            },
+        }, unknown),
         commands: lenient('commands', {
             registerCommand(id, fn) {
                 if (record.commands.has(id)) {
@@ -323,7 +375,15 @@ export function createVscode(settings, defaults, workspaceFolder) {
                 record.messages.push({ kind: 'info', message, items });
                 return undefined;
             },
-            withProgress: async (_options, task) => task({ report: () => {} }, new CancellationTokenSource().token),
+            withProgress: async (options, task) => {
+                record.progress.push(options);
+                return task({ report: () => {} }, new CancellationTokenSource().token);
+            },
+            showTextDocument: async (target, options) => {
+                const doc = target instanceof Uri ? await openTextDocument(target) : target;
+                record.shown.push({ uri: doc.uri, options });
+                return { document: doc };
+            },
             activeTextEditor: undefined,
             visibleTextEditors: [],
             onDidChangeActiveTextEditor: new EventEmitter().event,
@@ -332,6 +392,9 @@ export function createVscode(settings, defaults, workspaceFolder) {
         workspace: lenient('workspace', {
             workspaceFolders: workspaceFolder ? [{ uri: Uri.file(workspaceFolder), name: path.basename(workspaceFolder), index: 0 }] : undefined,
             textDocuments,
+            isTrusted: trusted,
+            onDidGrantWorkspaceTrust: events.trust.event,
+            openTextDocument,
             getConfiguration: configuration,
             getWorkspaceFolder: () => undefined,
             onDidChangeConfiguration: events.config.event,
@@ -343,7 +406,11 @@ export function createVscode(settings, defaults, workspaceFolder) {
             onDidChangeWorkspaceFolders: new EventEmitter().event,
             registerTextDocumentContentProvider(scheme, provider) {
                 record.contentProviders.set(scheme, provider);
-                return new Disposable(() => record.contentProviders.delete(scheme));
+                const changes = provider.onDidChange?.((uri) => void reload(scheme, uri));
+                return new Disposable(() => {
+                    changes?.dispose();
+                    record.contentProviders.delete(scheme);
+                });
             },
         }, unknown),
         languages: lenient('languages', {
@@ -372,7 +439,10 @@ export function createVscode(settings, defaults, workspaceFolder) {
                 record.hoverProviders.push({ selector, provider });
                 return new Disposable();
             },
-            setTextDocumentLanguage: async (doc, languageId) => ({ ...doc, languageId }),
+            setTextDocumentLanguage: async (doc, languageId) => {
+                doc.languageId = languageId;
+                return doc;
+            },
         }, unknown),
     };
 
@@ -388,6 +458,12 @@ export function createVscode(settings, defaults, workspaceFolder) {
         events.config.fire({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) });
     }
 
+    /** The user trusts the workspace (as in the Restricted Mode banner). */
+    function grantTrust() {
+        vscode.workspace.isTrusted = true;
+        events.trust.fire();
+    }
+
     const root = lenient('vscode', vscode, unknown);
-    return { vscode: root, record, openDocument, setSetting, events };
+    return { vscode: root, record, openDocument, setSetting, grantTrust, events };
 }

@@ -255,7 +255,7 @@ fn main() {
         println!("|---|---:|---:|---:|");
         for (fault, s) in faults.iter().zip(&stress_rows) {
             match s {
-                Ok(s) => println!("| {} | {} | {} | {} ms |", fault.name, s.runs, s.failed_at.map_or("—".into(), |n| format!("run {n}")), s.elapsed.as_millis()),
+                Ok(s) => println!("| {} | {} | {} | {} ms |", fault.name, s.runs, s.failed_at.map_or("—".into(), |n| format!("run {n}: {}", s.failure.as_deref().unwrap_or("?"))), s.elapsed.as_millis()),
                 Err(e) => println!("| {} | error: {e} | | |", fault.name),
             }
         }

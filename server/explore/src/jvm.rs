@@ -24,7 +24,8 @@ pub struct TestSpec {
 }
 
 impl TestSpec {
-    fn arg(&self) -> String {
+    /// The agent's form: `junit:pkg.PoolTest#borrow` or `main:pkg.Main`.
+    pub fn arg(&self) -> String {
         match &self.method {
             Some(m) => format!("junit:{}#{m}", self.class),
             None => format!("main:{}", self.class),

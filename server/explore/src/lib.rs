@@ -9,7 +9,8 @@
 //!   change-aware prioritization; [`capp`], [`directed`], [`change`]: the change-aware
 //!   prioritizations, [`heuristics`]: choosing one by name;
 //! - [`explorer`]: the exploration loop; [`schedule`]: failing schedules as strings;
-//!   [`report`]: the interleaving as a table.
+//!   [`report`]: the interleaving as a table; [`stress`]: uncontrolled repeated runs, for
+//!   comparison.
 
 pub mod agent;
 pub mod capp;
@@ -24,4 +25,5 @@ pub mod protocol;
 pub mod report;
 pub mod schedule;
 pub mod search;
+pub mod stress;
 pub mod tests;

@@ -604,12 +604,12 @@ fn lens_key(impact: &Impact) -> u64 {
     h.finish()
 }
 
-/// `racelens:` documents: `racelens:/codes/RL001`, and schedules (`racelens:/schedule/3`).
+/// `racelens:` documents: `racelens:/codes/RL001`, and schedules (`racelens:/schedule/<run>-3`).
 fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     let path = uri.strip_prefix("racelens:").ok_or_else(|| format!("not a racelens: document: {uri}"))?;
     let path = path.trim_start_matches('/');
     if let Some(n) = path.strip_prefix("schedule/") {
-        let text = n.split('/').next().and_then(|n| n.parse().ok()).and_then(|n| jobs.document_text(n));
+        let text = n.split('/').next().and_then(|n| jobs.document_text(n));
         let text = text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
         return Ok(serde_json::json!({"text": text, "languageId": "markdown"}));
     }

@@ -30,9 +30,11 @@ pub struct Jobs {
     queue: Vec<(Job, TestKey)>,
     pub running: BTreeMap<u64, Running>,
     results: BTreeMap<PathBuf, BTreeMap<String, TestResult>>,
-    /// `racelens:/schedule/<n>` documents.
-    documents: BTreeMap<u64, String>,
+    /// `racelens:/schedule/<name>` documents.
+    documents: BTreeMap<String, String>,
     next_document: u64,
+    /// Names documents apart from those of earlier server runs (an editor may still show one).
+    run: u64,
 }
 
 impl Jobs {
@@ -117,13 +119,18 @@ impl Jobs {
 
     /// Registers a schedule document; returns its URI.
     pub fn document(&mut self, text: String) -> String {
+        if self.run == 0 {
+            self.run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_millis() as u64);
+        }
         self.next_document += 1;
-        self.documents.insert(self.next_document, text);
-        format!("racelens:/schedule/{}", self.next_document)
+        let name = format!("{:x}-{}", self.run, self.next_document);
+        let uri = format!("racelens:/schedule/{name}");
+        self.documents.insert(name, text);
+        uri
     }
 
-    pub fn document_text(&self, n: u64) -> Option<&String> {
-        self.documents.get(&n)
+    pub fn document_text(&self, name: &str) -> Option<&String> {
+        self.documents.get(name)
     }
 }
 

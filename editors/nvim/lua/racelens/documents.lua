@@ -1,8 +1,16 @@
--- `racelens:` virtual documents (warning code explanations, later schedules): the server
--- serves their text through the request `racelens/document`; they are shown read-only.
+-- `racelens:` virtual documents (warning code explanations, failing schedules): the
+-- server serves their text through the request `racelens/document`; they are shown
+-- read-only, in `nofile` buffers. A schedule (`racelens:/schedule/3`) belongs to the
+-- server that numbered it: a buffer remembers which client its text came from, and shows
+-- the text again when another one asks for that URI (a restarted server numbers anew).
 local compat = require('racelens.compat')
 
 local M = {}
+
+--- bufnr -> id of the client whose text the buffer holds.
+local read_from = {}
+--- The client to ask for the next read (set around the `:split` of `M.show`).
+local preferred_client
 
 --- The `BufReadCmd` pattern. A name like `racelens:/codes/RL001` has no `://`, so Neovim
 --- takes it for a relative path and makes the buffer name `<cwd>/racelens:/codes/RL001`
@@ -40,8 +48,13 @@ local function set_lines(bufnr, lines, filetype)
 end
 
 --- An initialized racelens client to ask, waiting (up to `wait_ms`) for one that is still
---- starting. Prefers the client of the alternate buffer (the file the link came from).
+--- starting. Prefers `preferred_client`, then the client of the alternate buffer (the file
+--- the link came from).
 local function pick_client(clients_fn, wait_ms)
+  local preferred = compat.live_client(preferred_client)
+  if preferred and preferred.initialized then
+    return preferred
+  end
   local function initialized()
     local alt = vim.fn.bufnr('#')
     local first
@@ -69,6 +82,7 @@ end
 --- Fills `bufnr` (named after a `racelens:` URI) with the text the server has for it.
 --- `clients_fn` returns the racelens clients (initialized or starting).
 function M.read(bufnr, name, clients_fn)
+  read_from[bufnr] = nil
   local uri = M.uri_from_name(name)
   if not uri then
     set_lines(bufnr, { 'racelens: not a racelens: URI: ' .. tostring(name) })
@@ -108,6 +122,64 @@ function M.read(bufnr, name, clients_fn)
     filetype = result.languageId == 'markdown' and 'markdown' or result.languageId
   end
   set_lines(bufnr, lines, filetype)
+  read_from[bufnr] = client.id
+end
+
+--- The buffer named after `uri`, if any.
+function M.buffer_for(uri)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if M.uri_from_name(vim.api.nvim_buf_get_name(bufnr)) == uri then
+      return bufnr
+    end
+  end
+  return nil
+end
+
+--- Runs `fn` with `client_id` as the client the reads it causes ask first.
+local function asking(client_id, fn)
+  preferred_client = client_id
+  local ok, err = pcall(fn)
+  preferred_client = nil
+  if not ok then
+    error(err, 0)
+  end
+end
+
+--- A window of the current tab page that shows `bufnr`, if any.
+local function window_of(bufnr)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == bufnr then
+      return win
+    end
+  end
+  return nil
+end
+
+--- Shows the document `uri` of the client `client_id` (nil: any racelens client) in a
+--- window of the current tab page: the one that shows it already, else a new split. The
+--- text is read again when the buffer's came from another client. Returns the buffer.
+function M.show(uri, client_id, clients_fn)
+  local bufnr = M.buffer_for(uri)
+  if not bufnr or not vim.api.nvim_buf_is_loaded(bufnr) then
+    -- `:split` reads it (BufReadCmd), from that client.
+    local target = bufnr and ('sbuffer ' .. bufnr) or ('split ' .. vim.fn.fnameescape(uri))
+    asking(client_id, function()
+      vim.cmd(target)
+    end)
+    return vim.api.nvim_get_current_buf()
+  end
+  local win = window_of(bufnr)
+  if win then
+    vim.api.nvim_set_current_win(win)
+  else
+    vim.cmd('sbuffer ' .. bufnr)
+  end
+  if client_id == nil or read_from[bufnr] ~= client_id then
+    asking(client_id, function()
+      M.read(bufnr, vim.api.nvim_buf_get_name(bufnr), clients_fn)
+    end)
+  end
+  return bufnr
 end
 
 return M

@@ -1,13 +1,16 @@
 -- racelens for Neovim: starts `racelens lsp` for Java buffers (one client per project
--- root), keeps its code lenses fresh, runs them, and shows `racelens:` documents.
+-- root), keeps its code lenses fresh, runs them (commands.lua), shows explorations'
+-- progress (progress.lua) and `racelens:` documents (documents.lua).
 -- Works on Neovim 0.7.2 (Debian 12) and current Neovim; see compat.lua.
+local commands = require('racelens.commands')
 local compat = require('racelens.compat')
 local documents = require('racelens.documents')
+local lenses = require('racelens.lenses')
+local progress = require('racelens.progress')
 
 local M = {}
 
 local NAME = 'racelens'
-local EXPLORE = 'racelens.exploreTest'
 
 local defaults = {
   cmd = { 'racelens', 'lsp' },
@@ -210,44 +213,6 @@ local function setup_lens_autocmds(bufnr)
   })
 end
 
--- Commands the server runs ------------------------------------------------------------
-
---- Sends a lens's command to the racelens server as `workspace/executeCommand`.
---- Registered as a client-side command of the racelens clients, so that running a lens
---- reaches the server on every version (whatever `executeCommandProvider` says).
-local function execute_on_server(command, ctx)
-  ctx = ctx or {}
-  local client = ctx.client_id and compat.live_client(ctx.client_id)
-  if not client or client.name ~= NAME then
-    client = (ctx.bufnr and client_for_buf(ctx.bufnr)) or all_clients()[1]
-  end
-  if not client then
-    notify('no racelens server is running to run ' .. tostring(command.command), vim.log.levels.WARN)
-    return
-  end
-  local params = { command = command.command, arguments = command.arguments }
-  local bufnr = ctx.bufnr
-  compat.request(client, 'workspace/executeCommand', params, function(err, result)
-    if err then
-      notify(string.format('%s failed: %s', command.command, tostring(err.message or vim.inspect(err))),
-        vim.log.levels.ERROR)
-    elseif type(result) == 'string' and result ~= '' then
-      notify(result)
-    elseif type(result) == 'table' then
-      if type(result.message) == 'string' and result.message ~= '' then
-        notify(result.message)
-      end
-      if type(result.uri) == 'string' and documents.uri_from_name(result.uri) then
-        vim.cmd('split ' .. vim.fn.fnameescape(result.uri))
-      end
-    end
-    if bufnr and vim.api.nvim_buf_is_valid(bufnr) then
-      M.refresh_codelens(bufnr)
-    end
-  end, bufnr)
-end
-M._execute_on_server = execute_on_server
-
 -- Starting and attaching ----------------------------------------------------------------
 
 local function make_capabilities()
@@ -261,12 +226,11 @@ local function make_capabilities()
 end
 
 local function make_handlers()
-  local handlers = {
-    -- Sent instead of `workspace/codeLens/refresh` to clients without refreshSupport.
-    ['racelens/codeLensRefresh'] = function(_, _, ctx)
-      refresh_client_lenses(ctx.client_id)
-    end,
-  }
+  local handlers = commands.handlers()
+  -- Sent instead of `workspace/codeLens/refresh` to clients without refreshSupport.
+  handlers['racelens/codeLensRefresh'] = function(_, _, ctx)
+    refresh_client_lenses(ctx.client_id)
+  end
   if not vim.lsp.handlers['workspace/codeLens/refresh'] then
     -- 0.7 has no handler for the standard request; answer it rather than fail it.
     handlers['workspace/codeLens/refresh'] = function(_, _, ctx)
@@ -304,7 +268,7 @@ local function make_config(root)
     settings = { racelens = settings },
     capabilities = make_capabilities(),
     handlers = make_handlers(),
-    commands = { [EXPLORE] = execute_on_server },
+    commands = commands.client_commands(),
     on_init = function()
       initialized = true
     end,
@@ -316,6 +280,7 @@ local function make_config(root)
           state.roots[r] = nil
         end
       end
+      progress.forget_client(client_id)
       if not initialized and (code ~= 0 or (signal ~= 0 and signal ~= 15)) then
         vim.schedule(function()
           notify(string.format(
@@ -464,6 +429,11 @@ function M.info()
     table.insert(lines, string.format('  cmd: %s', type(ccmd) == 'table' and table.concat(ccmd, ' ') or tostring(ccmd)))
     table.insert(lines, string.format('  buffers: %s', #bufs > 0 and table.concat(bufs, ', ') or '(none)'))
   end
+  local running = progress.info_lines()
+  if #running > 0 then
+    table.insert(lines, 'explorations running:')
+    vim.list_extend(lines, running)
+  end
   table.insert(lines, 'LSP log: ' .. vim.lsp.get_log_path())
   return lines
 end
@@ -472,10 +442,17 @@ local function show_info()
   vim.api.nvim_echo({ { table.concat(M.info(), '\n') } }, true, {})
 end
 
---- Runs the code lens of the current line (`racelens.exploreTest` goes to the server).
-function M.run_lens()
-  vim.lsp.codelens.run()
-end
+--- Runs a racelens code lens of the cursor line: the one whose title `title` names (the
+--- same, else the start of one, else a part; case ignored), the only one, or one picked
+--- with vim.ui.select.
+M.run_lens = commands.run_lens
+
+--- Cancels every exploration of every racelens server.
+M.cancel = commands.cancel_all
+
+--- The explorations the servers reported (running, and the last finished ones):
+--- `{ client_id, token, title, message, done }`, oldest first.
+M.explorations = progress.list
 
 --- Opens the explanation (`racelens:/codes/RLxxx`) of the racelens diagnostic under the
 --- cursor, or of the first one on the line.
@@ -522,16 +499,23 @@ end
 
 local function create_commands()
   local cmds = {
-    RacelensRunLens = { M.run_lens, 'racelens: run the code lens of the current line' },
     RacelensRestart = { M.restart, 'racelens: restart the language server' },
-    RacelensInfo = { show_info, 'racelens: show the clients, their roots and the server command' },
+    RacelensInfo = { show_info, 'racelens: show the clients, their roots, explorations and the server command' },
     RacelensExplain = { M.explain, 'racelens: explain the racelens warning on this line' },
+    RacelensCancel = { M.cancel, 'racelens: cancel every exploration' },
   }
   for name, def in pairs(cmds) do
     vim.api.nvim_create_user_command(name, function()
       def[1]()
     end, { desc = def[2] })
   end
+  vim.api.nvim_create_user_command('RacelensRunLens', function(args)
+    M.run_lens(args.args)
+  end, {
+    nargs = '?',
+    complete = lenses.complete,
+    desc = 'racelens: run a code lens of the current line (optionally: its title)',
+  })
 end
 
 -- Setup ---------------------------------------------------------------------------------

@@ -279,7 +279,9 @@ impl Core {
                     r.bound = bound;
                 }
                 if let Some(p) = self.progress.get(&id) {
-                    let message = format!("{} · preemption bound {bound} · {rate:.0}/s", plural(schedules, "schedule", "schedules"));
+                    // The rate means something once a few schedules ran (the JVM's start counts).
+                    let rate = if schedules >= 10 { format!(" · {rate:.0}/s") } else { String::new() };
+                    let message = format!("{} · preemption bound {bound}{rate}", plural(schedules, "schedule", "schedules"));
                     self.rt.block_on(p.report_with_message(message, Some(true)));
                 }
             }

@@ -1,0 +1,133 @@
+-- End-to-end test of an exploration through the Neovim plugin against the real server,
+-- headless: the explore-lost-update fixture, whose change removes `synchronized` from
+-- LatencyStats.record() so that two threads lose an update. The test clicks the
+-- `▶ Explore schedules` lens with :RacelensRunLens, follows the progress, waits for the
+-- failure's lenses and RL200 diagnostic, shows the schedule in a scratch buffer, copies
+-- the replay command, replays it, and cancels what is left.
+-- Run by tests/nvim/run.sh, which makes the git repository and sets:
+--   RACELENS_E2E_EXPLORE_PROJECT  the repository
+--   RACELENS_BIN                  the racelens binary
+--   RACELENS_NVIM_RTP             editors/nvim (put on the runtimepath here)
+
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
+local out, check = harness.out, harness.check
+local project, bin, notes = harness.e2e_setup('RACELENS_E2E_EXPLORE_PROJECT')
+
+local TEST_FILE = 'src/test/java/org/example/metrics/LatencyStatsTest.java'
+local TEST = 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted'
+--- A JVM starts in a second or two and the exploration takes seconds: generous, not slow.
+local EXPLORATION_MS = 90000
+
+local function noted(text)
+  return harness.noted(notes, text)
+end
+
+local function exploration()
+  return harness.exploration('racelens: exploring ' .. TEST)
+end
+
+local buffer_text = harness.buffer_text
+
+--- Puts the cursor on the line of `lens` in the test's buffer, and runs :RacelensRunLens `title`.
+local function run_lens(test_buf, lens, title)
+  vim.api.nvim_set_current_buf(test_buf)
+  vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
+  vim.cmd('RacelensRunLens ' .. title)
+end
+
+--- Clicks the ▶ lens and follows the exploration's progress to its end.
+local function explore(test_buf)
+  local lens = harness.wait_lens(test_buf, '▶ Explore schedules', 30000, 'racelens.exploreTest')
+  out('ok: ' .. lens.command.title)
+  run_lens(test_buf, lens, '')
+  check(vim.wait(EXPLORATION_MS, function()
+    return exploration() ~= nil
+  end, 50), 'no progress of the exploration: ' .. vim.inspect(require('racelens').explorations()))
+  check(vim.wait(EXPLORATION_MS, function()
+    return exploration().done
+  end, 50), 'the exploration did not end: ' .. vim.inspect(exploration()))
+  local ended = exploration().message
+  check(ended:match('^✗ AssertionError after %d+ schedules?$'), 'the exploration ended with: ' .. ended)
+  check(vim.wait(10000, function()
+    return noted('racelens: ' .. TEST .. ': ' .. ended) ~= nil
+  end, 50), 'the server did not say what it found: ' .. vim.inspect(notes))
+  out('ok: progress ended: ' .. ended)
+end
+
+--- The failure's lenses on the test, and its RL200 diagnostic.
+local function failure(test_buf)
+  local failed = harness.wait_lens(test_buf, '✗ ', EXPLORATION_MS)
+  check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%)$'),
+    'failure lens: ' .. failed.command.title)
+  out('ok: lenses\n' .. harness.describe_lenses(test_buf))
+  local function rl200()
+    for _, d in ipairs(vim.diagnostic.get(test_buf)) do
+      if harness.diag_code(d) == 'RL200' and d.severity == vim.diagnostic.severity.ERROR then
+        return d
+      end
+    end
+    return nil
+  end
+  check(vim.wait(30000, function()
+    return rl200() ~= nil
+  end, 50), 'no RL200 error on the test; diagnostics:\n' .. harness.describe_diagnostics(test_buf))
+  out(string.format('ok: RL200 on line %d: %s', rl200().lnum, rl200().message))
+  return failed
+end
+
+--- Show schedule: a read-only markdown scratch buffer with the table and the replay command.
+local function show_schedule(test_buf, lens)
+  run_lens(test_buf, lens, 'show schedule')
+  local documents = require('racelens.documents')
+  local uri
+  check(vim.wait(15000, function()
+    uri = documents.uri_from_name(vim.api.nvim_buf_get_name(0))
+    return uri ~= nil and uri:match('^racelens:/schedule/[%w%-]+$') ~= nil and buffer_text(0):find('racelens replay', 1, true)
+  end, 50), 'no schedule document in the current window: ' .. vim.api.nvim_buf_get_name(0) .. '\n' .. buffer_text(0))
+  local schedule = vim.api.nvim_get_current_buf()
+  local text = buffer_text(schedule)
+  check(text:find('| T0 (main)', 1, true) and text:find('| T1 (Thread-0)', 1, true), 'no per-thread table:\n' .. text)
+  check(vim.bo[schedule].filetype == 'markdown' and vim.bo[schedule].buftype == 'nofile'
+    and not vim.bo[schedule].modifiable, 'the schedule is not in a read-only markdown scratch buffer')
+  out(string.format('ok: %s in a scratch buffer (%d lines)', uri, vim.api.nvim_buf_line_count(schedule)))
+  vim.cmd('only')
+  return text
+end
+
+local function test()
+  out('nvim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.'
+    .. tostring(vim.version().patch) .. ', server ' .. bin .. ', project ' .. project)
+  vim.cmd('filetype on')
+  vim.o.hidden = true
+  vim.cmd('cd ' .. vim.fn.fnameescape(project))
+  require('racelens').setup({ cmd = { bin, 'lsp' } })
+
+  vim.cmd('edit ' .. TEST_FILE)
+  local test_buf = vim.api.nvim_get_current_buf()
+  harness.wait_attached(test_buf, TEST_FILE)
+  explore(test_buf)
+  local failed = failure(test_buf)
+  local text = show_schedule(test_buf, failed)
+
+  -- Copy: the client's own command, to the unnamed register.
+  run_lens(test_buf, failed, 'Copy')
+  local copied = vim.fn.getreg('"')
+  check(copied:match('^racelens replay .* %-%-test ' .. vim.pesc(TEST) .. ' %-%-schedule %S+$'), 'register ": ' .. copied)
+  check(text:find(copied, 1, true), 'the schedule document does not have the copied command ' .. copied)
+  out('ok: Copy -> register ": ' .. copied)
+
+  -- Replay: one execution of the schedule, which still fails.
+  run_lens(test_buf, failed, 'Replay')
+  check(vim.wait(EXPLORATION_MS, function()
+    return noted('racelens: replay of ' .. TEST .. ': still fails') ~= nil
+  end, 50), 'no replay message: ' .. vim.inspect(notes))
+  out('ok: ' .. noted('racelens: replay of '))
+
+  vim.cmd('RacelensCancel')
+  check(vim.wait(10000, function()
+    return noted('racelens: no exploration was running or queued') ~= nil
+  end, 50), ':RacelensCancel said: ' .. vim.inspect(notes))
+  out('ok: :RacelensCancel: nothing left to cancel')
+end
+
+harness.run('nvim explore', test, harness.e2e_report(notes))
