@@ -110,6 +110,8 @@ impl Session {
 pub struct Stats {
     pub schedules: u64,
     pub decision_points: u64,
+    /// Scheduling points passed, over all schedules.
+    pub steps: u64,
     pub elapsed: Duration,
     pub livelocks: u64,
     /// Schedules beyond the preemption bound, not explored.
@@ -224,6 +226,7 @@ pub fn explore(
         let exec = session.run_with(&schedule.choices, Mode::Fast, options.max_steps, &prioritizer.run_options())?;
         stats.schedules += 1;
         stats.decision_points += exec.decisions.len() as u64;
+        stats.steps += exec.steps as u64;
         stats.bound = stats.bound.max(schedule.preemptions);
         stats.elapsed = started.elapsed();
         progress(&stats);
@@ -314,6 +317,7 @@ pub fn explore_pct(
         let exec = session.run_with(&[], Mode::Fast, options.max_steps, &[pct])?;
         stats.schedules += 1;
         stats.decision_points += exec.decisions.len() as u64;
+        stats.steps += exec.steps as u64;
         stats.elapsed = started.elapsed();
         progress(&stats);
         match &exec.outcome {

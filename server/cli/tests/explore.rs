@@ -1,0 +1,159 @@
+//! `racelens explore` and `racelens replay` on real JVMs: every fixture's buggy version
+//! (its change applied) fails under exploration and its schedule replays; every correct
+//! version passes every schedule within the preemption bound; the special cases (a
+//! livelock, `System.exit`, a failure in another thread, deterministic hash codes and
+//! clocks, logical sleeps, JUnit 5, `main`) come out as documented in their fixture.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use support::*;
+
+/// Compiled classes go to a cache of this test process, not the user's.
+fn cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
+fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(args).arg("--json").current_dir(dir).env("XDG_CACHE_HOME", cache()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// The buggy version fails with `kind`; the failing schedule replays to the same failure.
+fn buggy_fails_and_replays(fixture: &str, test: &str, kind: &str) {
+    let repo = fixture_repo(fixture);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
+    let failure = &r["failure"];
+    assert_eq!(failure["kind"], kind, "{r:#}");
+    assert!(r["schedules"].as_u64().unwrap() >= 1 && !failure["trace"].as_array().unwrap().is_empty());
+    let schedule = failure["schedule"].as_str().unwrap();
+    let (code, replayed) = racelens(repo.path(), &["replay", "--test", test, "--schedule", schedule]);
+    assert_eq!((code, replayed["outcome"].as_str()), (1, Some(kind)), "{replayed:#}");
+    if kind == "fail" {
+        let same = replayed["message"].as_str().unwrap().starts_with(failure["message"].as_str().unwrap());
+        assert!(same, "the replay fails the same way: {replayed:#}\nvs {failure:#}");
+    }
+}
+
+/// The correct version passes every schedule within the default bound (2).
+fn correct_passes_every_schedule(fixture: &str, test: &str) {
+    let repo = repo_from(&fixtures_dir().join(fixture), false);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
+    assert_eq!(r["stats"]["livelocks"], 0, "{r:#}");
+    assert!(r["schedules"].as_u64().unwrap() > 1, "more than one schedule: {r:#}");
+}
+
+macro_rules! fixture_tests {
+    ($($name:ident: $fixture:literal, $test:literal, $kind:literal;)*) => {
+        $(
+            mod $name {
+                #[test]
+                fn buggy_version_fails_and_replays() {
+                    super::buggy_fails_and_replays($fixture, $test, $kind);
+                }
+                #[test]
+                fn correct_version_passes_every_schedule() {
+                    super::correct_passes_every_schedule($fixture, $test);
+                }
+            }
+        )*
+    };
+}
+
+fixture_tests! {
+    lost_update: "explore-lost-update", "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted", "fail";
+    check_then_act: "explore-check-then-act", "org.example.cache.ConnectionCacheTest#racingClientsShareOneConnection", "fail";
+    lock_order_deadlock: "explore-deadlock", "org.example.bank.BankTest#oppositeTransfersKeepTheTotal", "deadlock";
+    lost_wakeup: "explore-lost-wakeup", "org.example.buffer.BoundedBufferTest#everyItemIsConsumedOnce", "deadlock";
+    lock_condition: "explore-lock-condition", "org.example.jobs.JobQueueTest#everyJobRunsOnce", "fail";
+    executor: "explore-executor", "org.example.words.WordCountTest#parallelCountMatchesSequential", "fail";
+    latch: "explore-latch", "org.example.registry.ServiceRegistryTest#allServicesVisibleAfterStartup", "fail";
+}
+
+fn special(test: &str, extra: &[&str]) -> (i32, Value) {
+    let repo = repo_from(&fixtures_dir().join("explore-special"), false);
+    let mut args = vec!["explore", "--test", test];
+    args.extend_from_slice(extra);
+    racelens(repo.path(), &args)
+}
+
+#[test]
+fn a_thread_that_spins_forever_is_a_livelock_not_a_bug() {
+    for test in ["SpecialCasesTest#spinsForever", "SpecialCasesTest#loopsWithoutSharedState"] {
+        let (code, r) = special(test, &["--max-steps", "5000", "--max-schedules", "3"]);
+        assert_eq!(code, 0, "{r:#}");
+        assert!(r["stats"]["livelocks"].as_u64().unwrap() >= 1, "{test}: {r:#}");
+        assert_ne!(r["outcome"], "fail", "{r:#}");
+    }
+}
+
+#[test]
+fn system_exit_is_intercepted_and_reported() {
+    let (code, r) = special("SpecialCasesTest#exitsTheJvm", &[]);
+    assert_eq!((code, r["failure"]["kind"].as_str()), (1, Some("exit")), "{r:#}");
+    assert!(r["failure"]["message"].as_str().unwrap().contains("System.exit(3)"), "{r:#}");
+}
+
+#[test]
+fn an_exception_in_another_thread_fails_the_test() {
+    let (code, r) = special("SpecialCasesTest#failsInWorkerThread", &[]);
+    assert_eq!((code, r["failure"]["thread"].as_u64()), (1, Some(1)), "{r:#}");
+    assert!(r["failure"]["message"].as_str().unwrap().starts_with("java.lang.IllegalStateException: worker lost its connection"), "{r:#}");
+}
+
+#[test]
+fn hash_codes_clocks_and_sleeps_are_deterministic() {
+    // Every schedule replays the prefix it extends: a nondeterministic execution would stop
+    // the exploration with a divergence (outcome `error`).
+    for test in ["SpecialCasesTest#hashCodesAndClockReplay", "SpecialCasesTest#sleepsAreLogical"] {
+        let (code, r) = special(test, &[]);
+        assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
+    }
+}
+
+#[test]
+fn junit5_tests_and_main_programs_run_too() {
+    for test in ["JupiterCounterTest#concurrentIncrementsAreAtomic", "org.example.special.PipelineMain"] {
+        let (code, r) = special(test, &[]);
+        assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
+        assert!(r["schedules"].as_u64().unwrap() > 1, "{test}: {r:#}");
+    }
+}
+
+#[test]
+fn a_schedule_that_no_longer_fits_the_code_is_reported_as_a_divergence() {
+    let repo = fixture_repo("explore-lost-update");
+    let test = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
+    let (_, r) = racelens(repo.path(), &["explore", "--test", test]);
+    let schedule = r["failure"]["schedule"].as_str().unwrap().to_string();
+    // The fix: `record` is synchronized again. The schedule's switch points moved.
+    git(repo.path(), &["checkout", "--", "."]);
+    let (code, replayed) = racelens(repo.path(), &["replay", "--test", test, "--schedule", &schedule]);
+    assert!(matches!((code, replayed["outcome"].as_str()), (0, Some("pass")) | (2, Some("divergence"))), "{replayed:#}");
+}
+
+#[test]
+fn setup_errors_are_clear() {
+    let repo = fixture_repo("explore-lost-update");
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["explore", "--test", "NoSuchTest#x"]).current_dir(repo.path()).env("XDG_CACHE_HOME", cache()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no class `NoSuchTest`"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Not compilable: the compiler's message, not a crash.
+    let file = repo.path().join("src/main/java/org/example/metrics/LatencyStats.java");
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("public void record(", "public void record(int,")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["explore", "--test", "LatencyStatsTest#concurrentRecordsAreAllCounted"]).current_dir(repo.path()).env("XDG_CACHE_HOME", cache()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("LatencyStats.java") && err.contains("error"), "{err}");
+}

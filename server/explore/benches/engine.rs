@@ -1,0 +1,105 @@
+//! The exploration engine's speed: schedules per second on a small test and on a test with
+//! thousands of scheduling points, what a scheduling point costs when it does not switch
+//! threads, and the time to a failure under exploration against plain repeated runs
+//! (stress testing) of the same test.
+//!
+//! Run: `cargo bench -p racelens-explore --bench engine`
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_explore::explorer::{self, Options, Session, Stats, Verdict};
+use racelens_explore::java::Jdk;
+use racelens_explore::project::{self, Sources};
+use racelens_explore::search::{Basic, Strategy};
+use racelens_explore::{agent, stress, tests};
+
+fn repo_dir(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests").join(rel)
+}
+
+fn session(repo: &Path, test: &str, jdk: &Jdk) -> Session {
+    let mut host = Host::open(repo, &HostOptions::default()).expect("the repository opens");
+    host.load().expect("it loads");
+    let spec = tests::resolve(&host, test).expect("the test exists");
+    let project = project::prepare(&Sources::of(&host), jdk).expect("it compiles");
+    Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec)
+}
+
+fn explore(session: &mut Session, max_schedules: u64) -> (Verdict, Stats) {
+    // A warm JVM: its start-up and the first execution's class loading are not measured.
+    session.kind().expect("the JVM starts");
+    let options = Options { strategy: Strategy::Icb { bound: 2 }, max_schedules, ..Options::default() };
+    let report = explorer::explore(session, &options, &mut Basic, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
+    (report.verdict, report.stats)
+}
+
+fn throughput(name: &str, repo: &Path, test: &str, max_schedules: u64, jdk: &Jdk) {
+    let mut s = session(repo, test, jdk);
+    // Warm-up: the JIT compiles the agent and the test.
+    explore(&mut s, 50.min(max_schedules));
+    let (verdict, stats) = explore(&mut s, max_schedules);
+    s.close();
+    let n = stats.schedules.max(1) as f64;
+    println!(
+        "{name}: {} schedules ({}) in {:.2} s: {:.0} schedules/s; per schedule {:.0} scheduling points, {:.1} decision points; {:.0} ns per scheduling point (everything included)",
+        stats.schedules,
+        match verdict {
+            Verdict::Passed => "every schedule within bound 2",
+            Verdict::Limit => "the budget",
+            _ => "stopped early",
+        },
+        stats.elapsed.as_secs_f64(),
+        stats.per_second(),
+        stats.steps as f64 / n,
+        stats.decision_points as f64 / n,
+        stats.elapsed.as_nanos() as f64 / stats.steps.max(1) as f64,
+    );
+}
+
+fn point_cost(jdk: &Jdk) {
+    let jar = agent::agent_jar().expect("the agent");
+    let out = Command::new(&jdk.java).args(["-XX:TieredStopAtLevel=1", "-cp"]).arg(&jar).arg("racelens.agent.bench.PointCost").output().expect("java runs");
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    if !out.status.success() {
+        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+fn time_to_failure(jdk: &Jdk) {
+    let test = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
+    let repo = support::repo_from(&repo_dir("fixtures/explore-lost-update"), true);
+    let mut s = session(repo.path(), test, jdk);
+    let started = Instant::now();
+    let (verdict, stats) = explore(&mut s, 10_000);
+    let explored = started.elapsed();
+    let found = matches!(verdict, Verdict::Failed(_));
+    println!(
+        "lost update (explore-lost-update): exploration {} after {} schedules, {} ms (JVM start excluded)",
+        if found { "fails" } else { "does not fail" },
+        stats.schedules,
+        explored.as_millis()
+    );
+    let stressed = stress::until_failure(&s.project, &s.spec, jdk, Duration::from_secs(30)).expect("stress runs");
+    s.close();
+    match stressed.failed_at {
+        Some(run) => println!("  stress testing: first failure in run {run}, after {} ms ({})", stressed.elapsed.as_millis(), stressed.failure.unwrap_or_default()),
+        None => println!("  stress testing: no failure in {} runs ({} ms)", stressed.runs, stressed.elapsed.as_millis()),
+    }
+}
+
+fn main() {
+    let jdk = Jdk::locate().expect("a JDK");
+    let small = support::repo_from(&repo_dir("fixtures/explore-lost-update"), false);
+    throughput("small test (LatencyStatsTest, 2 threads)", small.path(), "LatencyStatsTest#concurrentRecordsAreAllCounted", 100_000, &jdk);
+    let large = support::repo_from(&repo_dir("bench/engine/hit-counter"), false);
+    throughput("large test (HitCounterTest, 2 threads x 300 hits)", large.path(), "HitCounterTest#everyHitIsCounted", 300, &jdk);
+    point_cost(&jdk);
+    time_to_failure(&jdk);
+}
