@@ -1,5 +1,6 @@
 //! Finding the test to run from what a user types: `PoolTest#borrow`,
-//! `org.example.PoolTest#borrow`, or `Main` for a main program.
+//! `org.example.PoolTest#borrow`, `Main` for a main program, or `PoolTest` for the one
+//! test method of a class.
 
 use racelens_analysis::host::Host;
 use racelens_analysis::java::{ClassKind, MethodKind};
@@ -41,6 +42,10 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
         Some("main") | None => {
             if methods.iter().any(|m| m.name == "main" && m.is_static) {
                 return Ok(TestSpec { class: binary, method: None });
+            }
+            // A class with one test method: that test.
+            if let ([only], None) = (tests.as_slice(), method) {
+                return Ok(TestSpec { class: binary, method: Some(only.to_string()) });
             }
             Err(format!("`{binary}` has no `static main`; name a test method: {}", if tests.is_empty() { "(none found)".to_string() } else { tests.iter().map(|t| format!("{binary}#{t}")).collect::<Vec<_>>().join(", ") }))
         }

@@ -15,7 +15,7 @@ public class Stats {
         cancelled.incrementAndGet();
     }
 
-    public long taken() {
+    public long takenCount() {
         return taken.get();
     }
 }
