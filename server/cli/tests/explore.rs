@@ -45,17 +45,18 @@ fn buggy_fails_and_replays(fixture: &str, test: &str, kind: &str) {
     }
 }
 
-/// The correct version passes every schedule within the default bound (2).
-fn correct_passes_every_schedule(fixture: &str, test: &str) {
+/// The correct version passes every schedule within the preemption `bound` (the default,
+/// 2, where that stays under the schedule limit).
+fn correct_passes_every_schedule(fixture: &str, test: &str, bound: u32) {
     let repo = repo_from(&fixtures_dir().join(fixture), false);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--bound", &bound.to_string()]);
     assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
     assert_eq!(r["stats"]["livelocks"], 0, "{r:#}");
     assert!(r["schedules"].as_u64().unwrap() > 1, "more than one schedule: {r:#}");
 }
 
 macro_rules! fixture_tests {
-    ($($name:ident: $fixture:literal, $test:literal, $kind:literal;)*) => {
+    ($($name:ident: $fixture:literal, $test:literal, $kind:literal, $bound:literal;)*) => {
         $(
             mod $name {
                 #[test]
@@ -64,7 +65,7 @@ macro_rules! fixture_tests {
                 }
                 #[test]
                 fn correct_version_passes_every_schedule() {
-                    super::correct_passes_every_schedule($fixture, $test);
+                    super::correct_passes_every_schedule($fixture, $test, $bound);
                 }
             }
         )*
@@ -72,13 +73,15 @@ macro_rules! fixture_tests {
 }
 
 fixture_tests! {
-    lost_update: "explore-lost-update", "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted", "fail";
-    check_then_act: "explore-check-then-act", "org.example.cache.ConnectionCacheTest#racingClientsShareOneConnection", "fail";
-    lock_order_deadlock: "explore-deadlock", "org.example.bank.BankTest#oppositeTransfersKeepTheTotal", "deadlock";
-    lost_wakeup: "explore-lost-wakeup", "org.example.buffer.BoundedBufferTest#everyItemIsConsumedOnce", "deadlock";
-    lock_condition: "explore-lock-condition", "org.example.jobs.JobQueueTest#everyJobRunsOnce", "fail";
-    executor: "explore-executor", "org.example.words.WordCountTest#parallelCountMatchesSequential", "fail";
-    latch: "explore-latch", "org.example.registry.ServiceRegistryTest#allServicesVisibleAfterStartup", "fail";
+    // name: fixture, test, failure kind of the buggy version, bound exhausted on the correct one
+    // (four threads blocking on one monitor exceed 10000 schedules at bound 2)
+    lost_update: "explore-lost-update", "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted", "fail", 2;
+    check_then_act: "explore-check-then-act", "org.example.cache.ConnectionCacheTest#racingClientsShareOneConnection", "fail", 2;
+    lock_order_deadlock: "explore-deadlock", "org.example.bank.BankTest#oppositeTransfersKeepTheTotal", "deadlock", 2;
+    lost_wakeup: "explore-lost-wakeup", "org.example.buffer.BoundedBufferTest#everyItemIsConsumedOnce", "deadlock", 1;
+    lock_condition: "explore-lock-condition", "org.example.jobs.JobQueueTest#everyJobRunsOnce", "fail", 1;
+    executor: "explore-executor", "org.example.words.WordCountTest#parallelCountMatchesSequential", "fail", 2;
+    latch: "explore-latch", "org.example.registry.ServiceRegistryTest#allServicesVisibleAfterStartup", "fail", 2;
 }
 
 fn special(test: &str, extra: &[&str]) -> (i32, Value) {

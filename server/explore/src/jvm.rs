@@ -102,6 +102,9 @@ impl Jvm {
         let mut cmd = Command::new(&jdk.java);
         cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m", "-Dfile.encoding=UTF-8"])
             .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+            // More JVM options (a heap size, the agent's debug switches such as
+            // `-Dracelens.check=true`), space-separated.
+            .args(std::env::var("RACELENS_JVM_OPTS").unwrap_or_default().split_whitespace())
             .arg(format!("-javaagent:{}=port={port},token={token},instrument={}", agent.display(), join(&project.classes)))
             .arg("-cp")
             .arg(join(&project.classpath))

@@ -24,6 +24,9 @@ public final class Rt {
     /** A thread-state whose thread is null: never the current thread. */
     static final TS NOBODY = new TS(null, -1, -1);
 
+    /** Spins (onSpinWait) before parking on a handoff; pays off when a core is idle. */
+    static final int SPIN = Integer.getInteger("racelens.spin", 0);
+
     // ---- the execution in progress (plain fields, owned by the running thread)
     static TS current = NOBODY;
     static volatile TS turn;
@@ -36,6 +39,10 @@ public final class Rt {
     static int enabledCount;
     static int nblocked;
     static boolean full;
+    /** RUN option {@code stacks}: pending entries carry interned application stacks. */
+    static boolean stacks;
+    /** RUN option {@code pct=...}: the PCT scheduler decides instead of choices. */
+    static Pct pct;
     static int[] choices = new int[0];
     static int decisions;
     static volatile TS[] threads = new TS[0];
@@ -132,6 +139,8 @@ public final class Rt {
      * a controlled thread arriving for the first time waits for its turn (its BEGIN step).
      */
     static TS foreignMe() {
+        jitter();
+        log("foreignMe");
         Thread me = Thread.currentThread();
         for (TS t : threads) {
             if (t.thread == me) {
@@ -169,11 +178,73 @@ public final class Rt {
         return s;
     }
 
+    static final boolean CHECK = Boolean.getBoolean("racelens.check");
+    /** Debug: random delays at handoffs and arrivals, to expose races in the scheduler. */
+    static final boolean JITTER = Boolean.getBoolean("racelens.jitter");
+
+    /** Debug event log of the current execution (-Dracelens.check=true), printed by {@link #dumpLog}. */
+    static final java.util.concurrent.ConcurrentLinkedQueue<String> LOG = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    static void log(String what) {
+        if (CHECK) {
+            LOG.add(System.nanoTime() % 100_000_000 + " " + Thread.currentThread().getName() + " " + what + " step=" + steps
+                    + " turn=" + turn + " current=" + current);
+        }
+    }
+
+    public static void dumpLog() {
+        StringBuilder sb = new StringBuilder("racelens event log of the last execution:\n");
+        for (String l : LOG) {
+            sb.append("  ").append(l).append('\n');
+        }
+        System.err.print(sb);
+    }
+
+    /**
+     * Debug: writes the thread states and the event log of this execution to
+     * {@code racelens-<pid>-<epoch>.log} in the temp folder (the JVM's stderr is not shown).
+     */
+    static void dumpLogTo(String why) {
+        StringBuilder sb = new StringBuilder(why).append('\n');
+        for (TS t : threads) {
+            sb.append(t).append(t.finished ? " finished" : "").append(" blocker=")
+                    .append(t.blocker == null ? "-" : t.blocker.describe(t)).append(" state=").append(t.thread.getState()).append('\n');
+        }
+        for (String l : LOG) {
+            sb.append(l).append('\n');
+        }
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                    "racelens-" + ProcessHandle.current().pid() + "-" + epoch + ".log"), sb);
+        } catch (java.io.IOException | RuntimeException e) {
+            System.err.println("racelens: cannot write the debug log: " + e);
+        }
+    }
+
+    static void jitter() {
+        if (JITTER) {
+            LockSupport.parkNanos(java.util.concurrent.ThreadLocalRandom.current().nextInt(200_000));
+        }
+    }
+
+    /** Debug invariant (-Dracelens.check=true): only the current thread runs the scheduler. */
+    static void check(TS s, String where) {
+        if (CHECK && (current != s || s.thread != Thread.currentThread()) && !over) {
+            new Throwable("racelens invariant broken in " + where + ": caller " + Thread.currentThread().getName()
+                    + " ts " + s + " current " + current + " turn " + turn + " step " + steps).printStackTrace();
+        }
+    }
+
     static void slowPoint(TS s, int site, Object o) {
+        check(s, "slowPoint");
         if (steps >= maxSteps) {
             livelock(s);
         }
         s.pendingSite = site;
+        s.stackId = -1;
+        if (pct != null) {
+            pct.point(s, site, threads);
+        }
         if (dirty) {
             recompute();
         }
@@ -181,11 +252,85 @@ public final class Rt {
             decide(s);
         }
         if (full) {
+            flushE();
             body.append("E ").append(steps).append(' ').append(s.id).append(' ').append(site).append(' ')
-                    .append(o == null ? "-" : label(o)).append(" -\n");
+                    .append(o == null ? "-" : label(o));
             Sites.announce(site, siteLines);
+            String op = Sites.op[site];
+            if (op.equals("READ") || op.equals("WRITE") || op.equals("AREAD") || op.equals("AWRITE")) {
+                valueOf = s; // the value hook right after completes the line
+            } else {
+                body.append(" -\n");
+            }
         }
         steps++;
+    }
+
+    /** The thread whose E line waits for its value (full mode). */
+    static TS valueOf;
+
+    private static void flushE() {
+        if (valueOf != null) {
+            valueOf = null;
+            body.append(" -\n");
+        }
+    }
+
+    private static boolean wantsValue() {
+        TS v = valueOf;
+        return v != null && v.thread == Thread.currentThread() && v == current;
+    }
+
+    private static void putValue(String v) {
+        valueOf = null;
+        body.append(' ');
+        if (v.length() > 40) {
+            v = v.substring(0, 40);
+        }
+        body.append(esc(v)).append('\n');
+    }
+
+    public static void value(int v) {
+        if (full && wantsValue()) {
+            putValue(Integer.toString(v));
+        }
+    }
+
+    public static void value(boolean v) {
+        if (full && wantsValue()) {
+            putValue(v ? "true" : "false");
+        }
+    }
+
+    public static void value(char v) {
+        if (full && wantsValue()) {
+            putValue(String.valueOf(v));
+        }
+    }
+
+    public static void value(long v) {
+        if (full && wantsValue()) {
+            putValue(Long.toString(v));
+        }
+    }
+
+    public static void value(float v) {
+        if (full && wantsValue()) {
+            putValue(Float.toString(v));
+        }
+    }
+
+    public static void value(double v) {
+        if (full && wantsValue()) {
+            putValue(Double.toString(v));
+        }
+    }
+
+    public static void value(Object v) {
+        if (full && wantsValue()) {
+            putValue(v == null ? "null" : v instanceof String ? (String) v : v instanceof Number || v instanceof Boolean
+                    || v instanceof Character ? v.toString() : label(v));
+        }
     }
 
     private static void livelock(TS s) {
@@ -197,6 +342,13 @@ public final class Rt {
     // Decisions and switches
 
     static void recompute() {
+        if (CHECK) {
+            StringBuilder sb = new StringBuilder("recompute");
+            for (TS t : threads) {
+                sb.append(' ').append(t).append(t.finished ? "F" : "").append(t.blocker == null ? "" : t.blocker.ready(t) ? "r" : "b");
+            }
+            log(sb.toString());
+        }
         int n = 0;
         for (TS t : threads) {
             boolean e = !t.finished && (t.blocker == null || t.blocker.ready(t));
@@ -207,7 +359,7 @@ public final class Rt {
         }
         enabledCount = n;
         dirty = false;
-        slow = full || n > 1;
+        slow = full || n > 1 || pct != null;
     }
 
     /** Model state changed in a way that may enable or disable a blocked thread. */
@@ -222,7 +374,9 @@ public final class Rt {
     private static void decide(TS s) {
         int d = decisions++;
         TS c = s;
-        if (d < choices.length) {
+        if (pct != null) {
+            c = pct.pick(threads);
+        } else if (d < choices.length) {
             c = byId(choices[d]);
             if (c == null || !c.enabled) {
                 diverge(d, choices[d], enabledMask());
@@ -243,6 +397,7 @@ public final class Rt {
      * Fires timeouts when nobody is enabled. Returns null when the execution has ended.
      */
     static TS pickNext(TS s) {
+        check(s, "pickNext");
         for (;;) {
             recompute();
             if (enabledCount > 0) {
@@ -274,18 +429,22 @@ public final class Rt {
         }
         if (enabledCount > 1) {
             int d = decisions++;
-            if (d < choices.length) {
+            if (pct != null) {
+                c = pct.pick(threads);
+            } else if (d < choices.length) {
                 c = byId(choices[d]);
                 if (c == null || !c.enabled) {
                     diverge(d, choices[d], enabledMask());
                 }
             }
-            appendD(c.id, c.pendingSite, null, -1);
+            appendD(c.id, c.pendingSite, null, s.id);
         }
         return c;
     }
 
     private static void handTo(TS c) {
+        log("handTo " + c);
+        c.stackId = -1;
         if (!c.begun) {
             c.begun = true;
             steps++; // the BEGIN step of a thread that has not run yet
@@ -293,11 +452,21 @@ public final class Rt {
         current = c;
         turn = c;
         LockSupport.unpark(c.thread);
+        jitter();
     }
 
     static void waitTurn(TS s) {
         if (turn == s) {
             return;
+        }
+        for (int i = SPIN; i > 0; i--) {
+            if (turn == s) {
+                if (s.abort) {
+                    throw new Abort("racelens: execution over");
+                }
+                return;
+            }
+            Thread.onSpinWait();
         }
         s.parkedByRt = true;
         try {
@@ -310,6 +479,8 @@ public final class Rt {
         } finally {
             s.parkedByRt = false;
         }
+        jitter();
+        log("resumed " + s);
         if (s.abort) {
             throw new Abort("racelens: execution over");
         }
@@ -320,7 +491,9 @@ public final class Rt {
      * the thread has been chosen to run again; the caller then completes its operation.
      */
     public static void block(TS s, Blocker b, boolean timed, long nanos, boolean interruptible) {
+        check(s, "block");
         s.blocker = b;
+        s.stackId = -1;
         s.timed = timed;
         s.deadline = timed ? clock + Math.max(0, nanos) : 0;
         s.timedOut = false;
@@ -330,6 +503,7 @@ public final class Rt {
             return;
         }
         nblocked++;
+        log("block " + s + " on " + b.describe(s));
         if (full) {
             appendB(s, b.describe(s));
         }
@@ -375,6 +549,7 @@ public final class Rt {
     // Trace lines
 
     private static void appendD(int thread, int site, String choiceMask, int running) {
+        flushE();
         body.append("D ").append(steps).append(' ').append(thread).append(' ').append(site).append(' ');
         enabledMask(body);
         body.append(' ').append(choiceMask == null ? "-" : choiceMask).append(' ');
@@ -395,6 +570,9 @@ public final class Rt {
                 firstOne = false;
                 body.append(t.id).append(':').append(t.pendingSite);
                 Sites.announce(t.pendingSite, siteLines);
+                if (stacks) {
+                    body.append(':').append(Stacks.of(t, t == current, siteLines));
+                }
             }
         }
         if (firstOne) {
@@ -404,6 +582,7 @@ public final class Rt {
     }
 
     static void appendB(TS s, String reason) {
+        flushE();
         body.append("B ").append(steps).append(' ').append(s.id).append(' ').append(reason).append('\n');
     }
 
@@ -480,6 +659,7 @@ public final class Rt {
             }
         }
         outcome = oc;
+        flushE();
         for (TS t : threads) {
             t.abort = true;
         }
@@ -500,6 +680,9 @@ public final class Rt {
 
     private static void diverge(int d, int wanted, String enabled) {
         details.append("DIVERGED ").append(d).append(' ').append(wanted).append(' ').append(enabled).append('\n');
+        if (CHECK) {
+            dumpLogTo("divergence at decision " + d + ": wanted T" + wanted + ", enabled " + enabled);
+        }
         end("divergence");
         throw new Abort("racelens: divergence");
     }
@@ -541,6 +724,11 @@ public final class Rt {
 
     /** Starts a new execution whose thread 0 is {@code t0} (not started yet). */
     public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg) {
+        begin(t0, maxStepsArg, fullArg, choicesArg, false, null);
+    }
+
+    /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null). */
+    public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg) {
         epoch++;
         TS s0 = new TS(t0, 0, epoch);
         s0.begun = true;
@@ -554,15 +742,22 @@ public final class Rt {
         dirty = false;
         enabledCount = 1;
         nblocked = 0;
-        slow = full;
+        stacks = stacksArg;
+        pct = pctArg;
+        if (pct != null) {
+            pct.created(s0);
+        }
+        slow = full || pct != null;
         clock = 0;
         randoms = 0;
         mathRandom = null;
         mons = new IdentityHashMap<>();
         labels = new IdentityHashMap<>();
         labelSeq = 0;
+        valueOf = null;
         over = false;
         outcome = null;
+        errorMessage = null;
         failure = null;
         failThread = -1;
         body.setLength(0);
@@ -570,6 +765,7 @@ public final class Rt {
         siteLines.setLength(0);
         details.setLength(0);
         harness = Thread.currentThread();
+        LOG.clear();
         Sites.announce(0, siteLines);
         threadLines.append("THREAD 0 ").append(esc(t0.getName())).append('\n');
         turn = s0;
@@ -618,21 +814,39 @@ public final class Rt {
         return failThread;
     }
 
-    /** Ends the execution from outside (watchdog or agent error). */
-    public static void endFromHarness(String oc, String detail) {
-        if (detail != null) {
-            details.append(detail);
-        }
+    static String errorMessage;
+
+    /** Ends the execution from outside (watchdog or agent error) with a message for END. */
+    public static void endFromHarness(String oc, String message) {
+        errorMessage = message;
         end(oc);
+    }
+
+    public static String errorMessage() {
+        return errorMessage;
+    }
+
+    /** Names of the threads of this execution that are still alive (teardown diagnostics). */
+    public static String aliveThreads() {
+        StringBuilder sb = new StringBuilder();
+        for (TS t : threads) {
+            if (t.thread.isAlive()) {
+                sb.append(sb.length() == 0 ? "" : ", ").append(t.id).append(' ').append(t.thread.getName())
+                        .append(" (").append(t.thread.getState()).append(')');
+            }
+        }
+        return sb.toString();
     }
 
     /** Unwinds every thread of the execution; true when all of them are dead within the timeout. */
     public static boolean teardown(long timeoutMillis) {
-        TS[] ts = threads;
-        for (TS t : ts) {
+        TS[] all = threads;
+        for (TS t : all) {
             t.abort = true;
             LockSupport.unpark(t.thread);
         }
+        // threads that finished in the model only run the JDK's Thread.exit() tail: no wait
+        TS[] ts = java.util.Arrays.stream(all).filter(t -> !t.finished).toArray(TS[]::new);
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         boolean interrupted = false;
         for (TS t : ts) {
@@ -687,15 +901,31 @@ public final class Rt {
         ts[c.id] = c;
         threads = ts;
         threadLines.append("THREAD ").append(c.id).append(' ').append(esc(t.getName())).append('\n');
+        if (pct != null) {
+            pct.created(c);
+        }
         enabledCount++;
         slow = true;
         dirty = true;
         s.suppress++;
         try {
             t.start();
+            jitter();
         } finally {
             s.suppress--;
         }
+    }
+
+    /**
+     * Called at the start of {@code Thread.run()} (patched) and of {@code run()} overrides of
+     * application Thread subclasses: a started controlled thread waits here for its first turn,
+     * so that it runs nothing (class loading and initialisation included) before it is chosen.
+     */
+    public static void threadBegin() {
+        // Not `current`: the thread that chose this one writes `current` before the volatile
+        // `turn`, and a new thread that saw only the first write would run alongside it (and
+        // that thread's late `turn` write would later undo the next switch). Wait for `turn`.
+        foreignMe();
     }
 
     /** Called (through the patched {@code Thread.exit()}) when any thread terminates. */
@@ -716,6 +946,7 @@ public final class Rt {
             return;
         }
         s.finished = true;
+        log("finished " + s);
         if (full) {
             appendB(s, "finished");
         }
@@ -741,6 +972,9 @@ public final class Rt {
             } catch (Abort a) {
                 return true;
             }
+        }
+        if (t.getUncaughtExceptionHandler() != t.getThreadGroup() || Thread.getDefaultUncaughtExceptionHandler() != null) {
+            return false; // the application installed a handler: it runs (as this thread's code)
         }
         fail(s, e);
         return true;
@@ -1114,7 +1348,7 @@ public final class Rt {
             }
             StringBuilder m = new StringBuilder();
             mask(m, true);
-            appendD(w.id, site, m.toString(), -1);
+            appendD(w.id, site, m.toString(), s.id);
         }
         ((Notified) w.blocker).leave(w);
         changed();

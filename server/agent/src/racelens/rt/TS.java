@@ -27,6 +27,10 @@ public final class TS {
     public boolean interrupted;
     boolean permit;
     long ticks;
+    /** PCT priority (higher runs first). */
+    double priority;
+    /** Interned stack id of this thread at its pending site, -1 when unknown (RUN option stacks). */
+    int stackId = -1;
 
     TS(Thread thread, int id, int epoch) {
         this.thread = thread;

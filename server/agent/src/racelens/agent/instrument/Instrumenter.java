@@ -1,0 +1,628 @@
+package racelens.agent.instrument;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.TypeInsnNode;
+import org.objectweb.asm.tree.VarInsnNode;
+import racelens.rt.Sites;
+
+/**
+ * Instruments one application class: a scheduling point (a call into {@code racelens.rt.Rt})
+ * before each shared-memory and synchronization operation, and the replacements listed in
+ * PROTOCOL.md. Works on each method as a tree so that added exception handlers can be put where
+ * they belong in the exception table.
+ */
+public final class Instrumenter {
+    private Instrumenter() {}
+
+    static final String RT = "racelens/rt/Rt";
+    static final String MODEL = "racelens/rt/model/";
+
+    /** Allocation of these JDK classes is replaced by a model subclass. */
+    static final Map<String, String> MODELS = Map.ofEntries(
+            Map.entry("java/util/concurrent/locks/ReentrantLock", MODEL + "ModelReentrantLock"),
+            Map.entry("java/util/concurrent/locks/ReentrantReadWriteLock", MODEL + "ModelReentrantReadWriteLock"),
+            Map.entry("java/util/concurrent/Semaphore", MODEL + "ModelSemaphore"),
+            Map.entry("java/util/concurrent/CountDownLatch", MODEL + "ModelCountDownLatch"),
+            Map.entry("java/util/concurrent/CyclicBarrier", MODEL + "ModelCyclicBarrier"),
+            Map.entry("java/util/concurrent/LinkedBlockingQueue", MODEL + "ModelLinkedBlockingQueue"),
+            Map.entry("java/util/concurrent/ArrayBlockingQueue", MODEL + "ModelArrayBlockingQueue"),
+            Map.entry("java/util/concurrent/LinkedBlockingDeque", MODEL + "ModelLinkedBlockingDeque"),
+            Map.entry("java/util/concurrent/FutureTask", MODEL + "ModelFutureTask"),
+            Map.entry("java/util/concurrent/CompletableFuture", MODEL + "ModelCompletableFuture"),
+            Map.entry("java/util/concurrent/ThreadPoolExecutor", MODEL + "ModelThreadPoolExecutor"));
+
+    /** Static factories replaced by the controlled executor (same name and descriptor). */
+    static final Set<String> EXECUTOR_FACTORIES = Set.of(
+            "java/util/concurrent/Executors.newFixedThreadPool",
+            "java/util/concurrent/Executors.newCachedThreadPool",
+            "java/util/concurrent/Executors.newSingleThreadExecutor",
+            "java/util/concurrent/Executors.newWorkStealingPool",
+            "java/util/concurrent/Executors.newScheduledThreadPool",
+            "java/util/concurrent/Executors.newSingleThreadScheduledExecutor",
+            "java/util/concurrent/CompletableFuture.runAsync",
+            "java/util/concurrent/CompletableFuture.supplyAsync",
+            "java/util/concurrent/CompletableFuture.completedFuture",
+            "java/util/concurrent/CompletableFuture.allOf",
+            "java/util/concurrent/CompletableFuture.anyOf");
+
+    /**
+     * Instruments {@code bytes}; throws on any failure (the caller reports it loudly).
+     */
+    public static byte[] instrument(byte[] bytes, ClassLoader loader) {
+        ClassInfo.remember(bytes, loader);
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new FrameWriter(reader, ClassWriter.COMPUTE_FRAMES, loader);
+        reader.accept(new ClassAdapter(writer, loader), ClassReader.SKIP_FRAMES);
+        return writer.toByteArray();
+    }
+
+    static final class ClassAdapter extends ClassVisitor {
+        final ClassLoader loader;
+        String className;
+        String dotted;
+        String superName;
+        int version;
+
+        ClassAdapter(ClassVisitor cv, ClassLoader loader) {
+            super(Opcodes.ASM9, cv);
+            this.loader = loader;
+        }
+
+        @Override
+        public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
+            this.className = name;
+            this.dotted = name.replace('/', '.');
+            this.version = version;
+            String model = MODELS.get(superName);
+            if (model != null && !name.startsWith("racelens/")) {
+                superName = model;
+            }
+            this.superName = superName;
+            super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            if ((access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+                return super.visitMethod(access, name, descriptor, signature, exceptions);
+            }
+            int newAccess = access & ~Opcodes.ACC_SYNCHRONIZED;
+            MethodVisitor target = super.visitMethod(newAccess, name, descriptor, signature, exceptions);
+            ClassAdapter self = this;
+            return new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
+                @Override
+                public void visitEnd() {
+                    new MethodTransform(self, this).run();
+                    this.access = newAccess;
+                    accept(target);
+                }
+            };
+        }
+    }
+
+    /** The transformation of one method body. */
+    static final class MethodTransform {
+        final ClassAdapter c;
+        final MethodNode m;
+        final InsnList insns;
+        final boolean ctor;
+        final List<TryCatchBlockNode> inner = new ArrayList<>();
+        final List<TryCatchBlockNode> outer = new ArrayList<>();
+        int line;
+        int temp = -1;
+        boolean superCalled;
+        /** Pending NEW types of the constructor calls not yet reached (javac nests them). */
+        final ArrayList<String> pendingNew = new ArrayList<>();
+
+        MethodTransform(ClassAdapter c, MethodNode m) {
+            this.c = c;
+            this.m = m;
+            this.insns = m.instructions;
+            this.ctor = m.name.equals("<init>");
+            this.superCalled = !ctor;
+        }
+
+        int site(String op, String target) {
+            return Sites.register(c.dotted, m.name, line, op, target);
+        }
+
+        int temp() {
+            if (temp < 0) {
+                temp = m.maxLocals;
+                m.maxLocals += 2;
+            }
+            return temp;
+        }
+
+        static AbstractInsnNode ldc(int v) {
+            return new LdcInsnNode(v);
+        }
+
+        static MethodInsnNode rt(String name, String desc) {
+            return new MethodInsnNode(Opcodes.INVOKESTATIC, RT, name, desc, false);
+        }
+
+        void run() {
+            boolean sync = (m.access & Opcodes.ACC_SYNCHRONIZED) != 0;
+            boolean clinit = m.name.equals("<clinit>");
+            Set<LabelNode> seen = new HashSet<>();
+            int first = firstLine();
+            for (AbstractInsnNode n : insns.toArray()) {
+                if (n instanceof LineNumberNode) {
+                    line = ((LineNumberNode) n).line;
+                    continue;
+                }
+                if (n instanceof LabelNode) {
+                    seen.add((LabelNode) n);
+                    continue;
+                }
+                if (line == 0) {
+                    line = first;
+                }
+                if (n instanceof FieldInsnNode) {
+                    field((FieldInsnNode) n);
+                } else if (n instanceof MethodInsnNode) {
+                    method((MethodInsnNode) n);
+                } else if (n instanceof TypeInsnNode) {
+                    type((TypeInsnNode) n);
+                } else if (n instanceof JumpInsnNode) {
+                    if (seen.contains(((JumpInsnNode) n).label)) {
+                        insns.insertBefore(n, rt("tick", "()V"));
+                    }
+                } else if (n instanceof InsnNode) {
+                    insn((InsnNode) n);
+                }
+            }
+            if (sync) {
+                line = first;
+                boolean isStatic = (m.access & Opcodes.ACC_STATIC) != 0;
+                wrap(() -> isStatic ? new LdcInsnNode(Type.getObjectType(c.className)) : new VarInsnNode(Opcodes.ALOAD, 0),
+                        site("LOCK", isStatic ? c.dotted + ".class" : "this"));
+            }
+            if (clinit) {
+                wrap(null, 0);
+            }
+            if (m.name.equals("run") && m.desc.equals("()V") && (m.access & Opcodes.ACC_STATIC) == 0
+                    && ClassInfo.isSubclass(c.superName, "java/lang/Thread", c.loader)) {
+                // a Thread subclass's run(): the thread waits for its turn before anything else
+                insns.insert(rt("threadBegin", "()V"));
+            }
+            if (!inner.isEmpty() || !outer.isEmpty()) {
+                List<TryCatchBlockNode> all = new ArrayList<>(inner);
+                all.addAll(m.tryCatchBlocks);
+                all.addAll(outer);
+                m.tryCatchBlocks = all;
+            }
+        }
+
+        int firstLine() {
+            for (AbstractInsnNode n = insns.getFirst(); n != null; n = n.getNext()) {
+                if (n instanceof LineNumberNode) {
+                    return ((LineNumberNode) n).line;
+                }
+            }
+            return 0;
+        }
+
+        interface LockPush {
+            AbstractInsnNode push();
+        }
+
+        /** Wraps the whole body: model monitor enter/exit (lock != null) or class-init suppression. */
+        void wrap(LockPush lock, int site) {
+            LabelNode start = new LabelNode();
+            LabelNode end = new LabelNode();
+            LabelNode handler = new LabelNode();
+            InsnList pre = new InsnList();
+            if (lock != null) {
+                pre.add(lock.push());
+                pre.add(ldc(site));
+                pre.add(rt("monitorEnter", "(Ljava/lang/Object;I)V"));
+            } else {
+                pre.add(rt("clinitEnter", "()V"));
+            }
+            pre.add(start);
+            for (AbstractInsnNode n : insns.toArray()) {
+                int op = n.getOpcode();
+                if (op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
+                    insns.insertBefore(n, exitCall(lock));
+                }
+            }
+            insns.insert(pre);
+            insns.add(end);
+            insns.add(handler);
+            insns.add(exitCall(lock));
+            insns.add(new InsnNode(Opcodes.ATHROW));
+            outer.add(new TryCatchBlockNode(start, end, handler, null));
+        }
+
+        InsnList exitCall(LockPush lock) {
+            InsnList l = new InsnList();
+            if (lock != null) {
+                l.add(lock.push());
+                l.add(rt("monitorExit", "(Ljava/lang/Object;)V"));
+            } else {
+                l.add(rt("clinitExit", "()V"));
+            }
+            return l;
+        }
+
+        /** {@code DUP} of a value of type {@code t} on top of the stack and {@code Rt.value(t)} (full-mode E lines). */
+        static InsnList valueHook(Type t) {
+            InsnList l = new InsnList();
+            l.add(new InsnNode(t.getSize() == 2 ? Opcodes.DUP2 : Opcodes.DUP));
+            String d;
+            switch (t.getSort()) {
+                case Type.BOOLEAN: d = "(Z)V"; break;
+                case Type.CHAR: d = "(C)V"; break;
+                case Type.BYTE:
+                case Type.SHORT:
+                case Type.INT: d = "(I)V"; break;
+                case Type.LONG: d = "(J)V"; break;
+                case Type.FLOAT: d = "(F)V"; break;
+                case Type.DOUBLE: d = "(D)V"; break;
+                default: d = "(Ljava/lang/Object;)V"; break;
+            }
+            l.add(rt("value", d));
+            return l;
+        }
+
+        static Type arrayElement(int op) {
+            switch (op) {
+                case Opcodes.IALOAD: case Opcodes.IASTORE: return Type.INT_TYPE;
+                case Opcodes.LALOAD: case Opcodes.LASTORE: return Type.LONG_TYPE;
+                case Opcodes.FALOAD: case Opcodes.FASTORE: return Type.FLOAT_TYPE;
+                case Opcodes.DALOAD: case Opcodes.DASTORE: return Type.DOUBLE_TYPE;
+                case Opcodes.AALOAD: case Opcodes.AASTORE: return Type.getObjectType("java/lang/Object");
+                case Opcodes.CALOAD: case Opcodes.CASTORE: return Type.CHAR_TYPE;
+                default: return Type.INT_TYPE; // byte/boolean arrays, short
+            }
+        }
+
+        void field(FieldInsnNode f) {
+            String name = f.name;
+            if (name.startsWith("this$") || name.startsWith("val$") || name.equals("$assertionsDisabled")
+                    || name.startsWith("$SwitchMap$") || name.equals("$VALUES") || name.startsWith("$jacoco")) {
+                return;
+            }
+            int access = ClassInfo.fieldAccess(f.owner, name, c.loader);
+            if (access != -1 && (access & Opcodes.ACC_FINAL) != 0) {
+                return;
+            }
+            int op = f.getOpcode();
+            boolean write = op == Opcodes.PUTFIELD || op == Opcodes.PUTSTATIC;
+            int site = site(write ? "WRITE" : "READ", f.owner.replace('/', '.') + "." + name);
+            InsnList l = new InsnList();
+            if (op == Opcodes.GETSTATIC || op == Opcodes.PUTSTATIC || !superCalled) {
+                l.add(ldc(site));
+                l.add(rt("point", "(I)V"));
+            } else if (op == Opcodes.GETFIELD) {
+                l.add(new InsnNode(Opcodes.DUP));
+                l.add(ldc(site));
+                l.add(rt("point", "(Ljava/lang/Object;I)V"));
+            } else {
+                Type t = Type.getType(f.desc);
+                if (t.getSize() == 1) {
+                    l.add(new InsnNode(Opcodes.DUP2));
+                    l.add(new InsnNode(Opcodes.POP));
+                    l.add(ldc(site));
+                    l.add(rt("point", "(Ljava/lang/Object;I)V"));
+                } else {
+                    int tmp = temp();
+                    l.add(new VarInsnNode(t.getOpcode(Opcodes.ISTORE), tmp));
+                    l.add(new InsnNode(Opcodes.DUP));
+                    l.add(ldc(site));
+                    l.add(rt("point", "(Ljava/lang/Object;I)V"));
+                    l.add(new VarInsnNode(t.getOpcode(Opcodes.ILOAD), tmp));
+                }
+            }
+            Type vt = Type.getType(f.desc);
+            if (write) {
+                l.add(valueHook(vt));
+                insns.insertBefore(f, l);
+            } else {
+                insns.insertBefore(f, l);
+                insns.insert(f, valueHook(vt));
+            }
+        }
+
+        void insn(InsnNode n) {
+            int op = n.getOpcode();
+            if (op >= Opcodes.IALOAD && op <= Opcodes.SALOAD) {
+                InsnList l = new InsnList();
+                l.add(new InsnNode(Opcodes.DUP2));
+                l.add(new InsnNode(Opcodes.POP));
+                l.add(ldc(site("AREAD", "-")));
+                l.add(rt("point", "(Ljava/lang/Object;I)V"));
+                insns.insertBefore(n, l);
+                insns.insert(n, valueHook(arrayElement(op)));
+            } else if (op >= Opcodes.IASTORE && op <= Opcodes.SASTORE) {
+                int store;
+                switch (op) {
+                    case Opcodes.LASTORE: store = Opcodes.LSTORE; break;
+                    case Opcodes.FASTORE: store = Opcodes.FSTORE; break;
+                    case Opcodes.DASTORE: store = Opcodes.DSTORE; break;
+                    case Opcodes.AASTORE: store = Opcodes.ASTORE; break;
+                    default: store = Opcodes.ISTORE; break;
+                }
+                int tmp = temp();
+                InsnList l = new InsnList();
+                l.add(new VarInsnNode(store, tmp));
+                l.add(new InsnNode(Opcodes.DUP2));
+                l.add(new InsnNode(Opcodes.POP));
+                l.add(ldc(site("AWRITE", "-")));
+                l.add(rt("point", "(Ljava/lang/Object;I)V"));
+                l.add(new VarInsnNode(store - Opcodes.ISTORE + Opcodes.ILOAD, tmp));
+                l.add(valueHook(arrayElement(op)));
+                insns.insertBefore(n, l);
+            } else if (op == Opcodes.MONITORENTER) {
+                InsnList l = new InsnList();
+                l.add(ldc(site("LOCK", "-")));
+                l.add(rt("monitorEnter", "(Ljava/lang/Object;I)V"));
+                insns.insertBefore(n, l);
+                insns.remove(n);
+            } else if (op == Opcodes.MONITOREXIT) {
+                insns.set(n, rt("monitorExit", "(Ljava/lang/Object;)V"));
+            }
+        }
+
+        void type(TypeInsnNode t) {
+            if (t.getOpcode() != Opcodes.NEW) {
+                return;
+            }
+            pendingNew.add(t.desc);
+            String model = MODELS.get(t.desc);
+            if (model != null) {
+                t.desc = model;
+            }
+        }
+
+        /** Replaces {@code n} by a static call into Rt, with the site pushed last when {@code op} != null. */
+        void replace(MethodInsnNode n, String name, String desc, String op, String target) {
+            if (op != null) {
+                insns.insertBefore(n, ldc(site(op, target)));
+            }
+            insns.set(n, rt(name, desc));
+        }
+
+        void method(MethodInsnNode n) {
+            String owner = n.owner;
+            String name = n.name;
+            String desc = n.desc;
+            int op = n.getOpcode();
+            if (op == Opcodes.INVOKESPECIAL && name.equals("<init>")) {
+                constructorCall(n);
+                return;
+            }
+            if (op == Opcodes.INVOKESPECIAL) {
+                String model = MODELS.get(owner);
+                if (model != null && model.equals(c.superName)) {
+                    n.owner = model;
+                }
+                return;
+            }
+            // Object monitor methods (final in Object, any owner)
+            if (op == Opcodes.INVOKEVIRTUAL || op == Opcodes.INVOKEINTERFACE) {
+                if (name.equals("wait") || name.equals("notify") || name.equals("notifyAll")) {
+                    String repl = null;
+                    switch (name + desc) {
+                        case "wait()V": repl = "(Ljava/lang/Object;I)V"; break;
+                        case "wait(J)V": repl = "(Ljava/lang/Object;JI)V"; break;
+                        case "wait(JI)V": repl = "(Ljava/lang/Object;JII)V"; break;
+                        case "notify()V":
+                        case "notifyAll()V": repl = "(Ljava/lang/Object;I)V"; break;
+                        default: break;
+                    }
+                    if (repl != null) {
+                        replace(n, name, repl, name.toUpperCase(java.util.Locale.ROOT), "-");
+                        return;
+                    }
+                }
+            }
+            if (owner.equals("java/lang/System")) {
+                switch (name + desc) {
+                    case "exit(I)V": replace(n, "exit", "(I)V", null, null); return;
+                    case "nanoTime()J": replace(n, "nanoTime", "()J", null, null); return;
+                    case "currentTimeMillis()J": replace(n, "currentTimeMillis", "()J", null, null); return;
+                    default: return;
+                }
+            }
+            if (owner.equals("java/lang/Runtime") && (name + desc).matches("(exit|halt)\\(I\\)V")) {
+                replace(n, name, "(Ljava/lang/Runtime;I)V", null, null);
+                return;
+            }
+            if ((owner.equals("java/lang/Math") || owner.equals("java/lang/StrictMath")) && name.equals("random")) {
+                replace(n, "mathRandom", "()D", null, null);
+                return;
+            }
+            if (owner.equals("java/util/concurrent/locks/LockSupport")) {
+                String repl = null;
+                switch (name + desc) {
+                    case "park()V": repl = "(I)V"; break;
+                    case "park(Ljava/lang/Object;)V": repl = "(Ljava/lang/Object;I)V"; break;
+                    case "parkNanos(J)V": repl = "(JI)V"; break;
+                    case "parkNanos(Ljava/lang/Object;J)V": repl = "(Ljava/lang/Object;JI)V"; break;
+                    case "parkUntil(J)V": repl = "(JI)V"; break;
+                    case "parkUntil(Ljava/lang/Object;J)V": repl = "(Ljava/lang/Object;JI)V"; break;
+                    case "unpark(Ljava/lang/Thread;)V": repl = "(Ljava/lang/Thread;I)V"; break;
+                    default: break;
+                }
+                if (repl != null) {
+                    replace(n, name, repl, name.startsWith("unpark") ? "UNPARK" : "PARK", "-");
+                    return;
+                }
+            }
+            if (owner.equals("java/util/concurrent/TimeUnit") && op == Opcodes.INVOKEVIRTUAL) {
+                String repl = null;
+                switch (name + desc) {
+                    case "sleep(J)V": repl = "(Ljava/util/concurrent/TimeUnit;JI)V"; break;
+                    case "timedJoin(Ljava/lang/Thread;J)V": repl = "(Ljava/util/concurrent/TimeUnit;Ljava/lang/Thread;JI)V"; break;
+                    case "timedWait(Ljava/lang/Object;J)V": repl = "(Ljava/util/concurrent/TimeUnit;Ljava/lang/Object;JI)V"; break;
+                    default: break;
+                }
+                if (repl != null) {
+                    insns.insertBefore(n, ldc(site(name.equals("sleep") ? "SLEEP" : name.equals("timedJoin") ? "JOIN" : "WAIT", "-")));
+                    insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, MODEL + "Models", "unit" + name, repl, false));
+                    return;
+                }
+            }
+            if (isThread(owner) && thread(n)) {
+                return;
+            }
+            if (EXECUTOR_FACTORIES.contains(owner + "." + name) && op == Opcodes.INVOKESTATIC) {
+                insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, MODEL + "ModelExecutors", name, desc, false));
+                return;
+            }
+            if (atomicCall(owner) && superCalled) {
+                bracket(n, site("CALL", owner.replace('/', '.') + "." + name));
+            } else if (holdsRealLocks(owner) && superCalled) {
+                bracket(n, -1);
+            }
+        }
+
+        /**
+         * JDK code that calls back into application code while it holds a real lock
+         * ({@code println(obj)} calls {@code obj.toString()} inside the stream's monitor): such
+         * calls run as one atomic step too, but without a scheduling point of their own.
+         */
+        static boolean holdsRealLocks(String owner) {
+            return owner.startsWith("java/io/") || owner.startsWith("java/nio/") || owner.startsWith("java/util/logging/")
+                    || owner.equals("java/lang/StringBuffer") || owner.equals("java/lang/Throwable");
+        }
+
+        void constructorCall(MethodInsnNode n) {
+            if (pendingNew.isEmpty()) {
+                // super(...) or this(...): the object is initialised from here on
+                superCalled = true;
+                String model = MODELS.get(n.owner);
+                if (model != null && model.equals(c.superName)) {
+                    n.owner = model;
+                }
+                return;
+            }
+            String created = pendingNew.remove(pendingNew.size() - 1);
+            String model = MODELS.get(created);
+            if (model != null && n.owner.equals(created)) {
+                n.owner = model;
+            } else if (created.equals("java/util/Random") && n.owner.equals("java/util/Random") && n.desc.equals("()V")) {
+                insns.insertBefore(n, rt("seed", "()J"));
+                n.desc = "(J)V";
+            }
+        }
+
+        boolean isThread(String owner) {
+            if (owner.equals("java/lang/Thread")) {
+                return true;
+            }
+            if (owner.startsWith("java/") || owner.startsWith("[")) {
+                return false;
+            }
+            return ClassInfo.isSubclass(owner, "java/lang/Thread", c.loader);
+        }
+
+        /** Thread operations: true when replaced. */
+        boolean thread(MethodInsnNode n) {
+            String key = n.name + n.desc;
+            String t = "Ljava/lang/Thread;";
+            if (n.getOpcode() == Opcodes.INVOKESTATIC) {
+                switch (key) {
+                    case "sleep(J)V": replace(n, "sleep", "(JI)V", "SLEEP", "-"); return true;
+                    case "sleep(JI)V": replace(n, "sleep", "(JII)V", "SLEEP", "-"); return true;
+                    case "yield()V": replace(n, "yield", "(I)V", "YIELD", "-"); return true;
+                    case "onSpinWait()V": replace(n, "yield", "(I)V", "YIELD", "-"); return true;
+                    case "interrupted()Z": replace(n, "interrupted", "(I)Z", "INTERRUPTED", "-"); return true;
+                    default: return false;
+                }
+            }
+            if (n.getOpcode() != Opcodes.INVOKEVIRTUAL) {
+                return false;
+            }
+            switch (key) {
+                case "start()V": replace(n, "start", "(" + t + "I)V", "START", "-"); return true;
+                case "join()V": replace(n, "join", "(" + t + "I)V", "JOIN", "-"); return true;
+                case "join(J)V": replace(n, "join", "(" + t + "JI)V", "JOIN", "-"); return true;
+                case "join(JI)V": replace(n, "join", "(" + t + "JII)V", "JOIN", "-"); return true;
+                case "interrupt()V": replace(n, "interrupt", "(" + t + "I)V", "INTERRUPT", "-"); return true;
+                case "isInterrupted()Z": replace(n, "isInterrupted", "(" + t + "I)Z", "INTERRUPTED", "-"); return true;
+                case "isAlive()Z": replace(n, "isAlive", "(" + t + "I)Z", "ALIVE", "-"); return true;
+                default: return false;
+            }
+        }
+
+        static boolean atomicCall(String owner) {
+            if (!owner.startsWith("java/util/")) {
+                return false;
+            }
+            if (owner.startsWith("java/util/concurrent/")) {
+                return true;
+            }
+            if (owner.indexOf('/', "java/util/".length()) >= 0) {
+                return false; // stream, function, regex, logging, zip, ...
+            }
+            switch (owner) {
+                case "java/util/Objects":
+                case "java/util/Optional":
+                case "java/util/OptionalInt":
+                case "java/util/OptionalLong":
+                case "java/util/OptionalDouble":
+                case "java/util/Locale":
+                case "java/util/Formatter":
+                case "java/util/StringJoiner":
+                case "java/util/UUID":
+                case "java/util/Base64":
+                case "java/util/Scanner":
+                    return false;
+                default:
+                    return true;
+            }
+        }
+
+        /** A point before the call (unless {@code site} < 0), then the call as one atomic step (no switches inside). */
+        void bracket(MethodInsnNode n, int site) {
+            LabelNode begin = new LabelNode();
+            LabelNode end = new LabelNode();
+            LabelNode handler = new LabelNode();
+            LabelNode after = new LabelNode();
+            InsnList pre = new InsnList();
+            if (site >= 0) {
+                pre.add(ldc(site));
+                pre.add(rt("callBegin", "(I)V"));
+            } else {
+                pre.add(rt("clinitEnter", "()V")); // suppression only
+            }
+            pre.add(begin);
+            insns.insertBefore(n, pre);
+            InsnList post = new InsnList();
+            post.add(end);
+            post.add(rt("callEnd", "()V"));
+            post.add(new JumpInsnNode(Opcodes.GOTO, after));
+            post.add(handler);
+            post.add(rt("callEnd", "()V"));
+            post.add(new InsnNode(Opcodes.ATHROW));
+            post.add(after);
+            insns.insert(n, post);
+            inner.add(new TryCatchBlockNode(begin, end, handler, null));
+        }
+    }
+}

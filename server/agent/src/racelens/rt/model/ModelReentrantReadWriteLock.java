@@ -1,0 +1,224 @@
+package racelens.rt.model;
+
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import racelens.rt.Mon;
+import racelens.rt.Rt;
+import racelens.rt.TS;
+
+/**
+ * Replaces {@code new ReentrantReadWriteLock(...)}: readers and the writer are model state
+ * (re-entrant; a writer may also take the read lock; no upgrade). Controlled threads only.
+ */
+public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.ReentrantReadWriteLock {
+    private static final long serialVersionUID = 1L;
+    final transient Mon writer = new Mon(this);
+    final transient ArrayList<TS> readers = new ArrayList<>();
+    private transient int epoch = Rt.epoch;
+    private final transient ModelReadLock readLock;
+    private final transient ModelWriteLock writeLock;
+
+    public ModelReentrantReadWriteLock() {
+        this(false);
+    }
+
+    public ModelReentrantReadWriteLock(boolean fair) {
+        super(fair);
+        readLock = new ModelReadLock(this);
+        writeLock = new ModelWriteLock(this);
+    }
+
+    void fresh() {
+        writer.fresh();
+        if (epoch != Rt.epoch) {
+            epoch = Rt.epoch;
+            readers.clear();
+        }
+    }
+
+    static TS self() {
+        TS s = Rt.me();
+        if (s == null) {
+            throw new IllegalStateException("racelens: model read-write locks are only usable by controlled threads");
+        }
+        return s;
+    }
+
+    @Override
+    public ReentrantReadWriteLock.ReadLock readLock() {
+        return readLock;
+    }
+
+    @Override
+    public ReentrantReadWriteLock.WriteLock writeLock() {
+        return writeLock;
+    }
+
+    @Override
+    public boolean isWriteLocked() {
+        fresh();
+        return writer.owner != null;
+    }
+
+    @Override
+    public int getReadLockCount() {
+        fresh();
+        return readers.size();
+    }
+
+    boolean canRead(TS s) {
+        fresh();
+        return writer.owner == null || writer.owner == s;
+    }
+
+    boolean canWrite(TS s) {
+        fresh();
+        if (writer.owner == s) {
+            return true;
+        }
+        return writer.owner == null && readers.isEmpty();
+    }
+
+    public static class ModelReadLock extends ReentrantReadWriteLock.ReadLock {
+        private static final long serialVersionUID = 1L;
+        final ModelReentrantReadWriteLock rw;
+
+        protected ModelReadLock(ModelReentrantReadWriteLock rw) {
+            super(rw);
+            this.rw = rw;
+        }
+
+        private boolean acquire(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+            TS s = self();
+            if (!Models.until(s, () -> rw.canRead(s), rw, "waiting to read-lock", timed, nanos, interruptible)) {
+                return false;
+            }
+            rw.readers.add(s);
+            Rt.changed();
+            return true;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                acquire(false, 0, false);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            acquire(false, 0, true);
+        }
+
+        @Override
+        public boolean tryLock() {
+            TS s = self();
+            if (!rw.canRead(s)) {
+                return false;
+            }
+            rw.readers.add(s);
+            Rt.changed();
+            return true;
+        }
+
+        @Override
+        public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
+            return acquire(true, unit.toNanos(timeout), true);
+        }
+
+        @Override
+        public void unlock() {
+            TS s = self();
+            rw.fresh();
+            if (!rw.readers.remove(s)) {
+                throw new IllegalMonitorStateException("attempt to unlock read lock, not locked by current thread");
+            }
+            Rt.changed();
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    public static class ModelWriteLock extends ReentrantReadWriteLock.WriteLock {
+        private static final long serialVersionUID = 1L;
+        final ModelReentrantReadWriteLock rw;
+
+        protected ModelWriteLock(ModelReentrantReadWriteLock rw) {
+            super(rw);
+            this.rw = rw;
+        }
+
+        private boolean acquire(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+            TS s = self();
+            if (!Models.until(s, () -> rw.canWrite(s), rw, "waiting to write-lock", timed, nanos, interruptible)) {
+                return false;
+            }
+            rw.writer.owner = s;
+            rw.writer.holds++;
+            Rt.changed();
+            return true;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                acquire(false, 0, false);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            acquire(false, 0, true);
+        }
+
+        @Override
+        public boolean tryLock() {
+            TS s = self();
+            if (!rw.canWrite(s)) {
+                return false;
+            }
+            rw.writer.owner = s;
+            rw.writer.holds++;
+            Rt.changed();
+            return true;
+        }
+
+        @Override
+        public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
+            return acquire(true, unit.toNanos(timeout), true);
+        }
+
+        @Override
+        public void unlock() {
+            Rt.release(self(), rw.writer);
+        }
+
+        @Override
+        public Condition newCondition() {
+            return new ModelCondition(rw, rw.writer);
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            TS s = Rt.me();
+            rw.fresh();
+            return s != null && rw.writer.owner == s;
+        }
+
+        @Override
+        public int getHoldCount() {
+            TS s = Rt.me();
+            rw.fresh();
+            return s != null && rw.writer.owner == s ? rw.writer.holds : 0;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package racelens.rt.model;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import racelens.rt.Blocker;
+import racelens.rt.Rt;
+import racelens.rt.TS;
+
+/** Helpers shared by the model classes. */
+public final class Models {
+    private Models() {}
+
+    /** Blocked until a predicate of model state holds. */
+    static final class Until extends Blocker.Cond {
+        final BooleanSupplier cond;
+        final Object what;
+        final String verb;
+        final BooleanSupplier idle;
+
+        Until(BooleanSupplier cond, Object what, String verb, BooleanSupplier idle) {
+            this.cond = cond;
+            this.what = what;
+            this.verb = verb;
+            this.idle = idle;
+        }
+
+        @Override
+        protected boolean cond() {
+            return cond.getAsBoolean();
+        }
+
+        @Override
+        public boolean idle() {
+            return idle != null && idle.getAsBoolean();
+        }
+
+        @Override
+        public String describe(TS t) {
+            return verb + " " + Rt.label(what);
+        }
+    }
+
+    static void checkInterrupt(TS s) throws InterruptedException {
+        if (s.interrupted) {
+            s.interrupted = false;
+            Rt.changed();
+            throw new InterruptedException();
+        }
+    }
+
+    /**
+     * Waits (model) until {@code cond} holds: true when it does, false on timeout; throws on
+     * interrupt when {@code interruptible}.
+     */
+    static boolean until(TS s, BooleanSupplier cond, Object what, String verb, boolean timed, long nanos,
+            boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            checkInterrupt(s);
+        }
+        if (cond.getAsBoolean()) {
+            return true;
+        }
+        if (timed && nanos <= 0) {
+            return false;
+        }
+        Rt.block(s, new Until(cond, what, verb, null), timed, nanos, interruptible);
+        if (interruptible && s.interrupted) {
+            checkInterrupt(s);
+        }
+        return cond.getAsBoolean();
+    }
+
+    static void untilUninterruptibly(TS s, BooleanSupplier cond, Object what, String verb) {
+        while (!cond.getAsBoolean()) {
+            Rt.block(s, new Until(cond, what, verb, null), false, 0, false);
+        }
+    }
+
+    /** An idle wait (executor workers): not a deadlock while {@code idle} holds. */
+    static void idleUntil(TS s, BooleanSupplier cond, Object what, BooleanSupplier idle) {
+        while (!cond.getAsBoolean()) {
+            Rt.block(s, new Until(cond, what, "idle in", idle), false, 0, false);
+        }
+    }
+
+    // TimeUnit replacements (instrumented calls; the site is pushed last)
+
+    public static void unitsleep(TimeUnit u, long amount, int site) throws InterruptedException {
+        long ms = u.toMillis(amount);
+        if (ms == 0 && amount > 0) {
+            ms = 1;
+        }
+        Rt.sleep(ms, site);
+    }
+
+    public static void unittimedJoin(TimeUnit u, Thread t, long amount, int site) throws InterruptedException {
+        if (amount > 0) {
+            Rt.join(t, Math.max(1, u.toMillis(amount)), site);
+        }
+    }
+
+    public static void unittimedWait(TimeUnit u, Object o, long amount, int site) throws InterruptedException {
+        if (amount > 0) {
+            Rt.wait(o, Math.max(1, u.toMillis(amount)), site);
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package com.edgeproxy.stats;
+
+/** What a backend answered. */
+public record Response(int status, long bytes, long micros, String backend) {
+}
