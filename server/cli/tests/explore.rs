@@ -135,6 +135,15 @@ fn junit5_tests_and_main_programs_run_too() {
 }
 
 #[test]
+fn blocking_queues_deques_and_read_write_locks_wait_in_the_model() {
+    // A blocking call that waited in the JDK would hang the execution (outcome `error`);
+    // a timed poll that nobody feeds times out in logical time.
+    let (code, r) = special("RelayTest#everyPriceAndNoticeArrives", &[]);
+    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
+    assert!(r["schedules"].as_u64().unwrap() > 10, "{r:#}");
+}
+
+#[test]
 fn a_schedule_that_no_longer_fits_the_code_is_reported_as_a_divergence() {
     let repo = fixture_repo("explore-lost-update");
     let test = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
@@ -159,4 +168,45 @@ fn setup_errors_are_clear() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("LatencyStats.java") && err.contains("error"), "{err}");
+}
+
+/// A fault of the CAPP benchmark (`tests/bench/capp/`) with its change applied, and its test.
+fn capp_fault(name: &str) -> (tempfile::TempDir, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp").join(name);
+    let toml = std::fs::read_to_string(dir.join("fault.toml")).unwrap();
+    let test = toml.lines().find_map(|l| l.strip_prefix("test = ")).unwrap().trim_matches('"').to_string();
+    (repo_from(&dir, true), test)
+}
+
+#[test]
+fn the_default_heuristic_finds_a_regression_in_fewer_schedules_than_basic() {
+    let default = racelens_explore::heuristics::DEFAULT;
+    let (repo, test) = capp_fault("ledger-audit");
+    for seed in ["1", "2"] {
+        let run = |heuristic: &str| racelens(repo.path(), &["explore", "--test", &test, "--heuristic", heuristic, "--seed", seed]);
+        let (code, basic) = run("basic");
+        assert_eq!((code, basic["outcome"].as_str()), (1, Some("fail")), "{basic:#}");
+        let (code, prioritized) = run(default);
+        assert_eq!((code, prioritized["outcome"].as_str()), (1, Some("fail")), "{prioritized:#}");
+        assert_eq!(prioritized["heuristic"], default);
+        assert!(prioritized["icps"].as_u64().unwrap() > 0, "{prioritized:#}");
+        let (b, p) = (basic["schedules"].as_u64().unwrap(), prioritized["schedules"].as_u64().unwrap());
+        assert!(p < b, "seed {seed}: {default} needed {p} schedules, basic {b}");
+    }
+}
+
+#[test]
+fn selection_explores_only_schedules_that_preempt_at_impacted_code() {
+    let repo = fixture_repo("explore-lost-update");
+    let test = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
+    // Selection keeps CAPP's prioritized iteration: a CAPP heuristic, not the PCT phase.
+    let (code, selected) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--select", "--all"]);
+    assert!(selected["matched_decision_points"].as_u64().unwrap() > 0, "{selected:#}");
+    assert_eq!((code, selected["outcome"].as_str()), (1, Some("fail")), "{selected:#}");
+    assert!(selected["stats"]["skipped"].as_u64().unwrap() > 0, "{selected:#}");
+    // Without selection the same search explores the skipped schedules too.
+    let (_, everything) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--all"]);
+    let (s, e) = (selected["schedules"].as_u64().unwrap(), everything["schedules"].as_u64().unwrap());
+    assert!(s < e, "selection explored {s} schedules, the whole bound {e}");
+    assert_eq!(everything["stats"]["skipped"], 0);
 }

@@ -65,7 +65,7 @@ fn args() -> Args {
 fn all_heuristics() -> Vec<String> {
     let mut v = vec!["basic".to_string()];
     v.extend(HEURISTICS.iter().map(|h| h.to_string()));
-    v.extend(["pair".to_string(), "pct".to_string()]);
+    v.extend(["pair", "pct", "pct+LA", "pct+MA", "pct+LOS"].map(str::to_string));
     v
 }
 

@@ -125,6 +125,21 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Two explorations run one after the other, counted as one.
+    pub fn then(&self, later: &Stats) -> Stats {
+        Stats {
+            schedules: self.schedules + later.schedules,
+            decision_points: self.decision_points + later.decision_points,
+            steps: self.steps + later.steps,
+            elapsed: self.elapsed + later.elapsed,
+            livelocks: self.livelocks + later.livelocks,
+            pruned: later.pruned,
+            bound: later.bound,
+            failures: self.failures + later.failures,
+            skipped: later.skipped,
+        }
+    }
+
     pub fn per_second(&self) -> f64 {
         self.schedules as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
@@ -299,7 +314,17 @@ pub fn explore_pct(
     let started = Instant::now();
     let mut stats = Stats::default();
     // How many impacted points an execution passes: the horizon change points are drawn in.
+    // It is the default schedule, and counts as one.
     let probe = session.run(&[], Mode::Full, options.max_steps)?;
+    stats.schedules += 1;
+    stats.decision_points += probe.decisions.len() as u64;
+    stats.steps += probe.steps as u64;
+    if matches!(probe.outcome, Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_)) {
+        let fast = session.run(&[], Mode::Fast, options.max_steps)?;
+        let found = confirm(session, &Schedule { choices: Vec::new(), preemptions: 0 }, fast, 1, options)?;
+        stats.elapsed = started.elapsed();
+        return Ok(Report { verdict: Verdict::Failed(Box::new(found)), stats });
+    }
     let known = session.sites();
     let impacted = |id: u32| known.get(&id).is_some_and(|s| sites.iter().any(|x| x == &format!("{}:{}", s.class, s.line)));
     let horizon = probe.events.iter().filter(|e| sites.is_empty() || impacted(e.site)).count().max(1);

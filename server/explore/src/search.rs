@@ -9,8 +9,8 @@
 //!
 //! ICB explores every schedule with 0 preemptions, then 1, up to the bound; a preemption is
 //! running another thread at a point where the current one could have continued. Within a
-//! bound the order is depth-first; with a seed, the alternatives of each point are
-//! shuffled (the randomized orders of CAPP section 4.6).
+//! bound the order is depth-first; with a seed, the schedules branching off each execution
+//! are shuffled (the randomized orders of CAPP section 4.6).
 
 use std::collections::HashMap;
 
@@ -141,14 +141,13 @@ impl Search {
     /// Adds the schedules branching off `exec`, which ran `schedule`.
     pub fn expand(&mut self, schedule: &Schedule, exec: &Execution, prioritizer: &mut dyn Prioritizer, known: Known) {
         let from = schedule.choices.len();
+        let (mut now_all, mut later_all) = (Vec::new(), Vec::new());
         // Preemptions of the execution up to each decision point.
         let mut preemptions = 0;
         for (i, d) in exec.decisions.iter().enumerate() {
             if i >= from {
                 let mut alternatives: Vec<ThreadId> = d.alternatives().collect();
-                if let Some(rng) = &mut self.rng {
-                    rng.shuffle(&mut alternatives);
-                } else {
+                if self.rng.is_none() {
                     // Depth-first pops the last pushed first: push in reverse so that lower
                     // thread numbers are explored first.
                     alternatives.reverse();
@@ -160,19 +159,27 @@ impl Search {
                     choices.push(t);
                     Schedule { choices, preemptions: preemptions + u32::from(d.preempts(t)) }
                 };
-                for t in now {
-                    self.push(make(t));
-                }
-                for t in later {
-                    let s = make(t);
-                    if matches!(self.strategy, Strategy::Icb { bound } if s.preemptions > bound) {
-                        self.pruned += 1;
-                    } else {
-                        self.postponed.push(s);
-                    }
-                }
+                now_all.extend(now.into_iter().map(make));
+                later_all.extend(later.into_iter().map(make));
             }
             preemptions += u32::from(d.preempts(d.thread));
+        }
+        // With a seed, which decision point branches first and which thread it branches to
+        // are both random (CAPP section 4.6's randomized orders); the prioritization's split
+        // into this iteration and the next is kept.
+        if let Some(rng) = &mut self.rng {
+            rng.shuffle(&mut now_all);
+            rng.shuffle(&mut later_all);
+        }
+        for s in now_all {
+            self.push(s);
+        }
+        for s in later_all {
+            if matches!(self.strategy, Strategy::Icb { bound } if s.preemptions > bound) {
+                self.pruned += 1;
+            } else {
+                self.postponed.push(s);
+            }
         }
     }
 }

@@ -24,77 +24,34 @@ public class ModelLinkedBlockingDeque<E> extends java.util.concurrent.LinkedBloc
         super(c);
     }
 
-    private boolean waitSpace(TS s, boolean timed, long nanos) throws InterruptedException {
-        return Models.until(s, () -> remainingCapacity() > 0, this, "waiting for space in", timed, nanos, true);
-    }
-
-    private boolean waitElement(TS s, boolean timed, long nanos) throws InterruptedException {
-        return Models.until(s, () -> !isEmpty(), this, "waiting for an element of", timed, nanos, true);
-    }
+    // The queue methods act on the tail (insert) and the head (remove), as in the JDK.
 
     @Override
     public void put(E e) throws InterruptedException {
         TS s = Rt.me();
         if (s == null) {
             super.put(e);
-            return;
+        } else {
+            ModelQueues.put(s, this, e, super::offerLast);
         }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        while (!super.offerLast(e)) {
-            waitSpace(s, false, 0);
-        }
-        Rt.changed();
     }
 
     @Override
     public boolean offer(E e, long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.offer(e, timeout, unit);
-        }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        if (super.offerLast(e)) {
-            Rt.changed();
-            return true;
-        }
-        if (!waitSpace(s, true, unit.toNanos(timeout))) {
-            return false;
-        }
-        boolean ok = super.offerLast(e);
-        Rt.changed();
-        return ok;
+        return s == null ? super.offer(e, timeout, unit) : ModelQueues.offer(s, this, e, super::offerLast, unit.toNanos(timeout));
     }
 
     @Override
     public E take() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.take();
-        }
-        E e;
-        while ((e = super.pollFirst()) == null) {
-            waitElement(s, false, 0);
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.take() : ModelQueues.take(s, this, super::pollFirst);
     }
 
     @Override
     public E poll(long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.poll(timeout, unit);
-        }
-        E e = super.pollFirst();
-        if (e == null && waitElement(s, true, unit.toNanos(timeout))) {
-            e = super.pollFirst();
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.poll(timeout, unit) : ModelQueues.poll(s, this, super::pollFirst, unit.toNanos(timeout));
     }
 
     @Override
@@ -102,64 +59,27 @@ public class ModelLinkedBlockingDeque<E> extends java.util.concurrent.LinkedBloc
         TS s = Rt.me();
         if (s == null) {
             super.putFirst(e);
-            return;
+        } else {
+            ModelQueues.put(s, this, e, super::offerFirst);
         }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        while (!super.offerFirst(e)) {
-            waitSpace(s, false, 0);
-        }
-        Rt.changed();
     }
 
     @Override
     public boolean offerFirst(E e, long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.offerFirst(e, timeout, unit);
-        }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        if (super.offerFirst(e)) {
-            Rt.changed();
-            return true;
-        }
-        if (!waitSpace(s, true, unit.toNanos(timeout))) {
-            return false;
-        }
-        boolean ok = super.offerFirst(e);
-        Rt.changed();
-        return ok;
+        return s == null ? super.offerFirst(e, timeout, unit) : ModelQueues.offer(s, this, e, super::offerFirst, unit.toNanos(timeout));
     }
 
     @Override
     public E takeFirst() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.takeFirst();
-        }
-        E e;
-        while ((e = super.pollFirst()) == null) {
-            waitElement(s, false, 0);
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.takeFirst() : ModelQueues.take(s, this, super::pollFirst);
     }
 
     @Override
     public E pollFirst(long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.pollFirst(timeout, unit);
-        }
-        E e = super.pollFirst();
-        if (e == null && waitElement(s, true, unit.toNanos(timeout))) {
-            e = super.pollFirst();
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.pollFirst(timeout, unit) : ModelQueues.poll(s, this, super::pollFirst, unit.toNanos(timeout));
     }
 
     @Override
@@ -167,63 +87,26 @@ public class ModelLinkedBlockingDeque<E> extends java.util.concurrent.LinkedBloc
         TS s = Rt.me();
         if (s == null) {
             super.putLast(e);
-            return;
+        } else {
+            ModelQueues.put(s, this, e, super::offerLast);
         }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        while (!super.offerLast(e)) {
-            waitSpace(s, false, 0);
-        }
-        Rt.changed();
     }
 
     @Override
     public boolean offerLast(E e, long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.offerLast(e, timeout, unit);
-        }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        if (super.offerLast(e)) {
-            Rt.changed();
-            return true;
-        }
-        if (!waitSpace(s, true, unit.toNanos(timeout))) {
-            return false;
-        }
-        boolean ok = super.offerLast(e);
-        Rt.changed();
-        return ok;
+        return s == null ? super.offerLast(e, timeout, unit) : ModelQueues.offer(s, this, e, super::offerLast, unit.toNanos(timeout));
     }
 
     @Override
     public E takeLast() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.takeLast();
-        }
-        E e;
-        while ((e = super.pollLast()) == null) {
-            waitElement(s, false, 0);
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.takeLast() : ModelQueues.take(s, this, super::pollLast);
     }
 
     @Override
     public E pollLast(long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.pollLast(timeout, unit);
-        }
-        E e = super.pollLast();
-        if (e == null && waitElement(s, true, unit.toNanos(timeout))) {
-            e = super.pollLast();
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.pollLast(timeout, unit) : ModelQueues.poll(s, this, super::pollLast, unit.toNanos(timeout));
     }
 }

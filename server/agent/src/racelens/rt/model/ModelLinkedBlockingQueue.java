@@ -24,76 +24,31 @@ public class ModelLinkedBlockingQueue<E> extends java.util.concurrent.LinkedBloc
         super(c);
     }
 
-    private boolean waitSpace(TS s, boolean timed, long nanos) throws InterruptedException {
-        return Models.until(s, () -> remainingCapacity() > 0, this, "waiting for space in", timed, nanos, true);
-    }
-
-    private boolean waitElement(TS s, boolean timed, long nanos) throws InterruptedException {
-        return Models.until(s, () -> !isEmpty(), this, "waiting for an element of", timed, nanos, true);
-    }
-
     @Override
     public void put(E e) throws InterruptedException {
         TS s = Rt.me();
         if (s == null) {
             super.put(e);
-            return;
+        } else {
+            ModelQueues.put(s, this, e, super::offer);
         }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        while (!super.offer(e)) {
-            waitSpace(s, false, 0);
-        }
-        Rt.changed();
     }
 
     @Override
     public boolean offer(E e, long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.offer(e, timeout, unit);
-        }
-        if (e == null) {
-            throw new NullPointerException();
-        }
-        if (super.offer(e)) {
-            Rt.changed();
-            return true;
-        }
-        if (!waitSpace(s, true, unit.toNanos(timeout))) {
-            return false;
-        }
-        boolean ok = super.offer(e);
-        Rt.changed();
-        return ok;
+        return s == null ? super.offer(e, timeout, unit) : ModelQueues.offer(s, this, e, super::offer, unit.toNanos(timeout));
     }
 
     @Override
     public E take() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.take();
-        }
-        E e;
-        while ((e = super.poll()) == null) {
-            waitElement(s, false, 0);
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.take() : ModelQueues.take(s, this, super::poll);
     }
 
     @Override
     public E poll(long timeout, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.poll(timeout, unit);
-        }
-        E e = super.poll();
-        if (e == null && waitElement(s, true, unit.toNanos(timeout))) {
-            e = super.poll();
-        }
-        Rt.changed();
-        return e;
+        return s == null ? super.poll(timeout, unit) : ModelQueues.poll(s, this, super::poll, unit.toNanos(timeout));
     }
 }

@@ -81,6 +81,46 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
         return writer.owner == null && readers.isEmpty();
     }
 
+    /** Takes the read or the write lock once it is free for {@code s} (model state only). */
+    private void take(TS s, boolean write) {
+        if (write) {
+            writer.owner = s;
+            writer.holds++;
+        } else {
+            readers.add(s);
+        }
+        Rt.changed();
+    }
+
+    /** {@code lock}, {@code lockInterruptibly} and timed {@code tryLock} of either side. */
+    boolean acquire(boolean write, boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+        TS s = self();
+        String verb = write ? "waiting to write-lock" : "waiting to read-lock";
+        if (!Models.until(s, () -> write ? canWrite(s) : canRead(s), this, verb, timed, nanos, interruptible)) {
+            return false;
+        }
+        take(s, write);
+        return true;
+    }
+
+    void lockUninterruptibly(boolean write) {
+        try {
+            acquire(write, false, 0, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e); // not interruptible: never thrown
+        }
+    }
+
+    /** Untimed {@code tryLock}: takes the lock only if it is free now. */
+    boolean tryAcquire(boolean write) {
+        TS s = self();
+        if (!(write ? canWrite(s) : canRead(s))) {
+            return false;
+        }
+        take(s, write);
+        return true;
+    }
+
     public static class ModelReadLock extends ReentrantReadWriteLock.ReadLock {
         private static final long serialVersionUID = 1L;
         final ModelReentrantReadWriteLock rw;
@@ -90,44 +130,24 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
             this.rw = rw;
         }
 
-        private boolean acquire(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
-            TS s = self();
-            if (!Models.until(s, () -> rw.canRead(s), rw, "waiting to read-lock", timed, nanos, interruptible)) {
-                return false;
-            }
-            rw.readers.add(s);
-            Rt.changed();
-            return true;
-        }
-
         @Override
         public void lock() {
-            try {
-                acquire(false, 0, false);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
+            rw.lockUninterruptibly(false);
         }
 
         @Override
         public void lockInterruptibly() throws InterruptedException {
-            acquire(false, 0, true);
+            rw.acquire(false, false, 0, true);
         }
 
         @Override
         public boolean tryLock() {
-            TS s = self();
-            if (!rw.canRead(s)) {
-                return false;
-            }
-            rw.readers.add(s);
-            Rt.changed();
-            return true;
+            return rw.tryAcquire(false);
         }
 
         @Override
         public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
-            return acquire(true, unit.toNanos(timeout), true);
+            return rw.acquire(false, true, unit.toNanos(timeout), true);
         }
 
         @Override
@@ -155,46 +175,24 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
             this.rw = rw;
         }
 
-        private boolean acquire(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
-            TS s = self();
-            if (!Models.until(s, () -> rw.canWrite(s), rw, "waiting to write-lock", timed, nanos, interruptible)) {
-                return false;
-            }
-            rw.writer.owner = s;
-            rw.writer.holds++;
-            Rt.changed();
-            return true;
-        }
-
         @Override
         public void lock() {
-            try {
-                acquire(false, 0, false);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
+            rw.lockUninterruptibly(true);
         }
 
         @Override
         public void lockInterruptibly() throws InterruptedException {
-            acquire(false, 0, true);
+            rw.acquire(true, false, 0, true);
         }
 
         @Override
         public boolean tryLock() {
-            TS s = self();
-            if (!rw.canWrite(s)) {
-                return false;
-            }
-            rw.writer.owner = s;
-            rw.writer.holds++;
-            Rt.changed();
-            return true;
+            return rw.tryAcquire(true);
         }
 
         @Override
         public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
-            return acquire(true, unit.toNanos(timeout), true);
+            return rw.acquire(true, true, unit.toNanos(timeout), true);
         }
 
         @Override
