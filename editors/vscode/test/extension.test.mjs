@@ -350,24 +350,27 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         await click(copy);
         assert.match(stub.record.clipboard, /^racelens replay .+ --test org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted --schedule \S+$/);
 
-        // Show schedule: the server asks VS Code to show racelens:/schedule/N (window/showDocument),
+        // Show schedule: the server asks VS Code to show racelens:/schedule/<run>-<n> (window/showDocument),
         // which opens through the content provider, as markdown.
         const shown = await click(byTitle('Show schedule'));
         const uri = await until('the schedule shown in an editor', () => stub.record.shown.find((s) => s.uri.scheme === 'racelens')?.uri);
-        assert.match(uri.toString(), /^racelens:\/schedule\/\d+$/);
+        assert.match(uri.toString(), /^racelens:\/schedule\/[0-9a-f]+-\d+$/);
         assert.equal(shown?.uri, uri.toString(), 'the command answers the same URI');
         const schedule = stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         assert.match(schedule.getText(), /\| T0 \(main\)/);
         assert.ok(schedule.getText().includes(stub.record.clipboard), 'the document has the replay command of the Copy lens');
         assert.equal(schedule.languageId, 'markdown');
 
-        // A restarted server numbers its documents anew: its racelens:/schedule/1 is loaded
-        // again when shown, not taken from what VS Code holds (the failure is kept on disk).
+        // A restarted server names its documents anew: the old document says it is gone, and
+        // Show schedule opens the new server's own (the failure is kept on disk).
         await stub.record.commands.get('racelens.restartServer')();
         await until('the old server\'s document gone with it', () => /no schedule document/.test(schedule.getText()));
         const again = await until('the ✗ lens after the restart', async () => (await codeLenses(doc)).find((l) => l.command?.title === 'Show schedule'));
+        const shownBefore = stub.record.shown.length;
         await click(again);
-        await until('the schedule document loaded again', () => schedule.getText().includes('| T0 (main)'));
+        const renamed = await until('the schedule shown again', () => stub.record.shown.slice(shownBefore).find((s) => s.uri.scheme === 'racelens')?.uri);
+        assert.notEqual(renamed.toString(), uri.toString());
+        await until('the schedule document loaded again', () => stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === renamed.toString())?.getText().includes('| T0 (main)'));
 
         await stub.record.commands.get('racelens.cancelAll')();
         await until('the answer of Cancel Explorations', () => stub.record.messages.some((m) => m.kind === 'info' && /no exploration was running or queued/.test(m.message)));

@@ -349,8 +349,11 @@ pub fn explore_pct(
             Outcome::Pass => {}
             Outcome::Livelock => stats.livelocks += 1,
             Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_) => {
-                // Replays as a plain schedule: the choices it made.
-                let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: exec.decisions.iter().filter(|d| d.preempts(d.thread)).count() as u32 };
+                // Replays as a plain schedule: the choices it made, without the preemptions
+                // the failure does not need (at most 40 more executions, not counted as
+                // schedules explored: they are the report's, not the search's).
+                let exec = crate::simplify::fewer_preemptions(exec, 40, &mut |c| session.run(c, Mode::Fast, options.max_steps))?;
+                let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: crate::simplify::preemptions(&exec) as u32 };
                 break Verdict::Failed(Box::new(confirm(session, &schedule, exec, stats.schedules, options)?));
             }
             other => break Verdict::Stopped(format!("PCT stopped: {}", other.kind())),

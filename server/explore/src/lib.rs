@@ -25,5 +25,6 @@ pub mod protocol;
 pub mod report;
 pub mod schedule;
 pub mod search;
+pub mod simplify;
 pub mod stress;
 pub mod tests;
