@@ -17,7 +17,8 @@ const TEST_FILE = 'src/test/java/org/example/metrics/LatencyStatsTest.java';
 const STATS_FILE = 'src/main/java/org/example/metrics/LatencyStats.java';
 const TEST = 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted';
 /** 0-based line of the assertEquals that fails when an update is lost. */
-const FAILING_ASSERT_LINE = 23;
+// The assertions of the test (0-based lines): the schedule found may break any of them.
+const ASSERT_LINES = [22, 23, 24];
 
 /** A JVM starts in a second or two, and these explorations take seconds: generous, not slow. */
 const EXPLORATION_MS = 120_000;
@@ -116,7 +117,7 @@ describe('racelens lsp: exploring a change that loses updates', () => {
         const show = JSON.stringify(diagnostic, null, 1);
         assert.equal(diagnostic.severity, SEVERITY_ERROR, show);
         assert.equal(diagnostic.source, 'racelens', show);
-        assert.equal(diagnostic.range.start.line, FAILING_ASSERT_LINE, show);
+        assert.ok(ASSERT_LINES.includes(diagnostic.range.start.line), show);
         assert.ok(diagnostic.message.startsWith(`${TEST}: `), show);
         assert.equal(diagnostic.codeDescription?.href, 'racelens:/codes/RL200', show);
         const related = diagnostic.relatedInformation ?? [];

@@ -112,9 +112,14 @@ describe('racelens lsp: diagnostics, hover, code lens, shutdown', () => {
         assert.equal(cancel.command.command, 'racelens.cancel');
         assert.deepEqual(cancel.command.arguments, [{ root: session.root, test }]);
         const begin = await session.waitFor('the progress of the exploration', () => session.progress.find((p) => p.token.startsWith('racelens/explore/')));
-        assert.deepEqual(await session.execute(cancel.command), { cancelled: 1 });
+        // 0 when it ended first (the dedicated cancel test runs a long exploration).
+        const { cancelled } = await session.execute(cancel.command);
+        assert.ok(cancelled === 0 || cancelled === 1, `cancelled: ${cancelled}`);
         await session.waitForProgressEnd(begin.token, EXPLORATION_MS);
-        await session.waitForLenses(POOL_TEST, (lenses) => lenses.some(isExplore) && !lenses.some((l) => l.command?.title === 'Cancel'), '▶ back without Cancel');
+        // The ▶ lens comes back, or the result if the exploration found the failure (here on its
+        // first schedule) before the cancel arrived.
+        const settled = (lenses) => lenses.some((l) => isExplore(l) || l.command?.title?.startsWith('✗ ')) && !lenses.some((l) => l.command?.title === 'Cancel');
+        await session.waitForLenses(POOL_TEST, settled, '▶ or ✗ back without Cancel');
     });
 
     test('goes quiet when nothing changes (no re-publishing loop)', async () => {

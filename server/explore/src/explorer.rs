@@ -239,6 +239,9 @@ pub fn explore(
             break Verdict::Passed;
         };
         let exec = session.run_with(&schedule.choices, Mode::Fast, options.max_steps, &prioritizer.run_options())?;
+        if cancel.load(Ordering::Relaxed) {
+            break Verdict::Cancelled; // during the run (the first one starts the JVM): drop it
+        }
         stats.schedules += 1;
         stats.decision_points += exec.decisions.len() as u64;
         stats.steps += exec.steps as u64;
@@ -316,6 +319,9 @@ pub fn explore_pct(
     // How many impacted points an execution passes: the horizon change points are drawn in.
     // It is the default schedule, and counts as one.
     let probe = session.run(&[], Mode::Full, options.max_steps)?;
+    if cancel.load(Ordering::Relaxed) {
+        return Ok(Report { verdict: Verdict::Cancelled, stats });
+    }
     stats.schedules += 1;
     stats.decision_points += probe.decisions.len() as u64;
     stats.steps += probe.steps as u64;
@@ -340,6 +346,9 @@ pub fn explore_pct(
         let seed = rng.next_u64() >> 1;
         let pct = format!("pct={seed}/{depth}/{horizon}/{list}");
         let exec = session.run_with(&[], Mode::Fast, options.max_steps, &[pct])?;
+        if cancel.load(Ordering::Relaxed) {
+            break Verdict::Cancelled;
+        }
         stats.schedules += 1;
         stats.decision_points += exec.decisions.len() as u64;
         stats.steps += exec.steps as u64;
@@ -352,7 +361,12 @@ pub fn explore_pct(
                 // Replays as a plain schedule: the choices it made, without the preemptions
                 // the failure does not need (at most 40 more executions, not counted as
                 // schedules explored: they are the report's, not the search's).
-                let exec = crate::simplify::fewer_preemptions(exec, 40, &mut |c| session.run(c, Mode::Fast, options.max_steps))?;
+                let exec = crate::simplify::fewer_preemptions(exec, 40, &mut |c| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(String::new()); // stop simplifying: report what we have
+                    }
+                    session.run(c, Mode::Fast, options.max_steps)
+                })?;
                 let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: crate::simplify::preemptions(&exec) as u32 };
                 break Verdict::Failed(Box::new(confirm(session, &schedule, exec, stats.schedules, options)?));
             }

@@ -85,7 +85,8 @@ fn same_failure(a: &Outcome, b: &Outcome) -> bool {
 }
 
 /// The failing execution with as few preemptions as this finds, within `budget` extra runs;
-/// `run` executes the test with a list of choices.
+/// `run` executes the test with a list of choices (an empty error stops early, keeping the
+/// best so far: a cancelled exploration).
 pub fn fewer_preemptions(failing: Execution, budget: u32, run: &mut dyn FnMut(&[ThreadId]) -> Result<Execution, String>) -> Result<Execution, String> {
     let mut runs = 0u32;
     let mut counted = |choices: &[ThreadId]| {
