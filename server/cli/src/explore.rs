@@ -69,7 +69,8 @@ pub struct ExploreArgs {
     /// schedules whose preemptions touch impacted code) and report what was skipped.
     #[arg(long)]
     select: bool,
-    /// Randomize the order in which alternatives are explored, reproducibly.
+    /// Randomize the order of the search (which decision point branches first, and to which
+    /// thread), reproducibly; also PCT's random choices.
     #[arg(long)]
     seed: Option<u64>,
     /// Scheduling points per execution before it counts as a livelock.
@@ -78,7 +79,12 @@ pub struct ExploreArgs {
     /// Keep exploring after the first failure and count failing schedules.
     #[arg(long)]
     all: bool,
-    /// Print one JSON object.
+    /// Print one JSON object: `test`, `search`, `heuristic`, `icps`,
+    /// `matched_decision_points`, `bound`, `outcome` (fail, pass, limit, error), `schedules`
+    /// (up to and including the first failing one), `failure` (`kind`, `message`, `thread`,
+    /// `file`, `line`, `schedule`, `preemptions`, `trace`), `error`, `stats` (`elapsed_ms`,
+    /// `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`, `failing_schedules`,
+    /// `skipped`).
     #[arg(long)]
     json: bool,
 }
