@@ -22,6 +22,9 @@ pub struct Site {
 impl Site {
     /// `Pool.java:42`-like short place: the class's simple name and the line.
     pub fn place(&self) -> String {
+        if self.op == "BEGIN" {
+            return "begin".into(); // site 0: a thread that has not run yet
+        }
         let simple = self.class.rsplit('.').next().unwrap_or(&self.class);
         let outer = simple.split('$').next().unwrap_or(simple);
         format!("{outer}.java:{}", self.line)
