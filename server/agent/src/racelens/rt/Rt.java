@@ -977,6 +977,9 @@ public final class Rt {
             return false; // the application installed a handler: it runs (as this thread's code)
         }
         fail(s, e);
+        // The test has failed: stop here rather than run on (often a thread waiting for the
+        // dead one until the step bound), so the report ends where the failure happened.
+        end("fail");
         return true;
     }
 
