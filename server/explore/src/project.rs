@@ -41,12 +41,37 @@ pub struct Project {
     pub summary: String,
 }
 
-/// Where a work tree's compiled classes live: outside the work tree, one folder per root.
+/// Where a work tree's compiled classes and exploration results live: outside the work
+/// tree, one folder per root, named after it with a hash that stays the same across runs.
 pub fn project_cache(root: &Path) -> PathBuf {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    root.hash(&mut h);
     let name = root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    cache_root().join("projects").join(format!("{name}-{:016x}", h.finish()))
+    let hash = crate::agent::stable_hash(root.to_string_lossy().as_bytes());
+    cache_root().join("projects").join(format!("{name}-{hash:016x}"))
+}
+
+/// File in a project's cache folder that names its work tree.
+const ROOT_RECORD: &str = "root";
+
+/// Records `root` in its cache folder, then removes the folders of work trees that no longer
+/// exist (deleted clones, temporary repositories), so that the cache does not only grow.
+pub fn claim_cache(root: &Path) {
+    let dir = project_cache(root);
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(ROOT_RECORD), root.to_string_lossy().as_bytes());
+    if let Some(projects) = dir.parent() {
+        prune_projects(projects);
+    }
+}
+
+/// Removes the folders under `projects` whose recorded work tree is gone; folders without a
+/// record (older versions) are left alone.
+fn prune_projects(projects: &Path) {
+    for entry in std::fs::read_dir(projects).into_iter().flatten().flatten() {
+        let Ok(recorded) = std::fs::read_to_string(entry.path().join(ROOT_RECORD)) else { continue };
+        if !Path::new(&recorded).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The classpath configured in `racelens.toml` (globs relative to the root), with
@@ -86,6 +111,7 @@ impl Sources {
 
 /// Prepares the classes of a project for running tests.
 pub fn prepare(sources: &Sources, jdk: &Jdk) -> Result<Project, String> {
+    claim_cache(&sources.root);
     let config = &sources.config;
     let libs = libraries(&sources.root, &config.classpath)?;
     if let Some(build) = &config.build {
@@ -210,4 +236,37 @@ pub fn join(paths: &[PathBuf]) -> String {
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_folders_of_work_trees_that_are_gone_are_pruned() {
+        let projects = tempfile::tempdir().unwrap();
+        let alive = tempfile::tempdir().unwrap();
+        let folder = |name: &str, record: Option<&Path>| {
+            let dir = projects.path().join(name);
+            std::fs::create_dir_all(dir.join("classes")).unwrap();
+            if let Some(root) = record {
+                std::fs::write(dir.join(ROOT_RECORD), root.to_string_lossy().as_bytes()).unwrap();
+            }
+            dir
+        };
+        let kept = folder("alive-1", Some(alive.path()));
+        let gone = folder("gone-2", Some(&alive.path().join("deleted-clone")));
+        let unrecorded = folder("old-3", None);
+        prune_projects(projects.path());
+        assert!(kept.exists() && unrecorded.exists());
+        assert!(!gone.exists());
+    }
+
+    #[test]
+    fn a_work_tree_keeps_its_cache_folder() {
+        let root = Path::new("/some/where/shop");
+        assert_eq!(project_cache(root), project_cache(root));
+        assert!(project_cache(root).file_name().unwrap().to_string_lossy().starts_with("shop-"));
+        assert_ne!(project_cache(root), project_cache(Path::new("/else/where/shop")));
+    }
 }
