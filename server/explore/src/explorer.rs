@@ -325,9 +325,9 @@ pub fn explore_pct(
     stats.schedules += 1;
     stats.decision_points += probe.decisions.len() as u64;
     stats.steps += probe.steps as u64;
-    if matches!(probe.outcome, Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_)) {
-        let fast = session.run(&[], Mode::Fast, options.max_steps)?;
-        let found = confirm(session, &Schedule { choices: Vec::new(), preemptions: 0 }, fast, 1, options)?;
+    if probe.outcome.is_bug() {
+        // The default schedule: its decisions are the same in either mode.
+        let found = confirm(session, &Schedule { choices: Vec::new(), preemptions: 0 }, probe, 1, options)?;
         stats.elapsed = started.elapsed();
         return Ok(Report { verdict: Verdict::Failed(Box::new(found)), stats });
     }
@@ -363,9 +363,9 @@ pub fn explore_pct(
                 // schedules explored: they are the report's, not the search's).
                 let exec = crate::simplify::fewer_preemptions(exec, 40, &mut |c| {
                     if cancel.load(Ordering::Relaxed) {
-                        return Err(String::new()); // stop simplifying: report what we have
+                        return Ok(None); // stop simplifying: report what we have
                     }
-                    session.run(c, Mode::Fast, options.max_steps)
+                    session.run(c, Mode::Fast, options.max_steps).map(Some)
                 })?;
                 let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: crate::simplify::preemptions(&exec) as u32 };
                 break Verdict::Failed(Box::new(confirm(session, &schedule, exec, stats.schedules, options)?));

@@ -58,18 +58,23 @@ fn allowed(d: &Decision, t: ThreadId) -> bool {
 /// Runs the test with each of `wanted` made where its place comes up in the new execution; a
 /// switch whose place does not come (or whose thread cannot run there) is left out. One run
 /// per switch made.
-fn rebuild(wanted: &[Switch], run: &mut dyn FnMut(&[ThreadId]) -> Result<Execution, String>) -> Result<Execution, String> {
+/// `run` answers `None` when no more runs may be made (out of budget, or cancelled).
+type Run<'a> = dyn FnMut(&[ThreadId]) -> Result<Option<Execution>, String> + 'a;
+
+fn rebuild(wanted: &[Switch], run: &mut Run) -> Result<Option<Execution>, String> {
     let mut at: HashMap<Place, ThreadId> = wanted.iter().map(|w| (w.place, w.to)).collect();
     let mut choices: Vec<ThreadId> = Vec::new();
     loop {
-        let exec = run(&choices)?;
+        let Some(exec) = run(&choices)? else {
+            return Ok(None);
+        };
         let places = places(&exec);
         let switch = exec.decisions.iter().zip(&places).enumerate().skip(choices.len()).find_map(|(j, (d, place))| {
             let to = at.remove(place)?;
             (d.thread != to && allowed(d, to)).then_some((j, to))
         });
         let Some((j, to)) = switch else {
-            return Ok(exec);
+            return Ok(Some(exec));
         };
         choices = exec.decisions[..j].iter().map(|d| d.thread).collect();
         choices.push(to);
@@ -85,14 +90,14 @@ fn same_failure(a: &Outcome, b: &Outcome) -> bool {
 }
 
 /// The failing execution with as few preemptions as this finds, within `budget` extra runs;
-/// `run` executes the test with a list of choices (an empty error stops early, keeping the
-/// best so far: a cancelled exploration).
-pub fn fewer_preemptions(failing: Execution, budget: u32, run: &mut dyn FnMut(&[ThreadId]) -> Result<Execution, String>) -> Result<Execution, String> {
+/// `run` executes the test with a list of choices, or answers `None` to stop early (a
+/// cancelled exploration), keeping the best so far.
+pub fn fewer_preemptions(failing: Execution, budget: u32, run: &mut Run) -> Result<Execution, String> {
     let mut runs = 0u32;
     let mut counted = |choices: &[ThreadId]| {
         runs += 1;
         if runs > budget {
-            return Err(String::new()); // out of budget: keep what we have
+            return Ok(None);
         }
         run(choices)
     };
@@ -106,14 +111,13 @@ pub fn fewer_preemptions(failing: Execution, budget: u32, run: &mut dyn FnMut(&[
         let pairs = at.windows(2).map(|w| w.to_vec());
         for drop in singles.chain(pairs) {
             let trial: Vec<Switch> = kept.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, s)| *s).collect();
-            match rebuild(&trial, &mut counted) {
-                Ok(exec) if same_failure(&exec.outcome, &best.outcome) && preemptions(&exec) < preemptions(&best) => {
+            match rebuild(&trial, &mut counted)? {
+                Some(exec) if same_failure(&exec.outcome, &best.outcome) && preemptions(&exec) < preemptions(&best) => {
                     best = exec;
                     continue 'improve;
                 }
-                Ok(_) => {}
-                Err(e) if e.is_empty() => break 'improve,
-                Err(e) => return Err(e),
+                Some(_) => {}
+                None => break 'improve,
             }
         }
         break;
@@ -168,7 +172,7 @@ mod tests {
         let noisy = [1, 0, 0, 1, 0, 1, 0, 1, 0];
         let failing = fake(&noisy, 5);
         assert!(matches!(failing.outcome, Outcome::Fail(_)) && preemptions(&failing) >= 4, "{}", preemptions(&failing));
-        let simple = fewer_preemptions(failing, 100, &mut |c| Ok(fake(c, 5))).unwrap();
+        let simple = fewer_preemptions(failing, 100, &mut |c| Ok(Some(fake(c, 5)))).unwrap();
         assert!(matches!(simple.outcome, Outcome::Fail(_)));
         assert_eq!(preemptions(&simple), 1, "0 runs its first two operations, then 1 runs to its end");
     }
@@ -180,7 +184,7 @@ mod tests {
         let mut runs = 0;
         let simple = fewer_preemptions(failing, 2, &mut |c| {
             runs += 1;
-            Ok(fake(c, 5))
+            Ok(Some(fake(c, 5)))
         })
         .unwrap();
         assert!(runs <= 2 && preemptions(&simple) <= before && matches!(simple.outcome, Outcome::Fail(_)));

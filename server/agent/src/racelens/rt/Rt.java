@@ -193,11 +193,14 @@ public final class Rt {
     }
 
     public static void dumpLog() {
-        StringBuilder sb = new StringBuilder("racelens event log of the last execution:\n");
+        System.err.print(appendLog(new StringBuilder("racelens event log of the last execution:\n")));
+    }
+
+    private static StringBuilder appendLog(StringBuilder sb) {
         for (String l : LOG) {
             sb.append("  ").append(l).append('\n');
         }
-        System.err.print(sb);
+        return sb;
     }
 
     /**
@@ -210,9 +213,7 @@ public final class Rt {
             sb.append(t).append(t.finished ? " finished" : "").append(" blocker=")
                     .append(t.blocker == null ? "-" : t.blocker.describe(t)).append(" state=").append(t.thread.getState()).append('\n');
         }
-        for (String l : LOG) {
-            sb.append(l).append('\n');
-        }
+        appendLog(sb);
         try {
             java.nio.file.Files.writeString(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
                     "racelens-" + ProcessHandle.current().pid() + "-" + epoch + ".log"), sb);
