@@ -8,15 +8,18 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use racelens_analysis::host::{Host, HostOptions};
-use racelens_explore::explorer::{self, Found, Options, Report, Session, Stats, Verdict};
-use racelens_explore::java::Jdk;
+use racelens_explore::explorer::{self, Found, Options, Report, Stats, Verdict};
+use racelens_explore::jvm::Session;
+use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::TestSpec;
-use racelens_explore::protocol::{Execution, Outcome, Site};
-use racelens_explore::schedule::ScheduleString;
+use racelens_explore::jvm::protocol::{Execution, Outcome, Site};
+use racelens_explore::results::schedule::ScheduleString;
 use racelens_analysis::impact::Options as AnalysisOptions;
-use racelens_explore::heuristics::{self, Choice};
-use racelens_explore::search::Strategy;
-use racelens_explore::{agent, change, project, report};
+use racelens_explore::search::heuristics::{self, Choice};
+use racelens_explore::search::icb::Strategy;
+use racelens_explore::jvm::{agent, project};
+use racelens_explore::results::report;
+use racelens_explore::search::change;
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -124,7 +127,7 @@ fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
         }
     })?;
     host.load()?;
-    let spec = racelens_explore::tests::resolve(&host, test)?;
+    let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
     let jdk = Jdk::locate()?;
     let project = project::prepare(&project::Sources::of(&host), &jdk)?;
     let agent = agent::agent_jar()?;

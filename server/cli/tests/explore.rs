@@ -180,7 +180,7 @@ fn capp_fault(name: &str) -> (tempfile::TempDir, String) {
 
 #[test]
 fn the_default_heuristic_finds_a_regression_in_fewer_schedules_than_basic() {
-    let default = racelens_explore::heuristics::DEFAULT;
+    let default = racelens_explore::search::heuristics::DEFAULT;
     let (repo, test) = capp_fault("ledger-audit");
     for seed in ["1", "2"] {
         let run = |heuristic: &str| racelens(repo.path(), &["explore", "--test", &test, "--heuristic", heuristic, "--seed", seed]);

@@ -24,14 +24,15 @@ use std::time::{Duration, Instant};
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::Options as AnalysisOptions;
-use racelens_explore::capp::HEURISTICS;
-use racelens_explore::change::{self, ChangeModel};
-use racelens_explore::explorer::{Options, Session, Verdict};
-use racelens_explore::heuristics::{self, Choice};
-use racelens_explore::java::Jdk;
-use racelens_explore::project::{self, Sources};
-use racelens_explore::search::Strategy;
-use racelens_explore::{agent, stress, tests};
+use racelens_explore::search::capp::HEURISTICS;
+use racelens_explore::search::change::{self, ChangeModel};
+use racelens_explore::explorer::{Options, Verdict};
+use racelens_explore::jvm::Session;
+use racelens_explore::search::heuristics::{self, Choice};
+use racelens_explore::jvm::java::Jdk;
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::search::icb::Strategy;
+use racelens_explore::jvm::{agent, stress, tests};
 
 struct Args {
     seeds: u64,
@@ -272,7 +273,7 @@ fn verify(faults: &[Fault], jdk: &Jdk, budget: u64) {
         match r.verdict {
             Verdict::Passed => println!("verified {}: all {} schedules within bound 2 pass", fault.name, r.stats.schedules),
             Verdict::Limit => println!("verified {}: {} schedules pass (budget reached before the bound was exhausted)", fault.name, r.stats.schedules),
-            Verdict::Failed(f) => panic!("{}: the correct version fails: {}", fault.name, racelens_explore::report::headline(&f.full)),
+            Verdict::Failed(f) => panic!("{}: the correct version fails: {}", fault.name, racelens_explore::results::report::headline(&f.full)),
             other => panic!("{}: {other:?}", fault.name),
         }
         p.session.close();

@@ -14,11 +14,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use racelens_analysis::host::{Host, HostOptions};
-use racelens_explore::explorer::{self, Options, Session, Stats, Verdict};
-use racelens_explore::java::Jdk;
-use racelens_explore::project::{self, Sources};
-use racelens_explore::search::{Basic, Strategy};
-use racelens_explore::{agent, stress, tests};
+use racelens_explore::explorer::{self, Options, Stats, Verdict};
+use racelens_explore::jvm::Session;
+use racelens_explore::jvm::java::Jdk;
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::search::icb::{Basic, Strategy};
+use racelens_explore::jvm::{agent, stress, tests};
 
 fn repo_dir(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests").join(rel)

@@ -3,16 +3,13 @@
 //! cancels. A failing schedule is run once more in full mode for the report, which also
 //! checks that it reproduces.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::java::Jdk;
-use crate::jvm::{Jvm, Mode, TestSpec};
-use crate::project::Project;
-use crate::protocol::{Execution, Outcome, Site, ThreadId};
-use crate::schedule::ScheduleString;
-use crate::search::{Known, Prioritizer, Schedule, Search, Strategy};
+use crate::jvm::{Mode, Session};
+use crate::jvm::protocol::{Execution, Outcome, Site, ThreadId};
+use crate::results::schedule::ScheduleString;
+use crate::search::icb::{Known, Prioritizer, Schedule, Search, Strategy};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -31,78 +28,6 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options { strategy: Strategy::Icb { bound: 2 }, seed: None, max_schedules: 10_000, max_steps: 100_000, all: false, select: false }
-    }
-}
-
-/// A JVM for a test, restarted when it dies.
-pub struct Session {
-    jdk: Jdk,
-    agent: PathBuf,
-    pub project: Project,
-    pub spec: TestSpec,
-    jvm: Option<Jvm>,
-    pub restarts: u32,
-}
-
-impl Session {
-    pub fn new(jdk: Jdk, agent: PathBuf, project: Project, spec: TestSpec) -> Session {
-        Session { jdk, agent, project, spec, jvm: None, restarts: 0 }
-    }
-
-    fn jvm(&mut self) -> Result<&mut Jvm, String> {
-        if self.jvm.is_none() {
-            self.jvm = Some(Jvm::start(&self.jdk, &self.agent, &self.project, &self.spec)?);
-        }
-        Ok(self.jvm.as_mut().expect("started above"))
-    }
-
-    /// `junit4`, `junit5` or `main`, once started.
-    pub fn kind(&mut self) -> Result<String, String> {
-        Ok(self.jvm()?.kind.clone())
-    }
-
-    /// Runs one schedule; a JVM that died is started again once.
-    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
-        self.run_with(choices, mode, max_steps, &[])
-    }
-
-    /// [`Session::run`] with options for the agent (`stacks`, `pct=...`).
-    pub fn run_with(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
-        match self.jvm()?.run(choices, mode, max_steps, options) {
-            Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
-                // The agent's watchdog ended a stuck execution and the JVM is gone.
-                self.jvm = None;
-                Ok(e)
-            }
-            Ok(e) => Ok(e),
-            Err(first) => {
-                self.jvm = None;
-                self.restarts += 1;
-                if self.restarts > 3 {
-                    return Err(first);
-                }
-                self.jvm()?.run(choices, mode, max_steps, options).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
-            }
-        }
-    }
-
-    pub fn site(&self, id: u32) -> Option<Site> {
-        self.jvm.as_ref().and_then(|j| j.sites.get(&id).cloned())
-    }
-
-    pub fn sites(&self) -> std::collections::HashMap<u32, Site> {
-        self.jvm.as_ref().map(|j| j.sites.clone()).unwrap_or_default()
-    }
-
-    /// What the agent announced so far (empty before it started).
-    pub fn known(&self) -> Option<Known<'_>> {
-        self.jvm.as_ref().map(|j| Known { sites: &j.sites, stacks: &j.stacks })
-    }
-
-    pub fn close(&mut self) {
-        if let Some(j) = self.jvm.take() {
-            j.quit();
-        }
     }
 }
 
@@ -162,7 +87,7 @@ pub struct Preemption {
 impl Preemption {
     /// `T2 preempted here before T1 writes count`.
     pub fn text(&self) -> String {
-        let what = self.next.as_ref().map(|s| format!(" {}", crate::report::action(s))).unwrap_or_default();
+        let what = self.next.as_ref().map(|s| format!(" {}", crate::results::report::action(s))).unwrap_or_default();
         format!("T{} preempted here before T{}{what}", self.from, self.to)
     }
 }
@@ -254,7 +179,7 @@ pub fn explore(
             Outcome::Divergence { .. } => {
                 break Verdict::Stopped(format!(
                     "{}: the test does not behave the same way under the same schedule (nondeterministic, e.g. it depends on input, files or real time that racelens does not control)",
-                    crate::report::headline(&exec)
+                    crate::results::report::headline(&exec)
                 ))
             }
             Outcome::Timeout => break Verdict::Stopped("an execution took too long (the test may block on something racelens does not control, such as I/O)".into()),
@@ -335,7 +260,7 @@ pub fn explore_pct(
     let impacted = |id: u32| known.get(&id).is_some_and(|s| sites.iter().any(|x| x == &format!("{}:{}", s.class, s.line)));
     let horizon = probe.events.iter().filter(|e| sites.is_empty() || impacted(e.site)).count().max(1);
     let list = if sites.is_empty() { "*".to_string() } else { sites.join("+") };
-    let mut rng = crate::search::XorShift::new(options.seed.unwrap_or(1));
+    let mut rng = crate::search::icb::XorShift::new(options.seed.unwrap_or(1));
     let verdict = loop {
         if cancel.load(Ordering::Relaxed) {
             break Verdict::Cancelled;
@@ -361,13 +286,13 @@ pub fn explore_pct(
                 // Replays as a plain schedule: the choices it made, without the preemptions
                 // the failure does not need (at most 40 more executions, not counted as
                 // schedules explored: they are the report's, not the search's).
-                let exec = crate::simplify::fewer_preemptions(exec, 40, &mut |c| {
+                let exec = crate::search::simplify::fewer_preemptions(exec, 40, &mut |c| {
                     if cancel.load(Ordering::Relaxed) {
                         return Ok(None); // stop simplifying: report what we have
                     }
                     session.run(c, Mode::Fast, options.max_steps).map(Some)
                 })?;
-                let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: crate::simplify::preemptions(&exec) as u32 };
+                let schedule = Schedule { choices: exec.decisions.iter().map(|d| d.thread).collect(), preemptions: crate::search::simplify::preemptions(&exec) as u32 };
                 break Verdict::Failed(Box::new(confirm(session, &schedule, exec, stats.schedules, options)?));
             }
             other => break Verdict::Stopped(format!("PCT stopped: {}", other.kind())),

@@ -14,15 +14,17 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use racelens_explore::change::ChangeModel;
-use racelens_explore::explorer::{self, Options, Session, Verdict};
-use racelens_explore::heuristics::{self, Choice};
-use racelens_explore::java::Jdk;
+use racelens_explore::search::change::ChangeModel;
+use racelens_explore::explorer::{self, Options, Verdict};
+use racelens_explore::jvm::Session;
+use racelens_explore::search::heuristics::{self, Choice};
+use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::TestSpec;
-use racelens_explore::project::{self, Sources};
-use racelens_explore::protocol::Outcome;
-use racelens_explore::schedule::ScheduleString;
-use racelens_explore::{agent, report};
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::jvm::protocol::Outcome;
+use racelens_explore::results::schedule::ScheduleString;
+use racelens_explore::jvm::agent;
+use racelens_explore::results::report;
 use serde::{Deserialize, Serialize};
 
 use crate::core::Msg;
@@ -201,8 +203,8 @@ fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind
 
 fn bound_of(options: &Options) -> u32 {
     match options.strategy {
-        racelens_explore::search::Strategy::Icb { bound } => bound,
-        racelens_explore::search::Strategy::Dfs => u32::MAX,
+        racelens_explore::search::icb::Strategy::Icb { bound } => bound,
+        racelens_explore::search::icb::Strategy::Dfs => u32::MAX,
     }
 }
 
@@ -229,7 +231,7 @@ fn title(outcome: &Outcome) -> String {
     }
 }
 
-fn failure_place(exec: &racelens_explore::protocol::Execution, files: &HashMap<String, String>) -> Option<Place> {
+fn failure_place(exec: &racelens_explore::jvm::protocol::Execution, files: &HashMap<String, String>) -> Option<Place> {
     let Outcome::Fail(f) = &exec.outcome else { return None };
     f.frames.iter().find_map(|fr| files.get(outer(&fr.class)).map(|file| Place { file: file.clone(), line: fr.line }))
 }

@@ -13,12 +13,12 @@ use std::time::Duration;
 
 use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::select::{self, EntryKind, ThreadTest};
-use racelens_explore::change;
+use racelens_explore::search::change;
 use racelens_explore::explorer::Options;
-use racelens_explore::heuristics::Choice;
+use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
-use racelens_explore::project::Sources;
-use racelens_explore::search::Strategy;
+use racelens_explore::jvm::project::Sources;
+use racelens_explore::search::icb::Strategy;
 use serde_json::{json, Value};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
@@ -53,10 +53,10 @@ fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 
     for f in files {
         if let Some(e) = index.entry(f) {
             bytes.extend_from_slice(e.path.as_bytes());
-            bytes.extend_from_slice(&racelens_explore::agent::stable_hash(e.facts.text.as_bytes()).to_le_bytes());
+            bytes.extend_from_slice(&racelens_explore::jvm::agent::stable_hash(e.facts.text.as_bytes()).to_le_bytes());
         }
     }
-    racelens_explore::agent::stable_hash(&bytes)
+    racelens_explore::jvm::agent::stable_hash(&bytes)
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use crate::protocol::{Decision, Execution, Outcome, ThreadId};
+use crate::jvm::protocol::{Decision, Execution, Outcome, ThreadId};
 
 /// Where a switch happens: the running thread (if any), its pending operation (`None` when
 /// it cannot go on: blocked or finished), and the occurrence of that pair among the decision
@@ -132,7 +132,7 @@ pub fn preemptions(exec: &Execution) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Failure, Pending};
+    use crate::jvm::protocol::{Failure, Pending};
 
     /// A fake test: threads 0 and 1 each perform `n` operations (sites 10.. and 20..);
     /// decisions at every step while both are alive; default rule keeps the current thread.

@@ -7,7 +7,7 @@ use racelens_analysis::host::Host;
 use racelens_analysis::impact::{EndAccess, Impact, IcpReason, PairKind};
 use racelens_analysis::index::Origin;
 
-use crate::capp::{IcpIndex, SiteMap};
+use crate::search::capp::{IcpIndex, SiteMap};
 
 /// One end of an impacted pair, where it is in the code.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,14 +5,15 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::java::Jdk;
-use crate::project::{join, Project};
-use crate::protocol::{Execution, ResponseParser, Site, ThreadId};
+use crate::jvm::java::Jdk;
+use crate::jvm::project::{join, Project};
+use crate::jvm::protocol::{Execution, Outcome, ResponseParser, Site, ThreadId};
+use crate::search::icb::Known;
 
 /// What to run: a JUnit test method, or a class's `main`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +57,7 @@ pub struct Jvm {
     /// Sites by id, as the agent announced them.
     pub sites: HashMap<u32, Site>,
     /// Interned stacks by id.
-    pub stacks: HashMap<u32, Vec<crate::protocol::Frame>>,
+    pub stacks: HashMap<u32, Vec<crate::jvm::protocol::Frame>>,
     /// `junit4`, `junit5` or `main`.
     pub kind: String,
     output: Arc<Mutex<Vec<u8>>>,
@@ -129,7 +130,7 @@ impl Jvm {
         let ready = jvm.read_line()?;
         match ready.split_once(' ') {
             Some(("READY", rest)) => jvm.kind = rest.split(' ').next().unwrap_or("").to_string(),
-            Some(("SETUP_ERROR", message)) => return Err(crate::protocol::unescape(message)),
+            Some(("SETUP_ERROR", message)) => return Err(crate::jvm::protocol::unescape(message)),
             _ => return Err(format!("unexpected message from the agent: {ready}")),
         }
         jvm.reader.get_ref().set_read_timeout(Some(RUN_TIMEOUT)).map_err(|e| e.to_string())?;
@@ -236,5 +237,77 @@ fn accept(listener: &TcpListener, child: &mut Child, output: &Arc<Mutex<Vec<u8>>
             return Err(format!("the agent did not connect within {} s", START_TIMEOUT.as_secs()));
         }
         std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A JVM for a test, restarted when it dies.
+pub struct Session {
+    jdk: Jdk,
+    agent: PathBuf,
+    pub project: Project,
+    pub spec: TestSpec,
+    jvm: Option<Jvm>,
+    pub restarts: u32,
+}
+
+impl Session {
+    pub fn new(jdk: Jdk, agent: PathBuf, project: Project, spec: TestSpec) -> Session {
+        Session { jdk, agent, project, spec, jvm: None, restarts: 0 }
+    }
+
+    fn jvm(&mut self) -> Result<&mut Jvm, String> {
+        if self.jvm.is_none() {
+            self.jvm = Some(Jvm::start(&self.jdk, &self.agent, &self.project, &self.spec)?);
+        }
+        Ok(self.jvm.as_mut().expect("started above"))
+    }
+
+    /// `junit4`, `junit5` or `main`, once started.
+    pub fn kind(&mut self) -> Result<String, String> {
+        Ok(self.jvm()?.kind.clone())
+    }
+
+    /// Runs one schedule; a JVM that died is started again once.
+    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
+        self.run_with(choices, mode, max_steps, &[])
+    }
+
+    /// [`Session::run`] with options for the agent (`stacks`, `pct=...`).
+    pub fn run_with(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+        match self.jvm()?.run(choices, mode, max_steps, options) {
+            Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
+                // The agent's watchdog ended a stuck execution and the JVM is gone.
+                self.jvm = None;
+                Ok(e)
+            }
+            Ok(e) => Ok(e),
+            Err(first) => {
+                self.jvm = None;
+                self.restarts += 1;
+                if self.restarts > 3 {
+                    return Err(first);
+                }
+                self.jvm()?.run(choices, mode, max_steps, options).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
+            }
+        }
+    }
+
+    pub fn site(&self, id: u32) -> Option<Site> {
+        self.jvm.as_ref().and_then(|j| j.sites.get(&id).cloned())
+    }
+
+    pub fn sites(&self) -> std::collections::HashMap<u32, Site> {
+        self.jvm.as_ref().map(|j| j.sites.clone()).unwrap_or_default()
+    }
+
+    /// What the agent announced so far (empty before it started).
+    pub fn known(&self) -> Option<Known<'_>> {
+        self.jvm.as_ref().map(|j| Known { sites: &j.sites, stacks: &j.stacks })
+    }
+
+    pub fn close(&mut self) {
+        if let Some(j) = self.jvm.take() {
+            j.quit();
+        }
     }
 }

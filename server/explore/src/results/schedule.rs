@@ -6,7 +6,7 @@
 //! - `14@ObjectPool.java:58`: at decision 14 (where the schedule departs from the default
 //!   rule) the step is at that place; a replay that finds another place there diverged.
 
-use crate::protocol::{Execution, Site, ThreadId};
+use crate::jvm::protocol::{Execution, Site, ThreadId};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleString {
@@ -16,7 +16,7 @@ pub struct ScheduleString {
 }
 
 /// The default rule's choice at a decision: keep the current thread, else the lowest.
-fn default_choice(d: &crate::protocol::Decision) -> ThreadId {
+fn default_choice(d: &crate::jvm::protocol::Decision) -> ThreadId {
     match d.current {
         Some(c) if d.waiters.is_none() && d.enabled & (1 << c) != 0 => c,
         _ => d.waiters.unwrap_or(d.enabled).trailing_zeros() as ThreadId,

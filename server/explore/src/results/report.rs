@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::protocol::{Execution, Outcome, Site, ThreadId};
+use crate::jvm::protocol::{Execution, Outcome, Site, ThreadId};
 
 /// Rows shown at most; longer executions keep their beginning and their end.
 const MAX_ROWS: usize = 120;

@@ -5,10 +5,10 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::agent;
-use crate::java::Jdk;
+use crate::jvm::agent;
+use crate::jvm::java::Jdk;
 use crate::jvm::TestSpec;
-use crate::project::{join, Project};
+use crate::jvm::project::{join, Project};
 
 /// What repeated uncontrolled runs found.
 #[derive(Clone, Debug)]
@@ -40,6 +40,6 @@ pub fn until_failure(project: &Project, spec: &TestSpec, jdk: &Jdk, budget: Dura
         runs: num(f[0])?,
         failed_at: if f.get(1) == Some(&"-") { None } else { Some(num(f.get(1).copied().unwrap_or("?"))?) },
         elapsed: Duration::from_millis(num(f.get(2).copied().unwrap_or("?"))?),
-        failure: f.get(3).map(|s| crate::protocol::unescape(s)),
+        failure: f.get(3).map(|s| crate::jvm::protocol::unescape(s)),
     })
 }

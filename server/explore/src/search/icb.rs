@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use crate::protocol::{Execution, Frame, Site, ThreadId};
+use crate::jvm::protocol::{Execution, Frame, Site, ThreadId};
 
 /// What the agent announced so far: sites and stacks by id.
 #[derive(Clone, Copy)]
@@ -216,7 +216,7 @@ impl XorShift {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Decision, Outcome};
+    use crate::jvm::protocol::{Decision, Outcome};
 
     /// A fake program: two threads, each with `n` steps; every step is a decision point
     /// while both are alive. Returns the trace the agent would send for `choices`.

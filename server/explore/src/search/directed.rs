@@ -12,10 +12,10 @@
 
 use racelens_analysis::impact::PairKind;
 
-use crate::capp::{Position, SiteMap};
-use crate::change::PairTarget;
-use crate::protocol::{Execution, ThreadId};
-use crate::search::{Known, Prioritizer};
+use crate::search::capp::{Position, SiteMap};
+use crate::search::change::PairTarget;
+use crate::jvm::protocol::{Execution, ThreadId};
+use crate::search::icb::{Known, Prioritizer};
 
 pub struct PairPrioritizer {
     pairs: Vec<PairTarget>,

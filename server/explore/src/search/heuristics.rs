@@ -4,11 +4,12 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::capp::{CappPrioritizer, Heuristic, HEURISTICS};
-use crate::change::ChangeModel;
-use crate::directed::PairPrioritizer;
-use crate::explorer::{self, Options, Report, Session, Stats, Verdict};
-use crate::search::Basic;
+use crate::search::capp::{CappPrioritizer, Heuristic, HEURISTICS};
+use crate::search::change::ChangeModel;
+use crate::search::directed::PairPrioritizer;
+use crate::explorer::{self, Options, Report, Stats, Verdict};
+use crate::jvm::Session;
+use crate::search::icb::Basic;
 
 /// The prioritization used when none is named. Chosen from `cargo bench -p
 /// racelens-explore --bench capp -- --seeds 7` over the 14 faults of the CAPP benchmark

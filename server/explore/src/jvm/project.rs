@@ -16,8 +16,8 @@ use racelens_analysis::host::Host;
 use racelens_analysis::index::declarations_hash;
 use racelens_analysis::java::FileFacts;
 
-use crate::agent::cache_root;
-use crate::java::Jdk;
+use crate::jvm::agent::cache_root;
+use crate::jvm::java::Jdk;
 
 /// JUnit and its companions as Debian installs them; added to the classpath when the
 /// configuration names no JUnit of its own.
@@ -45,7 +45,7 @@ pub struct Project {
 /// tree, one folder per root, named after it with a hash that stays the same across runs.
 pub fn project_cache(root: &Path) -> PathBuf {
     let name = root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let hash = crate::agent::stable_hash(root.to_string_lossy().as_bytes());
+    let hash = crate::jvm::agent::stable_hash(root.to_string_lossy().as_bytes());
     cache_root().join("projects").join(format!("{name}-{hash:016x}"))
 }
 

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::protocol::ThreadId;
+use crate::jvm::protocol::ThreadId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PMode {
@@ -248,7 +248,7 @@ pub struct SiteMap {
 }
 
 impl SiteMap {
-    pub fn position(&self, site: &crate::protocol::Site) -> Position {
+    pub fn position(&self, site: &crate::jvm::protocol::Site) -> Position {
         let file = self.files.get(outer(&site.class)).cloned();
         let field = site.field().map(|f| {
             let owner = site.target.rsplit_once('.').map(|(o, _)| o.to_string()).unwrap_or_default();
@@ -343,16 +343,16 @@ pub struct CappPrioritizer {
     pub heuristic: Option<Heuristic>,
     icps: IcpIndex,
     map: SiteMap,
-    rng: Option<crate::search::XorShift>,
+    rng: Option<crate::search::icb::XorShift>,
     pub stats: MatchStats,
 }
 
 impl CappPrioritizer {
     pub fn new(heuristic: Option<Heuristic>, icps: IcpIndex, map: SiteMap, seed: Option<u64>) -> CappPrioritizer {
-        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::XorShift::new), stats: MatchStats::default() }
+        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::icb::XorShift::new), stats: MatchStats::default() }
     }
 
-    fn state(&self, site: u32, stack: Option<u32>, known: crate::search::Known) -> ThreadState {
+    fn state(&self, site: u32, stack: Option<u32>, known: crate::search::icb::Known) -> ThreadState {
         let pc = known.sites.get(&site).map(|s| self.map.position(s));
         let stack = stack
             .and_then(|k| known.stacks.get(&k))
@@ -367,8 +367,8 @@ impl CappPrioritizer {
     }
 }
 
-impl crate::search::Prioritizer for CappPrioritizer {
-    fn partition(&mut self, exec: &crate::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::search::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+impl crate::search::icb::Prioritizer for CappPrioritizer {
+    fn partition(&mut self, exec: &crate::jvm::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::search::icb::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
         let d = &exec.decisions[index];
         let threads: Vec<(ThreadId, ThreadState)> = if d.pending.is_empty() {
             // An agent without pending sites: only the running thread's position is known.

@@ -1,0 +1,18 @@
+//! The JVM side of an exploration: the agent jar, the JDK, the project's classes, the test
+//! to run, and one warm JVM per test that answers one request per execution.
+//!
+//! - [`agent`]: the Java agent (built from `server/agent` and embedded);
+//! - [`java`], [`project`], [`tests`]: the JDK, the classes a test runs against, and the
+//!   test a user names;
+//! - [`session`], [`protocol`]: the JVM process and the line protocol it speaks;
+//! - [`stress`]: uncontrolled repeated runs, for comparison.
+
+pub mod agent;
+pub mod java;
+pub mod project;
+pub mod protocol;
+pub mod session;
+pub mod stress;
+pub mod tests;
+
+pub use session::{Mode, Session, TestSpec};
