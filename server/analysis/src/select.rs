@@ -2,18 +2,19 @@
 //! its static call graph: which tests are worth exploring first (SimRT section 3.6 ranks
 //! tests by the impacted pairs they cover; here, by the impacted points they reach).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use crate::impact::Impact;
-use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
-use crate::java::{CallKind, FileFacts, MethodIdx, MethodKind, Span};
+use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver, TypeName};
+use crate::java::{CallKind, ClassKind, FileFacts, MethodIdx, MethodKind, Span};
 
 /// How far a test's call graph is followed.
 const MAX_METHODS: usize = 2000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EntryKind {
-    /// A JUnit 4 or 5 test method (found by annotation name).
+    /// A JUnit 4 or 5 test method (found by annotation name), or a JUnit 3 one (a
+    /// `public void test*()` of a `junit.framework.TestCase` subclass).
     Test,
     /// `public static void main(String[])`.
     Main,
@@ -41,7 +42,7 @@ pub struct Reach {
     pub starts_threads: bool,
 }
 
-fn entry_kind(facts: &FileFacts, m: MethodIdx) -> Option<EntryKind> {
+fn entry_kind(index: &ProjectIndex, file: FileId, facts: &FileFacts, m: MethodIdx) -> Option<EntryKind> {
     let method = &facts.methods[m as usize];
     if method.kind != MethodKind::Method {
         return None;
@@ -49,8 +50,89 @@ fn entry_kind(facts: &FileFacts, m: MethodIdx) -> Option<EntryKind> {
     if method.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest")) {
         return Some(EntryKind::Test);
     }
+    if is_junit3_test(index, MethodRef { origin: Origin::Project(file), idx: m }) {
+        return Some(EntryKind::Test);
+    }
     let string_array = method.params.len() == 1 && method.params[0].ty.name.ends_with("String") && (method.params[0].ty.array_dims == 1);
     (method.name == "main" && method.is_static && string_array).then_some(EntryKind::Main)
+}
+
+/// JUnit 3's base class of tests, as a class extending it names it.
+const JUNIT3_TEST_CASE: [&str; 2] = ["junit.framework.TestCase", "TestCase"];
+
+/// Whether `class` extends JUnit 3's `junit.framework.TestCase`, directly or through
+/// project superclasses. A project class that is itself named `TestCase` is not JUnit's.
+pub fn is_junit3_class(index: &ProjectIndex, class: ClassRef) -> bool {
+    let mut seen = HashSet::new();
+    let mut current = class;
+    while seen.insert(current) && seen.len() <= 32 {
+        match superclass(index, current) {
+            Some(TypeName::Class(sup)) => current = sup,
+            Some(TypeName::External(name)) => return JUNIT3_TEST_CASE.contains(&name.as_str()),
+            Some(TypeName::Unknown) | None => return false,
+        }
+    }
+    false
+}
+
+/// The class `class` extends, resolved where it is declared (interfaces left out).
+fn superclass(index: &ProjectIndex, class: ClassRef) -> Option<TypeName> {
+    let facts = index.facts(class.origin)?;
+    let c = &facts.classes[class.idx as usize];
+    // An anonymous class's `superclass` may be the interface it implements.
+    if c.kind == ClassKind::Anonymous {
+        return None;
+    }
+    let name = &c.superclass.as_ref()?.name;
+    match index.resolver().type_name(class.origin, c.outer, name) {
+        // `extends junit.framework.TestCase`: a qualified name outside the project is that class
+        TypeName::Unknown if name.contains('.') => Some(TypeName::External(name.clone())),
+        resolved => Some(resolved),
+    }
+}
+
+/// A JUnit 3 test method by JUnit's own rule: `public void test*()` without parameters, in a
+/// named class that extends `TestCase` (JUnit cannot run tests of anonymous or local classes).
+pub fn is_junit3_test(index: &ProjectIndex, method: MethodRef) -> bool {
+    let Some(facts) = index.facts(method.origin) else { return false };
+    let m = &facts.methods[method.idx as usize];
+    let class = &facts.classes[m.class as usize];
+    let void = m.return_type.as_ref().is_some_and(|t| t.name == "void" && t.array_dims == 0);
+    m.kind == MethodKind::Method
+        && m.is_public
+        && void
+        && m.params.is_empty()
+        && m.name.starts_with("test")
+        && !class.is_local
+        && is_junit3_class(index, ClassRef { origin: method.origin, idx: m.class })
+}
+
+/// The JUnit 3 test methods `class` runs: its own, then those it inherits from project
+/// superclasses (a test hides its superclasses' tests of the same name), as JUnit's
+/// `TestSuite` collects them. Empty when `class` is not a `TestCase`.
+pub fn junit3_tests(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
+    if !is_junit3_class(index, class) {
+        return Vec::new();
+    }
+    let mut names = HashSet::new();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut current = Some(class);
+    while let Some(c) = current.filter(|c| seen.insert(*c) && seen.len() <= 32) {
+        let Some(facts) = index.facts(c.origin) else { break };
+        for idx in 0..facts.methods.len() as MethodIdx {
+            let m = &facts.methods[idx as usize];
+            let method = MethodRef { origin: c.origin, idx };
+            if m.class == c.idx && is_junit3_test(index, method) && names.insert(m.name.clone()) {
+                out.push(method);
+            }
+        }
+        current = match superclass(index, c) {
+            Some(TypeName::Class(sup)) => Some(sup),
+            _ => None,
+        };
+    }
+    out
 }
 
 /// The tests and `main` methods of a file that start threads, directly, through
@@ -60,7 +142,7 @@ pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
     let facts = &entry.facts;
     let mut out = Vec::new();
     for m in 0..facts.methods.len() as MethodIdx {
-        let Some(kind) = entry_kind(facts, m) else { continue };
+        let Some(kind) = entry_kind(index, file, facts, m) else { continue };
         let reach = reach(index, MethodRef { origin: Origin::Project(file), idx: m });
         if !reach.starts_threads {
             continue;
@@ -158,4 +240,185 @@ pub fn impacted_points(index: &ProjectIndex, reach: &Reach, impact: &Impact) -> 
         }
     }
     lines + fields.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::java::facts_of;
+
+    fn index_of(files: &[(&str, &str)]) -> ProjectIndex {
+        let mut index = ProjectIndex::new(None);
+        for (path, text) in files {
+            index.upsert(path, facts_of(text));
+        }
+        index.commit();
+        index
+    }
+
+    /// `Class#method Kind` of every test (or `main`) that starts threads, file by file.
+    fn check_thread_tests(files: &[(&str, &str)], expected: Expect) {
+        let index = index_of(files);
+        let found: Vec<String> = index.ids().flat_map(|f| thread_tests_in(&index, f)).map(|t| format!("{}#{} {:?}\n", t.class, t.name, t.kind)).collect();
+        expected.assert_eq(&found.concat());
+    }
+
+    const POOL: &str = r#"
+package demo;
+
+public class Pool {
+    private int free = 2;
+    public synchronized boolean borrow() { if (free == 0) return false; free--; return true; }
+}
+"#;
+
+    #[test]
+    fn junit3_test_methods_that_start_threads_are_tests() {
+        // Only `public void test*()` without parameters: what JUnit 3's TestSuite runs.
+        let test = r#"
+package demo;
+
+import junit.framework.TestCase;
+
+public class PoolTest extends TestCase {
+    private Pool pool;
+
+    protected void setUp() { pool = new Pool(); }
+
+    public void testTwoBorrowers() throws Exception {
+        Thread t = new Thread(() -> pool.borrow());
+        t.start();
+        pool.borrow();
+        t.join();
+    }
+
+    public void testAlone() { pool.borrow(); }
+
+    void testPackagePrivate() { new Thread(() -> pool.borrow()).start(); }
+
+    public void testWithCount(int n) { new Thread(() -> pool.borrow()).start(); }
+
+    public boolean testReturnsSomething() { new Thread(() -> pool.borrow()).start(); return true; }
+
+    public void borrowFromTwoThreads() { new Thread(() -> pool.borrow()).start(); }
+}
+"#;
+        check_thread_tests(&[("src/Pool.java", POOL), ("src/PoolTest.java", test)], expect![[r#"
+            demo.PoolTest#testTwoBorrowers Test
+        "#]]);
+    }
+
+    #[test]
+    fn junit3_through_a_project_superclass_and_a_wildcard_import() {
+        let base = r#"
+package demo;
+
+import junit.framework.*;
+
+public abstract class ConcurrencyTestCase extends TestCase {
+    protected void run(Runnable r) throws InterruptedException {
+        Thread t = new Thread(r);
+        t.start();
+        t.join();
+    }
+}
+"#;
+        let test = r#"
+package demo;
+
+public class PoolStressTest extends ConcurrencyTestCase {
+    public void testBorrowInAThread() throws Exception {
+        Thread t = new Thread(() -> new Pool().borrow());
+        t.start();
+        t.join();
+    }
+}
+"#;
+        check_thread_tests(&[("src/Pool.java", POOL), ("src/ConcurrencyTestCase.java", base), ("src/PoolStressTest.java", test)], expect![[r#"
+            demo.PoolStressTest#testBorrowInAThread Test
+        "#]]);
+    }
+
+    #[test]
+    fn test_methods_outside_junit3_test_cases_are_not_tests() {
+        // A project class named TestCase is not JUnit's; a plain class's test* is a method.
+        let own = r#"
+package demo;
+
+public class TestCase {
+}
+"#;
+        let not_junit = r#"
+package demo;
+
+public class Scenario extends TestCase {
+    public void testRun() { new Thread(() -> new Pool().borrow()).start(); }
+}
+"#;
+        let plain = r#"
+package demo;
+
+public class Runner {
+    public void testRun() { new Thread(() -> new Pool().borrow()).start(); }
+}
+"#;
+        check_thread_tests(&[("src/Pool.java", POOL), ("src/TestCase.java", own), ("src/Scenario.java", not_junit), ("src/Runner.java", plain)], expect![[""]]);
+    }
+
+    #[test]
+    fn junit4_tests_and_main_still_count() {
+        let test = r#"
+package demo;
+
+import org.junit.Test;
+
+public class PoolJUnit4Test {
+    @Test
+    public void borrowers() { new Thread(() -> new Pool().borrow()).start(); }
+
+    public static void main(String[] args) { new Thread(() -> new Pool().borrow()).start(); }
+}
+"#;
+        check_thread_tests(&[("src/Pool.java", POOL), ("src/PoolJUnit4Test.java", test)], expect![[r#"
+            demo.PoolJUnit4Test#borrowers Test
+            demo.PoolJUnit4Test#main Main
+        "#]]);
+    }
+
+    #[test]
+    fn junit3_tests_of_a_class_include_inherited_ones_once() {
+        let base = r#"
+package demo;
+
+import junit.framework.TestCase;
+
+public abstract class AbstractPoolTest extends TestCase {
+    public void testBorrow() { }
+    public void testReturn() { }
+    public void helper() { }
+}
+"#;
+        let test = r#"
+package demo;
+
+public class FairPoolTest extends AbstractPoolTest {
+    public void testBorrow() { }
+    public void testFairness() { }
+}
+"#;
+        let index = index_of(&[("src/AbstractPoolTest.java", base), ("src/FairPoolTest.java", test)]);
+        let file = index.file_id("src/FairPoolTest.java").unwrap();
+        let class = ClassRef { origin: Origin::Project(file), idx: 0 };
+        let names: Vec<String> = junit3_tests(&index, class)
+            .into_iter()
+            .map(|m| {
+                let facts = index.facts(m.origin).unwrap();
+                let method = &facts.methods[m.idx as usize];
+                format!("{}#{}", facts.classes[method.class as usize].simple_name, method.name)
+            })
+            .collect();
+        assert_eq!(names, ["FairPoolTest#testBorrow", "FairPoolTest#testFairness", "AbstractPoolTest#testReturn"]);
+    }
 }

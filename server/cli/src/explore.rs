@@ -37,6 +37,12 @@ pub enum SearchKind {
 /// order of preemptions (iterative context bounding). A failing schedule replays exactly
 /// with `racelens replay`.
 ///
+/// Tests: JUnit 3 (`public void test*()` of a `junit.framework.TestCase`, run through
+/// `runBare()`, or a test of a class's `suite()`), JUnit 4 and JUnit 5 `@Test` methods, and
+/// `static main`. A time limit (`@Test(timeout = N)`, JUnit 5's `@Timeout`) counts racelens's
+/// logical time (sleeps and timed waits advance it): a test method that returns later fails
+/// with JUnit's timeout failure; one that never returns stays a livelock or deadlock.
+///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
 /// usage or setup error.
 #[derive(Args)]
@@ -44,7 +50,8 @@ pub struct ExploreArgs {
     /// A folder of the work tree.
     #[arg(default_value = ".")]
     path: PathBuf,
-    /// The test: `CLASS#METHOD` (a JUnit 4 or 5 test), or `CLASS` for its `static main`.
+    /// The test: `CLASS#METHOD` (a JUnit 3, 4 or 5 test), or `CLASS` for its `static main`
+    /// or its only test method.
     #[arg(long, value_name = "CLASS#METHOD")]
     test: String,
     /// Preemption bound of iterative context bounding.

@@ -150,6 +150,8 @@ pub struct MethodFacts {
     pub params: Vec<Param>,
     pub varargs: bool,
     pub return_type: Option<TypeRef>,
+    /// Public by its modifiers (or as an interface member): JUnit 3 runs public methods only.
+    pub is_public: bool,
     pub is_static: bool,
     pub is_synchronized: bool,
     pub is_abstract: bool,

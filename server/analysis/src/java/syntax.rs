@@ -131,6 +131,8 @@ pub(crate) fn type_ref(node: Node, src: &[u8]) -> TypeRef {
 
 #[derive(Default)]
 pub(crate) struct Modifiers {
+    pub is_public: bool,
+    pub is_private: bool,
     pub is_static: bool,
     pub is_final: bool,
     pub is_volatile: bool,
@@ -149,6 +151,8 @@ pub(crate) fn modifiers(decl: Node, src: &[u8]) -> Modifiers {
     let mut cursor = mods.walk();
     for child in mods.children(&mut cursor) {
         match child.kind() {
+            "public" => m.is_public = true,
+            "private" => m.is_private = true,
             "static" => m.is_static = true,
             "final" => m.is_final = true,
             "volatile" => m.is_volatile = true,

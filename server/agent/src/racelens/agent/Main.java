@@ -71,7 +71,7 @@ public final class Main {
             System.exit(1);
             return;
         }
-        send("READY " + test.kind + " " + test.cls.getName() + "#" + test.test.getName() + "\n");
+        send("READY " + test.kind + " " + test.cls.getName() + "#" + test.name + "\n");
 
         for (;;) {
             String line = in.readLine();

@@ -1,16 +1,36 @@
 package racelens.agent;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import racelens.rt.Abort;
+import racelens.rt.Rt;
 
 /**
- * One test to run again and again: found by annotation name through reflection (racelens does not
- * link against JUnit). JUnit 4, JUnit 5 (Jupiter) or a {@code static main(String[])}.
+ * One test to run again and again, found through reflection (racelens does not link against
+ * JUnit): a JUnit 3 {@code TestCase} method (of the class, or found in its {@code suite()}), a
+ * JUnit 4 or JUnit 5 (Jupiter) {@code @Test} method, or a {@code static main(String[])}.
+ *
+ * <p>A JUnit 4 {@code @Test(timeout)} or JUnit 5 {@code @Timeout} is a limit in logical time:
+ * when the test method returns later than that on racelens's clock, the execution fails as JUnit
+ * fails it. Never a race with the host's clock: the same schedule gives the same verdict.
  */
 final class TestSpec {
     static final class SetupException extends Exception {
@@ -21,24 +41,35 @@ final class TestSpec {
         }
     }
 
+    private static final String JUNIT4_TEST = "org.junit.Test";
+    private static final String JUPITER_TEST = "org.junit.jupiter.api.Test";
+
     final String kind;
     final Class<?> cls;
+    /** The test method; null for a JUnit 3 test of a suite() (its TestCase may override runTest()). */
     final Method test;
+    /** The method name as the spec gave it. */
+    final String name;
     final List<Method> beforeAll = new ArrayList<>();
     final List<Method> afterAll = new ArrayList<>();
     final List<Method> before = new ArrayList<>();
     final List<Method> after = new ArrayList<>();
     Class<?> expected;
     Constructor<?> ctor;
+    /** JUnit 3: where each execution's fresh TestCase comes from; null for other kinds. */
+    Junit3 junit3;
+    /** The test method's time limit; null without one. */
+    Timeout timeout;
 
-    private TestSpec(String kind, Class<?> cls, Method test) {
+    private TestSpec(String kind, Class<?> cls, Method test, String name) {
         this.kind = kind;
         this.cls = cls;
         this.test = test;
+        this.name = name;
     }
 
     String describe() {
-        return kind + " " + cls.getName() + "#" + test.getName();
+        return kind + " " + cls.getName() + "#" + name;
     }
 
     static TestSpec prepare(String spec) throws SetupException {
@@ -69,38 +100,82 @@ final class TestSpec {
         } catch (ClassNotFoundException | LinkageError e) {
             throw new SetupException("class not found: " + className + " (" + e + ")");
         }
-        if (main) {
-            try {
-                Method m = cls.getMethod("main", String[].class);
-                if (!Modifier.isStatic(m.getModifiers())) {
-                    throw new SetupException(className + ".main(String[]) is not static");
-                }
-                m.setAccessible(true);
-                return new TestSpec("main", cls, m);
-            } catch (NoSuchMethodException e) {
-                throw new SetupException("no static main(String[]) in " + className);
+        return main ? mainOf(cls) : testOf(cls, methodName);
+    }
+
+    private static TestSpec mainOf(Class<?> cls) throws SetupException {
+        try {
+            Method m = cls.getMethod("main", String[].class);
+            if (!Modifier.isStatic(m.getModifiers())) {
+                throw new SetupException(cls.getName() + ".main(String[]) is not static");
             }
+            m.setAccessible(true);
+            return new TestSpec("main", cls, m, "main");
+        } catch (NoSuchMethodException e) {
+            throw new SetupException("no static main(String[]) in " + cls.getName());
         }
-        Method test = null;
-        String kind = null;
-        for (Class<?> c = cls; c != null && c != Object.class && test == null; c = c.getSuperclass()) {
+    }
+
+    /**
+     * Which framework runs {@code cls#name}, as JUnit would decide: a Jupiter {@code @Test}; in a
+     * {@code TestCase} subclass, its JUnit 3 test method (JUnit 4's runner runs such a class the
+     * JUnit 3 way, {@code @Test} or not); a JUnit 4 {@code @Test}; else a test of the class's
+     * {@code suite()}.
+     */
+    private static TestSpec testOf(Class<?> cls, String name) throws SetupException {
+        Method jupiter = annotatedTest(cls, name, JUPITER_TEST);
+        if (jupiter != null) {
+            return annotated("junit5", cls, jupiter);
+        }
+        Class<?> testCase = Junit3.testCaseClass(cls);
+        Method junit4 = annotatedTest(cls, name, JUNIT4_TEST);
+        if (testCase != null) {
+            Method m = Junit3.testMethod(cls, name);
+            if (m != null) {
+                TestSpec t = new TestSpec("junit3", cls, m, name);
+                t.junit3 = Junit3.direct(cls, testCase, name);
+                return t;
+            }
+        } else if (junit4 != null) {
+            return annotated("junit4", cls, junit4);
+        }
+        Method suite = Junit3.suiteMethod(cls);
+        if (suite != null) {
+            Junit3 fromSuite = Junit3.inSuite(cls, suite, name);
+            return fromSuite.specOf(cls, name);
+        }
+        throw new SetupException(noTest(cls, name, testCase, junit4));
+    }
+
+    private static String noTest(Class<?> cls, String name, Class<?> testCase, Method junit4) {
+        if (testCase == null) {
+            return "no @Test method " + name + "() without parameters in " + cls.getName();
+        }
+        if (junit4 != null) {
+            return cls.getName() + " extends junit.framework.TestCase, so JUnit runs it the JUnit 3 way: " + name
+                    + "() is annotated @Test but is not a public void test*() method";
+        }
+        String why = Junit3.whyNotATest(cls, name);
+        String tests = String.join(", ", Junit3.testNames(cls));
+        return "no JUnit 3 test method " + name + "() in " + cls.getName() + (why == null ? "" : ": " + why)
+                + " (JUnit 3 runs public void test*() methods without parameters; test methods: " + (tests.isEmpty() ? "none" : tests) + ")";
+    }
+
+    /** The first no-argument method {@code name} up the class chain that carries {@code annotation}. */
+    private static Method annotatedTest(Class<?> cls, String name, String annotation) {
+        for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Method m : c.getDeclaredMethods()) {
-                if (!m.getName().equals(methodName) || m.getParameterCount() != 0) {
-                    continue;
-                }
-                if (annotated(m, "org.junit.Test")) {
-                    test = m;
-                    kind = "junit4";
-                } else if (annotated(m, "org.junit.jupiter.api.Test")) {
-                    test = m;
-                    kind = "junit5";
+                if (m.getName().equals(name) && m.getParameterCount() == 0 && annotated(m, annotation)) {
+                    return m;
                 }
             }
         }
-        if (test == null) {
-            throw new SetupException("no @Test method " + methodName + "() without parameters in " + className);
-        }
-        TestSpec t = new TestSpec(kind, cls, test);
+        return null;
+    }
+
+    /** A JUnit 4 or 5 test with its lifecycle methods, expected exception and time limit. */
+    private static TestSpec annotated(String kind, Class<?> cls, Method test) throws SetupException {
+        TestSpec t = new TestSpec(kind, cls, test, test.getName());
         boolean j4 = kind.equals("junit4");
         String bEach = j4 ? "org.junit.Before" : "org.junit.jupiter.api.BeforeEach";
         String aEach = j4 ? "org.junit.After" : "org.junit.jupiter.api.AfterEach";
@@ -130,19 +205,17 @@ final class TestSpec {
                 }
             }
         }
-        if (!j4 && test.getParameterCount() > 0) {
-            throw new SetupException("JUnit 5 test methods with parameters are not supported");
-        }
         access(test, false);
         if (j4) {
             t.expected = expectedOf(test);
         }
+        t.timeout = j4 ? Timeout.ofJunit4(test) : Timeout.ofJupiter(cls, test);
         if (!Modifier.isStatic(test.getModifiers())) {
             try {
                 t.ctor = cls.getDeclaredConstructor();
                 t.ctor.setAccessible(true);
             } catch (NoSuchMethodException e) {
-                throw new SetupException(className + " has no constructor without parameters");
+                throw new SetupException(cls.getName() + " has no constructor without parameters");
             }
         }
         return t;
@@ -165,26 +238,32 @@ final class TestSpec {
     }
 
     static boolean annotated(Method m, String annotation) {
-        for (Annotation a : m.getAnnotations()) {
-            if (a.annotationType().getName().equals(annotation)) {
-                return true;
+        return annotation(m.getAnnotations(), annotation) != null;
+    }
+
+    static Annotation annotation(Annotation[] all, String name) {
+        for (Annotation a : all) {
+            if (a.annotationType().getName().equals(name)) {
+                return a;
             }
         }
-        return false;
+        return null;
+    }
+
+    /** An annotation's attribute, read reflectively (its type is JUnit's, not ours). */
+    static Object attribute(Annotation a, String attribute) throws ReflectiveOperationException {
+        return a.annotationType().getMethod(attribute).invoke(a);
     }
 
     private static Class<?> expectedOf(Method m) {
-        for (Annotation a : m.getAnnotations()) {
-            if (a.annotationType().getName().equals("org.junit.Test")) {
-                try {
-                    Object v = a.annotationType().getMethod("expected").invoke(a);
-                    if (v instanceof Class && !((Class<?>) v).getName().equals("org.junit.Test$None")) {
-                        return (Class<?>) v;
-                    }
-                } catch (ReflectiveOperationException e) {
-                    return null;
-                }
+        Annotation a = annotation(m.getAnnotations(), JUNIT4_TEST);
+        try {
+            Object v = a == null ? null : attribute(a, "expected");
+            if (v instanceof Class && !((Class<?>) v).getName().equals("org.junit.Test$None")) {
+                return (Class<?>) v;
             }
+        } catch (ReflectiveOperationException e) {
+            return null;
         }
         return null;
     }
@@ -195,9 +274,17 @@ final class TestSpec {
         }
     }
 
-    static void invoke(Method m, Object target, Object... args) throws Throwable {
+    static Object invoke(Method m, Object target, Object... args) throws Throwable {
         try {
-            m.invoke(target, args);
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    static Object construct(Constructor<?> c, Object... args) throws Throwable {
+        try {
+            return c.newInstance(args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
@@ -219,46 +306,497 @@ final class TestSpec {
                 return e;
             }
         }
+        if (junit3 != null) {
+            return junit3.runOnce();
+        }
         Object target = null;
         Throwable err = null;
         try {
             if (ctor != null) {
-                try {
-                    target = ctor.newInstance();
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
+                target = construct(ctor);
             }
             for (Method m : before) {
                 invoke(m, Modifier.isStatic(m.getModifiers()) ? null : target);
             }
-            try {
-                invoke(test, target);
-                if (expected != null) {
-                    err = new AssertionError("Expected exception: " + expected.getName());
-                }
-            } catch (Throwable e) {
-                if (expected == null || !expected.isInstance(e) || e instanceof racelens.rt.Abort) {
-                    throw e;
-                }
-            }
+            err = runTestMethod(target);
         } catch (Throwable e) {
             err = e;
         }
-        if (!(err instanceof racelens.rt.Abort)) {
-            for (Method m : after) {
-                try {
-                    invoke(m, Modifier.isStatic(m.getModifiers()) ? null : target);
-                } catch (Throwable e) {
-                    if (err == null) {
-                        err = e;
-                    }
-                    if (e instanceof racelens.rt.Abort) {
-                        break;
-                    }
+        if (!(err instanceof Abort)) {
+            err = runAfters(target, err);
+        }
+        return err != null && isSkip(err) ? null : err;
+    }
+
+    /**
+     * The test method itself, its expected exception, then its time limit (JUnit 4 wraps the
+     * expectation inside the timeout): the failure, or null.
+     */
+    private Throwable runTestMethod(Object target) {
+        long startedAt = Rt.clock();
+        Throwable err = null;
+        try {
+            invoke(test, target);
+            if (expected != null) {
+                err = new AssertionError("Expected exception: " + expected.getName());
+            }
+        } catch (Throwable e) {
+            if (expected == null || !expected.isInstance(e) || e instanceof Abort) {
+                err = e;
+            }
+        }
+        // An aborted execution (step bound, deadlock, ...) keeps its own outcome.
+        if (timeout != null && !(err instanceof Abort) && timeout.exceededBy(Rt.clock() - startedAt)) {
+            return timeout.failure(err);
+        }
+        return err;
+    }
+
+    /** @After methods, even after a failure; the first failure wins. */
+    private Throwable runAfters(Object target, Throwable err) {
+        for (Method m : after) {
+            try {
+                invoke(m, Modifier.isStatic(m.getModifiers()) ? null : target);
+            } catch (Throwable e) {
+                if (err == null) {
+                    err = e;
+                }
+                if (e instanceof Abort) {
+                    break;
                 }
             }
         }
-        return err != null && isSkip(err) ? null : err;
+        return err;
+    }
+
+    /**
+     * Where a method begins: its first line in the class file, for failures the harness raises
+     * on its behalf (a timeout has no stack of its own in logical time).
+     */
+    static StackTraceElement firstLineOf(Method m) {
+        Class<?> c = m.getDeclaringClass();
+        ClassLoader loader = c.getClassLoader() != null ? c.getClassLoader() : ClassLoader.getSystemClassLoader();
+        String descriptor = Type.getMethodDescriptor(m);
+        String[] source = {null};
+        int[] line = {0};
+        try (InputStream in = loader.getResourceAsStream(c.getName().replace('.', '/') + ".class")) {
+            if (in != null) {
+                new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                    @Override
+                    public void visitSource(String file, String debug) {
+                        source[0] = file;
+                    }
+
+                    @Override
+                    public MethodVisitor visitMethod(int access, String name, String desc, String signature, String[] exceptions) {
+                        if (!name.equals(m.getName()) || !desc.equals(descriptor)) {
+                            return null;
+                        }
+                        return new MethodVisitor(Opcodes.ASM9) {
+                            @Override
+                            public void visitLineNumber(int number, Label start) {
+                                line[0] = line[0] == 0 ? number : Math.min(line[0], number);
+                            }
+                        };
+                    }
+                }, ClassReader.SKIP_FRAMES);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no class file to read (generated class): the frame names the method without a line
+        }
+        return new StackTraceElement(c.getName(), m.getName(), source[0], line[0]);
+    }
+
+    /**
+     * A test method's time limit, checked against the logical clock when the method returns:
+     * JUnit 4's {@code @Test(timeout = ms)}, JUnit 5's {@code @Timeout} on the method or, for
+     * its test methods, on the class. The test is not interrupted at the limit (it runs on, as
+     * with JUnit's own timeouts); when it returns late, its failure is JUnit's timeout failure.
+     */
+    static final class Timeout {
+        private final long limitNanos;
+        private final String message;
+        private final boolean jupiter;
+        private final Class<?> junit4Exception;
+        private final StackTraceElement where;
+
+        private Timeout(long limitNanos, String message, boolean jupiter, Class<?> junit4Exception, Method test) {
+            this.limitNanos = limitNanos;
+            this.message = message;
+            this.jupiter = jupiter;
+            this.junit4Exception = junit4Exception;
+            this.where = firstLineOf(test);
+        }
+
+        /** {@code @Test(timeout = ms)}; null for none (0, JUnit's default, or negative). */
+        static Timeout ofJunit4(Method test) throws SetupException {
+            Annotation a = annotation(test.getAnnotations(), JUNIT4_TEST);
+            long millis;
+            try {
+                millis = a == null ? 0 : (Long) attribute(a, "timeout");
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new SetupException("cannot read @Test(timeout) of " + test.getName() + ": " + e);
+            }
+            if (millis <= 0) {
+                return null;
+            }
+            String message = "test timed out after " + millis + " milliseconds";
+            Class<?> exception;
+            try {
+                exception = Class.forName("org.junit.runners.model.TestTimedOutException", false, test.getDeclaringClass().getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                exception = null; // JUnit before 4.12: an AssertionError with JUnit's message
+            }
+            return new Timeout(TimeUnit.MILLISECONDS.toNanos(millis), message, false, exception, test);
+        }
+
+        /** {@code @Timeout} on the test method, else on its class (inherited); null for none. */
+        static Timeout ofJupiter(Class<?> cls, Method test) throws SetupException {
+            String timeout = "org.junit.jupiter.api.Timeout";
+            Annotation a = annotation(test.getAnnotations(), timeout);
+            if (a == null) {
+                a = annotation(cls.getAnnotations(), timeout);
+            }
+            if (a == null) {
+                return null;
+            }
+            long value;
+            TimeUnit unit;
+            try {
+                value = (Long) attribute(a, "value");
+                unit = (TimeUnit) attribute(a, "unit");
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new SetupException("cannot read @Timeout of " + test.getName() + ": " + e);
+            }
+            if (value <= 0) {
+                throw new SetupException("@Timeout of " + test.getName() + " must be positive, is " + value);
+            }
+            // JUnit's TimeoutDuration: "1 second", "250 milliseconds"
+            String label = unit.name().toLowerCase(Locale.ROOT);
+            if (value == 1 && label.endsWith("s")) {
+                label = label.substring(0, label.length() - 1);
+            }
+            String message = test.getName() + "() timed out after " + value + " " + label;
+            return new Timeout(unit.toNanos(value), message, true, null, test);
+        }
+
+        boolean exceededBy(long elapsedNanos) {
+            return elapsedNanos > limitNanos;
+        }
+
+        /** JUnit's failure for a test that ran too long ({@code testFailure}: what it threw, or null). */
+        Throwable failure(Throwable testFailure) {
+            Throwable e;
+            if (jupiter) {
+                e = new java.util.concurrent.TimeoutException(message);
+                if (testFailure != null) {
+                    e.addSuppressed(testFailure); // as Jupiter's TimeoutExceptionFactory does
+                }
+            } else {
+                e = junit4Failure();
+            }
+            e.setStackTrace(new StackTraceElement[] {where});
+            return e;
+        }
+
+        private Throwable junit4Failure() {
+            if (junit4Exception != null) {
+                try {
+                    long millis = TimeUnit.NANOSECONDS.toMillis(limitNanos);
+                    return (Throwable) junit4Exception.getConstructor(long.class, TimeUnit.class).newInstance(millis, TimeUnit.MILLISECONDS);
+                } catch (ReflectiveOperationException | ClassCastException e) {
+                    // a JUnit whose exception has another shape: JUnit's message all the same
+                }
+            }
+            return new AssertionError(message);
+        }
+    }
+
+    /**
+     * JUnit 3: a {@code junit.framework.TestCase} run through {@code runBare()} (setUp, the test
+     * method, tearDown, the JUnit 3 way) on a fresh instance per execution, made by the class's
+     * {@code (String name)} or no-argument constructor, or taken from a fresh {@code suite()}.
+     */
+    static final class Junit3 {
+        /** A fresh TestCase for the next execution. */
+        interface Source {
+            Object next() throws Throwable;
+        }
+
+        private final Method runBare;
+        private final Source source;
+        /** The TestCase's class, once known (a suite() may hold one of another class). */
+        final Class<?> caseClass;
+
+        private Junit3(Method runBare, Source source, Class<?> caseClass) {
+            this.runBare = runBare;
+            this.source = source;
+            this.caseClass = caseClass;
+        }
+
+        /** {@code junit.framework.TestCase} if {@code cls} extends it, else null. */
+        static Class<?> testCaseClass(Class<?> cls) {
+            try {
+                Class<?> testCase = Class.forName("junit.framework.TestCase", false, cls.getClassLoader());
+                return testCase.isAssignableFrom(cls) ? testCase : null;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return null;
+            }
+        }
+
+        private static boolean isTestMethod(Method m) {
+            return m.getParameterCount() == 0 && m.getName().startsWith("test") && m.getReturnType() == void.class
+                    && Modifier.isPublic(m.getModifiers());
+        }
+
+        /** The public void test*() method {@code name} of {@code cls} (or inherited), else null. */
+        static Method testMethod(Class<?> cls, String name) {
+            try {
+                Method m = cls.getMethod(name);
+                return isTestMethod(m) ? m : null;
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+        }
+
+        /** Why a method named {@code name} is not a JUnit 3 test, or null when there is none. */
+        static String whyNotATest(Class<?> cls, String name) {
+            for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
+                for (Method m : c.getDeclaredMethods()) {
+                    if (!m.getName().equals(name)) {
+                        continue;
+                    }
+                    if (!name.startsWith("test")) {
+                        return "its name does not start with test";
+                    }
+                    if (m.getParameterCount() != 0) {
+                        return "it has parameters";
+                    }
+                    if (m.getReturnType() != void.class) {
+                        return "it returns " + m.getReturnType().getSimpleName();
+                    }
+                    if (!Modifier.isPublic(m.getModifiers())) {
+                        return "it is not public";
+                    }
+                }
+            }
+            return null;
+        }
+
+        /** The test methods JUnit 3 would run in {@code cls}, by name. */
+        static Set<String> testNames(Class<?> cls) {
+            Set<String> names = new LinkedHashSet<>();
+            for (Method m : sorted(cls.getMethods())) {
+                if (isTestMethod(m)) {
+                    names.add(m.getName());
+                }
+            }
+            return names;
+        }
+
+        /** The class's own test {@code name}, on a new instance per execution. */
+        static Junit3 direct(Class<?> cls, Class<?> testCase, String name) throws SetupException {
+            if (Modifier.isAbstract(cls.getModifiers())) {
+                throw new SetupException(cls.getName() + " is abstract: name a concrete subclass that inherits " + name + "()");
+            }
+            Constructor<?> byName = publicConstructor(cls, String.class);
+            Constructor<?> noArg = byName == null ? publicConstructor(cls) : null;
+            if (byName == null && noArg == null) {
+                throw new SetupException(cls.getName() + " has neither a public constructor (String name) nor a public one without parameters: JUnit 3 needs one of them");
+            }
+            Method setName = method(testCase, "setName", String.class);
+            Source source = byName != null ? () -> construct(byName, name) : () -> {
+                Object instance = construct(noArg);
+                invoke(setName, instance, name);
+                return instance;
+            };
+            return new Junit3(method(testCase, "runBare"), source, cls);
+        }
+
+        private static Constructor<?> publicConstructor(Class<?> cls, Class<?>... params) {
+            try {
+                Constructor<?> c = cls.getConstructor(params);
+                c.setAccessible(true); // a package-private test class
+                return c;
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+        }
+
+        private static Method method(Class<?> cls, String name, Class<?>... params) throws SetupException {
+            try {
+                return cls.getMethod(name, params);
+            } catch (NoSuchMethodException e) {
+                throw new SetupException(cls.getName() + " has no " + name + "(): not the JUnit 3 API racelens knows");
+            }
+        }
+
+        /** {@code public static junit.framework.Test suite()} of {@code cls}, or null. */
+        static Method suiteMethod(Class<?> cls) throws SetupException {
+            Method suite;
+            try {
+                suite = cls.getMethod("suite");
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+            Class<?> test = Suite.junitClass(cls, "junit.framework.Test");
+            if (test == null || !test.isAssignableFrom(suite.getReturnType())) {
+                return null;
+            }
+            if (!Modifier.isStatic(suite.getModifiers())) {
+                throw new SetupException(cls.getName() + ".suite() must be static (as JUnit requires)");
+            }
+            suite.setAccessible(true);
+            return suite;
+        }
+
+        /**
+         * The TestCase named {@code name} in the tree of {@code cls}'s suite(); every execution
+         * calls suite() again, so that it runs on fresh instances.
+         */
+        static Junit3 inSuite(Class<?> cls, Method suiteMethod, String name) throws SetupException {
+            Suite suite = new Suite(cls, suiteMethod);
+            Suite.Found found;
+            try {
+                found = suite.find(name);
+            } catch (Throwable e) {
+                throw new SetupException(cls.getName() + ".suite() failed: " + e);
+            }
+            Object testCase = found.plain.isEmpty() ? null : found.plain.get(0);
+            if (testCase == null) {
+                throw new SetupException(suite.whyNotFound(name, found));
+            }
+            Class<?> caseClass = testCase.getClass();
+            for (Object other : found.plain) {
+                if (other.getClass() != caseClass) {
+                    throw new SetupException(cls.getName() + ".suite() holds tests named " + name + " in several classes (" + caseClass.getName() + ", "
+                            + other.getClass().getName() + "): name the test's own class instead, CLASS#" + name);
+                }
+            }
+            Source source = () -> suite.fresh(name, caseClass);
+            return new Junit3(method(suite.testCase, "runBare"), source, caseClass);
+        }
+
+        /** The spec of a test found in a suite: named after the suite's class, run as its TestCase. */
+        TestSpec specOf(Class<?> suiteClass, String name) {
+            TestSpec t = new TestSpec("junit3", suiteClass, testMethod(caseClass, name), name);
+            t.junit3 = this;
+            return t;
+        }
+
+        /** One execution: a fresh TestCase, then runBare(); the failure, or null. */
+        Throwable runOnce() {
+            try {
+                invoke(runBare, source.next());
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        }
+    }
+
+    /**
+     * A JUnit 3 {@code suite()} tree walked by reflection: {@code TestSuite.tests()}, and
+     * {@code TestDecorator.getTest()} to say which test a decorator hides. Other kinds of
+     * {@code Test} (JUnit4TestAdapter, a project's own) cannot be looked into.
+     */
+    static final class Suite {
+        /** What a walk found: the TestCases of a name, plain or inside a decorator, and what it could not open. */
+        static final class Found {
+            final List<Object> plain = new ArrayList<>();
+            final Set<String> decorators = new LinkedHashSet<>();
+            final Set<String> opaque = new LinkedHashSet<>();
+            final Set<String> names = new LinkedHashSet<>();
+        }
+
+        private static final int MAX_DEPTH = 64;
+
+        private final Class<?> owner;
+        private final Method suiteMethod;
+        final Class<?> testCase;
+        private final Class<?> testSuite;
+        private final Class<?> decorator;
+
+        Suite(Class<?> owner, Method suiteMethod) throws SetupException {
+            this.owner = owner;
+            this.suiteMethod = suiteMethod;
+            this.testCase = junitClass(owner, "junit.framework.TestCase");
+            this.testSuite = junitClass(owner, "junit.framework.TestSuite");
+            this.decorator = junitClass(owner, "junit.extensions.TestDecorator");
+            if (testCase == null || testSuite == null) {
+                throw new SetupException(owner.getName() + " has a suite() but junit.framework is not on the classpath");
+            }
+        }
+
+        static Class<?> junitClass(Class<?> owner, String name) {
+            try {
+                return Class.forName(name, false, owner.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                return null;
+            }
+        }
+
+        Found find(String name) throws Throwable {
+            Found found = new Found();
+            walk(invoke(suiteMethod, null), name, null, 0, found);
+            return found;
+        }
+
+        /** A fresh instance of the test: suite() again, and its TestCase {@code name} of {@code caseClass}. */
+        Object fresh(String name, Class<?> caseClass) throws Throwable {
+            for (Object t : find(name).plain) {
+                if (t.getClass() == caseClass) {
+                    return t;
+                }
+            }
+            throw new IllegalStateException("racelens: this call of " + owner.getName() + ".suite() holds no " + caseClass.getName() + " named " + name
+                    + " (the suite changes from one call to the next)");
+        }
+
+        private void walk(Object test, String name, String insideDecorator, int depth, Found found) throws Throwable {
+            if (depth > MAX_DEPTH) {
+                throw new IllegalStateException("suites nested deeper than " + MAX_DEPTH);
+            }
+            if (testSuite.isInstance(test)) {
+                Enumeration<?> children = (Enumeration<?>) invoke(testSuite.getMethod("tests"), test);
+                while (children.hasMoreElements()) {
+                    walk(children.nextElement(), name, insideDecorator, depth + 1, found);
+                }
+            } else if (testCase.isInstance(test)) {
+                String caseName = (String) invoke(testCase.getMethod("getName"), test);
+                found.names.add(caseName);
+                if (name.equals(caseName)) {
+                    if (insideDecorator == null) {
+                        found.plain.add(test);
+                    } else {
+                        found.decorators.add(insideDecorator);
+                    }
+                }
+            } else if (decorator != null && decorator.isInstance(test)) {
+                Object inner = invoke(decorator.getMethod("getTest"), test);
+                walk(inner, name, insideDecorator != null ? insideDecorator : test.getClass().getName(), depth + 1, found);
+            } else if (test != null) {
+                found.opaque.add(test.getClass().getName());
+            }
+        }
+
+        String whyNotFound(String name, Found found) {
+            String suite = owner.getName() + ".suite()";
+            if (!found.decorators.isEmpty()) {
+                return suite + " runs " + name + " only inside " + String.join(", ", found.decorators)
+                        + ": racelens runs a TestCase on its own (a fresh instance, runBare()), not through decorators such as TestSetup or RepeatedTest,"
+                        + " so their set-up would be missing; name the test's own class instead, CLASS#" + name;
+            }
+            StringBuilder sb = new StringBuilder("no test named " + name + " in " + suite);
+            List<String> names = new ArrayList<>(found.names);
+            if (!names.isEmpty()) {
+                sb.append(" (its tests: ").append(String.join(", ", names.subList(0, Math.min(names.size(), 12))))
+                        .append(names.size() > 12 ? ", ..." : "").append(')');
+            }
+            if (!found.opaque.isEmpty()) {
+                sb.append("; racelens follows TestSuite.tests() and decorators only, and cannot look into ").append(String.join(", ", found.opaque));
+            }
+            return sb.toString();
+        }
     }
 }
