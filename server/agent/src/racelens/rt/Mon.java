@@ -36,6 +36,6 @@ public final class Mon extends Blocker {
 
     @Override
     public String describe(TS t) {
-        return "blocked on lock " + Rt.label(obj) + " held by " + (owner == null ? "-" : String.valueOf(owner.id));
+        return "blocked on lock " + Lines.label(obj) + " held by " + (owner == null ? "-" : String.valueOf(owner.id));
     }
 }

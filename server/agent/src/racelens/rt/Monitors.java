@@ -1,0 +1,251 @@
+package racelens.rt;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+
+/**
+ * The model of locks and wait sets: the monitors of objects ({@code synchronized},
+ * {@code wait}/{@code notify}) and the operations the lock and condition models build on
+ * ({@link #acquire}, {@link #release}, {@link #await}, {@link #signal}). A thread in a wait set
+ * is disabled by a {@link Notified} blocker; which waiter a notify wakes is a scheduling choice.
+ *
+ * <p>State: the monitor of each object used in this execution ({@link #mons}, replaced by every
+ * new execution); a {@link Mon}'s own state is reset lazily by epoch.
+ */
+final class Monitors {
+    private Monitors() {}
+
+    static IdentityHashMap<Object, Mon> mons = new IdentityHashMap<>();
+
+    static void reset() {
+        mons = new IdentityHashMap<>();
+    }
+
+    static Mon mon(Object o) {
+        Mon m = mons.get(o);
+        if (m == null) {
+            m = new Mon(o);
+            mons.put(o, m);
+        }
+        return m;
+    }
+
+    static void monitorEnter(Object o, int site) {
+        if (o == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.op(site, o);
+        if (s == null) {
+            return;
+        }
+        acquire(s, mon(o));
+    }
+
+    /** Acquires the model lock {@code m} for the running thread {@code s}, blocking while needed. */
+    static void acquire(TS s, Mon m) {
+        m.fresh();
+        while (m.owner != null && m.owner != s) {
+            Sched.block(s, m, false, 0, false);
+        }
+        m.owner = s;
+        m.holds++;
+        Sched.changed();
+    }
+
+    static void monitorExit(Object o) {
+        if (o == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.current;
+        if (s.thread != Thread.currentThread()) {
+            s = Sched.tsOf(Thread.currentThread());
+            if (s == null || s.abort) {
+                return;
+            }
+        }
+        if (s.abort) {
+            return;
+        }
+        release(s, mon(o));
+    }
+
+    static void release(TS s, Mon m) {
+        m.fresh();
+        if (m.owner != s) {
+            if (s.abort) {
+                return;
+            }
+            throw new IllegalMonitorStateException("current thread is not owner");
+        }
+        if (--m.holds == 0) {
+            m.owner = null;
+            Sched.changed();
+        }
+    }
+
+    /** Marks a thread in a wait set; {@code candidate} is set while it is in the set. */
+    static final class Notified extends Blocker {
+        final Mon lock;
+        final ArrayList<TS> set;
+        final Object what;
+        boolean candidate = true;
+
+        Notified(Mon lock, ArrayList<TS> set, Object what) {
+            this.lock = lock;
+            this.set = set;
+            this.what = what;
+        }
+
+        @Override
+        public boolean ready(TS t) {
+            boolean out = !candidate || (t.interruptible && t.interrupted);
+            return out && (lock.owner == null || lock.owner == t);
+        }
+
+        @Override
+        public void onTimeout(TS t) {
+            leave(t);
+        }
+
+        void leave(TS t) {
+            if (candidate) {
+                candidate = false;
+                set.remove(t);
+            }
+        }
+
+        @Override
+        public String describe(TS t) {
+            if (candidate) {
+                return "waiting on " + Lines.label(what);
+            }
+            return "blocked on lock " + Lines.label(lock.obj) + " held by " + (lock.owner == null ? "-" : lock.owner.id) + " (after wait)";
+        }
+    }
+
+    /**
+     * Waits in wait set {@code set} of lock {@code m} (held by {@code s}): releases the lock fully,
+     * waits for notify/interrupt/timeout, re-acquires. Returns true unless it timed out.
+     */
+    static boolean await(TS s, Mon m, ArrayList<TS> set, Object what, boolean timed, long nanos,
+            boolean interruptible) throws InterruptedException {
+        m.fresh();
+        if (m.owner != s) {
+            throw new IllegalMonitorStateException("current thread is not owner");
+        }
+        if (interruptible && s.interrupted) {
+            s.interrupted = false;
+            throw new InterruptedException();
+        }
+        int saved = m.holds;
+        m.owner = null;
+        m.holds = 0;
+        Notified n = new Notified(m, set, what);
+        set.add(s);
+        Sched.changed();
+        try {
+            Sched.block(s, n, timed, nanos, interruptible);
+        } finally {
+            n.leave(s);
+        }
+        boolean timedOut = s.timedOut;
+        // the lock is free or ours here (ready() checked it)
+        m.owner = s;
+        m.holds = saved;
+        Sched.changed();
+        if (interruptible && s.interrupted) {
+            s.interrupted = false;
+            throw new InterruptedException();
+        }
+        return !timedOut;
+    }
+
+    /** Wakes one waiter of {@code set}; the waiter is a scheduling choice when there are several. */
+    static void signal(TS s, ArrayList<TS> set, int site) {
+        if (set.isEmpty()) {
+            return;
+        }
+        TS w = set.get(0);
+        if (set.size() > 1) {
+            int d = Sched.decisions++;
+            if (d < Sched.choices.length) {
+                TS c = Sched.byId(Sched.choices[d]);
+                if (c == null || !set.contains(c)) {
+                    StringBuilder m = new StringBuilder();
+                    Lines.mask(m, true);
+                    Sched.diverge(d, Sched.choices[d], m.toString());
+                }
+                w = c;
+            }
+            StringBuilder m = new StringBuilder();
+            Lines.mask(m, true);
+            Lines.appendD(w.id, site, m.toString(), s.id);
+        }
+        ((Notified) w.blocker).leave(w);
+        Sched.changed();
+    }
+
+    static void signalAll(TS s, ArrayList<TS> set) {
+        while (!set.isEmpty()) {
+            TS w = set.get(0);
+            ((Notified) w.blocker).leave(w);
+        }
+        Sched.changed();
+    }
+
+    private static Mon held(TS s, Object o) {
+        Mon m = mon(o);
+        m.fresh();
+        if (m.owner != s) {
+            throw new IllegalMonitorStateException("current thread is not owner");
+        }
+        return m;
+    }
+
+    static void wait(Object o, int site) throws InterruptedException {
+        TS s = Sched.op(site, o);
+        if (s == null) {
+            o.wait();
+            return;
+        }
+        Mon m = held(s, o);
+        await(s, m, m.waitSet, o, false, 0, true);
+    }
+
+    static void wait(Object o, long millis, int site) throws InterruptedException {
+        if (millis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        TS s = Sched.op(site, o);
+        if (s == null) {
+            o.wait(millis);
+            return;
+        }
+        Mon m = held(s, o);
+        await(s, m, m.waitSet, o, millis > 0, millis * 1_000_000L, true);
+    }
+
+    static void wait(Object o, long millis, int nanos, int site) throws InterruptedException {
+        wait(o, millis + (nanos > 0 ? 1 : 0), site);
+    }
+
+    static void notify(Object o, int site) {
+        TS s = Sched.op(site, o);
+        if (s == null) {
+            o.notify();
+            return;
+        }
+        Mon m = held(s, o);
+        signal(s, m.waitSet, site);
+    }
+
+    static void notifyAll(Object o, int site) {
+        TS s = Sched.op(site, o);
+        if (s == null) {
+            o.notifyAll();
+            return;
+        }
+        Mon m = held(s, o);
+        signalAll(s, m.waitSet);
+    }
+}

@@ -1,0 +1,297 @@
+package racelens.rt;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The model of {@code Thread} and {@code LockSupport} operations: start, the first turn and the
+ * end of a thread, uncaught exceptions, join, sleep, yield, interrupts, park/unpark. A blocking
+ * operation disables the thread with a {@link Blocker} ({@link JoinBlocker},
+ * {@link SleepBlocker}, {@link ParkBlocker}); an uncontrolled caller gets the real operation.
+ *
+ * <p>State: none of its own. A thread's interrupt flag, park permit and end are fields of its
+ * {@link TS}; the thread table is {@link Sched}'s.
+ */
+final class Threads {
+    private Threads() {}
+
+    static void start(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        if (s == null || t.getState() != Thread.State.NEW) {
+            t.start();
+            return;
+        }
+        Sched.add(t, s.epoch);
+        s.suppress++;
+        try {
+            t.start();
+            Sched.jitter();
+        } finally {
+            s.suppress--;
+        }
+    }
+
+    /**
+     * Called at the start of {@code Thread.run()} (patched) and of {@code run()} overrides of
+     * application Thread subclasses: a started controlled thread waits here for its first turn,
+     * so that it runs nothing (class loading and initialisation included) before it is chosen.
+     */
+    static void threadBegin() {
+        // Not `current`: the thread that chose this one writes `current` before the volatile
+        // `turn`, and a new thread that saw only the first write would run alongside it (and
+        // that thread's late `turn` write would later undo the next switch). Wait for `turn`.
+        Sched.foreignMe();
+    }
+
+    /** Called (through the patched {@code Thread.exit()}) when any thread terminates. */
+    static void threadExit(Thread t) {
+        TS s = Sched.current;
+        if (s.thread != t) {
+            s = Sched.tsOf(t);
+            if (s == null || s.abort || s.finished) {
+                return;
+            }
+            try {
+                Sched.waitTurn(s);
+            } catch (Abort a) {
+                return;
+            }
+        }
+        if (s.abort || s.finished) {
+            return;
+        }
+        s.finished = true;
+        Lines.log("finished " + s);
+        if (Sched.full) {
+            Lines.appendB(s, "finished");
+        }
+        Sched.changed();
+        TS next = Sched.pickNext(s);
+        if (next != null) {
+            Sched.handTo(next);
+        }
+    }
+
+    /** Called (through the patched {@code Thread.dispatchUncaughtException}); true = handled. */
+    static boolean uncaught(Thread t, Throwable e) {
+        TS s = Sched.tsOf(t);
+        if (s == null) {
+            return false;
+        }
+        if (e instanceof Abort || s.abort || Sched.over) {
+            return true;
+        }
+        if (Sched.current != s) {
+            try {
+                Sched.waitTurn(s);
+            } catch (Abort a) {
+                return true;
+            }
+        }
+        if (t.getUncaughtExceptionHandler() != t.getThreadGroup() || Thread.getDefaultUncaughtExceptionHandler() != null) {
+            return false; // the application installed a handler: it runs (as this thread's code)
+        }
+        Sched.fail(s, e);
+        // The test has failed: stop here rather than run on (often a thread waiting for the
+        // dead one until the step bound), so the report ends where the failure happened.
+        Sched.end("fail");
+        return true;
+    }
+
+    // =====================================================================================
+    // Join, sleep, yield, interrupts
+
+    static final class JoinBlocker extends Blocker.Cond {
+        final TS target;
+
+        JoinBlocker(TS target) {
+            this.target = target;
+        }
+
+        @Override
+        protected boolean cond() {
+            return target.finished;
+        }
+
+        @Override
+        public String describe(TS t) {
+            return "waiting for " + target.id + " to finish";
+        }
+    }
+
+    static void join(Thread t, int site) throws InterruptedException {
+        joinTimed(t, 0, site);
+    }
+
+    static void join(Thread t, long millis, int site) throws InterruptedException {
+        if (millis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        joinTimed(t, millis, site);
+    }
+
+    static void join(Thread t, long millis, int nanos, int site) throws InterruptedException {
+        if (millis < 0 || nanos < 0 || nanos > 999999) {
+            throw new IllegalArgumentException("timeout value is negative or nanos out of range");
+        }
+        joinTimed(t, millis + (nanos > 0 ? 1 : 0), site);
+    }
+
+    private static void joinTimed(Thread t, long millis, int site) throws InterruptedException {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            if (millis == 0) {
+                t.join();
+            } else {
+                t.join(millis);
+            }
+            return;
+        }
+        checkInterrupt(s);
+        if (target.finished) {
+            return;
+        }
+        Sched.block(s, new JoinBlocker(target), millis > 0, millis * 1_000_000L, true);
+        checkInterrupt(s);
+    }
+
+    private static void checkInterrupt(TS s) throws InterruptedException {
+        if (s.interrupted) {
+            s.interrupted = false;
+            Sched.changed();
+            throw new InterruptedException();
+        }
+    }
+
+    static final class SleepBlocker extends Blocker.Cond {
+        static final SleepBlocker INSTANCE = new SleepBlocker();
+
+        @Override
+        protected boolean cond() {
+            return false;
+        }
+
+        @Override
+        public String describe(TS t) {
+            return "sleeping";
+        }
+    }
+
+    static void sleep(long millis, int site) throws InterruptedException {
+        if (millis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        TS s = Sched.op(site, null);
+        if (s == null) {
+            Thread.sleep(millis);
+            return;
+        }
+        checkInterrupt(s);
+        if (millis > 0) {
+            Sched.block(s, SleepBlocker.INSTANCE, true, millis * 1_000_000L, true);
+            checkInterrupt(s);
+        }
+    }
+
+    static void sleep(long millis, int nanos, int site) throws InterruptedException {
+        sleep(millis + (nanos > 0 ? 1 : 0), site);
+    }
+
+    static void yield(int site) {
+        Sched.op(site, null);
+    }
+
+    static void interrupt(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            t.interrupt();
+            return;
+        }
+        target.interrupted = true;
+        Sched.changed();
+    }
+
+    static boolean isInterrupted(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        return target == null ? t.isInterrupted() : target.interrupted;
+    }
+
+    static boolean interrupted(int site) {
+        TS s = Sched.op(site, null);
+        if (s == null) {
+            return Thread.interrupted();
+        }
+        boolean was = s.interrupted;
+        if (was) {
+            s.interrupted = false;
+            Sched.changed();
+        }
+        return was;
+    }
+
+    static boolean isAlive(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        return target == null ? t.isAlive() : !target.finished;
+    }
+
+    // =====================================================================================
+    // Park / unpark
+
+    static final class ParkBlocker extends Blocker {
+        static final ParkBlocker INSTANCE = new ParkBlocker();
+
+        @Override
+        public boolean ready(TS t) {
+            return t.permit || t.interrupted || t.timedOut;
+        }
+
+        @Override
+        public String describe(TS t) {
+            return "parked";
+        }
+    }
+
+    static void park(int site) {
+        parkTimed(false, 0, site);
+    }
+
+    static void parkNanos(long nanos, int site) {
+        if (nanos > 0) {
+            parkTimed(true, nanos, site);
+        }
+    }
+
+    static void parkUntil(long deadlineMillis, int site) {
+        parkTimed(true, Math.max(0, deadlineMillis - (Clock.BASE_MILLIS + Clock.now / 1_000_000L)) * 1_000_000L, site);
+    }
+
+    private static void parkTimed(boolean timed, long nanos, int site) {
+        TS s = Sched.op(site, null);
+        if (s == null) {
+            if (timed) {
+                LockSupport.parkNanos(nanos);
+            } else {
+                LockSupport.park();
+            }
+            return;
+        }
+        if (!s.permit && !s.interrupted) {
+            Sched.block(s, ParkBlocker.INSTANCE, timed, nanos, true);
+        }
+        s.permit = false;
+    }
+
+    static void unpark(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null || t == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            LockSupport.unpark(t);
+            return;
+        }
+        target.permit = true;
+        Sched.changed();
+    }
+}
