@@ -16,7 +16,8 @@ use racelens_explore::jvm::protocol::{Execution, Outcome, Site};
 use racelens_explore::results::schedule::ScheduleString;
 use racelens_analysis::impact::Options as AnalysisOptions;
 use racelens_explore::search::heuristics::{self, Choice};
-use racelens_explore::search::icb::Strategy;
+use racelens_explore::results::coverage::Coverage;
+use racelens_explore::search::Strategy;
 use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
 use racelens_explore::search::change;
@@ -54,8 +55,10 @@ pub struct ExploreArgs {
     /// or its only test method.
     #[arg(long, value_name = "CLASS#METHOD")]
     test: String,
-    /// Preemption bound of iterative context bounding.
-    #[arg(long, default_value_t = 2)]
+    /// The largest preemption bound: iterative context bounding explores every schedule
+    /// with 0 preemptions, then 1, ... up to this one, and stops there (or earlier, when
+    /// every schedule whatever its preemptions is covered).
+    #[arg(long, default_value_t = explorer::DEFAULT_MAX_BOUND)]
     bound: u32,
     /// Stop after this many schedules.
     #[arg(long, default_value_t = 10_000)]
@@ -90,11 +93,15 @@ pub struct ExploreArgs {
     #[arg(long)]
     all: bool,
     /// Print one JSON object: `test`, `search`, `heuristic`, `icps`,
-    /// `matched_decision_points`, `bound`, `outcome` (fail, pass, limit, error), `schedules`
-    /// (up to and including the first failing one), `failure` (`kind`, `message`, `thread`,
-    /// `file`, `line`, `schedule`, `preemptions`, `trace`), `error`, `stats` (`elapsed_ms`,
-    /// `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`, `failing_schedules`,
-    /// `skipped`).
+    /// `matched_decision_points`, `bound`, `outcome` (fail, pass, limit, uncontrolled,
+    /// error), `schedules` (up to and including the first failing one), `coverage`
+    /// (`complete_bound`: every schedule with at most that many preemptions is equivalent to
+    /// one that ran, or null; `all_schedules`: every schedule is; `classes`; `runs`;
+    /// `budget_exhausted`; `open`: the bound being explored when the budget ran out, with
+    /// the schedules of it run and known to be waiting; `livelocks`), `failure` (`kind`,
+    /// `message`, `thread`, `file`, `line`, `schedule`, `preemptions`, `trace`), `error`,
+    /// `stats` (`elapsed_ms`, `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`,
+    /// `failing_schedules`, `skipped`, `redundant`).
     #[arg(long)]
     json: bool,
 }
@@ -212,16 +219,19 @@ fn failure_json(host: &Host, found: &Found, session: &Session) -> Value {
     })
 }
 
-fn stats_json(stats: &Stats) -> Value {
+fn stats_json(stats: &Stats, claim: &racelens_explore::search::Claim) -> Value {
     json!({
         "elapsed_ms": stats.elapsed.as_millis() as u64,
         "schedules_per_sec": (stats.per_second() * 10.0).round() / 10.0,
         "decision_points": stats.decision_points,
         "livelocks": stats.livelocks,
-        "pruned": stats.pruned,
+        // schedules beyond the largest bound, not run
+        "pruned": claim.deferred,
         "failing_schedules": stats.failures,
         // `--select`: schedules left out because their preemptions touch no impacted code
-        "skipped": stats.skipped,
+        "skipped": claim.skipped,
+        // runs whose tail repeated schedules covered elsewhere
+        "redundant": claim.redundant,
     })
 }
 
@@ -288,7 +298,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     let choice = Choice::parse(&args.heuristic)?;
     let mut prepared = prepare(&args.path, &args.test)?;
     let strategy = match args.search {
-        SearchKind::Icb => Strategy::Icb { bound: args.bound },
+        SearchKind::Icb => Strategy::Icb { max_bound: Some(args.bound) },
         SearchKind::Dfs => Strategy::Dfs,
     };
     let options = Options { strategy, seed: args.seed, max_schedules: args.max_schedules, max_steps: args.max_steps, all: args.all, select: args.select };
@@ -303,7 +313,9 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     let cancel = AtomicBool::new(false);
     let result = heuristics::explore(&mut prepared.session, &options, choice, model.as_ref(), args.pct_depth, &mut |s| progress.update(s), &cancel);
     progress.done();
-    let heuristics::Outcome { report: Report { verdict, stats }, matched } = result?;
+    let report = result?;
+    let coverage = Coverage::of(&report);
+    let Report { verdict, stats, claim, matched, .. } = report;
     let root = args.path.display().to_string();
     let host = &prepared.host;
     let outcome = match &verdict {
@@ -311,6 +323,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
         Verdict::Passed => "pass",
         Verdict::Limit => "limit",
         Verdict::Cancelled => "limit",
+        Verdict::Uncontrolled(_) => "uncontrolled",
         Verdict::Stopped(_) => "error",
     };
     if args.json {
@@ -331,29 +344,27 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
             "bound": args.bound,
             "outcome": outcome,
             "schedules": schedules,
+            "coverage": coverage,
             "failure": failure,
-            "error": match &verdict { Verdict::Stopped(e) => json!(e), _ => Value::Null },
-            "stats": stats_json(&stats),
+            "error": match &verdict { Verdict::Stopped(e) | Verdict::Uncontrolled(e) => json!(e), _ => Value::Null },
+            "stats": stats_json(&stats, &claim),
         });
         println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
     } else {
         match &verdict {
             Verdict::Failed(found) => print_failure(host, found, &prepared.session, &spec, &root),
-            Verdict::Passed => println!(
-                "✓ {} schedules, preemption bound {}, no failure ({} decision points, {:.1} s)",
-                stats.schedules,
-                args.bound,
-                stats.decision_points,
-                stats.elapsed.as_secs_f64()
-            ),
-            Verdict::Limit | Verdict::Cancelled => println!("… {} schedules (the budget), no failure yet; raise --max-schedules to go on", stats.schedules),
+            Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
+            Verdict::Passed => println!("no failure in {} runs (nothing can be claimed about other schedules)", stats.schedules),
+            Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
+            Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
+            Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
             Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
         }
         if stats.livelocks > 0 {
-            println!("note: {} schedule{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+            println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
         }
         if args.select {
-            println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", stats.skipped);
+            println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
         }
         if args.all && stats.failures > 0 {
             println!("{} failing schedules in {}", stats.failures, stats.schedules);
@@ -362,7 +373,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     prepared.session.close();
     Ok(match verdict {
         Verdict::Failed(_) => ExitCode::from(1),
-        Verdict::Stopped(_) => ExitCode::from(2),
+        Verdict::Stopped(_) | Verdict::Uncontrolled(_) => ExitCode::from(2),
         _ => ExitCode::SUCCESS,
     })
 }

@@ -31,7 +31,8 @@ use racelens_explore::jvm::Session;
 use racelens_explore::search::heuristics::{self, Choice};
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::project::{self, Sources};
-use racelens_explore::search::icb::Strategy;
+use racelens_explore::results::coverage::Coverage;
+use racelens_explore::search::Strategy;
 use racelens_explore::jvm::{agent, stress, tests};
 
 struct Args {
@@ -41,10 +42,12 @@ struct Args {
     heuristics: Vec<String>,
     stress_seconds: u64,
     verify: bool,
+    /// The largest preemption bound (`--verify` claims it complete, or every schedule).
+    bound: u32,
 }
 
 fn args() -> Args {
-    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false };
+    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false, bound: racelens_explore::explorer::DEFAULT_MAX_BOUND };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
@@ -55,6 +58,7 @@ fn args() -> Args {
             "--heuristics" => a.heuristics = value().split(',').map(str::to_string).collect(),
             "--stress-seconds" => a.stress_seconds = value().parse().expect("--stress-seconds S"),
             "--verify" => a.verify = true,
+            "--bound" => a.bound = value().parse().expect("--bound N"),
             // cargo bench passes --bench
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -122,11 +126,11 @@ fn prepare(fault: &Fault, with_change: bool, jdk: &Jdk) -> Prepared {
 /// Schedules to the first failure (None: not found within the budget) and the time.
 fn run(p: &mut Prepared, heuristic: &str, seed: Option<u64>, budget: u64) -> (Option<u64>, Duration) {
     let choice = Choice::parse(heuristic).expect("a known heuristic");
-    let options = Options { strategy: Strategy::Icb { bound: 2 }, seed, max_schedules: budget, ..Options::default() };
+    let options = Options { seed, max_schedules: budget, ..Options::default() };
     let started = Instant::now();
     let outcome = heuristics::explore(&mut p.session, &options, choice, Some(&p.model), 3, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
     let elapsed = started.elapsed();
-    match outcome.report.verdict {
+    match outcome.verdict {
         Verdict::Failed(found) => (Some(found.schedules), elapsed),
         Verdict::Stopped(why) => panic!("{heuristic}: stopped: {why}"),
         _ => (None, elapsed),
@@ -155,9 +159,9 @@ fn main() {
     let args = args();
     let jdk = Jdk::locate().expect("a JDK");
     let faults = faults(&args.faults);
-    println!("CAPP benchmark: {} faults, heuristics {}, budget {} schedules, preemption bound 2", faults.len(), args.heuristics.join(" "), args.budget);
+    println!("CAPP benchmark: {} faults, heuristics {}, budget {} schedules, largest preemption bound {}", faults.len(), args.heuristics.join(" "), args.budget, args.bound);
     if args.verify {
-        verify(&faults, &jdk, args.budget);
+        verify(&faults, &jdk, args.budget, args.bound);
     }
 
     // schedules[heuristic][fault] in the default (deterministic) order; seeded runs apart.
@@ -263,16 +267,16 @@ fn main() {
     }
 }
 
-/// Every schedule of each correct version within the bound passes (the faults are honest).
-fn verify(faults: &[Fault], jdk: &Jdk, budget: u64) {
+/// Every schedule of each correct version within the bound passes (the faults are honest),
+/// with what the search could claim and what it took.
+fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32) {
     for fault in faults {
         let mut p = prepare(fault, false, jdk);
-        let options = Options { strategy: Strategy::Icb { bound: 2 }, max_schedules: budget, ..Options::default() };
-        let outcome = heuristics::explore(&mut p.session, &options, Choice::Basic, None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
-        let r = outcome.report;
+        let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, max_schedules: budget, ..Options::default() };
+        let r = heuristics::explore(&mut p.session, &options, Choice::Basic, None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
+        let coverage = Coverage::of(&r);
         match r.verdict {
-            Verdict::Passed => println!("verified {}: all {} schedules within bound 2 pass", fault.name, r.stats.schedules),
-            Verdict::Limit => println!("verified {}: {} schedules pass (budget reached before the bound was exhausted)", fault.name, r.stats.schedules),
+            Verdict::Passed | Verdict::Limit => println!("verified {}: no failure; {}", fault.name, coverage.text()),
             Verdict::Failed(f) => panic!("{}: the correct version fails: {}", fault.name, racelens_explore::results::report::headline(&f.full)),
             other => panic!("{}: {other:?}", fault.name),
         }

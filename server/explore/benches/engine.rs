@@ -18,7 +18,7 @@ use racelens_explore::explorer::{self, Options, Stats, Verdict};
 use racelens_explore::jvm::Session;
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::project::{self, Sources};
-use racelens_explore::search::icb::{Basic, Strategy};
+use racelens_explore::search::{Basic, Search, Strategy};
 use racelens_explore::jvm::{agent, stress, tests};
 
 fn repo_dir(rel: &str) -> PathBuf {
@@ -36,8 +36,9 @@ fn session(repo: &Path, test: &str, jdk: &Jdk) -> Session {
 fn explore(session: &mut Session, max_schedules: u64) -> (Verdict, Stats) {
     // A warm JVM: its start-up and the first execution's class loading are not measured.
     session.kind().expect("the JVM starts");
-    let options = Options { strategy: Strategy::Icb { bound: 2 }, max_schedules, ..Options::default() };
-    let report = explorer::explore(session, &options, &mut Basic, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
+    let options = Options { strategy: Strategy::Icb { max_bound: Some(2) }, max_schedules, ..Options::default() };
+    let mut search = Search::new(Some((options.strategy, None, false)), None, Box::new(Basic));
+    let report = explorer::explore(session, &options, &mut search, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
     (report.verdict, report.stats)
 }
 

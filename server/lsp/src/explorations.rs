@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use racelens_explore::search::change::ChangeModel;
 use racelens_explore::explorer::{self, Options, Verdict};
+use racelens_explore::results::coverage::Coverage;
 use racelens_explore::jvm::Session;
 use racelens_explore::search::heuristics::{self, Choice};
 use racelens_explore::jvm::java::Jdk;
@@ -58,14 +59,19 @@ pub enum ResultKind {
         /// The interleaving, one column per thread.
         table: String,
     },
+    /// No failure, and the search ended: `coverage` says what it covered.
     Passed {
-        schedules: u64,
-        bound: u32,
+        coverage: Coverage,
+        /// Impacted lines at which the exploration had a choice of thread.
         covered: usize,
     },
     /// The budget ran out first.
     Limit {
-        schedules: u64,
+        coverage: Coverage,
+    },
+    /// A thread racelens does not control ran project code: nothing was checked.
+    Uncontrolled {
+        message: String,
     },
     Stopped {
         message: String,
@@ -151,7 +157,8 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
             let _ = tx.send(Msg::Job(JobEvent::Progress { id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
         }
     };
-    let report = heuristics::explore(session, &job.options, job.choice, Some(&job.change), PCT_DEPTH, &mut progress, &job.cancel)?.report;
+    let report = heuristics::explore(session, &job.options, job.choice, Some(&job.change), PCT_DEPTH, &mut progress, &job.cancel)?;
+    let coverage = Coverage::of(&report);
     Ok(match report.verdict {
         Verdict::Failed(found) => {
             let place = failure_place(&found.full, &job.files);
@@ -173,8 +180,9 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
                 table: report::table(&found.full, &session.sites()),
             }
         }
-        Verdict::Passed => ResultKind::Passed { schedules: report.stats.schedules, bound: bound_of(&job.options), covered: covered(session, &job.change) },
-        Verdict::Limit => ResultKind::Limit { schedules: report.stats.schedules },
+        Verdict::Passed => ResultKind::Passed { coverage, covered: covered(session, &job.change) },
+        Verdict::Limit => ResultKind::Limit { coverage },
+        Verdict::Uncontrolled(message) => ResultKind::Uncontrolled { message },
         Verdict::Cancelled => return Err("cancelled".into()),
         Verdict::Stopped(message) => ResultKind::Stopped { message },
     })
@@ -197,15 +205,8 @@ fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind
             table: report::table(&exec, &session.sites()),
         }
     } else {
-        ResultKind::Passed { schedules: 1, bound: 0, covered: 0 }
+        ResultKind::Passed { coverage: Coverage { runs: 1, ..Coverage::default() }, covered: 0 }
     })
-}
-
-fn bound_of(options: &Options) -> u32 {
-    match options.strategy {
-        racelens_explore::search::icb::Strategy::Icb { bound } => bound,
-        racelens_explore::search::icb::Strategy::Dfs => u32::MAX,
-    }
 }
 
 /// Impacted lines at which the exploration had a choice of thread (the sites the agent

@@ -31,7 +31,7 @@ pub struct ExploreSettings {
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { on_save: false, parallel: 1, heuristic: racelens_explore::search::heuristics::DEFAULT.into(), bound: 2, max_schedules: 10_000 }
+        ExploreSettings { on_save: false, parallel: 1, heuristic: racelens_explore::search::heuristics::DEFAULT.into(), bound: racelens_explore::explorer::DEFAULT_MAX_BOUND, max_schedules: 10_000 }
     }
 }
 

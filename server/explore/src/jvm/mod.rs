@@ -16,3 +16,4 @@ pub mod stress;
 pub mod tests;
 
 pub use session::{Mode, Session, TestSpec};
+pub mod trace;

@@ -3,8 +3,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::jvm::trace::Trace;
+
 /// A thread of an execution: 0 is the test's thread, then threads in start order.
 pub type ThreadId = u8;
+
+/// What the agent announced so far: sites and stacks by id.
+#[derive(Clone, Copy)]
+pub struct Known<'a> {
+    pub sites: &'a std::collections::HashMap<u32, Site>,
+    pub stacks: &'a std::collections::HashMap<u32, Vec<Frame>>,
+}
 
 /// A place in the code where the scheduler may switch threads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -120,6 +129,9 @@ pub enum Outcome {
     /// The schedule named a thread not enabled at a decision point.
     Divergence { index: u32, wanted: ThreadId, enabled: u64 },
     Timeout,
+    /// A thread racelens does not control ran project code (its name and where it was
+    /// created): nothing about this execution's schedule can be claimed.
+    Uncontrolled(String),
     /// The agent failed.
     Error(String),
 }
@@ -138,6 +150,7 @@ impl Outcome {
             Outcome::Exit(_) => "exit",
             Outcome::Divergence { .. } => "divergence",
             Outcome::Timeout => "timeout",
+            Outcome::Uncontrolled(_) => "uncontrolled",
             Outcome::Error(_) => "error",
         }
     }
@@ -154,6 +167,8 @@ pub struct Execution {
     pub switches: Vec<Switch>,
     pub threads: BTreeMap<ThreadId, String>,
     pub millis: u64,
+    /// Every step with its effects (RUN option `trace`).
+    pub trace: Option<Trace>,
 }
 
 /// Reassembles the lines of one execution's response.
@@ -169,6 +184,7 @@ pub struct ResponseParser {
     waits: Vec<(ThreadId, String)>,
     exit: Option<i32>,
     diverged: Option<(u32, ThreadId, u64)>,
+    trace: Option<Trace>,
 }
 
 fn parse_pending(entry: &str) -> Result<Pending, String> {
@@ -297,6 +313,8 @@ impl ResponseParser {
                 self.waits.push((num(t)?, unescape(what)));
             }
             "EXIT" => self.exit = Some(num(rest.trim())?),
+            "X" => self.trace.get_or_insert_with(Trace::default).push_steps(rest)?,
+            "P" => self.trace.get_or_insert_with(Trace::default).push_pending(rest)?,
             "DIVERGED" => {
                 let f: Vec<&str> = rest.split(' ').collect();
                 if f.len() >= 3 {
@@ -319,6 +337,7 @@ impl ResponseParser {
                         Outcome::Divergence { index, wanted, enabled }
                     }
                     "timeout" => Outcome::Timeout,
+                    "uncontrolled" => Outcome::Uncontrolled(f.get(5).map(|m| unescape(m)).unwrap_or_default()),
                     other => Outcome::Error(f.get(5).map(|m| unescape(m)).unwrap_or_else(|| format!("the agent reported `{other}`"))),
                 };
                 let exec = Execution {
@@ -330,6 +349,7 @@ impl ResponseParser {
                     switches: std::mem::take(&mut self.switches),
                     threads: std::mem::take(&mut self.threads),
                     millis: num(f[4])?,
+                    trace: self.trace.take(),
                 };
                 *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
                 return Ok(Some(exec));

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use crate::jvm::java::Jdk;
 use crate::jvm::project::{join, Project};
 use crate::jvm::protocol::{Execution, Outcome, ResponseParser, Site, ThreadId};
-use crate::search::icb::Known;
+use crate::jvm::protocol::Known;
 
 /// What to run: a JUnit test method, or a class's `main`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,3 +3,4 @@
 
 pub mod report;
 pub mod schedule;
+pub mod coverage;

@@ -115,6 +115,7 @@ pub fn headline(exec: &Execution) -> String {
         Outcome::Livelock => "the step bound was reached (a livelock, or a very long test)".into(),
         Outcome::Divergence { index, wanted, enabled } => format!("the execution diverged at decision {index}: T{wanted} was not enabled (enabled: {enabled:#x})"),
         Outcome::Timeout => "the execution timed out".into(),
+        Outcome::Uncontrolled(what) => format!("not under racelens's control: {what}"),
         Outcome::Error(e) => format!("the agent failed: {e}"),
         Outcome::Pass => "passed".into(),
     }

@@ -343,16 +343,16 @@ pub struct CappPrioritizer {
     pub heuristic: Option<Heuristic>,
     icps: IcpIndex,
     map: SiteMap,
-    rng: Option<crate::search::icb::XorShift>,
+    rng: Option<crate::search::rng::XorShift>,
     pub stats: MatchStats,
 }
 
 impl CappPrioritizer {
     pub fn new(heuristic: Option<Heuristic>, icps: IcpIndex, map: SiteMap, seed: Option<u64>) -> CappPrioritizer {
-        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::icb::XorShift::new), stats: MatchStats::default() }
+        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::rng::XorShift::new), stats: MatchStats::default() }
     }
 
-    fn state(&self, site: u32, stack: Option<u32>, known: crate::search::icb::Known) -> ThreadState {
+    fn state(&self, site: u32, stack: Option<u32>, known: crate::jvm::protocol::Known) -> ThreadState {
         let pc = known.sites.get(&site).map(|s| self.map.position(s));
         let stack = stack
             .and_then(|k| known.stacks.get(&k))
@@ -367,8 +367,8 @@ impl CappPrioritizer {
     }
 }
 
-impl crate::search::icb::Prioritizer for CappPrioritizer {
-    fn partition(&mut self, exec: &crate::jvm::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::search::icb::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+impl crate::search::Prioritizer for CappPrioritizer {
+    fn partition(&mut self, exec: &crate::jvm::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::jvm::protocol::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
         let d = &exec.decisions[index];
         let threads: Vec<(ThreadId, ThreadState)> = if d.pending.is_empty() {
             // An agent without pending sites: only the running thread's position is known.
@@ -395,6 +395,10 @@ impl crate::search::icb::Prioritizer for CappPrioritizer {
         };
         let keep = partition_prioritized(self.heuristic, &self.icps, &threads, current, &mut pick);
         alternatives.into_iter().partition(|t| keep.contains(t))
+    }
+
+    fn matched(&self) -> u64 {
+        self.stats.matched
     }
 
     fn run_options(&self) -> Vec<String> {

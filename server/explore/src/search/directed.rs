@@ -15,7 +15,8 @@ use racelens_analysis::impact::PairKind;
 use crate::search::capp::{Position, SiteMap};
 use crate::search::change::PairTarget;
 use crate::jvm::protocol::{Execution, ThreadId};
-use crate::search::icb::{Known, Prioritizer};
+use crate::jvm::protocol::Known;
+use crate::search::Prioritizer;
 
 pub struct PairPrioritizer {
     pairs: Vec<PairTarget>,
@@ -70,8 +71,12 @@ impl Prioritizer for PairPrioritizer {
         if !now.is_empty() {
             self.matched += 1;
         }
-        // Depth-first pops the last pushed first: the best rank goes last.
+        // The best rank goes last.
         now.sort_by_key(|(r, _)| std::cmp::Reverse(*r));
         (now.into_iter().map(|(_, t)| t).collect(), later)
+    }
+
+    fn matched(&self) -> u64 {
+        self.matched
     }
 }

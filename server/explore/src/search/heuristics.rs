@@ -4,12 +4,13 @@
 
 use std::sync::atomic::AtomicBool;
 
+use crate::explorer::{self, Options, Report, Stats};
+use crate::jvm::Session;
 use crate::search::capp::{CappPrioritizer, Heuristic, HEURISTICS};
 use crate::search::change::ChangeModel;
 use crate::search::directed::PairPrioritizer;
-use crate::explorer::{self, Options, Report, Stats, Verdict};
-use crate::jvm::Session;
-use crate::search::icb::Basic;
+use crate::search::pct::Pct;
+use crate::search::{Basic, Prioritizer, Search};
 
 /// The prioritization used when none is named. Chosen from `cargo bench -p
 /// racelens-explore --bench capp -- --seeds 7` over the 14 faults of the CAPP benchmark
@@ -65,60 +66,33 @@ impl Choice {
     }
 }
 
-/// What an exploration found, and how often the change steered it.
-pub struct Outcome {
-    pub report: Report,
-    /// Decision points at which a thread was at an impacted point (CAPP and `pair`).
-    pub matched: u64,
-}
-
-/// Explores `session`'s test with the prioritization `choice`; `change` is required for the
-/// change-aware ones (without it they fall back to `basic`). `pct_depth` is PCT's `d`.
-pub fn explore(
-    session: &mut Session,
-    options: &Options,
-    choice: Choice,
-    change: Option<&ChangeModel>,
-    pct_depth: u32,
-    progress: &mut dyn FnMut(&Stats),
-    cancel: &AtomicBool,
-) -> Result<Outcome, String> {
+/// The search for `choice`: the prioritization it names over the systematic search of
+/// `options` (change-aware PCT first for `pct` and `pct+H`). `change` is required for the
+/// change-aware ones; without it they fall back to `basic`. `pct_depth` is PCT's `d`.
+pub fn search(options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
+    let tree = || Some((options.strategy, options.seed, options.select));
     let Some(model) = change.filter(|_| choice.is_change_aware()) else {
-        let report = explorer::explore(session, options, &mut Basic, progress, cancel)?;
-        return Ok(Outcome { report, matched: 0 });
+        return Search::new(tree(), None, Box::new(Basic));
     };
+    let capp = |h: Heuristic| -> Box<dyn Prioritizer> {
+        let icps = model.icps.clone().with_callees(model.effect_callees.clone());
+        Box::new(CappPrioritizer::new(Some(h), icps, model.site_map(), options.seed))
+    };
+    let pct = |runs: u64| Some(Pct::new(pct_depth, model.pct_sites.clone(), runs, options.seed));
     match choice {
-        Choice::Capp(h) => {
-            let icps = model.icps.clone().with_callees(model.effect_callees.clone());
-            let mut p = CappPrioritizer::new(Some(h), icps, model.site_map(), options.seed);
-            let report = explorer::explore(session, options, &mut p, progress, cancel)?;
-            Ok(Outcome { report, matched: p.stats.matched })
-        }
-        Choice::Pair => {
-            let mut p = PairPrioritizer::new(model.pairs.clone(), model.site_map());
-            let report = explorer::explore(session, options, &mut p, progress, cancel)?;
-            Ok(Outcome { report, matched: p.matched })
-        }
-        Choice::Pct => {
-            let report = explorer::explore_pct(session, options, pct_depth, &model.pct_sites, progress, cancel)?;
-            Ok(Outcome { report, matched: 0 })
-        }
-        Choice::PctThen(h) => {
-            let first = Options { max_schedules: options.max_schedules.min(PCT_FIRST), ..options.clone() };
-            let pct = explorer::explore_pct(session, &first, pct_depth, &model.pct_sites, progress, cancel)?;
-            if !matches!(pct.verdict, Verdict::Limit) || pct.stats.schedules >= options.max_schedules {
-                return Ok(Outcome { report: pct, matched: 0 }); // found, stopped, cancelled, or the budget spent
-            }
-            let rest = Options { max_schedules: options.max_schedules - pct.stats.schedules, ..options.clone() };
-            let mut out = explore(session, &rest, Choice::Capp(h), change, pct_depth, &mut |s| progress(&pct.stats.then(s)), cancel)?;
-            out.report.stats = pct.stats.then(&out.report.stats);
-            if let Verdict::Failed(found) = &mut out.report.verdict {
-                found.schedules += pct.stats.schedules;
-            }
-            Ok(out)
-        }
+        Choice::Capp(h) => Search::new(tree(), None, capp(h)),
+        Choice::Pair => Search::new(tree(), None, Box::new(PairPrioritizer::new(model.pairs.clone(), model.site_map()))),
+        // PCT alone: random schedules while the budget lasts, no systematic part.
+        Choice::Pct => Search::new(None, pct(u64::MAX), Box::new(Basic)),
+        Choice::PctThen(h) => Search::new(tree(), pct(PCT_FIRST), capp(h)),
         Choice::Basic => unreachable!("handled above"),
     }
+}
+
+/// Explores `session`'s test with the prioritization `choice` (see [`search`]).
+pub fn explore(session: &mut Session, options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
+    let mut search = search(options, choice, change, pct_depth);
+    explorer::explore(session, options, &mut search, progress, cancel)
 }
 
 #[cfg(test)]

@@ -1,13 +1,238 @@
 //! Which schedules to run, and in what order.
 //!
-//! - [`icb`]: iterative context bounding over the tree of schedules;
-//! - [`capp`], [`directed`], [`change`]: the change-aware prioritizations, and the change as
-//!   they see it; [`heuristics`]: choosing one by name;
+//! Reduction decides *which* schedules are worth running, prioritization decides *when*:
+//! - [`tree`] and [`dpor`]: the schedules explored so far and still to run, with bounded
+//!   partial-order reduction and sleep sets, by increasing preemption count;
+//! - [`capp`], [`directed`], [`change`]: the change-aware prioritizations and the change
+//!   as they see it; [`heuristics`]: choosing one by name; [`pct`]: change-aware random
+//!   schedules tried before the systematic search;
 //! - [`simplify`]: fewer preemptions in a failing schedule found at random.
+//!
+//! [`Search`] is what the exploration loop ([`crate::explorer`]) drives: it asks for the
+//! next run, runs it, and hands the execution back.
 
 pub mod capp;
 pub mod change;
 pub mod directed;
+pub mod dpor;
 pub mod heuristics;
-pub mod icb;
+pub mod pct;
+pub mod rng;
 pub mod simplify;
+pub mod tree;
+
+#[cfg(test)]
+mod sim;
+
+use crate::jvm::protocol::{Execution, Known, ThreadId};
+use crate::jvm::Mode;
+use pct::Pct;
+use tree::{Branch, Config, Tree};
+
+/// Decides which alternatives of a decision point run in the current iteration and which
+/// are postponed (CAPP's `partitionPrioritized`; the change-unaware search runs them all
+/// now).
+pub trait Prioritizer {
+    /// `alternatives` are the other threads at decision `index` of `exec`. Returns the ones
+    /// to explore first, best last, and the ones postponed.
+    fn partition(&mut self, exec: &Execution, index: usize, alternatives: Vec<ThreadId>, known: Known) -> (Vec<ThreadId>, Vec<ThreadId>);
+
+    /// Options for the agent's `RUN` request (`stacks` when the prioritizer needs them).
+    fn run_options(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Decision points at which a thread was at impacted code (for reports).
+    fn matched(&self) -> u64 {
+        0
+    }
+}
+
+/// No prioritization: `basic`.
+pub struct Basic;
+
+impl Prioritizer for Basic {
+    fn partition(&mut self, _: &Execution, _: usize, alternatives: Vec<ThreadId>, _: Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+        (alternatives, Vec::new())
+    }
+}
+
+/// The shape of the systematic search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Iterative context bounding: every schedule of bound 0, then 1, ..., up to
+    /// `max_bound` (`None`: as far as the budget goes).
+    Icb { max_bound: Option<u32> },
+    /// Depth-first over all schedules, unbounded.
+    Dfs,
+}
+
+/// One execution to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub choices: Vec<ThreadId>,
+    pub mode: Mode,
+    pub options: Vec<String>,
+    pub kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A schedule of the systematic search, and which of its trees asked for it.
+    Branch { branch: Branch, bounded: bool },
+    /// A random schedule of change-aware PCT.
+    Pct,
+}
+
+impl Request {
+    pub fn is_systematic(&self) -> bool {
+        matches!(self.kind, Kind::Branch { .. })
+    }
+}
+
+/// A search: optionally a few change-aware PCT schedules, then the systematic search.
+///
+/// The systematic search keeps two trees ([`tree`] says why): an exhaustive one (DPOR with
+/// sleep sets: when it runs out, every schedule is covered) and, under iterative context
+/// bounding, a bounded one (BPOR: complete bounds). They take turns (each runs its
+/// cheapest branches first), and every run feeds both, so that the search costs at most
+/// about twice what the cheaper claim needs. The search ends when either has made its claim: the
+/// exhaustive tree has nothing left, or the bounded one has nothing left up to its
+/// largest bound.
+pub struct Search {
+    exhaustive: Option<Tree>,
+    bounded: Option<Tree>,
+    pct: Option<Pct>,
+    prioritizer: Box<dyn Prioritizer>,
+    /// Distinct equivalence classes among the runs.
+    classes: std::collections::HashSet<u64>,
+    /// Which tree's branch ran last (turns on equal cost).
+    last_bounded: bool,
+    /// The preemption count of the last systematic schedule handed out.
+    pub bound: u32,
+}
+
+/// What a search has covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Claim {
+    /// Every schedule is equivalent to one that ran.
+    pub exhausted: bool,
+    /// Every schedule with at most this many preemptions is equivalent to one that ran.
+    pub complete_bound: Option<u32>,
+    /// The bound being explored when the search stopped: the runs made at it and the
+    /// branches known to be waiting there.
+    pub open: Option<(u32, u64, u64)>,
+    /// Distinct equivalence classes among the runs (Mazurkiewicz traces).
+    pub classes: u64,
+    /// Runs whose tail was covered elsewhere.
+    pub redundant: u64,
+    /// Schedules beyond the largest bound asked for.
+    pub deferred: u64,
+    /// Schedules the selection left out.
+    pub skipped: u64,
+}
+
+impl Search {
+    /// `pct` first (its own budget), then the systematic search of `strategy` if any.
+    pub fn new(strategy: Option<(Strategy, Option<u64>, bool)>, pct: Option<Pct>, prioritizer: Box<dyn Prioritizer>) -> Search {
+        let (exhaustive, bounded) = match strategy {
+            None => (None, None),
+            Some((Strategy::Dfs, seed, select)) => (Some(Tree::new(Config::exhaustive(false, select), seed)), None),
+            Some((Strategy::Icb { max_bound }, seed, select)) => (Some(Tree::new(Config::exhaustive(true, select), seed)), Some(Tree::new(Config::bounded(max_bound, select), seed))),
+        };
+        Search { exhaustive, bounded, pct, prioritizer, classes: Default::default(), last_bounded: true, bound: 0 }
+    }
+
+    /// The next execution to run; `None` when the search is over.
+    pub fn next(&mut self) -> Option<Request> {
+        if let Some(p) = &mut self.pct {
+            if let Some(req) = p.next() {
+                return Some(req);
+            }
+        }
+        if self.is_over() {
+            return None;
+        }
+        let costs = (self.exhaustive.as_ref().and_then(Tree::peek_cost), self.bounded.as_ref().and_then(Tree::peek_cost));
+        let use_bounded = match costs {
+            (None, None) => return None,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            _ => !self.last_bounded,
+        };
+        self.last_bounded = use_bounded;
+        let tree = if use_bounded { self.bounded.as_mut() } else { self.exhaustive.as_mut() }.expect("it has a branch");
+        let branch = tree.next()?;
+        self.bound = tree.cost(branch);
+        let mut options = self.prioritizer.run_options();
+        options.push("trace".into());
+        Some(Request { choices: tree.choices(branch), mode: Mode::Fast, options, kind: Kind::Branch { branch, bounded: use_bounded } })
+    }
+
+    /// Whether a claim is made: the exhaustive tree has nothing left, or the bounded one
+    /// nothing up to its largest bound.
+    fn is_over(&self) -> bool {
+        let done = |t: &Option<Tree>| t.as_ref().is_some_and(|t| t.peek_cost().is_none());
+        done(&self.exhaustive) || done(&self.bounded)
+    }
+
+    /// What `req`'s execution adds to the search. Fails when the test turned out not to
+    /// be deterministic.
+    pub fn record(&mut self, req: &Request, exec: &Execution, known: Known) -> Result<(), String> {
+        let Kind::Branch { branch, bounded } = req.kind else {
+            if let Some(p) = &mut self.pct {
+                p.record(exec, known);
+            }
+            return Ok(());
+        };
+        if let Some(trace) = &exec.trace {
+            self.classes.insert(dpor::class_of(trace));
+        }
+        // Each decision point's prioritization, asked once whichever tree needs it.
+        let prioritizer = &mut self.prioritizer;
+        let mut memo: std::collections::HashMap<usize, tree::Ranks> = std::collections::HashMap::new();
+        let mut ranks = |d: usize| -> tree::Ranks {
+            memo.entry(d)
+                .or_insert_with(|| {
+                    let alternatives: Vec<ThreadId> = exec.decisions[d].alternatives().collect();
+                    let (now, later) = prioritizer.partition(exec, d, alternatives, known);
+                    // The partition lists the best last.
+                    let n = now.len() as u32;
+                    now.iter().enumerate().map(|(i, &t)| (t, Some(n - 1 - i as u32))).chain(later.into_iter().map(|t| (t, None))).collect()
+                })
+                .clone()
+        };
+        let (mine, other) = if bounded { (&mut self.bounded, &mut self.exhaustive) } else { (&mut self.exhaustive, &mut self.bounded) };
+        mine.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
+        if let Some(t) = other {
+            t.adopt(exec, &mut ranks)?;
+        }
+        Ok(())
+    }
+
+    /// What the systematic search covers (nothing without one).
+    pub fn claim(&self) -> Claim {
+        let e = self.exhaustive.as_ref().map(Tree::coverage).unwrap_or_default();
+        let b = self.bounded.as_ref().map(Tree::coverage);
+        let exhausted = e.exhausted || b.is_some_and(|b| b.exhausted);
+        let bounded = b.unwrap_or_default();
+        Claim {
+            exhausted,
+            complete_bound: if exhausted { None } else { bounded.complete_bound },
+            open: if exhausted { None } else { b.map_or(e.open, |b| b.open) },
+            classes: self.classes.len() as u64,
+            redundant: e.redundant,
+            deferred: bounded.deferred,
+            skipped: bounded.skipped.max(e.skipped),
+        }
+    }
+
+    /// Whether the systematic search ran: only it can claim coverage.
+    pub fn is_systematic(&self) -> bool {
+        self.exhaustive.is_some()
+    }
+
+    pub fn matched(&self) -> u64 {
+        self.prioritizer.matched()
+    }
+}

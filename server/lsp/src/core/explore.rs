@@ -18,7 +18,7 @@ use racelens_explore::explorer::Options;
 use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::jvm::project::Sources;
-use racelens_explore::search::icb::Strategy;
+use racelens_explore::search::Strategy;
 use serde_json::{json, Value};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
@@ -85,7 +85,7 @@ impl Core {
 
     fn explore_options(&self) -> Options {
         let e = &self.settings.explore;
-        Options { strategy: Strategy::Icb { bound: e.bound }, seed: None, max_schedules: e.max_schedules, max_steps: MAX_STEPS, all: false, select: false }
+        Options { strategy: Strategy::Icb { max_bound: Some(e.bound) }, seed: None, max_schedules: e.max_schedules, max_steps: MAX_STEPS, all: false, select: false }
     }
 
     /// A job for a test, on the workspace's current state (unsaved buffers included).
@@ -428,14 +428,14 @@ impl Core {
                     let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, json!({"text": command})));
                 }
-                // Without a failing schedule, clicking explores again.
-                ResultKind::Passed { schedules, bound, covered } => out.push(lens(
-                    range,
-                    format!("✓ {}, bound {bound}, no failure ({} covered)", plural(*schedules, "schedule", "schedules"), plural(*covered as u64, "impacted point", "impacted points")),
-                    lenses::EXPLORE_COMMAND,
-                    again,
-                )),
-                ResultKind::Limit { schedules } => out.push(lens(range, format!("… {} without a failure (the budget, explore.maxSchedules) · explore again", plural(*schedules, "schedule", "schedules")), lenses::EXPLORE_COMMAND, again)),
+                // Without a failing schedule, clicking explores again. A ✓ only for a claim
+                // about every schedule of a bound.
+                ResultKind::Passed { coverage, covered } if coverage.is_complete() => {
+                    out.push(lens(range, format!("✓ no failure: {} · {} covered", coverage.text(), plural(*covered as u64, "impacted point", "impacted points")), lenses::EXPLORE_COMMAND, again))
+                }
+                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure in {} (no bound complete) · explore again", plural(coverage.runs, "run", "runs")), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} (explore.maxSchedules) · explore again", coverage.text()), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
             }
         }
@@ -459,8 +459,10 @@ fn summary(kind: &ResultKind, replay: bool) -> String {
         (ResultKind::Failed { headline, .. }, true) => format!("still fails: {headline}"),
         (ResultKind::Failed { title, schedules, .. }, false) => format!("✗ {title} after {}", plural(*schedules, "schedule", "schedules")),
         (ResultKind::Passed { .. }, true) => "the schedule passes on the current code".into(),
-        (ResultKind::Passed { schedules, bound, .. }, false) => format!("✓ {}, bound {bound}, no failure", plural(*schedules, "schedule", "schedules")),
-        (ResultKind::Limit { schedules }, _) => format!("{} without a failure (budget reached)", plural(*schedules, "schedule", "schedules")),
+        (ResultKind::Passed { coverage, .. }, false) if coverage.is_complete() => format!("✓ no failure: {}", coverage.text()),
+        (ResultKind::Passed { coverage, .. }, false) => format!("no failure in {} (no bound complete)", plural(coverage.runs, "run", "runs")),
+        (ResultKind::Limit { coverage }, _) => format!("no failure yet: {}", coverage.text()),
+        (ResultKind::Uncontrolled { message }, _) => format!("not explored: {message}"),
         (ResultKind::Stopped { message }, _) => message.clone(),
     }
 }

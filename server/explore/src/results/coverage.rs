@@ -1,0 +1,114 @@
+//! What an exploration covered, in words a result may claim: every schedule, every
+//! schedule up to a preemption bound, or where the budget ran out. One place, so that the
+//! command line, its JSON and the editor never claim more than the search checked.
+
+use serde::{Deserialize, Serialize};
+
+use crate::explorer::{Report, Verdict};
+
+/// The bound being explored when the budget ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenBound {
+    pub bound: u32,
+    /// Schedules of that bound run so far.
+    pub run: u64,
+    /// Schedules of that bound known to be still waiting (more may come).
+    pub waiting: u64,
+}
+
+impl OpenBound {
+    /// An estimate of the share of the bound done: of the schedules known so far. It can
+    /// only be too high (new ones turn up as the bound is explored).
+    pub fn percent(&self) -> u64 {
+        (100 * self.run / (self.run + self.waiting).max(1)).min(99)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Every schedule with at most this many preemptions is equivalent to one that ran.
+    pub complete_bound: Option<u32>,
+    /// Every schedule, whatever its preemptions, is equivalent to one that ran.
+    pub all_schedules: bool,
+    /// Distinct equivalence classes among the runs (executions that order every pair of
+    /// conflicting steps the same way are one class).
+    pub classes: u64,
+    /// Runs of the test.
+    pub runs: u64,
+    /// The budget ran out before the search did.
+    pub budget_exhausted: bool,
+    /// The bound being explored when the budget ran out.
+    pub open: Option<OpenBound>,
+    /// Runs that reached the step bound (spin loops under an unfair schedule): cut there.
+    pub livelocks: u64,
+}
+
+impl Coverage {
+    /// What `report` covered (nothing but its runs when it had no systematic search, or when
+    /// it stopped on a failure, a cancel or an error).
+    pub fn of(report: &Report) -> Coverage {
+        let claim = &report.claim;
+        let ended = matches!(report.verdict, Verdict::Passed | Verdict::Limit | Verdict::Failed(_));
+        let systematic = report.systematic && ended;
+        Coverage {
+            complete_bound: claim.complete_bound.filter(|_| systematic),
+            all_schedules: systematic && claim.exhausted,
+            classes: claim.classes,
+            runs: report.stats.schedules,
+            budget_exhausted: matches!(report.verdict, Verdict::Limit),
+            open: claim.open.filter(|_| systematic).map(|(bound, run, waiting)| OpenBound { bound, run, waiting }),
+            livelocks: report.stats.livelocks,
+        }
+    }
+
+    /// Whether a claim about every schedule of a bound (or of all) can be made.
+    pub fn is_complete(&self) -> bool {
+        self.all_schedules || self.complete_bound.is_some()
+    }
+
+    /// `every schedule explored (12 classes, 23 runs)`; `all schedules up to 2 preemptions
+    /// explored (...)`; `budget reached at bound 3 after 10000 runs (about 40% of the bound-3
+    /// schedules known so far); all schedules up to 2 preemptions explored`.
+    pub fn text(&self) -> String {
+        let counts = format!("{} class{}, {} run{}", self.classes, if self.classes == 1 { "" } else { "es" }, self.runs, if self.runs == 1 { "" } else { "s" });
+        let complete = match (self.all_schedules, self.complete_bound) {
+            (true, _) => Some(format!("every schedule explored ({counts})")),
+            (false, Some(k)) => Some(format!("all schedules up to {k} preemption{} explored ({counts})", if k == 1 { "" } else { "s" })),
+            _ => None,
+        };
+        let mut text = if self.budget_exhausted {
+            let at = match self.open {
+                Some(o) => format!(" at bound {} after {} runs (an estimate: {}% of the bound-{} schedules known so far)", o.bound, self.runs, o.percent(), o.bound),
+                None => format!(" after {} runs", self.runs),
+            };
+            match complete {
+                Some(c) => format!("budget reached{at}; {c}"),
+                None => format!("budget reached{at}; no bound complete"),
+            }
+        } else {
+            complete.unwrap_or_else(|| format!("{counts}; no bound complete"))
+        };
+        if self.livelocks > 0 {
+            text += &format!("; {} run{} reached the step bound and were cut there", self.livelocks, if self.livelocks == 1 { "" } else { "s" });
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_words_claim_no_more_than_the_numbers() {
+        let all = Coverage { all_schedules: true, classes: 12, runs: 23, ..Coverage::default() };
+        assert_eq!(all.text(), "every schedule explored (12 classes, 23 runs)");
+        let bound = Coverage { complete_bound: Some(2), classes: 40, runs: 61, ..Coverage::default() };
+        assert_eq!(bound.text(), "all schedules up to 2 preemptions explored (40 classes, 61 runs)");
+        let budget = Coverage { complete_bound: Some(2), classes: 900, runs: 10_000, budget_exhausted: true, open: Some(OpenBound { bound: 3, run: 400, waiting: 600 }), ..Coverage::default() };
+        assert_eq!(budget.text(), "budget reached at bound 3 after 10000 runs (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored (900 classes, 10000 runs)");
+        let nothing = Coverage { classes: 3, runs: 10, budget_exhausted: true, open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }), ..Coverage::default() };
+        assert!(nothing.text().ends_with("no bound complete") && !nothing.is_complete());
+        assert_eq!(OpenBound { bound: 1, run: 5, waiting: 0 }.percent(), 99, "never 100% while the bound is open");
+    }
+}

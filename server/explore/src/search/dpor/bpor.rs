@@ -1,0 +1,205 @@
+//! Bounded Partial-Order Reduction (Coons, Musuvathi, McKinley, OOPSLA 2013): the
+//! backtracking of the bounded tree, which claims complete preemption bounds.
+//!
+//! The rule is BPOR's postcondition `Post(S, k, u)` for preemption bounding (proof
+//! companion, Definition 1.8), which is Flanagan & Godefroid's DPOR (POPL 2005, Figure 3)
+//! without the happens-before test and with one more, *conservative*, backtracking point:
+//!
+//! > at every state `s` of the execution, for every thread `u` and every other thread
+//! > `v`: let `i` be the last step of `v` that is dependent with `u`'s next step; then
+//! > (1) `u` is tried before step `i` — or, if `u` cannot run there, every thread that
+//! > can; and (2) the same at `j`, the last context switch before `i`.
+//!
+//! Point (2) is what keeps the reduction sound under a bound: reordering the conflict at
+//! `i` may cost a preemption that the bound does not allow, while switching to `u` where
+//! the execution switched threads anyway costs none. Points of (2) are *conservative*.
+//!
+//! Dependence here is the conflict relation plus *enabling*: a lock's release is
+//! dependent with its acquisition by another thread. Such a race cannot be reversed, but
+//! the point before the release still matters under a bound: preempting the holder there
+//! lets the other thread run up to the lock and block, which costs no second preemption
+//! (the property test in [`crate::search::sim`] has such a program). For the same reason
+//! nothing that only an unbounded search could skip is skipped here.
+//!
+//! "At every state, `u`'s next step" is computed from the finished execution: a thread's
+//! next step at a state is the next step it took in the trace (or, for a thread still
+//! alive at the end, the operation the agent reports it was about to perform). So the
+//! check runs twice per step: when step `k` of `v` runs, against the next step of every
+//! other thread (it is now the last dependent one), and when `v` moves on to a new next
+//! step, against the last dependent step of every other thread so far.
+
+use std::collections::HashMap;
+
+use crate::jvm::protocol::{Execution, ThreadId};
+use crate::jvm::trace::{Access, Effect, Trace, Var};
+use crate::search::dpor::{conflicts, enabled_before, Backtrack};
+
+/// BPOR's dependence: conflicts, and a release with an acquisition of the same lock.
+fn dependent(a: &[Effect], b: &[Effect]) -> bool {
+    conflicts(a, b) || a.iter().any(|x| b.iter().any(|y| enables(x, y) || enables(y, x)))
+}
+
+fn enables(x: &Effect, y: &Effect) -> bool {
+    x.access == Access::Release && y.access == Access::Acquire && x.var == y.var
+}
+
+/// Per variable, per thread: its last access and its last write (step indices); a lock's
+/// release counts as an access of its variable.
+#[derive(Default)]
+struct Accesses {
+    by: Vec<(ThreadId, Option<u32>, Option<u32>)>,
+}
+
+impl Accesses {
+    fn record(&mut self, t: ThreadId, step: u32, write: bool) {
+        let entry = match self.by.iter_mut().find(|(x, _, _)| *x == t) {
+            Some(e) => e,
+            None => {
+                self.by.push((t, None, None));
+                self.by.last_mut().expect("pushed")
+            }
+        };
+        entry.1 = Some(step);
+        if write {
+            entry.2 = Some(step);
+        }
+    }
+
+    fn of(&self, t: usize) -> Option<&(ThreadId, Option<u32>, Option<u32>)> {
+        self.by.iter().find(|(x, _, _)| *x as usize == t)
+    }
+}
+
+/// The state of the scan over the execution.
+struct Scan<'a> {
+    trace: &'a Trace,
+    enabled: &'a [u64],
+    /// Steps of each thread, in order, and how many of them have run.
+    steps_of: Vec<Vec<u32>>,
+    ran: Vec<usize>,
+    /// The last context switch before each step.
+    switch_before: Vec<Option<u32>>,
+    vars: HashMap<Var, Accesses>,
+    last_step: Vec<Option<u32>>,
+    last_global: Vec<Option<u32>>,
+    conservative: bool,
+    out: HashMap<(u32, ThreadId), bool>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(trace: &'a Trace, enabled: &'a [u64], conservative: bool) -> Scan<'a> {
+        let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
+        let mut steps_of = vec![Vec::new(); threads];
+        let mut switch_before = Vec::with_capacity(trace.steps.len());
+        let mut last_switch = None;
+        for (k, s) in trace.steps.iter().enumerate() {
+            switch_before.push(last_switch);
+            if k == 0 || trace.steps[k - 1].thread != s.thread {
+                last_switch = Some(k as u32);
+            }
+            steps_of[s.thread as usize].push(k as u32);
+        }
+        Scan {
+            trace,
+            enabled,
+            ran: vec![0; threads],
+            steps_of,
+            switch_before,
+            vars: HashMap::new(),
+            last_step: vec![None; threads],
+            last_global: vec![None; threads],
+            conservative,
+            out: HashMap::new(),
+        }
+    }
+
+    /// The effects of `u`'s next step from now on; `None` when it has nothing more to do.
+    fn next_of(&self, u: usize) -> Option<&'a [Effect]> {
+        match self.steps_of[u].get(self.ran[u]) {
+            Some(&k) => Some(self.trace.step_effects(k as usize)),
+            None => self.trace.pending.iter().find(|(t, _)| *t as usize == u).map(|(_, r)| self.trace.effects_of(r)),
+        }
+    }
+
+    /// BPOR's Post for step `i` and `u`'s next step.
+    fn race(&mut self, i: u32, u: ThreadId) {
+        self.backtrack_at(i, u, false);
+        if self.conservative {
+            if let Some(j) = self.switch_before[i as usize] {
+                self.backtrack_at(j, u, true);
+            }
+        }
+    }
+
+    /// `u` before step `i`; if it cannot run there, every thread that can.
+    fn backtrack_at(&mut self, i: u32, u: ThreadId, conservative: bool) {
+        let enabled = self.enabled[i as usize];
+        let ran = self.trace.steps[i as usize].thread;
+        let targets = if enabled & (1 << u) != 0 { 1u64 << u } else { enabled };
+        for t in (0..64u8).filter(|&t| targets & (1u64 << t) != 0 && t != ran) {
+            *self.out.entry((i, t)).or_insert(conservative) |= conservative;
+        }
+    }
+
+    /// The last step of thread `w` that is dependent with `next`.
+    fn last_dependent(&self, w: usize, next: &[Effect]) -> Option<u32> {
+        let mut best = self.last_global[w];
+        for e in next {
+            let found = match e.access {
+                // A release enables no one that waits elsewhere than at the lock.
+                Access::Release => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|(_, _, write)| *write),
+                Access::Global => self.last_step[w],
+                _ => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|(_, any, write)| if e.writes() { *any } else { *write }),
+            };
+            best = best.max(found);
+        }
+        best
+    }
+
+    fn record(&mut self, k: u32, v: ThreadId, effects: &[Effect]) {
+        self.last_step[v as usize] = Some(k);
+        for e in effects {
+            match e.access {
+                Access::Global => self.last_global[v as usize] = Some(k),
+                // Releases and acquisitions are both accesses of the lock's variable, so
+                // an acquisition finds the last release before it (and vice versa).
+                _ => self.vars.entry(e.var).or_default().record(v, k, e.writes()),
+            }
+        }
+    }
+}
+
+/// The backtracking points of an execution (its first `limit` steps). `conservative`: add
+/// BPOR's point (2) (a preemption bound is in force).
+pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool) -> Vec<Backtrack> {
+    let enabled = enabled_before(exec, trace);
+    let limit = limit.min(trace.steps.len());
+    let mut scan = Scan::new(trace, &enabled, conservative);
+    let threads = scan.steps_of.len();
+    for k in 0..limit {
+        let v = trace.steps[k].thread;
+        let vi = v as usize;
+        let effects = trace.step_effects(k);
+        // Step k is now the last step of v dependent with the next step of others.
+        if !effects.is_empty() {
+            for u in (0..threads).filter(|&u| u != vi) {
+                if scan.next_of(u).is_some_and(|next| dependent(effects, next)) {
+                    scan.race(k as u32, u as ThreadId);
+                }
+            }
+        }
+        scan.record(k as u32, v, effects);
+        scan.ran[vi] += 1;
+        // v's next step, against what every other thread did so far.
+        if let Some(next) = scan.next_of(vi).filter(|n| !n.is_empty()) {
+            for w in (0..threads).filter(|&w| w != vi) {
+                if let Some(i) = scan.last_dependent(w, next) {
+                    scan.race(i, v);
+                }
+            }
+        }
+    }
+    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), conservative)| Backtrack { step, threads: 1 << thread, conservative }).collect();
+    backtracks.sort_by_key(|b| (b.step, b.threads));
+    backtracks
+}

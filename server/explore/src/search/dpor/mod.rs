@@ -1,0 +1,117 @@
+//! Which other schedules an execution calls for: dynamic partial-order reduction.
+//!
+//! Two steps of different threads *conflict* when they touch one variable and one of them
+//! writes it (taking a lock counts as writing it; a timeout or an opaque JDK call conflicts
+//! with everything; releasing a lock with nothing: the next acquirer was disabled until
+//! it). Executions that order every pair of conflicting steps the same way are equivalent
+//! (Mazurkiewicz traces): they read the same values, take the locks in the same order and
+//! end the same way, so one of them stands for all. Plain iterative context bounding runs
+//! them all; the reductions find, from each execution, only the schedules that reorder a
+//! conflict:
+//! - [`bpor`]: Bounded Partial-Order Reduction, for the tree that claims preemption
+//!   bounds;
+//! - [`source`]: Source-DPOR with sleep sets, for the tree that claims every schedule.
+
+pub mod bpor;
+pub mod source;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::jvm::protocol::{Execution, ThreadId};
+use crate::jvm::trace::{Access, Effect, Trace, Var};
+
+/// Whether two steps of different threads conflict (the reduction's dependence relation).
+pub fn conflicts(a: &[Effect], b: &[Effect]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| conflict(x, y)))
+}
+
+fn conflict(x: &Effect, y: &Effect) -> bool {
+    match (x.access, y.access) {
+        (Access::Release, _) | (_, Access::Release) => false,
+        (Access::Global, _) | (_, Access::Global) => true,
+        _ => x.var == y.var && (x.writes() || y.writes()),
+    }
+}
+
+/// A schedule an execution calls for: one of `threads` runs at the state before step
+/// `step` (instead of the thread that ran step `step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Backtrack {
+    pub step: u32,
+    /// BPOR: the thread to try (one bit). Source-DPOR: the initials of the reversing
+    /// sequence, any one of which will do.
+    pub threads: u64,
+    /// Added by BPOR's point (2), the last context switch before the race: tried even
+    /// where a sleep set says it is covered.
+    pub conservative: bool,
+}
+
+/// The threads enabled before each step: at a decision, those the agent reported; at any
+/// other step only the thread that ran it.
+pub fn enabled_before(exec: &Execution, trace: &Trace) -> Vec<u64> {
+    let mut enabled: Vec<u64> = trace.steps.iter().map(|s| 1u64 << s.thread).collect();
+    for d in exec.decisions.iter().filter(|d| d.waiters.is_none()) {
+        if let Some(e) = enabled.get_mut(d.step as usize) {
+            *e = d.enabled;
+        }
+    }
+    enabled
+}
+
+/// A fingerprint of the execution's equivalence class, equal for equivalent executions:
+/// every step (thread, its number in that thread, its effects) with the steps it depends
+/// on (the last write before a read; the last write and the reads since before a write),
+/// summed so that the order of independent steps does not matter.
+pub fn class_of(trace: &Trace) -> u64 {
+    let limit = trace.steps.len();
+    #[derive(Default)]
+    struct VarState {
+        last_write: Option<(ThreadId, u32)>,
+        reads: Vec<(ThreadId, u32)>,
+    }
+    let mut vars: HashMap<Var, VarState> = HashMap::new();
+    let mut count: HashMap<ThreadId, u32> = HashMap::new();
+    let mut last_global: Option<(ThreadId, u32)> = None;
+    let mut all_since_global: HashSet<(ThreadId, u32)> = HashSet::new();
+    let mut sum = 0u64;
+    for k in 0..limit {
+        let t = trace.steps[k].thread;
+        let n = count.entry(t).or_default();
+        *n += 1;
+        let me = (t, *n);
+        let mut preds: Vec<(ThreadId, u32)> = last_global.into_iter().collect();
+        for e in trace.step_effects(k) {
+            match e.access {
+                Access::Release => {}
+                Access::Global => preds.extend(all_since_global.iter().copied()),
+                _ => {
+                    let s = vars.entry(e.var).or_default();
+                    preds.extend(s.last_write);
+                    if e.writes() {
+                        preds.append(&mut s.reads);
+                        s.last_write = Some(me);
+                    } else {
+                        s.reads.push(me);
+                    }
+                }
+            }
+        }
+        if trace.step_effects(k).iter().any(|e| e.access == Access::Global) {
+            last_global = Some(me);
+            all_since_global.clear();
+        }
+        all_since_global.insert(me);
+        preds.retain(|p| p.0 != t);
+        preds.sort();
+        preds.dedup();
+        sum = sum.wrapping_add(hash(&(me, trace.step_effects(k), &preds)));
+    }
+    sum
+}
+
+fn hash<T: std::hash::Hash>(t: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
