@@ -153,6 +153,9 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
             break Verdict::Passed;
         };
         let exec = session.run_with(&req.choices, req.mode, options.max_steps, &req.options)?;
+        if debug_runs() {
+            eprintln!("{}", crate::results::report::run_summary(&req.choices, &exec));
+        }
         if cancelled() {
             break Verdict::Cancelled; // during the run (the first one starts the JVM): drop it
         }
@@ -195,6 +198,13 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         (v, None) => v,
     };
     Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched() })
+}
+
+/// `RACELENS_DEBUG_RUNS=1`: every run's schedule, decisions and effects on stderr (for work
+/// on the reduction: which schedules ran, and why the search thought each one was needed).
+fn debug_runs() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("RACELENS_DEBUG_RUNS").is_some())
 }
 
 fn nondeterministic(what: &str) -> String {

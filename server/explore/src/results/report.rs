@@ -120,3 +120,21 @@ pub fn headline(exec: &Execution) -> String {
         Outcome::Pass => "passed".into(),
     }
 }
+
+/// One run for debugging: its choices and outcome, then every step with its thread and
+/// effects, then its decision points (`s<step>:T<thread>/<enabled threads>`, `n` for a notify).
+pub fn run_summary(choices: &[ThreadId], exec: &Execution) -> String {
+    let steps: Vec<String> = exec
+        .trace
+        .as_ref()
+        .map(|t| {
+            t.steps
+                .iter()
+                .enumerate()
+                .map(|(k, s)| format!("{k}:T{}{}", s.thread, t.step_effects(k).iter().map(|e| format!(" {:?}{}.{}", e.access, e.var.obj, e.var.slot)).collect::<String>()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let decisions: Vec<String> = exec.decisions.iter().map(|d| format!("s{}:T{}/{:b}{}", d.step, d.thread, d.waiters.unwrap_or(d.enabled), if d.waiters.is_some() { "n" } else { "" })).collect();
+    format!("run {choices:?} -> {}\n  steps: {}\n  decisions: {}", exec.outcome.kind(), steps.join(" | "), decisions.join(" "))
+}

@@ -136,6 +136,7 @@ public final class Main {
         boolean full;
         int[] choices;
         boolean stacks = false;
+        boolean trace = false;
         racelens.rt.Pct pct = null;
         try {
             maxSteps = Integer.parseInt(f[2]);
@@ -157,6 +158,8 @@ public final class Main {
                 for (String opt : f[5].split(",")) {
                     if (opt.equals("stacks")) {
                         stacks = true;
+                    } else if (opt.equals("trace")) {
+                        trace = true;
                     } else if (opt.startsWith("pct=")) {
                         pct = racelens.rt.Pct.parse(opt.substring(4));
                     } else if (!opt.isEmpty()) {
@@ -176,7 +179,7 @@ public final class Main {
                 Rt.failHere(err);
             }
         }, "main", 0);
-        Rt.begin(thread0, maxSteps, full, choices, stacks, pct);
+        Rt.begin(thread0, maxSteps, full, choices, stacks, pct, trace);
         thread0.start();
         long deadline = t0 + timeoutMillis * 1_000_000L;
         boolean ended = waitForEnd(deadline);
@@ -202,7 +205,7 @@ public final class Main {
         if (outcome.equals("fail") && Rt.failure() != null) {
             failLines(sb, Rt.failThread(), Rt.failure());
         }
-        String error = outcome.equals("error") ? Rt.errorMessage() : null;
+        String error = outcome.equals("error") || outcome.equals("uncontrolled") ? Rt.errorMessage() : null;
         if (Transformer.ERRORS.size() > errorsReported) {
             error = "cannot instrument " + String.join("; ", Transformer.ERRORS.subList(errorsReported, Transformer.ERRORS.size()));
             errorsReported = Transformer.ERRORS.size();

@@ -33,6 +33,9 @@ final class Clock {
     static long nanoTime() {
         if (Sched.current.thread == Thread.currentThread()) {
             now += 1000;
+            if (Trace.on) {
+                Trace.global(Trace.CLOCK); // every read advances the clock: reads conflict
+            }
         }
         return BASE_NANOS + now;
     }
@@ -40,12 +43,19 @@ final class Clock {
     static long currentTimeMillis() {
         if (Sched.current.thread == Thread.currentThread()) {
             now += 1000;
+            if (Trace.on) {
+                Trace.global(Trace.CLOCK);
+            }
         }
         return BASE_MILLIS + now / 1_000_000L;
     }
 
     static long seed() {
-        long n = Sched.current.thread == Thread.currentThread() ? ++randoms : 0;
+        boolean mine = Sched.current.thread == Thread.currentThread();
+        if (mine && Trace.on) {
+            Trace.global(Trace.RANDOMS); // seeds go in creation order
+        }
+        long n = mine ? ++randoms : 0;
         long z = 0x9E3779B97F4A7C15L * (n + 1);
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         return z ^ (z >>> 31);
@@ -57,6 +67,9 @@ final class Clock {
         }
         if (mathRandom == null) {
             mathRandom = new Random(42);
+        }
+        if (Trace.on) {
+            Trace.global(Trace.MATH_RANDOM);
         }
         return mathRandom.nextDouble();
     }

@@ -52,7 +52,9 @@ final class Lines {
 
     /** SITE and THREAD lines, trace, details; the caller adds END. */
     static void response(StringBuilder out) {
-        out.append(siteLines).append(threadLines).append(body).append(details);
+        out.append(siteLines).append(threadLines).append(body);
+        Trace.write(out, Sched.threads);
+        out.append(details);
     }
 
     /** Appends detail lines (the harness formats failures). */
@@ -106,7 +108,9 @@ final class Lines {
 
     static void appendD(int thread, int site, String choiceMask, int running) {
         flushE();
-        body.append("D ").append(Sched.steps).append(' ').append(thread).append(' ').append(site).append(' ');
+        // A notify decision happens during the notify's step, which is already counted.
+        int step = choiceMask == null ? Sched.steps : Sched.steps - 1;
+        body.append("D ").append(step).append(' ').append(thread).append(' ').append(site).append(' ');
         enabledMask(body);
         body.append(' ').append(choiceMask == null ? "-" : choiceMask).append(' ');
         if (running < 0) {

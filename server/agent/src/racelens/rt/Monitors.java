@@ -34,18 +34,33 @@ final class Monitors {
         if (o == null) {
             throw new NullPointerException();
         }
-        TS s = Sched.op(site, o);
+        TS s = Sched.me();
         if (s == null) {
+            Uncontrolled.ran(site);
             return;
         }
-        acquire(s, mon(o));
+        Mon m = mon(o);
+        m.fresh();
+        if (s.suppress == 0) {
+            // while another thread holds the monitor, wait at the point: the step is taking it
+            Sched.gatedPoint(s, site, o, m, false, Trace.ACQUIRE, o, Trace.LOCK);
+        }
+        acquire(s, m);
     }
 
     /** Acquires the model lock {@code m} for the running thread {@code s}, blocking while needed. */
     static void acquire(TS s, Mon m) {
         m.fresh();
+        boolean waited = false;
         while (m.owner != null && m.owner != s) {
+            s.doneKind = Trace.ACQUIRE; // the completion step takes it
+            s.doneObj = m.obj;
+            s.doneSlot = Trace.LOCK;
             Sched.block(s, m, false, 0, false);
+            waited = true;
+        }
+        if (!waited && m.owner != s && Trace.on) {
+            Trace.effect(Trace.ACQUIRE, m.obj, Trace.LOCK);
         }
         m.owner = s;
         m.holds++;
@@ -79,6 +94,9 @@ final class Monitors {
         }
         if (--m.holds == 0) {
             m.owner = null;
+            if (Trace.on) {
+                Trace.effect(Trace.RELEASE, m.obj, Trace.LOCK);
+            }
             Sched.changed();
         }
     }
@@ -142,8 +160,16 @@ final class Monitors {
         m.holds = 0;
         Notified n = new Notified(m, set, what);
         set.add(s);
+        if (Trace.on) {
+            Trace.effect(Trace.RELEASE, m.obj, Trace.LOCK);
+            Trace.effect(Trace.WRITE, what, Trace.WAITSET);
+        }
         Sched.changed();
         try {
+            // when notified (or timed out): the monitor taken again
+            s.doneKind = Trace.ACQUIRE;
+            s.doneObj = m.obj;
+            s.doneSlot = Trace.LOCK;
             Sched.block(s, n, timed, nanos, interruptible);
         } finally {
             n.leave(s);
@@ -161,7 +187,10 @@ final class Monitors {
     }
 
     /** Wakes one waiter of {@code set}; the waiter is a scheduling choice when there are several. */
-    static void signal(TS s, ArrayList<TS> set, int site) {
+    static void signal(TS s, ArrayList<TS> set, Object what, int site) {
+        if (Trace.on) {
+            Trace.effect(Trace.WRITE, what, Trace.WAITSET);
+        }
         if (set.isEmpty()) {
             return;
         }
@@ -185,7 +214,10 @@ final class Monitors {
         Sched.changed();
     }
 
-    static void signalAll(TS s, ArrayList<TS> set) {
+    static void signalAll(TS s, ArrayList<TS> set, Object what) {
+        if (Trace.on) {
+            Trace.effect(Trace.WRITE, what, Trace.WAITSET);
+        }
         while (!set.isEmpty()) {
             TS w = set.get(0);
             ((Notified) w.blocker).leave(w);
@@ -236,7 +268,7 @@ final class Monitors {
             return;
         }
         Mon m = held(s, o);
-        signal(s, m.waitSet, site);
+        signal(s, m.waitSet, o, site);
     }
 
     static void notifyAll(Object o, int site) {
@@ -246,6 +278,6 @@ final class Monitors {
             return;
         }
         Mon m = held(s, o);
-        signalAll(s, m.waitSet);
+        signalAll(s, m.waitSet, o);
     }
 }

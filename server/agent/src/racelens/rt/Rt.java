@@ -40,6 +40,9 @@ public final class Rt {
             return;
         }
         if (s.suppress != 0) {
+            if (Trace.on) {
+                Trace.access(null, site); // inside an atomic JDK call or a class initialiser: the step's
+            }
             return;
         }
         s.pendingSite = site;
@@ -50,6 +53,9 @@ public final class Rt {
         int st = Sched.steps;
         if (st >= Sched.maxSteps) {
             Sched.livelock(s);
+        }
+        if (Trace.on) {
+            Trace.point(st, s.id, null, site);
         }
         Sched.steps = st + 1;
     }
@@ -62,6 +68,9 @@ public final class Rt {
             return;
         }
         if (s.suppress != 0) {
+            if (Trace.on) {
+                Trace.access(o, site);
+            }
             return;
         }
         s.pendingSite = site;
@@ -72,6 +81,9 @@ public final class Rt {
         int st = Sched.steps;
         if (st >= Sched.maxSteps) {
             Sched.livelock(s);
+        }
+        if (Trace.on) {
+            Trace.point(st, s.id, o, site);
         }
         Sched.steps = st + 1;
     }
@@ -88,30 +100,77 @@ public final class Rt {
         }
     }
 
-    /** Before a call into java.util / java.util.concurrent: a point, then no switches inside. */
+    /** Before a static call into java.util / java.util.concurrent: a point, then no switches inside. */
     public static void callBegin(int site) {
+        callBegin(null, site);
+    }
+
+    /**
+     * Before a call into java.util / java.util.concurrent on {@code receiver}: a point (where a
+     * model whose operation cannot proceed keeps the thread waiting, see {@link Gated}), then no
+     * switches inside.
+     */
+    public static void callBegin(Object receiver, int site) {
         TS s = Sched.current;
         if (s.thread != Thread.currentThread()) {
             s = Sched.foreignMe();
             if (s == null) {
+                Uncontrolled.ran(site);
                 return;
             }
             if (s.suppress == 0) {
-                Sched.slowPoint(s, site, null);
+                if (!gateCall(s, receiver, site)) {
+                    Sched.slowPoint(s, site, receiver);
+                }
+            } else if (Trace.on) {
+                Trace.access(receiver, site);
             }
         } else if (s.suppress == 0) {
             s.pendingSite = site;
+            s.pendingObj = receiver;
+            if (gateCall(s, receiver, site)) {
+                s.suppress++;
+                return;
+            }
             if (Sched.slow) {
-                Sched.slowPoint(s, site, null);
+                Sched.slowPoint(s, site, receiver);
             } else {
                 int st = Sched.steps;
                 if (st >= Sched.maxSteps) {
                     Sched.livelock(s);
                 }
+                if (Trace.on) {
+                    Trace.point(st, s.id, receiver, site);
+                }
                 Sched.steps = st + 1;
             }
+        } else if (Trace.on) {
+            Trace.access(receiver, site);
         }
         s.suppress++;
+    }
+
+    /** A call on a {@link Gated} model that may wait at its point: its point, waiting; true if so. */
+    private static boolean gateCall(TS s, Object receiver, int site) {
+        if (!(receiver instanceof Gated)) {
+            return false;
+        }
+        Gated.Gate g = ((Gated) receiver).gate(s, site);
+        if (g == null) {
+            return false;
+        }
+        s.pendingObj = receiver;
+        Sched.gatedPoint(s, site, receiver, g.until, false, g.shared ? Trace.READ : Trace.ACQUIRE, g.lock, Trace.LOCK);
+        return true;
+    }
+
+    /** {@code System.arraycopy}: not a scheduling point, but it reads one array and writes another. */
+    public static void arraycopy(Object src, int srcPos, Object dst, int dstPos, int length) {
+        if (Trace.on && Sched.current.thread == Thread.currentThread()) {
+            Trace.effect(Trace.READ, src, Trace.ARRAY);
+            Trace.effect(Trace.WRITE, dst, Trace.ARRAY);
+        }
+        System.arraycopy(src, srcPos, dst, dstPos, length);
     }
 
     public static void callEnd() {
@@ -206,6 +265,17 @@ public final class Rt {
         Sched.block(s, b, false, 0, false);
     }
 
+    /**
+     * {@link #block} inside an operation on model object {@code what}: the step that completes
+     * the operation changes {@code what} (for the trace).
+     */
+    public static void blockOn(TS s, Blocker b, boolean timed, long nanos, boolean interruptible, Object what) {
+        s.doneKind = Trace.WRITE;
+        s.doneObj = what;
+        s.doneSlot = Trace.CALL;
+        Sched.block(s, b, timed, nanos, interruptible);
+    }
+
     /** Model state changed in a way that may enable or disable a blocked thread. */
     public static void changed() {
         Sched.changed();
@@ -255,18 +325,64 @@ public final class Rt {
         return Monitors.await(s, m, set, what, timed, nanos, interruptible);
     }
 
-    /** Wakes one waiter of {@code set}; the waiter is a scheduling choice when there are several. */
-    public static void signal(TS s, ArrayList<TS> set, int site) {
-        Monitors.signal(s, set, site);
+    /**
+     * Wakes one waiter of {@code set} (the wait set of {@code what}); the waiter is a scheduling
+     * choice when there are several.
+     */
+    public static void signal(TS s, ArrayList<TS> set, Object what, int site) {
+        Monitors.signal(s, set, what, site);
     }
 
     /** {@link #signal} at the site of the call the thread is in (j.u.c. conditions). */
-    public static void signal(TS s, ArrayList<TS> set) {
-        Monitors.signal(s, set, s.pendingSite);
+    public static void signal(TS s, ArrayList<TS> set, Object what) {
+        Monitors.signal(s, set, what, s.pendingSite);
     }
 
-    public static void signalAll(TS s, ArrayList<TS> set) {
-        Monitors.signalAll(s, set);
+    public static void signalAll(TS s, ArrayList<TS> set, Object what) {
+        Monitors.signalAll(s, set, what);
+    }
+
+    // =====================================================================================
+    // For the models: what they do to shared state (trace mode, RUN option `trace`)
+
+    private static boolean tracing() {
+        return Trace.on && Sched.current.thread == Thread.currentThread() && !Sched.over;
+    }
+
+    /**
+     * The running thread changed model object {@code o} outside a call from application code
+     * (a worker finishing a task, a future completed by model code): an effect of its step.
+     */
+    public static void touch(Object o) {
+        if (tracing()) {
+            Trace.effect(Trace.WRITE, o, Trace.CALL);
+        }
+    }
+
+    /** The running thread took {@code lock} (exclusively, or shared with other readers). */
+    public static void lockTaken(Object lock, boolean shared) {
+        if (tracing()) {
+            Trace.effect(shared ? Trace.READ : Trace.ACQUIRE, lock, Trace.LOCK);
+        }
+    }
+
+    /** The running thread read the state of {@code lock} (is it locked, by whom). */
+    public static void lockRead(Object lock) {
+        if (tracing()) {
+            Trace.effect(Trace.READ, lock, Trace.LOCK);
+        }
+    }
+
+    /** The running thread released its hold of {@code lock}. */
+    public static void lockReleased(Object lock) {
+        if (tracing()) {
+            Trace.effect(Trace.RELEASE, lock, Trace.LOCK);
+        }
+    }
+
+    /** The simple name of the method call site {@code site} calls. */
+    public static String callee(int site) {
+        return Sites.callee(site);
     }
 
     public static void wait(Object o, int site) throws InterruptedException {
@@ -299,6 +415,11 @@ public final class Rt {
     /** Called at the start of {@code Thread.run()} (patched) and of {@code run()} overrides: see {@link Threads#threadBegin}. */
     public static void threadBegin() {
         Threads.threadBegin();
+    }
+
+    /** Called (through the patched {@code Thread.start()}) when any thread is started: where, for reports. */
+    public static void threadStarting(Thread t) {
+        Uncontrolled.starting(t);
     }
 
     /** Called (through the patched {@code Thread.exit()}) when any thread terminates. */
@@ -415,12 +536,12 @@ public final class Rt {
 
     /** Starts a new execution whose thread 0 is {@code t0} (not started yet). */
     public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg) {
-        Sched.begin(t0, maxStepsArg, fullArg, choicesArg, false, null);
+        Sched.begin(t0, maxStepsArg, fullArg, choicesArg, false, null, false);
     }
 
-    /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null). */
-    public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg) {
-        Sched.begin(t0, maxStepsArg, fullArg, choicesArg, stacksArg, pctArg);
+    /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null, {@code trace}). */
+    public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg, boolean traceArg) {
+        Sched.begin(t0, maxStepsArg, fullArg, choicesArg, stacksArg, pctArg, traceArg);
     }
 
     /** Waits until the execution ends or the deadline passes; true if it ended. */

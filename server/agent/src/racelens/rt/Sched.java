@@ -60,7 +60,9 @@ final class Sched {
 
     static void foreign(int site, Object o) {
         TS s = foreignMe();
-        if (s != null && s.suppress == 0) {
+        if (s == null) {
+            Uncontrolled.ran(site);
+        } else if (s.suppress == 0) {
             slowPoint(s, site, o);
         }
     }
@@ -129,6 +131,7 @@ final class Sched {
             livelock(s);
         }
         s.pendingSite = site;
+        s.pendingObj = o;
         s.stackId = -1;
         if (pct != null) {
             pct.point(s, site, threads);
@@ -136,11 +139,16 @@ final class Sched {
         if (dirty) {
             recompute();
         }
-        if (enabledCount > 1) {
+        if (s.chosen) {
+            s.chosen = false; // chosen while waiting at this point: the decision is taken
+        } else if (enabledCount > 1) {
             decide(s);
         }
         if (full) {
             Lines.appendE(s, site, o);
+        }
+        if (Trace.on) {
+            Trace.point(steps, s.id, o, site);
         }
         steps++;
     }
@@ -163,7 +171,7 @@ final class Sched {
         }
         int n = 0;
         for (TS t : threads) {
-            boolean e = !t.finished && (t.blocker == null || t.blocker.ready(t));
+            boolean e = !t.finished && (t.blocker == null || t.blocker.ready(t)) && (t.pointBlocker == null || t.pointBlocker.ready(t));
             t.enabled = e;
             if (e) {
                 n++;
@@ -259,6 +267,9 @@ final class Sched {
         c.stackId = -1;
         if (!c.begun) {
             c.begun = true;
+            if (Trace.on) {
+                Trace.step(steps, c.id);
+            }
             steps++; // the BEGIN step of a thread that has not run yet
         }
         current = c;
@@ -304,6 +315,10 @@ final class Sched {
      */
     static void block(TS s, Blocker b, boolean timed, long nanos, boolean interruptible) {
         check(s, "block");
+        if (over || s.abort) {
+            // a thread that caught the Abort of an execution that is over (FutureTask.run does)
+            throw new Abort("racelens: execution over");
+        }
         s.blocker = b;
         s.stackId = -1;
         s.timed = timed;
@@ -335,7 +350,70 @@ final class Sched {
         }
         s.blocker = null;
         nblocked--;
+        if (Trace.on) {
+            // the completion of the operation: its own effect, and if a timeout woke the
+            // thread, a dependence on everything (it fired because nothing else could run)
+            Trace.step(steps, s.id);
+            done(s);
+        }
         steps++;
+    }
+
+    /**
+     * A scheduling point whose operation can proceed only when {@code until} is ready (a monitor
+     * or lock held by another thread, a live thread to join): while it is not, the thread waits
+     * there disabled, without taking a step, and the step it takes once chosen is the operation.
+     * {@code kind}/{@code eo}/{@code slot} is the operation's effect, for the trace of a thread
+     * still waiting when the execution ends.
+     */
+    static void gatedPoint(TS s, int site, Object o, Blocker until, boolean interruptible, byte kind, Object eo, int slot) {
+        check(s, "gatedPoint");
+        if (over || s.abort) {
+            throw new Abort("racelens: execution over");
+        }
+        s.timedOut = false;
+        s.interruptible = interruptible;
+        s.pointBlocker = until;
+        s.doneKind = kind;
+        s.doneObj = eo;
+        s.doneSlot = slot;
+        nblocked++;
+        dirty = true;
+        slow = true;
+        try {
+            if (!until.ready(s)) {
+                s.pendingSite = site;
+                s.pendingObj = o;
+                s.stackId = -1;
+                Lines.log("waits at its point " + s + ": " + until.describe(s));
+                if (full) {
+                    Lines.appendB(s, until.describe(s));
+                }
+                TS next = pickNext(s);
+                if (next == null) {
+                    throw new Abort("racelens: execution over");
+                }
+                handTo(next);
+                waitTurn(s);
+                s.chosen = true; // the decision that chose it is taken
+            }
+            slowPoint(s, site, o);
+        } finally {
+            s.pointBlocker = null;
+            s.doneKind = 0;
+            nblocked--;
+        }
+    }
+
+    /** The completion effect {@code s} was given when it blocked (see {@link Rt#blockFor}). */
+    private static void done(TS s) {
+        if (s.doneKind != 0) {
+            Trace.effect(s.doneKind, s.doneObj, s.doneSlot);
+            s.doneKind = 0;
+        }
+        if (s.timedOut) {
+            Trace.effect(Trace.GLOBAL, null, 0);
+        }
     }
 
     // =====================================================================================
@@ -414,8 +492,9 @@ final class Sched {
         }
         if ("deadlock".equals(oc)) {
             for (TS t : threads) {
-                if (!t.finished && t.blocker != null) {
-                    Lines.details.append("WAIT ").append(t.id).append(' ').append(Lines.esc(t.blocker.describe(t))).append('\n');
+                Blocker b = t.blocker != null ? t.blocker : t.pointBlocker;
+                if (!t.finished && b != null) {
+                    Lines.details.append("WAIT ").append(t.id).append(' ').append(Lines.esc(b.describe(t))).append('\n');
                 }
             }
         }
@@ -432,7 +511,8 @@ final class Sched {
     private static void endNoneEnabled() {
         boolean stuck = false;
         for (TS t : threads) {
-            if (!t.finished && t.blocker != null && !t.blocker.idle() && (t.id == 0 || !t.thread.isDaemon())) {
+            boolean waiting = t.blocker != null && !t.blocker.idle() || t.pointBlocker != null;
+            if (!t.finished && waiting && (t.id == 0 || !t.thread.isDaemon())) {
                 stuck = true;
             }
         }
@@ -484,7 +564,7 @@ final class Sched {
     // The harness's side
 
     /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null). */
-    static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg) {
+    static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg, boolean traceArg) {
         Rt.epoch++;
         TS s0 = new TS(t0, 0, Rt.epoch);
         s0.begun = true;
@@ -506,6 +586,7 @@ final class Sched {
         slow = full || pct != null;
         Clock.reset();
         Monitors.reset();
+        Trace.reset(traceArg);
         over = false;
         outcome = null;
         errorMessage = null;

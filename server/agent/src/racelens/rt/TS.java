@@ -10,6 +10,17 @@ public final class TS {
     public int suppress;
     /** Site of the operation this thread performs when it next runs (0 = not started yet). */
     int pendingSite;
+    /** The object of that operation (trace mode: what the thread was about to touch). */
+    Object pendingObj;
+    /**
+     * While blocked (or waiting at a point whose operation cannot proceed): the effect of the
+     * operation when it completes, for the trace ({@link Trace}; kind 0 = none).
+     */
+    byte doneKind;
+    Object doneObj;
+    int doneSlot;
+    /** Chosen while waiting at a point whose operation could not proceed: that decision is taken. */
+    boolean chosen;
     boolean enabled = true;
     boolean finished;
     /** Has been handed the turn at least once (its BEGIN step is counted then). */
@@ -20,6 +31,8 @@ public final class TS {
     volatile boolean parkedByRt;
 
     Blocker blocker;
+    /** Waiting at a point whose operation cannot proceed until this is ready (see {@link Sched#gatedPoint}). */
+    Blocker pointBlocker;
     boolean timed;
     long deadline;
     public boolean timedOut;

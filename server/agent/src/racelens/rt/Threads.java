@@ -20,7 +20,10 @@ final class Threads {
             t.start();
             return;
         }
-        Sched.add(t, s.epoch);
+        TS child = Sched.add(t, s.epoch);
+        if (Trace.on) {
+            Trace.thread(Trace.START, child.id, 0);
+        }
         s.suppress++;
         try {
             t.start();
@@ -60,6 +63,9 @@ final class Threads {
             return;
         }
         s.finished = true;
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, s.id, Trace.LIFE); // its last step ends it: joiners depend on it
+        }
         Lines.log("finished " + s);
         if (Sched.full) {
             Lines.appendB(s, "finished");
@@ -137,9 +143,14 @@ final class Threads {
     }
 
     private static void joinTimed(Thread t, long millis, int site) throws InterruptedException {
-        TS s = Sched.op(site, t);
+        TS s = Sched.me();
         TS target = s == null ? null : Sched.tsOf(t);
-        if (target == null) {
+        if (target == null || s.suppress != 0) {
+            if (s != null) {
+                Sched.op(site, t);
+            } else {
+                Uncontrolled.ran(site);
+            }
             if (millis == 0) {
                 t.join();
             } else {
@@ -147,10 +158,22 @@ final class Threads {
             }
             return;
         }
+        if (millis == 0) {
+            // wait at the point while the thread is alive: the step is the join
+            Sched.gatedPoint(s, site, t, new JoinBlocker(target), true, Trace.JOIN, Trace.THREAD_VARS, target.id << 4);
+        } else {
+            Sched.op(site, t);
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.JOIN, target.id, 0);
+        }
         checkInterrupt(s);
         if (target.finished) {
             return;
         }
+        s.doneKind = Trace.JOIN;
+        s.doneObj = Trace.THREAD_VARS;
+        s.doneSlot = target.id << 4;
         Sched.block(s, new JoinBlocker(target), millis > 0, millis * 1_000_000L, true);
         checkInterrupt(s);
     }
@@ -208,6 +231,9 @@ final class Threads {
             t.interrupt();
             return;
         }
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, target.id, Trace.INTERRUPT);
+        }
         target.interrupted = true;
         Sched.changed();
     }
@@ -215,6 +241,9 @@ final class Threads {
     static boolean isInterrupted(Thread t, int site) {
         TS s = Sched.op(site, t);
         TS target = s == null ? null : Sched.tsOf(t);
+        if (target != null && Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.INTERRUPT);
+        }
         return target == null ? t.isInterrupted() : target.interrupted;
     }
 
@@ -222,6 +251,9 @@ final class Threads {
         TS s = Sched.op(site, null);
         if (s == null) {
             return Thread.interrupted();
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, s.id, Trace.INTERRUPT);
         }
         boolean was = s.interrupted;
         if (was) {
@@ -234,6 +266,9 @@ final class Threads {
     static boolean isAlive(Thread t, int site) {
         TS s = Sched.op(site, t);
         TS target = s == null ? null : Sched.tsOf(t);
+        if (target != null && Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.LIFE);
+        }
         return target == null ? t.isAlive() : !target.finished;
     }
 
@@ -278,7 +313,13 @@ final class Threads {
             }
             return;
         }
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, s.id, Trace.PERMIT);
+        }
         if (!s.permit && !s.interrupted) {
+            s.doneKind = Trace.WRITE; // the completion consumes the permit
+            s.doneObj = Trace.THREAD_VARS;
+            s.doneSlot = (s.id << 4) | Trace.PERMIT;
             Sched.block(s, ParkBlocker.INSTANCE, timed, nanos, true);
         }
         s.permit = false;
@@ -290,6 +331,9 @@ final class Threads {
         if (target == null) {
             LockSupport.unpark(t);
             return;
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, target.id, Trace.PERMIT);
         }
         target.permit = true;
         Sched.changed();

@@ -77,12 +77,17 @@ public final class Instrumenter {
         return writer.toByteArray();
     }
 
+    /** The field and methods of {@code racelens.rt.Tagged} added to application classes. */
+    static final String TAG = "$racelens$tag";
+
     static final class ClassAdapter extends ClassVisitor {
         final ClassLoader loader;
         String className;
         String dotted;
         String superName;
         int version;
+        /** A class (not an interface or annotation): it gets an object number for the trace. */
+        boolean tagged;
 
         ClassAdapter(ClassVisitor cv, ClassLoader loader) {
             super(Opcodes.ASM9, cv);
@@ -99,7 +104,38 @@ public final class Instrumenter {
                 superName = model;
             }
             this.superName = superName;
+            this.tagged = (access & (Opcodes.ACC_INTERFACE | Opcodes.ACC_MODULE)) == 0;
+            if (tagged) {
+                String[] more = java.util.Arrays.copyOf(interfaces == null ? new String[0] : interfaces, interfaces == null ? 1 : interfaces.length + 1);
+                more[more.length - 1] = "racelens/rt/Tagged";
+                interfaces = more;
+            }
             super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        /** {@code racelens.rt.Tagged}: a private transient field and its accessors, synthetic. */
+        @Override
+        public void visitEnd() {
+            if (tagged) {
+                int synthetic = Opcodes.ACC_SYNTHETIC;
+                super.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_TRANSIENT | synthetic, TAG, "J", null, null).visitEnd();
+                MethodVisitor get = super.visitMethod(Opcodes.ACC_PUBLIC | synthetic, TAG, "()J", null, null);
+                get.visitCode();
+                get.visitVarInsn(Opcodes.ALOAD, 0);
+                get.visitFieldInsn(Opcodes.GETFIELD, className, TAG, "J");
+                get.visitInsn(Opcodes.LRETURN);
+                get.visitMaxs(0, 0);
+                get.visitEnd();
+                MethodVisitor set = super.visitMethod(Opcodes.ACC_PUBLIC | synthetic, TAG, "(J)V", null, null);
+                set.visitCode();
+                set.visitVarInsn(Opcodes.ALOAD, 0);
+                set.visitVarInsn(Opcodes.LLOAD, 1);
+                set.visitFieldInsn(Opcodes.PUTFIELD, className, TAG, "J");
+                set.visitInsn(Opcodes.RETURN);
+                set.visitMaxs(0, 0);
+                set.visitEnd();
+            }
+            super.visitEnd();
         }
 
         @Override
@@ -442,6 +478,7 @@ public final class Instrumenter {
             }
             if (owner.equals("java/lang/System")) {
                 switch (name + desc) {
+                    case "arraycopy(Ljava/lang/Object;ILjava/lang/Object;II)V": replace(n, "arraycopy", desc, null, null); return;
                     case "exit(I)V": replace(n, "exit", "(I)V", null, null); return;
                     case "nanoTime()J": replace(n, "nanoTime", "()J", null, null); return;
                     case "currentTimeMillis()J": replace(n, "currentTimeMillis", "()J", null, null); return;
@@ -598,14 +635,34 @@ public final class Instrumenter {
             }
         }
 
-        /** A point before the call (unless {@code site} < 0), then the call as one atomic step (no switches inside). */
+        /**
+         * A point before the call (unless {@code site} < 0), then the call as one atomic step (no
+         * switches inside). An instance call's point gets its receiver: the object whose state
+         * the call reads or writes, for the trace (the arguments wait in fresh locals meanwhile).
+         */
         void bracket(MethodInsnNode n, int site) {
             LabelNode begin = new LabelNode();
             LabelNode end = new LabelNode();
             LabelNode handler = new LabelNode();
             LabelNode after = new LabelNode();
             InsnList pre = new InsnList();
-            if (site >= 0) {
+            if (site >= 0 && n.getOpcode() != Opcodes.INVOKESTATIC) {
+                Type[] args = Type.getArgumentTypes(n.desc);
+                int[] slots = new int[args.length];
+                for (int i = 0; i < args.length; i++) {
+                    slots[i] = m.maxLocals;
+                    m.maxLocals += args[i].getSize();
+                }
+                for (int i = args.length - 1; i >= 0; i--) {
+                    pre.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), slots[i]));
+                }
+                pre.add(new InsnNode(Opcodes.DUP));
+                pre.add(ldc(site));
+                pre.add(rt("callBegin", "(Ljava/lang/Object;I)V"));
+                for (int i = 0; i < args.length; i++) {
+                    pre.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slots[i]));
+                }
+            } else if (site >= 0) {
                 pre.add(ldc(site));
                 pre.add(rt("callBegin", "(I)V"));
             } else {

@@ -8,7 +8,8 @@ import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * Patches {@code java.lang.Thread} (by retransformation): {@code run()} makes a started
+ * Patches {@code java.lang.Thread} (by retransformation): {@code start()} tells racelens where a
+ * thread is started (to name it if it runs project code out of control), {@code run()} makes a started
  * controlled thread wait for its turn before it runs anything, {@code exit()} tells the
  * scheduler that a thread ends, and {@code dispatchUncaughtException} hands uncaught exceptions of controlled
  * threads to racelens (which records them instead of printing them).
@@ -32,6 +33,17 @@ public final class ThreadPatch {
                             super.visitCode();
                             super.visitVarInsn(Opcodes.ALOAD, 0);
                             super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, "threadExit", "(Ljava/lang/Thread;)V", false);
+                        }
+                    };
+                }
+                if (name.equals("start") && desc.equals("()V")) {
+                    found[0]++;
+                    return new MethodVisitor(Opcodes.ASM9, mv) {
+                        @Override
+                        public void visitCode() {
+                            super.visitCode();
+                            super.visitVarInsn(Opcodes.ALOAD, 0);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, "threadStarting", "(Ljava/lang/Thread;)V", false);
                         }
                     };
                 }
@@ -66,8 +78,8 @@ public final class ThreadPatch {
                 return mv;
             }
         }, ClassReader.EXPAND_FRAMES);
-        if (found[0] != 3) {
-            throw new IllegalStateException("java.lang.Thread has no run()/exit()/dispatchUncaughtException(Throwable) to patch");
+        if (found[0] != 4) {
+            throw new IllegalStateException("java.lang.Thread has no start()/run()/exit()/dispatchUncaughtException(Throwable) to patch");
         }
         return writer.toByteArray();
     }

@@ -54,6 +54,7 @@ public class ModelCompletableFuture<T> extends CompletableFuture<T> {
     @Override
     public boolean complete(T value) {
         boolean r = super.complete(value);
+        Rt.touch(this); // often called by model code (async tasks), not by the application
         Rt.changed();
         return r;
     }
@@ -61,6 +62,7 @@ public class ModelCompletableFuture<T> extends CompletableFuture<T> {
     @Override
     public boolean completeExceptionally(Throwable ex) {
         boolean r = super.completeExceptionally(ex);
+        Rt.touch(this);
         Rt.changed();
         return r;
     }

@@ -5,11 +5,12 @@ import java.util.Date;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import racelens.rt.Mon;
+import racelens.rt.OwnEffects;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
 /** A condition of a model lock: a wait set; which waiter {@code signal} wakes is a scheduling choice. */
-public final class ModelCondition implements Condition {
+public final class ModelCondition implements Condition, OwnEffects {
     final Object lock;
     final Mon mon;
     private final ArrayList<TS> waiters = new ArrayList<>(2);
@@ -89,7 +90,7 @@ public final class ModelCondition implements Condition {
         if (mon.owner != s) {
             throw new IllegalMonitorStateException();
         }
-        Rt.signal(s, waiters());
+        Rt.signal(s, waiters(), this);
     }
 
     @Override
@@ -99,6 +100,6 @@ public final class ModelCondition implements Condition {
         if (mon.owner != s) {
             throw new IllegalMonitorStateException();
         }
-        Rt.signalAll(s, waiters());
+        Rt.signalAll(s, waiters(), this);
     }
 }

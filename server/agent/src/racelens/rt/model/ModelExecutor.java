@@ -108,6 +108,7 @@ public class ModelExecutor extends AbstractExecutorService {
                     idle--;
                 }
                 Runnable task = queue.poll();
+                Rt.touch(this);
                 if (task == null) {
                     return; // shut down and drained
                 }

@@ -19,6 +19,7 @@ public class ModelFutureTask<V> extends java.util.concurrent.FutureTask<V> {
 
     @Override
     protected void done() {
+        Rt.touch(this); // run by the worker, outside a call from application code
         Rt.changed();
     }
 

@@ -2,7 +2,9 @@ package racelens.rt.model;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import racelens.rt.Gated;
 import racelens.rt.Mon;
+import racelens.rt.OwnEffects;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
@@ -11,7 +13,7 @@ import racelens.rt.TS;
  * model state; contention disables the thread instead of parking it in the JDK. Uncontrolled
  * threads (outside executions) use the real lock.
  */
-public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock {
+public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock implements Gated, OwnEffects {
     private static final long serialVersionUID = 1L;
     final transient Mon mon = new Mon(this);
 
@@ -50,9 +52,18 @@ public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock
     }
 
     private void take(TS s) {
+        if (mon.owner != s) {
+            Rt.lockTaken(this, false);
+        }
         mon.owner = s;
         mon.holds++;
         Rt.changed();
+    }
+
+    /** {@code lock()} waits at its point while another thread holds the lock (as a monitor does). */
+    @Override
+    public Gate gate(TS s, int site) {
+        return Rt.callee(site).equals("lock") ? new Gate(mon, this, false) : null;
     }
 
     @Override
@@ -109,6 +120,7 @@ public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock
 
     @Override
     public boolean isLocked() {
+        Rt.lockRead(this);
         mon.fresh();
         return mon.owner != null || super.isLocked();
     }

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import racelens.rt.Gated;
 import racelens.rt.Mon;
+import racelens.rt.OwnEffects;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
@@ -12,7 +14,7 @@ import racelens.rt.TS;
  * Replaces {@code new ReentrantReadWriteLock(...)}: readers and the writer are model state
  * (re-entrant; a writer may also take the read lock; no upgrade). Controlled threads only.
  */
-public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.ReentrantReadWriteLock {
+public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.ReentrantReadWriteLock implements OwnEffects {
     private static final long serialVersionUID = 1L;
     final transient Mon writer = new Mon(this);
     final transient ArrayList<TS> readers = new ArrayList<>();
@@ -58,12 +60,14 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
 
     @Override
     public boolean isWriteLocked() {
+        Rt.lockRead(this);
         fresh();
         return writer.owner != null;
     }
 
     @Override
     public int getReadLockCount() {
+        Rt.lockRead(this);
         fresh();
         return readers.size();
     }
@@ -84,12 +88,25 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
     /** Takes the read or the write lock once it is free for {@code s} (model state only). */
     private void take(TS s, boolean write) {
         if (write) {
+            if (writer.owner != s) {
+                Rt.lockTaken(this, false);
+            }
             writer.owner = s;
             writer.holds++;
         } else {
+            Rt.lockTaken(this, true); // readers share it: reads of the lock's variable
             readers.add(s);
         }
         Rt.changed();
+    }
+
+    /** {@code lock()} of either side waits at its point while the other side has it. */
+    Gated.Gate gate(TS s, int site, boolean write) {
+        if (!Rt.callee(site).equals("lock")) {
+            return null;
+        }
+        Models.Until until = new Models.Until(() -> write ? canWrite(s) : canRead(s), this, write ? "waiting to write-lock" : "waiting to read-lock", null);
+        return new Gated.Gate(until, this, !write);
     }
 
     /** {@code lock}, {@code lockInterruptibly} and timed {@code tryLock} of either side. */
@@ -121,13 +138,18 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
         return true;
     }
 
-    public static class ModelReadLock extends ReentrantReadWriteLock.ReadLock {
+    public static class ModelReadLock extends ReentrantReadWriteLock.ReadLock implements Gated, OwnEffects {
         private static final long serialVersionUID = 1L;
         final ModelReentrantReadWriteLock rw;
 
         protected ModelReadLock(ModelReentrantReadWriteLock rw) {
             super(rw);
             this.rw = rw;
+        }
+
+        @Override
+        public Gated.Gate gate(TS s, int site) {
+            return rw.gate(s, site, false);
         }
 
         @Override
@@ -157,6 +179,7 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
             if (!rw.readers.remove(s)) {
                 throw new IllegalMonitorStateException("attempt to unlock read lock, not locked by current thread");
             }
+            Rt.lockReleased(rw);
             Rt.changed();
         }
 
@@ -166,13 +189,18 @@ public class ModelReentrantReadWriteLock extends java.util.concurrent.locks.Reen
         }
     }
 
-    public static class ModelWriteLock extends ReentrantReadWriteLock.WriteLock {
+    public static class ModelWriteLock extends ReentrantReadWriteLock.WriteLock implements Gated, OwnEffects {
         private static final long serialVersionUID = 1L;
         final ModelReentrantReadWriteLock rw;
 
         protected ModelWriteLock(ModelReentrantReadWriteLock rw) {
             super(rw);
             this.rw = rw;
+        }
+
+        @Override
+        public Gated.Gate gate(TS s, int site) {
+            return rw.gate(s, site, true);
         }
 
         @Override

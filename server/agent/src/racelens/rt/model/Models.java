@@ -63,7 +63,7 @@ public final class Models {
         if (timed && nanos <= 0) {
             return false;
         }
-        Rt.block(s, new Until(cond, what, verb, null), timed, nanos, interruptible);
+        Rt.blockOn(s, new Until(cond, what, verb, null), timed, nanos, interruptible, what);
         if (interruptible && s.interrupted) {
             checkInterrupt(s);
         }
@@ -72,14 +72,14 @@ public final class Models {
 
     static void untilUninterruptibly(TS s, BooleanSupplier cond, Object what, String verb) {
         while (!cond.getAsBoolean()) {
-            Rt.block(s, new Until(cond, what, verb, null), false, 0, false);
+            Rt.blockOn(s, new Until(cond, what, verb, null), false, 0, false, what);
         }
     }
 
     /** An idle wait (executor workers): not a deadlock while {@code idle} holds. */
     static void idleUntil(TS s, BooleanSupplier cond, Object what, BooleanSupplier idle) {
         while (!cond.getAsBoolean()) {
-            Rt.block(s, new Until(cond, what, "idle in", idle), false, 0, false);
+            Rt.blockOn(s, new Until(cond, what, "idle in", idle), false, 0, false, what);
         }
     }
 

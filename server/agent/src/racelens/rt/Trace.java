@@ -1,0 +1,244 @@
+package racelens.rt;
+
+/**
+ * What each step of an execution did to shared state (RUN option {@code trace};
+ * PROTOCOL.md, "Effects"): the thread that ran every step, and the effects of each step — the
+ * variables it read or wrote, the locks it took or released, the threads it started or
+ * joined. The controller's search reduces by them: schedules that order every pair of
+ * conflicting steps the same way are equivalent, and only one of them needs to run.
+ *
+ * <p>A step is the code from one scheduling point to the next. Its effects are its point's own
+ * access, and whatever the thread does before its next point without one: a lock released, an
+ * array copied, a callback of an atomic JDK call, the logical clock read.
+ *
+ * <p>State: per step its thread; per effect its step, kind, object and slot. Objects are kept as
+ * references during the execution and numbered when the response is written (in order of
+ * first use, so numbers are the same whenever the schedule is): instances of application
+ * classes carry their number ({@link Tagged}), other objects are looked up.
+ */
+final class Trace {
+    private Trace() {}
+
+    /** Kinds of effect, as the protocol writes them. */
+    static final byte READ = 'r', WRITE = 'w', ACQUIRE = 'a', RELEASE = 'u', START = 's', JOIN = 'j', GLOBAL = 'g';
+
+    /** Slots (PROTOCOL.md): field ids are >= 0. */
+    static final int ARRAY = -1, CALL = -2, LOCK = -3, WAITSET = -4;
+    static final int LIFE = 0, PERMIT = 1, INTERRUPT = 2;
+    static final int CLOCK = 0, RANDOMS = 1, MATH_RANDOM = 2;
+
+    /** Stand-ins for the objects of variables that are not objects. */
+    static final Object THREAD_VARS = new Object();
+    static final Object GLOBAL_VARS = new Object();
+
+    static boolean on;
+
+    static byte[] threadOf = new byte[1 << 12];
+    static int steps;
+
+    static int count;
+    static int[] step = new int[1 << 12];
+    static byte[] kind = new byte[1 << 12];
+    static Object[] obj = new Object[1 << 12];
+    static int[] slot = new int[1 << 12];
+
+    static void reset(boolean enabled) {
+        java.util.Arrays.fill(obj, 0, count, null);
+        on = enabled;
+        steps = 0;
+        count = 0;
+    }
+
+    /** Step {@code k} is run by thread {@code t}; effects from now on are its. */
+    static void step(int k, int t) {
+        if (k >= threadOf.length) {
+            threadOf = java.util.Arrays.copyOf(threadOf, Math.max(k + 1, threadOf.length * 2));
+        }
+        threadOf[k] = (byte) t;
+        steps = k + 1;
+    }
+
+    /** An effect of the step being run. */
+    static void effect(byte k, Object o, int s) {
+        int n = count;
+        if (n == step.length) {
+            int len = n * 2;
+            step = java.util.Arrays.copyOf(step, len);
+            kind = java.util.Arrays.copyOf(kind, len);
+            obj = java.util.Arrays.copyOf(obj, len);
+            slot = java.util.Arrays.copyOf(slot, len);
+        }
+        step[n] = Math.max(0, steps - 1); // before the first point: thread 0's first step
+        kind[n] = k;
+        obj[n] = o;
+        slot[n] = s;
+        count = n + 1;
+    }
+
+    /** Step {@code k} of thread {@code t} at scheduling point {@code site}, on object {@code o}. */
+    static void point(int k, int t, Object o, int site) {
+        step(k, t);
+        access(o, site);
+    }
+
+    /** The effect of the access at {@code site} (field, array element, call), if it has one. */
+    static void access(Object o, int site) {
+        switch (Sites.kind(site)) {
+            case Sites.K_READ:
+                effect(READ, o, Sites.field[site]);
+                break;
+            case Sites.K_WRITE:
+                effect(WRITE, o, Sites.field[site]);
+                break;
+            case Sites.K_AREAD:
+                effect(READ, o, ARRAY);
+                break;
+            case Sites.K_AWRITE:
+                effect(WRITE, o, ARRAY);
+                break;
+            case Sites.K_CALL:
+                if (o instanceof OwnEffects) {
+                    break; // the model records its own
+                }
+                if (o != null) {
+                    effect(Pure.reads(o, site) ? READ : WRITE, o, CALL);
+                } else if (!Pure.isStatic(site)) {
+                    effect(GLOBAL, null, 0); // a static JDK call: its effects are not seen
+                }
+                break;
+            default:
+                break; // operations record their own effects
+        }
+    }
+
+    static void thread(byte k, int tid, int s) {
+        effect(k, THREAD_VARS, (tid << 4) | s);
+    }
+
+    static void global(int s) {
+        effect(WRITE, GLOBAL_VARS, s);
+    }
+
+    // =====================================================================================
+    // The response
+
+    /** Object numbers of this response: tagged objects carry theirs, others are looked up. */
+    private static Object[] untagged = new Object[64];
+    private static int untaggedCount;
+    private static int seq;
+
+    private static int idOf(Object o) {
+        if (o instanceof Tagged) {
+            Tagged t = (Tagged) o;
+            long v = t.$racelens$tag();
+            if ((int) (v >>> 32) == Rt.epoch) {
+                return (int) v;
+            }
+            int id = ++seq;
+            t.$racelens$tag(((long) Rt.epoch << 32) | id);
+            return id;
+        }
+        // Identity hash codes are all the same here (-XX:hashCode=2): a list, newest first.
+        for (int i = untaggedCount - 1; i >= 0; i -= 2) {
+            if (untagged[i - 1] == o) {
+                return (int) (long) (Long) untagged[i];
+            }
+        }
+        if (untaggedCount + 2 > untagged.length) {
+            untagged = java.util.Arrays.copyOf(untagged, untagged.length * 2);
+        }
+        int id = ++seq;
+        untagged[untaggedCount++] = o;
+        untagged[untaggedCount++] = (long) id;
+        return id;
+    }
+
+    /** The X line (every step with its effects) and the P line (what live threads were about to do). */
+    static void write(StringBuilder out, TS[] threads) {
+        if (!on) {
+            return;
+        }
+        seq = 0;
+        untaggedCount = 0;
+        out.append('X');
+        int e = 0;
+        for (int k = 0; k < steps; k++) {
+            out.append(' ').append(threadOf[k]);
+            while (e < count && step[e] == k) {
+                code(out, e);
+                e++;
+            }
+        }
+        out.append('\n');
+        out.append('P');
+        for (TS t : threads) {
+            if (!t.finished) {
+                out.append(' ').append(t.id).append(':');
+                int before = count;
+                pending(t);
+                for (int i = before; i < count; i++) {
+                    code(out, i);
+                }
+                count = before;
+            }
+        }
+        out.append('\n');
+        java.util.Arrays.fill(untagged, 0, untaggedCount, null);
+        untaggedCount = 0;
+    }
+
+    /** The effects of what live thread {@code t} was about to do (appended, then dropped). */
+    private static void pending(TS t) {
+        if (!t.begun) {
+            return; // its BEGIN step: nothing
+        }
+        if ((t.blocker != null || t.pointBlocker != null) && t.doneKind != 0) {
+            effect(t.doneKind, t.doneObj, t.doneSlot);
+            return;
+        }
+        if (t.blocker != null) {
+            return; // sleeping, or waiting for something without an effect of its own
+        }
+        switch (Sites.kind(t.pendingSite)) {
+            case Sites.K_LOCK:
+                effect(ACQUIRE, t.pendingObj, LOCK);
+                break;
+            case Sites.K_JOIN:
+                TS target = t.pendingObj instanceof Thread ? Sched.tsOf((Thread) t.pendingObj) : null;
+                if (target != null) {
+                    thread(JOIN, target.id, 0);
+                }
+                break;
+            default:
+                access(t.pendingObj, t.pendingSite);
+                break;
+        }
+    }
+
+    private static void code(StringBuilder out, int i) {
+        byte k = kind[i];
+        Object o = obj[i];
+        int s = slot[i];
+        out.append((char) k);
+        if (k == GLOBAL) {
+            return;
+        }
+        if (k == START || k == JOIN) {
+            out.append(s >> 4);
+            return;
+        }
+        int id;
+        if (o == THREAD_VARS) {
+            id = -1 - (s >> 4);
+            s &= 15;
+        } else if (o == GLOBAL_VARS) {
+            id = -1000;
+        } else {
+            id = o == null ? 0 : idOf(o);
+        }
+        out.append(id);
+        if (k != ACQUIRE && k != RELEASE) {
+            out.append('.').append(s);
+        }
+    }
+}
