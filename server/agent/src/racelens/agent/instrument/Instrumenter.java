@@ -48,6 +48,12 @@ public final class Instrumenter {
             Map.entry("java/util/concurrent/LinkedBlockingQueue", MODEL + "ModelLinkedBlockingQueue"),
             Map.entry("java/util/concurrent/ArrayBlockingQueue", MODEL + "ModelArrayBlockingQueue"),
             Map.entry("java/util/concurrent/LinkedBlockingDeque", MODEL + "ModelLinkedBlockingDeque"),
+            Map.entry("java/util/concurrent/SynchronousQueue", MODEL + "ModelSynchronousQueue"),
+            Map.entry("java/util/concurrent/PriorityBlockingQueue", MODEL + "ModelPriorityBlockingQueue"),
+            Map.entry("java/util/concurrent/DelayQueue", MODEL + "ModelDelayQueue"),
+            Map.entry("java/util/concurrent/Phaser", MODEL + "ModelPhaser"),
+            Map.entry("java/util/concurrent/Exchanger", MODEL + "ModelExchanger"),
+            Map.entry("java/util/concurrent/locks/StampedLock", MODEL + "ModelStampedLock"),
             Map.entry("java/util/concurrent/FutureTask", MODEL + "ModelFutureTask"),
             Map.entry("java/util/concurrent/CompletableFuture", MODEL + "ModelCompletableFuture"),
             Map.entry("java/util/concurrent/ThreadPoolExecutor", MODEL + "ModelThreadPoolExecutor"));

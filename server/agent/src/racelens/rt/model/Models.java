@@ -70,6 +70,37 @@ public final class Models {
         return cond.getAsBoolean();
     }
 
+    /**
+     * {@link #until}, interruptible, for a wait that another thread ends by completing the
+     * operation for the waiter (a hand-off, a phase advance): once {@code cond} holds, the
+     * operation has happened, and an interrupt that came with or after it does not undo it: the
+     * interrupt stays pending and the wait succeeds, as in the JDK.
+     */
+    static boolean untilCompleted(TS s, BooleanSupplier cond, Object what, String verb, boolean timed, long nanos)
+            throws InterruptedException {
+        try {
+            return until(s, cond, what, verb, timed, nanos, true);
+        } catch (InterruptedException e) {
+            if (!cond.getAsBoolean()) {
+                throw e;
+            }
+            s.interrupted = true; // until cleared it
+            return true;
+        }
+    }
+
+    /** The logical time {@code nanos} from now; saturates (a timeout of Long.MAX_VALUE never ends). */
+    static long deadline(long nanos) {
+        long now = Rt.clock();
+        return nanos >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + Math.max(0, nanos);
+    }
+
+    /** Logical nanoseconds left until {@code deadline} (at most what a blocked thread's deadline can hold). */
+    static long left(long deadline) {
+        long now = Rt.clock();
+        return deadline == Long.MAX_VALUE ? Long.MAX_VALUE - now : deadline - now;
+    }
+
     static void untilUninterruptibly(TS s, BooleanSupplier cond, Object what, String verb) {
         while (!cond.getAsBoolean()) {
             Rt.blockOn(s, new Until(cond, what, verb, null), false, 0, false, what);
