@@ -162,8 +162,8 @@ pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
 }
 
 /// Project methods reachable from `root`: callees through declared types (and project
-/// implementations of interfaces), the `run`/`call` methods of thread and task classes it
-/// creates, and the methods of anonymous classes it creates. Lambdas are part of the
+/// implementations of interfaces), the `run`/`call`/`compute` methods of thread and task
+/// classes it creates, and the methods of anonymous classes it creates. Lambdas are part of the
 /// method they are written in.
 pub fn reach(index: &ProjectIndex, root: MethodRef) -> Reach {
     let r = index.resolver();
@@ -189,7 +189,7 @@ pub fn reach(index: &ProjectIndex, root: MethodRef) -> Reach {
                     None => r.ty(m.origin, Some(Resolver::unit_class(facts, call.unit)), ty).class(),
                 };
                 if let Some(c) = created {
-                    if r.is_subtype_of(c, &["Thread", "Runnable", "Callable", "TimerTask"]) {
+                    if r.is_subtype_of(c, &["Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask"]) {
                         out.starts_threads |= r.is_subtype_of(c, &["Thread"]);
                         queue.extend(task_methods(index, c));
                     }
@@ -203,10 +203,11 @@ pub fn reach(index: &ProjectIndex, root: MethodRef) -> Reach {
     out
 }
 
-/// `run()` and `call()` of a thread or task class (or its project superclasses).
+/// `run()`, `call()` and (fork/join) `compute()` of a thread or task class (or its project
+/// superclasses).
 fn task_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
     let r = index.resolver();
-    ["run", "call"].iter().flat_map(|name| r.methods_named(class, name, 0)).filter(|m| matches!(m.origin, Origin::Project(_))).collect()
+    ["run", "call", "compute"].iter().flat_map(|name| r.methods_named(class, name, 0)).filter(|m| matches!(m.origin, Origin::Project(_))).collect()
 }
 
 fn class_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
@@ -385,6 +386,99 @@ public class PoolJUnit4Test {
             demo.PoolJUnit4Test#borrowers Test
             demo.PoolJUnit4Test#main Main
         "#]]);
+    }
+
+    #[test]
+    fn tests_that_hand_work_to_jdk_thread_sources_start_threads() {
+        // A Timer's task, a scheduled executor's periodic task, a fork/join pool's task (its
+        // compute() forks more), the common pool: each runs on a thread the JDK starts. A
+        // compute() called directly still forks its left half to the common pool; a reflective
+        // `Method.invoke` is not a pool's.
+        let heartbeat = r#"
+package demo;
+
+import java.util.concurrent.*;
+
+public class Heartbeat {
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private int beats;
+    public void start() { scheduler.scheduleAtFixedRate(this::beat, 0, 1, TimeUnit.SECONDS); }
+    private synchronized void beat() { beats++; }
+}
+"#;
+        let refresh = r#"
+package demo;
+
+import java.util.Timer;
+import java.util.TimerTask;
+
+public class Refresher {
+    private final Timer timer = new Timer(true);
+    public void refreshSoon(TimerTask task) { timer.schedule(task, 0); }
+}
+"#;
+        let sum = r#"
+package demo;
+
+import java.util.concurrent.RecursiveTask;
+
+public class Sum extends RecursiveTask<Long> {
+    private final int[] values;
+    private final int from, to;
+    public Sum(int[] values, int from, int to) { this.values = values; this.from = from; this.to = to; }
+    @Override
+    protected Long compute() {
+        if (to - from < 2) return (long) values[from];
+        int mid = (from + to) / 2;
+        Sum left = new Sum(values, from, mid);
+        left.fork();
+        return new Sum(values, mid, to).compute() + left.join();
+    }
+}
+"#;
+        let test = r#"
+package demo;
+
+import java.util.concurrent.ForkJoinPool;
+import org.junit.Test;
+
+public class SourcesTest {
+    @Test
+    public void heartbeats() { new Heartbeat().start(); }
+
+    @Test
+    public void refreshes() { new Refresher(); }
+
+    @Test
+    public void sumsOnAPool() { new ForkJoinPool(2).invoke(new Sum(new int[] {1, 2}, 0, 2)); }
+
+    @Test
+    public void sumsOnTheCommonPool() { ForkJoinPool.commonPool().invoke(new Sum(new int[] {1, 2}, 0, 2)); }
+
+    @Test
+    public void forksFromTheTest() { new Sum(new int[] {1, 2}, 0, 2).fork().join(); }
+
+    @Test
+    public void sumsInThisThread() { new Sum(new int[] {1}, 0, 1).compute(); }
+
+    @Test
+    public void reflects() throws Exception {
+        java.lang.reflect.Method m = Object.class.getMethod("toString");
+        m.invoke(new Object());
+    }
+}
+"#;
+        check_thread_tests(
+            &[("src/Heartbeat.java", heartbeat), ("src/Refresher.java", refresh), ("src/Sum.java", sum), ("src/SourcesTest.java", test)],
+            expect![[r#"
+                demo.SourcesTest#heartbeats Test
+                demo.SourcesTest#refreshes Test
+                demo.SourcesTest#sumsOnAPool Test
+                demo.SourcesTest#sumsOnTheCommonPool Test
+                demo.SourcesTest#forksFromTheTest Test
+                demo.SourcesTest#sumsInThisThread Test
+            "#]],
+        );
     }
 
     #[test]

@@ -44,8 +44,13 @@ pub enum SearchKind {
 /// logical time (sleeps and timed waits advance it): a test method that returns later fails
 /// with JUnit's timeout failure; one that never returns stays a livelock or deadlock.
 ///
+/// Threads the JDK starts for the test (`java.util.Timer`, scheduled executors, fork/join
+/// pools, `CompletableFuture`'s async stages) run under the scheduler, delays in logical time;
+/// parallel streams run sequentially in the calling thread.
+///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
-/// usage or setup error.
+/// usage or setup error, or a thread racelens does not control ran project code (`! not
+/// explored`: never a pass).
 #[derive(Args)]
 pub struct ExploreArgs {
     /// A folder of the work tree.

@@ -66,7 +66,13 @@ pub struct ResolvedFile {
     pub evidence: u64,
 }
 
-const THREAD_TYPES: &[&str] = &["Thread", "Runnable", "Callable", "TimerTask", "java.lang.Thread", "java.lang.Runnable"];
+const THREAD_TYPES: &[&str] = &[
+    "Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask",
+    "java.lang.Thread", "java.lang.Runnable",
+];
+
+/// Fork/join tasks: `fork()` on one runs it on a pool thread.
+const FORK_JOIN_TASKS: &[&str] = &["ForkJoinTask", "RecursiveTask", "RecursiveAction", "CountedCompleter"];
 
 /// Calls that run their arguments on another thread.
 const SPAWN_METHODS: &[&str] = &[
@@ -320,6 +326,30 @@ fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Re
                 if is_thread {
                     out.starts_threads.insert(facts.units[call.unit as usize].method);
                 }
+            }
+        }
+    }
+    // Fork/join: `task.fork()` and `pool.invoke(task)` run the task on pool threads. Both names
+    // are too common to count without the receiver's type (`Method.invoke`, a project's `fork`).
+    for call in &facts.calls {
+        if call.kind != CallKind::Method {
+            continue;
+        }
+        let types = match (call.name.as_str(), call.args.len()) {
+            ("fork", 0) => FORK_JOIN_TASKS,
+            ("invoke", 1) => &["ForkJoinPool"][..],
+            _ => continue,
+        };
+        let Some(recv) = &call.receiver else { continue };
+        let common_pool = matches!(recv, Expr::Call { name, args, .. } if name == "commonPool" && args.is_empty());
+        let typed = r.type_of(origin, facts, call.unit, recv).is_some_and(|t| match t.class() {
+            Some(c) => r.is_subtype_of(c, types),
+            None => r.qualified_name(&t.name).is_some_and(|n| types.contains(&n.rsplit('.').next().unwrap_or(""))),
+        });
+        if common_pool || typed {
+            out.starts_threads.insert(facts.units[call.unit as usize].method);
+            for arg in call.args.iter().chain(std::iter::once(recv)) {
+                escaping_arg(r, origin, facts, call.unit, arg, out);
             }
         }
     }

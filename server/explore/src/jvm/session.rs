@@ -103,6 +103,11 @@ impl Jvm {
         let mut cmd = Command::new(&jdk.java);
         cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m", "-Dfile.encoding=UTF-8"])
             .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+            // `java.util.Timer`'s tasks keep their state in package-private fields the agent sets.
+            .args(["--add-opens", "java.base/java.util=ALL-UNNAMED"])
+            // A common fork/join pool without threads: parallel streams run in the calling
+            // (controlled) thread; the agent models `ForkJoinPool` for the project's own use.
+            .arg("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0")
             // More JVM options (a heap size, the agent's debug switches such as
             // `-Dracelens.check=true`), space-separated.
             .args(std::env::var("RACELENS_JVM_OPTS").unwrap_or_default().split_whitespace())

@@ -21,6 +21,8 @@ public final class Agent {
     /** Set when premain could not set up (reported by the harness as SETUP_ERROR). */
     public static volatile String setupError;
 
+    static final String COMMON_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
     public static void premain(String args, Instrumentation inst) {
         instrumentation = inst;
         Map<String, String> opts = parse(args);
@@ -33,6 +35,13 @@ public final class Agent {
             }
         }
         instrumentPaths = paths;
+        // The JDK's common fork/join pool without threads: parallel streams (and other JDK code
+        // that forks there) run all their work in the calling thread, under control. The
+        // controller passes it on the command line too; a launch without it gets it here, before
+        // anything has created the common pool.
+        if (System.getProperty(COMMON_PARALLELISM) == null) {
+            System.setProperty(COMMON_PARALLELISM, "0");
+        }
         try {
             openJavaBase(inst);
             inst.addTransformer(new Transformer(paths), true);
@@ -45,12 +54,16 @@ public final class Agent {
         }
     }
 
-    /** Opens java.lang and java.util.concurrent to racelens (reflection on JDK internals). */
+    /**
+     * Opens java.lang, java.util and java.util.concurrent to racelens (reflection on JDK
+     * internals: threads, TimerTask's state, ForkJoinTask's doExec).
+     */
     private static void openJavaBase(Instrumentation inst) {
         Module base = Object.class.getModule();
         Module me = Agent.class.getModule();
         Map<String, Set<Module>> opens = new HashMap<>();
         opens.put("java.lang", Set.of(me));
+        opens.put("java.util", Set.of(me));
         opens.put("java.util.concurrent", Set.of(me));
         inst.redefineModule(base, Set.of(), Map.of(), opens, Set.of(), Map.of());
     }

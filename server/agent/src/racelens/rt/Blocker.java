@@ -11,7 +11,11 @@ public abstract class Blocker {
     /** Called once when the timeout of a timed block fires (e.g. leave a wait set). */
     public void onTimeout(TS t) {}
 
-    /** An idle executor worker waiting for tasks: not a deadlock when the test is over. */
+    /**
+     * An idle executor or timer worker waiting for tasks: not a deadlock when the test is over.
+     * When it waits for a delayed task (timed), its timeout fires only while some thread is not
+     * idle ({@link Sched#pickNext}).
+     */
     public boolean idle() {
         return false;
     }

@@ -224,13 +224,20 @@ final class Sched {
                 break;
             }
             TS first = null;
+            boolean busy = false;
             for (TS t : threads) {
-                if (!t.finished && t.blocker != null && t.timed && !t.timedOut
-                        && (first == null || t.deadline < first.deadline)) {
+                if (t.finished) {
+                    continue;
+                }
+                busy |= t.blocker == null || !t.blocker.idle();
+                if (t.blocker != null && t.timed && !t.timedOut && (first == null || t.deadline < first.deadline)) {
                     first = t;
                 }
             }
-            if (first == null) {
+            // An idle worker waiting for a delayed task (a timer, a scheduled executor) lets time
+            // pass only while some thread still waits for something: when every live thread is
+            // idle the test is over, and a periodic task would otherwise run until the step bound.
+            if (first == null || !busy) {
                 endNoneEnabled();
                 return null;
             }

@@ -56,7 +56,10 @@ public final class Instrumenter {
             Map.entry("java/util/concurrent/locks/StampedLock", MODEL + "ModelStampedLock"),
             Map.entry("java/util/concurrent/FutureTask", MODEL + "ModelFutureTask"),
             Map.entry("java/util/concurrent/CompletableFuture", MODEL + "ModelCompletableFuture"),
-            Map.entry("java/util/concurrent/ThreadPoolExecutor", MODEL + "ModelThreadPoolExecutor"));
+            Map.entry("java/util/concurrent/ThreadPoolExecutor", MODEL + "ModelThreadPoolExecutor"),
+            Map.entry("java/util/concurrent/ScheduledThreadPoolExecutor", MODEL + "ModelScheduledThreadPoolExecutor"),
+            Map.entry("java/util/concurrent/ForkJoinPool", MODEL + "ModelForkJoinPool"),
+            Map.entry("java/util/Timer", MODEL + "ModelTimer"));
 
     /** Static factories replaced by the controlled executor (same name and descriptor). */
     static final Set<String> EXECUTOR_FACTORIES = Set.of(
@@ -70,7 +73,11 @@ public final class Instrumenter {
             "java/util/concurrent/CompletableFuture.supplyAsync",
             "java/util/concurrent/CompletableFuture.completedFuture",
             "java/util/concurrent/CompletableFuture.allOf",
-            "java/util/concurrent/CompletableFuture.anyOf");
+            "java/util/concurrent/CompletableFuture.anyOf",
+            "java/util/concurrent/CompletableFuture.failedFuture",
+            "java/util/concurrent/CompletableFuture.completedStage",
+            "java/util/concurrent/CompletableFuture.failedStage",
+            "java/util/concurrent/CompletableFuture.delayedExecutor");
 
     /**
      * Instruments {@code bytes}; throws on any failure (the caller reports it loudly).
@@ -533,6 +540,10 @@ public final class Instrumenter {
             if (isThread(owner) && thread(n)) {
                 return;
             }
+            if (forkJoin(n) || jdkTaskState(n)) {
+                return;
+            }
+            sequentialStream(n);
             if (EXECUTOR_FACTORIES.contains(owner + "." + name) && op == Opcodes.INVOKESTATIC) {
                 insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, MODEL + "ModelExecutors", name, desc, false));
                 return;
@@ -568,10 +579,172 @@ public final class Instrumenter {
             String model = MODELS.get(created);
             if (model != null && n.owner.equals(created)) {
                 n.owner = model;
+            } else if (created.equals("java/util/Date") && n.owner.equals("java/util/Date") && n.desc.equals("()V")) {
+                // now, on the logical clock (as System.currentTimeMillis() is): Timer.schedule(task, Date)
+                insns.insertBefore(n, rt("currentTimeMillis", "()J"));
+                n.desc = "(J)V";
             } else if (created.equals("java/util/Random") && n.owner.equals("java/util/Random") && n.desc.equals("()V")) {
                 insns.insertBefore(n, rt("seed", "()J"));
                 n.desc = "(J)V";
             }
+        }
+
+        static final String FJ_TASK = "java/util/concurrent/ForkJoinTask";
+        static final String FJ_TASKS = MODEL + "ModelForkJoinTasks";
+
+        /**
+         * Calls that schedule fork/join work, whose JDK versions are final (no model subclass
+         * can replace them): {@code ForkJoinPool.commonPool()}, and {@code fork}/{@code join}/
+         * {@code invoke}/{@code get}/{@code quietly*} of {@code ForkJoinTask} (and subclasses),
+         * {@code ForkJoinTask.invokeAll}, {@code Future.get} (a fork/join task may be held as a
+         * Future) become static calls of {@code ModelForkJoinTasks}, the site pushed last.
+         * True when replaced.
+         */
+        boolean forkJoin(MethodInsnNode n) {
+            int op = n.getOpcode();
+            String key = n.name + n.desc;
+            if (op == Opcodes.INVOKESTATIC && n.owner.equals("java/util/concurrent/ForkJoinPool") && key.equals("commonPool()Ljava/util/concurrent/ForkJoinPool;")) {
+                insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, MODEL + "ModelForkJoinPool", "commonPool", n.desc, false));
+                return true;
+            }
+            if (op == Opcodes.INVOKEINTERFACE && isFutureInterface(n.owner) && n.name.equals("get")) {
+                String repl = key.equals("get()Ljava/lang/Object;") ? "(Ljava/util/concurrent/Future;I)Ljava/lang/Object;"
+                        : key.equals("get(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")
+                                ? "(Ljava/util/concurrent/Future;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;" : null;
+                if (repl == null) {
+                    return false;
+                }
+                insns.insertBefore(n, ldc(site("CALL", n.owner.replace('/', '.') + ".get")));
+                insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, FJ_TASKS, "futureGet", repl, false));
+                return true;
+            }
+            String t = "Ljava/util/concurrent/ForkJoinTask;";
+            String repl;
+            if (op == Opcodes.INVOKEVIRTUAL) {
+                switch (key) {
+                    case "fork()Ljava/util/concurrent/ForkJoinTask;": repl = "(" + t + "I)" + t; break;
+                    case "join()Ljava/lang/Object;":
+                    case "invoke()Ljava/lang/Object;":
+                    case "get()Ljava/lang/Object;": repl = "(" + t + "I)Ljava/lang/Object;"; break;
+                    case "get(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;": repl = "(" + t + "JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;"; break;
+                    case "quietlyJoin()V":
+                    case "quietlyInvoke()V": repl = "(" + t + "I)V"; break;
+                    default: return false;
+                }
+            } else if (op == Opcodes.INVOKESTATIC) {
+                switch (key) {
+                    case "invokeAll(Ljava/util/concurrent/ForkJoinTask;Ljava/util/concurrent/ForkJoinTask;)V": repl = "(" + t + t + "I)V"; break;
+                    case "invokeAll([Ljava/util/concurrent/ForkJoinTask;)V": repl = "([" + t + "I)V"; break;
+                    case "invokeAll(Ljava/util/Collection;)Ljava/util/Collection;": repl = "(Ljava/util/Collection;I)Ljava/util/Collection;"; break;
+                    default: return false;
+                }
+            } else {
+                return false;
+            }
+            if (!isForkJoinTask(n.owner)) {
+                return false;
+            }
+            insns.insertBefore(n, ldc(site("CALL", FJ_TASK.replace('/', '.') + "." + n.name)));
+            insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, FJ_TASKS, n.name, repl, false));
+            return true;
+        }
+
+        /**
+         * A parallel stream of application code becomes sequential: {@code parallel()} is
+         * {@code sequential()}, a JDK collection's {@code parallelStream()} is {@code stream()},
+         * {@code StreamSupport}'s {@code parallel} flag is false. Its work then runs in the
+         * calling thread with the scheduling points of its lambdas, and never in the JDK's
+         * fork/join machinery, whose one shared submission queue (a common pool without
+         * threads) two controlled threads would otherwise interleave on and block in for real.
+         * Its own parallelism is not explored.
+         */
+        void sequentialStream(MethodInsnNode n) {
+            if (!n.owner.startsWith("java/")) {
+                return;
+            }
+            if (n.owner.startsWith("java/util/stream/") && n.name.equals("parallel") && n.desc.startsWith("()")) {
+                n.name = "sequential";
+            } else if (n.name.equals("parallelStream") && n.desc.equals("()Ljava/util/stream/Stream;")) {
+                n.name = "stream";
+            } else if (n.owner.equals("java/util/stream/StreamSupport") && n.desc.contains("Z)")) {
+                InsnList flag = new InsnList();
+                flag.add(new InsnNode(Opcodes.POP));
+                flag.add(new InsnNode(Opcodes.ICONST_0));
+                insns.insertBefore(n, flag);
+            }
+        }
+
+        static boolean isFutureInterface(String owner) {
+            switch (owner) {
+                case "java/util/concurrent/Future":
+                case "java/util/concurrent/RunnableFuture":
+                case "java/util/concurrent/ScheduledFuture":
+                case "java/util/concurrent/RunnableScheduledFuture":
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        boolean isForkJoinTask(String owner) {
+            if (owner.startsWith("[")) {
+                return false;
+            }
+            if (owner.startsWith("java/")) {
+                return owner.equals(FJ_TASK) || owner.equals("java/util/concurrent/RecursiveTask")
+                        || owner.equals("java/util/concurrent/RecursiveAction") || owner.equals("java/util/concurrent/CountedCompleter");
+            }
+            return ClassInfo.isSubclass(owner, FJ_TASK, c.loader);
+        }
+
+        /**
+         * A call to a JDK method of a {@code TimerTask} or {@code ForkJoinTask} made through an
+         * application subclass ({@code refresh.cancel()} on a {@code RefreshTask}): not a JDK
+         * owner, so no call point of its own, yet it reads or writes the task's state that the
+         * timer and pool models touch. A scheduling point on the task before it (an override in
+         * the application keeps its own points). False: the call is left as it is.
+         */
+        boolean jdkTaskState(MethodInsnNode n) {
+            if (n.getOpcode() != Opcodes.INVOKEVIRTUAL || n.owner.startsWith("java/") || n.owner.startsWith("[")) {
+                return false;
+            }
+            String key = n.name + n.desc;
+            String family;
+            switch (key) {
+                case "cancel()Z":
+                case "scheduledExecutionTime()J":
+                    family = "java/util/TimerTask";
+                    break;
+                case "isDone()Z":
+                case "isCancelled()Z":
+                case "isCompletedAbnormally()Z":
+                case "isCompletedNormally()Z":
+                case "getException()Ljava/lang/Throwable;":
+                case "getRawResult()Ljava/lang/Object;":
+                case "tryUnfork()Z":
+                case "reinitialize()V":
+                case "quietlyComplete()V":
+                case "cancel(Z)Z":
+                    family = FJ_TASK;
+                    break;
+                default:
+                    return false;
+            }
+            if (!ClassInfo.isSubclass(n.owner, family, c.loader) || !superCalled) {
+                return false;
+            }
+            InsnList l = new InsnList();
+            boolean oneArg = key.equals("cancel(Z)Z");
+            if (oneArg) {
+                l.add(new InsnNode(Opcodes.SWAP)); // receiver, arg -> arg, receiver
+                l.add(new InsnNode(Opcodes.DUP_X1)); // receiver, arg, receiver
+            } else {
+                l.add(new InsnNode(Opcodes.DUP));
+            }
+            l.add(ldc(site("CALL", family.replace('/', '.') + "." + n.name)));
+            l.add(rt("point", "(Ljava/lang/Object;I)V"));
+            insns.insertBefore(n, l);
+            return true;
         }
 
         boolean isThread(String owner) {

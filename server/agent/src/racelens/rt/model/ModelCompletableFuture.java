@@ -1,8 +1,10 @@
 package racelens.rt.model;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import racelens.rt.Rt;
@@ -10,7 +12,9 @@ import racelens.rt.TS;
 
 /**
  * Replaces {@code new CompletableFuture()}: waiting ({@code get}, {@code join}) happens in the
- * model, dependent futures are model futures too, async stages run on the controlled executor.
+ * model, dependent futures are model futures too, async stages run on the controlled executor,
+ * timeouts ({@code orTimeout}, {@code completeOnTimeout}) fire on the model delay scheduler in
+ * logical time.
  */
 public class ModelCompletableFuture<T> extends CompletableFuture<T> {
     public ModelCompletableFuture() {
@@ -75,5 +79,53 @@ public class ModelCompletableFuture<T> extends CompletableFuture<T> {
     @Override
     public Executor defaultExecutor() {
         return ModelExecutors.commonPool();
+    }
+
+    /** The JDK's times out on its own delay-scheduler thread; this one on the model's, in logical time. */
+    @Override
+    public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
+        if (unit == null) {
+            throw new NullPointerException();
+        }
+        if (Rt.me() == null) {
+            return super.orTimeout(timeout, unit);
+        }
+        if (!isDone()) {
+            ScheduledFuture<?> timer = ModelExecutors.delayer().schedule(() -> {
+                if (!isDone()) {
+                    completeExceptionally(new TimeoutException());
+                }
+            }, timeout, unit);
+            whenComplete((v, ex) -> cancelTimer(timer, ex));
+        }
+        return this;
+    }
+
+    @Override
+    public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
+        if (unit == null) {
+            throw new NullPointerException();
+        }
+        if (Rt.me() == null) {
+            return super.completeOnTimeout(value, timeout, unit);
+        }
+        if (!isDone()) {
+            ScheduledFuture<?> timer = ModelExecutors.delayer().schedule(() -> complete(value), timeout, unit);
+            whenComplete((v, ex) -> cancelTimer(timer, ex));
+        }
+        return this;
+    }
+
+    /** The JDK's {@code Canceller}: a future completed normally cancels its timeout. */
+    private static void cancelTimer(ScheduledFuture<?> timer, Throwable ex) {
+        if (ex == null && !timer.isDone()) {
+            timer.cancel(false);
+        }
+    }
+
+    /** A model future that follows this one (the JDK's minimal stage throws on its extra methods; this one does not). */
+    @Override
+    public CompletionStage<T> minimalCompletionStage() {
+        return copy();
     }
 }

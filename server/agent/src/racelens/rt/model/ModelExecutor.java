@@ -31,16 +31,26 @@ public class ModelExecutor extends AbstractExecutorService {
     int epoch = Rt.epoch;
 
     public ModelExecutor(int maxWorkers, ThreadFactory factory) {
+        this(maxWorkers, factory, nextPoolPrefix());
+    }
+
+    /** Workers named {@code prefix} + number when {@code factory} is null (ForkJoinPool names its own). */
+    ModelExecutor(int maxWorkers, ThreadFactory factory, String prefix) {
         if (maxWorkers <= 0) {
             throw new IllegalArgumentException("pool size must be positive");
         }
         this.maxWorkers = maxWorkers;
         this.factory = factory;
+        this.prefix = prefix;
+    }
+
+    /** {@code pool-N-thread-}: the names of {@code Executors.defaultThreadFactory()}, pools numbered per execution. */
+    static synchronized String nextPoolPrefix() {
         if (poolSeqEpoch != Rt.epoch) {
             poolSeqEpoch = Rt.epoch;
             poolSeq = 0;
         }
-        this.prefix = "pool-" + (++poolSeq) + "-thread-";
+        return "pool-" + (++poolSeq) + "-thread-";
     }
 
     private void fresh() {

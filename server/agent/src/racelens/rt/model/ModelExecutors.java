@@ -1,26 +1,50 @@
 package racelens.rt.model;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import racelens.rt.Rt;
 
-/** Replacements of {@code Executors.*} and of the executor-less {@code CompletableFuture} factories. */
+/**
+ * Replacements of {@code Executors.*} (scheduled executors included) and of the static
+ * {@code CompletableFuture} factories (async without an executor, completed and failed futures
+ * and stages, delayed executors): every future they make is a model future, and every task runs
+ * on a controlled thread. State: the per-execution delay scheduler.
+ */
 public final class ModelExecutors {
     private ModelExecutors() {}
 
-    private static ModelExecutor common;
-
-    /** The stand-in for the common pool: a controlled executor, fresh in every execution. */
-    static synchronized ModelExecutor commonPool() {
-        if (common == null || common.epoch != Rt.epoch) {
-            common = new ModelExecutor(Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors())), null);
-        }
-        return common;
+    /** The stand-in for the common pool: the controlled executor of its model, fresh in every execution. */
+    static ModelExecutor commonPool() {
+        return ModelForkJoinPool.commonModel().executor;
     }
+
+    private static ModelScheduledThreadPoolExecutor delayer;
+
+    /**
+     * The stand-in for {@code CompletableFuture}'s delay scheduler (timeouts, delayed executors):
+     * a model scheduled executor with one daemon worker named as the JDK's, fresh in every
+     * execution, removing cancelled timeouts as the JDK's does.
+     */
+    static synchronized ModelScheduledThreadPoolExecutor delayer() {
+        if (delayer == null || delayerEpoch != Rt.epoch) {
+            delayerEpoch = Rt.epoch;
+            delayer = new ModelScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "CompletableFutureDelayScheduler");
+                t.setDaemon(true);
+                return t;
+            });
+            delayer.setRemoveOnCancelPolicy(true);
+        }
+        return delayer;
+    }
+
+    private static int delayerEpoch = -1;
 
     public static ExecutorService newFixedThreadPool(int n) {
         return new ModelExecutor(n, null);
@@ -55,19 +79,20 @@ public final class ModelExecutors {
     }
 
     public static ScheduledExecutorService newScheduledThreadPool(int n) {
-        throw new UnsupportedOperationException("racelens: scheduled executors are not modelled");
+        return new ModelScheduledThreadPoolExecutor(n);
     }
 
     public static ScheduledExecutorService newScheduledThreadPool(int n, ThreadFactory f) {
-        return newScheduledThreadPool(n);
+        return new ModelScheduledThreadPoolExecutor(n, f);
     }
 
+    /** The JDK wraps it to hide the pool's configuration; the model executor itself is returned. */
     public static ScheduledExecutorService newSingleThreadScheduledExecutor() {
-        return newScheduledThreadPool(1);
+        return new ModelScheduledThreadPoolExecutor(1);
     }
 
     public static ScheduledExecutorService newSingleThreadScheduledExecutor(ThreadFactory f) {
-        return newScheduledThreadPool(1);
+        return new ModelScheduledThreadPoolExecutor(1, f);
     }
 
     public static CompletableFuture<Void> runAsync(Runnable r) {
@@ -107,6 +132,45 @@ public final class ModelExecutors {
         ModelCompletableFuture<U> f = new ModelCompletableFuture<>();
         f.complete(value);
         return f;
+    }
+
+    public static <U> CompletableFuture<U> failedFuture(Throwable ex) {
+        if (ex == null) {
+            throw new NullPointerException();
+        }
+        ModelCompletableFuture<U> f = new ModelCompletableFuture<>();
+        f.completeExceptionally(ex);
+        return f;
+    }
+
+    /** A completed model future (the JDK's is a minimal stage: its extra methods throw; these do not). */
+    public static <U> CompletionStage<U> completedStage(U value) {
+        return completedFuture(value);
+    }
+
+    public static <U> CompletionStage<U> failedStage(Throwable ex) {
+        return failedFuture(ex);
+    }
+
+    /** {@code CompletableFuture.delayedExecutor(delay, unit)}: the delay in logical time, then the common pool's model. */
+    public static Executor delayedExecutor(long delay, TimeUnit unit) {
+        return delayedExecutor(delay, unit, commonPool());
+    }
+
+    public static Executor delayedExecutor(long delay, TimeUnit unit, Executor executor) {
+        if (unit == null || executor == null) {
+            throw new NullPointerException();
+        }
+        return r -> {
+            if (r == null) {
+                throw new NullPointerException();
+            }
+            if (Rt.me() == null) {
+                CompletableFuture.delayedExecutor(delay, unit, executor).execute(r); // the JDK's, uncontrolled
+                return;
+            }
+            delayer().schedule(() -> executor.execute(r), delay, unit);
+        };
     }
 
     public static CompletableFuture<Void> allOf(CompletableFuture<?>... cfs) {

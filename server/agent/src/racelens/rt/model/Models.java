@@ -114,6 +114,23 @@ public final class Models {
         }
     }
 
+    /**
+     * An idle wait for a delayed task (timer and scheduled-executor workers): until {@code cond}
+     * holds or {@code nanos} of logical time pass; true when {@code cond} holds. Not a deadlock,
+     * and its time passes only while some thread that is not idle waits too (see
+     * {@code Sched.pickNext}), so a periodic task does not outlive the test.
+     */
+    static boolean idleFor(TS s, BooleanSupplier cond, Object what, long nanos) {
+        if (cond.getAsBoolean()) {
+            return true;
+        }
+        if (nanos <= 0) {
+            return false;
+        }
+        Rt.blockOn(s, new Until(cond, what, "waiting for the next task of", () -> true), true, nanos, false, what);
+        return cond.getAsBoolean();
+    }
+
     // TimeUnit replacements (instrumented calls; the site is pushed last)
 
     public static void unitsleep(TimeUnit u, long amount, int site) throws InterruptedException {

@@ -1,0 +1,72 @@
+package racelens.rt.model;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import racelens.rt.Rt;
+import racelens.rt.TS;
+
+/**
+ * {@code invokeAny} for the model executors (scheduled executor, fork/join pool): the JDK's
+ * version collects results through an {@code ExecutorCompletionService} whose queue it creates
+ * itself, a real queue a controlled thread would block on. Here the caller waits in the model
+ * until one task has returned or all have failed; the others are then cancelled (without an
+ * interrupt: a real interrupt of a controlled thread is invisible to the model).
+ *
+ * <p>State: none (each call keeps its own futures and the count of tasks that returned).
+ */
+final class ModelInvokeAny {
+    private ModelInvokeAny() {}
+
+    static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        TS s = Rt.me();
+        if (tasks.isEmpty()) {
+            throw new IllegalArgumentException();
+        }
+        int[] returned = {0}; // written by the workers, read by the waiting predicate
+        List<ModelFutureTask<T>> fs = new ArrayList<>();
+        try {
+            for (Callable<T> c : tasks) {
+                if (c == null) {
+                    throw new NullPointerException();
+                }
+                ModelFutureTask<T> f = new ModelFutureTask<>(() -> {
+                    T v = c.call();
+                    returned[0]++;
+                    return v;
+                });
+                fs.add(f);
+                e.execute(f);
+            }
+            boolean settled = Models.until(s, () -> returned[0] > 0 || fs.stream().allMatch(ModelFutureTask::isDone), e,
+                    "waiting for any task of", timed, nanos, true);
+            if (!settled) {
+                throw new TimeoutException();
+            }
+            for (ModelFutureTask<T> f : fs) {
+                Rt.touch(f); // which of them is done decides the result
+            }
+            ExecutionException last = null;
+            for (ModelFutureTask<T> f : fs) {
+                if (f.isDone() && !f.isCancelled()) {
+                    try {
+                        return f.get();
+                    } catch (ExecutionException x) {
+                        last = x;
+                    }
+                }
+            }
+            throw last != null ? last : new ExecutionException(new CancellationException("every task was cancelled"));
+        } finally {
+            for (ModelFutureTask<T> f : fs) {
+                f.cancel(false);
+            }
+        }
+    }
+}

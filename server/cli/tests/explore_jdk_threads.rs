@@ -1,0 +1,161 @@
+//! `racelens explore` on tests whose second thread the JDK starts: a `java.util.Timer`'s, a
+//! scheduled executor's, a fork/join pool's (real JVMs, the fixtures' real Java sources). Each
+//! buggy version fails, its schedule replays and the report names the JDK's thread; each
+//! correct version passes with a complete claim. The semantics of the models (logical time,
+//! fixed rate and fixed delay, shutdown policies, fork/join, async stages, parallel streams)
+//! are checked by the tests of `explore-jdk-threads`, which assert them in Java. A thread
+//! racelens does not control that runs project code ends the run as `uncontrolled`: never a
+//! pass.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use support::*;
+
+/// Compiled classes go to a cache of this test process, not the user's.
+fn cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// Runs `racelens <args>` in `dir`; returns the exit code and what it printed on stdout.
+fn run(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(args).current_dir(dir).env("XDG_CACHE_HOME", cache()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!stdout.is_empty(), "racelens {args:?} printed nothing ({:?}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), stdout)
+}
+
+/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
+fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let (code, out) = run(dir, &[args, &["--json"]].concat());
+    (code, serde_json::from_str(&out).unwrap_or_else(|_| panic!("not JSON (exit {code}):\n{out}")))
+}
+
+/// The buggy version fails; the failing schedule replays to the same failure, and the replay's
+/// table has a column for `jdk_thread`, the thread the JDK started and racelens controlled.
+fn buggy_fails_and_replays(fixture: &str, test: &str, jdk_thread: &str) {
+    let repo = fixture_repo(fixture);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
+    let failure = &r["failure"];
+    assert_eq!(failure["kind"], "fail", "{r:#}");
+    assert!(!failure["trace"].as_array().unwrap().is_empty(), "{r:#}");
+    let schedule = failure["schedule"].as_str().unwrap();
+    let (code, replayed) = run(repo.path(), &["replay", "--test", test, "--schedule", schedule]);
+    assert_eq!(code, 1, "{replayed}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(replayed.starts_with("✗ still fails: ") && replayed.contains(message), "the replay fails the same way ({message}):\n{replayed}");
+    let header = replayed.lines().find(|l| l.starts_with("| T0 (main)")).unwrap_or_else(|| panic!("no table:\n{replayed}"));
+    assert!(header.contains(&format!("| T1 ({jdk_thread}")), "{header}");
+    // The systematic search alone finds it too: its reduction sees what the models do (a model
+    // that hid an effect would make it skip the failing schedules as equivalent to passing ones).
+    let (code, basic) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic"]);
+    assert_eq!((code, basic["outcome"].as_str()), (1, Some("fail")), "{basic:#}");
+}
+
+/// The correct version passes, and the claim is complete: every schedule, or every one up to
+/// the default bound (2).
+fn correct_passes_with_a_complete_claim(fixture: &str, test: &str) {
+    let repo = repo_from(&fixtures_dir().join(fixture), false);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_complete_pass(code, &r, test);
+}
+
+fn assert_complete_pass(code: i32, r: &Value, test: &str) {
+    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
+    let coverage = &r["coverage"];
+    let complete = coverage["all_schedules"] == true || coverage["complete_bound"].as_u64().is_some_and(|b| b >= 2);
+    assert!(complete, "{test}: no complete claim: {coverage:#}");
+    assert_eq!(coverage["livelocks"], 0, "{test}: {coverage:#}");
+    assert!(coverage["runs"].as_u64().unwrap() > 1, "{test}: more than one run: {coverage:#}");
+}
+
+macro_rules! fixture_tests {
+    ($($name:ident: $fixture:literal, $test:literal, $thread:literal;)*) => {
+        $(
+            mod $name {
+                #[test]
+                fn buggy_version_fails_and_replays() {
+                    super::buggy_fails_and_replays($fixture, $test, $thread);
+                }
+                #[test]
+                fn correct_version_passes_with_a_complete_claim() {
+                    super::correct_passes_with_a_complete_claim($fixture, $test);
+                }
+            }
+        )*
+    };
+}
+
+fixture_tests! {
+    // name: fixture, test, the JDK's thread (as the JDK names it)
+    timer: "explore-timer-refresh", "org.example.rates.RateTableTest#aConversionDuringARefreshUsesOneTable", "Timer-0";
+    scheduled_executor: "explore-scheduled-heartbeat", "org.example.cluster.HeartbeatSenderTest#aNodeThatStopsLeavesTheCluster", "pool-1-thread-1";
+    fork_join: "explore-forkjoin-histogram", "org.example.stats.HistogramTest#parallelCountsMatchTheValues", "ForkJoinPool-1-worker-";
+}
+
+/// The tests `explore-jdk-threads/fixture.toml` lists under `tests`.
+fn semantic_tests() -> Vec<String> {
+    let toml = std::fs::read_to_string(fixtures_dir().join("explore-jdk-threads/fixture.toml")).unwrap();
+    let list = toml.split("tests = [").nth(1).and_then(|rest| rest.split(']').next()).expect("a tests list");
+    list.lines().map(|l| l.trim().trim_end_matches(',').trim_matches('"')).filter(|l| !l.is_empty()).map(String::from).collect()
+}
+
+#[test]
+fn timers_scheduled_executors_fork_join_and_async_stages_behave_as_in_the_jdk_in_logical_time() {
+    // Each test asserts what the JDK does (when a periodic task runs, what shutdown keeps, which
+    // thread runs a stage) and passes every schedule: the models keep to it on every schedule,
+    // and periodic tasks nobody cancels end with the test instead of running to the step bound.
+    let repo = repo_from(&fixtures_dir().join("explore-jdk-threads"), false);
+    let tests = semantic_tests();
+    assert!(tests.len() >= 15, "{tests:?}");
+    for test in &tests {
+        let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+        assert_complete_pass(code, &r, test);
+    }
+}
+
+#[test]
+fn an_exception_in_a_timer_task_fails_the_test_in_the_timer_thread() {
+    // The JDK's timer thread dies of it (and prints it); racelens reports it as a failure of
+    // thread Timer-0, on the first schedule.
+    let repo = repo_from(&fixtures_dir().join("explore-jdk-threads"), false);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", "org.example.jdk.TimerTest#anExceptionInATaskIsReported"]);
+    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
+    assert_eq!(r["failure"]["thread"], 1, "{r:#}");
+    assert_eq!(r["failure"]["message"], "java.lang.IllegalStateException: the refresh failed", "{r:#}");
+    assert_eq!(r["schedules"], 1, "{r:#}");
+}
+
+/// `racelens explore` of a test of `explore-uncontrolled`: not explored, exit status 2.
+fn uncontrolled(test: &str) -> String {
+    let repo = repo_from(&fixtures_dir().join("explore-uncontrolled"), false);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_eq!((code, r["outcome"].as_str()), (2, Some("uncontrolled")), "{r:#}");
+    assert_eq!(r["failure"], Value::Null, "{r:#}");
+    let (code, text) = run(repo.path(), &["explore", "--test", test]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.starts_with("! not explored: thread "), "{text}");
+    r["error"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_thread_started_in_before_class_that_runs_project_code_is_reported_not_passed() {
+    let error = uncontrolled("org.example.quotes.QuoteServerTest#aQuoteDuringAnUpdateIsOneOfThePrices");
+    assert!(error.starts_with("thread \"quote-server\" (started by QuoteServerTest.startServer(QuoteServerTest.java:26)) ran project code at org.example.quotes.QuoteBook.quote:15"), "{error}");
+    assert!(error.ends_with("outside racelens's control"), "{error}");
+}
+
+#[test]
+fn a_jdk_thread_racelens_does_not_model_that_runs_project_code_is_reported_not_passed() {
+    // Process.onExit()'s stage runs on a thread the JDK starts for it (from its process reaper).
+    let error = uncontrolled("org.example.jobs.ExternalJobTest#twoJobsAreBothLogged");
+    assert!(error.starts_with("thread \""), "{error}");
+    assert!(error.contains("(started by ") && error.contains("ran project code at org.example.jobs.JobLog.finished:11"), "{error}");
+}
