@@ -359,7 +359,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
         match &verdict {
             Verdict::Failed(found) => print_failure(host, found, &prepared.session, &spec, &root),
             Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
-            Verdict::Passed => println!("no failure in {} runs (nothing can be claimed about other schedules)", stats.schedules),
+            Verdict::Passed => println!("no failure: {} (nothing is claimed about other schedules)", coverage.text()),
             Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
             Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
             Verdict::Uncontrolled(e) => println!("! not explored: {e}"),

@@ -45,14 +45,17 @@ fn buggy_fails_and_replays(fixture: &str, test: &str, kind: &str) {
     }
 }
 
-/// The correct version passes every schedule within the preemption `bound` (the default,
-/// 2, where that stays under the schedule limit).
+/// The correct version passes, and the result claims (truly, the search's property test
+/// says) that every schedule with up to `bound` preemptions, or every schedule, ran.
 fn correct_passes_every_schedule(fixture: &str, test: &str, bound: u32) {
     let repo = repo_from(&fixtures_dir().join(fixture), false);
     let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--bound", &bound.to_string()]);
     assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
     assert_eq!(r["stats"]["livelocks"], 0, "{r:#}");
     assert!(r["schedules"].as_u64().unwrap() > 1, "more than one schedule: {r:#}");
+    let coverage = &r["coverage"];
+    let complete = coverage["all_schedules"] == true || coverage["complete_bound"].as_u64() >= Some(u64::from(bound));
+    assert!(complete && coverage["budget_exhausted"] == false, "{r:#}");
 }
 
 macro_rules! fixture_tests {
@@ -73,15 +76,34 @@ macro_rules! fixture_tests {
 }
 
 fixture_tests! {
-    // name: fixture, test, failure kind of the buggy version, bound exhausted on the correct one
-    // (four threads blocking on one monitor exceed 10000 schedules at bound 2)
-    lost_update: "explore-lost-update", "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted", "fail", 2;
-    check_then_act: "explore-check-then-act", "org.example.cache.ConnectionCacheTest#racingClientsShareOneConnection", "fail", 2;
-    lock_order_deadlock: "explore-deadlock", "org.example.bank.BankTest#oppositeTransfersKeepTheTotal", "deadlock", 2;
-    lost_wakeup: "explore-lost-wakeup", "org.example.buffer.BoundedBufferTest#everyItemIsConsumedOnce", "deadlock", 1;
-    lock_condition: "explore-lock-condition", "org.example.jobs.JobQueueTest#everyJobRunsOnce", "fail", 1;
-    executor: "explore-executor", "org.example.words.WordCountTest#parallelCountMatchesSequential", "fail", 2;
-    latch: "explore-latch", "org.example.registry.ServiceRegistryTest#allServicesVisibleAfterStartup", "fail", 2;
+    // name: fixture, test, failure kind of the buggy version, bound completed on the correct one
+    lost_update: "explore-lost-update", "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted", "fail", 3;
+    check_then_act: "explore-check-then-act", "org.example.cache.ConnectionCacheTest#racingClientsShareOneConnection", "fail", 3;
+    lock_order_deadlock: "explore-deadlock", "org.example.bank.BankTest#oppositeTransfersKeepTheTotal", "deadlock", 3;
+    lost_wakeup: "explore-lost-wakeup", "org.example.buffer.BoundedBufferTest#everyItemIsConsumedOnce", "deadlock", 3;
+    lock_condition: "explore-lock-condition", "org.example.jobs.JobQueueTest#everyJobRunsOnce", "fail", 3;
+    executor: "explore-executor", "org.example.words.WordCountTest#parallelCountMatchesSequential", "fail", 3;
+    latch: "explore-latch", "org.example.registry.ServiceRegistryTest#allServicesVisibleAfterStartup", "fail", 3;
+}
+
+const READERS_WRITER: &str = "org.example.settings.EndpointTest#requestsNeverSeeAHalfReloadedEndpoint";
+
+/// A fault that needs three preemptions (the test thread before its reload, the first
+/// request inside its read, the second inside its unsynchronized decrement): the default
+/// settings find it, and so does plain iterative context bounding, at bound 3.
+#[test]
+fn a_three_preemption_fault_is_found_by_default() {
+    buggy_fails_and_replays("explore-readers-writer", READERS_WRITER, "deadlock");
+    let repo = fixture_repo("explore-readers-writer");
+    let (code, r) = racelens(repo.path(), &["explore", "--test", READERS_WRITER, "--heuristic", "basic"]);
+    assert_eq!((code, r["failure"]["kind"].as_str()), (1, Some("deadlock")), "{r:#}");
+    assert_eq!(r["failure"]["preemptions"].as_array().unwrap().len(), 3, "{r:#}");
+    assert!(r["schedules"].as_u64().unwrap() < 10_000, "{r:#}");
+}
+
+#[test]
+fn the_readers_writer_gate_passes_every_schedule_up_to_three_preemptions() {
+    correct_passes_every_schedule("explore-readers-writer", READERS_WRITER, 3);
 }
 
 fn special(test: &str, extra: &[&str]) -> (i32, Value) {
@@ -181,7 +203,7 @@ fn capp_fault(name: &str) -> (tempfile::TempDir, String) {
 #[test]
 fn the_default_heuristic_finds_a_regression_in_fewer_schedules_than_basic() {
     let default = racelens_explore::search::heuristics::DEFAULT;
-    let (repo, test) = capp_fault("ledger-audit");
+    let (repo, test) = capp_fault("inventory-reserve");
     for seed in ["1", "2"] {
         let run = |heuristic: &str| racelens(repo.path(), &["explore", "--test", &test, "--heuristic", heuristic, "--seed", seed]);
         let (code, basic) = run("basic");
@@ -197,15 +219,17 @@ fn the_default_heuristic_finds_a_regression_in_fewer_schedules_than_basic() {
 
 #[test]
 fn selection_explores_only_schedules_that_preempt_at_impacted_code() {
-    let repo = fixture_repo("explore-lost-update");
-    let test = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted";
+    // Threads that do plenty of unrelated shared work besides the changed flush loop.
+    let (repo, test) = capp_fault("outbox-flush-cta");
+    let test = test.as_str();
     // Selection keeps CAPP's prioritized iteration: a CAPP heuristic, not the PCT phase.
-    let (code, selected) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--select", "--all"]);
+    let (code, selected) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--select", "--all", "--max-schedules", "2000"]);
     assert!(selected["matched_decision_points"].as_u64().unwrap() > 0, "{selected:#}");
     assert_eq!((code, selected["outcome"].as_str()), (1, Some("fail")), "{selected:#}");
     assert!(selected["stats"]["skipped"].as_u64().unwrap() > 0, "{selected:#}");
+    assert!(!selected["coverage"]["all_schedules"].as_bool().unwrap(), "a selection claims nothing about what it left out: {selected:#}");
     // Without selection the same search explores the skipped schedules too.
-    let (_, everything) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--all"]);
+    let (_, everything) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--all", "--max-schedules", "2000"]);
     let (s, e) = (selected["schedules"].as_u64().unwrap(), everything["schedules"].as_u64().unwrap());
     assert!(s < e, "selection explored {s} schedules, the whole bound {e}");
     assert_eq!(everything["stats"]["skipped"], 0);

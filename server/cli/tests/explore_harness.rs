@@ -236,6 +236,10 @@ fn a_test_with_a_timeout_that_never_returns_is_a_livelock_not_a_timeout() {
     let test = format!("{LEASE_TEST}#aWriterSpinningOnALeaseNobodyReleasesNeverReturns");
     // `basic`: every schedule is a systematic one (the PCT phase begins with a probe run).
     let (code, r) = racelens(repo.path(), &["explore", "--test", &test, "--heuristic", "basic", "--max-steps", "5000", "--max-schedules", "3"]);
-    assert_eq!((code, r["outcome"].as_str()), (0, Some("limit")), "{r:#}");
-    assert_eq!(r["stats"]["livelocks"], 3, "{r:#}");
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["failure"].is_null(), "{r:#}");
+    // Every run was cut at the step bound: nothing is claimed about what they did not reach.
+    let runs = r["coverage"]["runs"].as_u64().unwrap();
+    assert!(runs >= 1 && r["stats"]["livelocks"].as_u64() == Some(runs), "{r:#}");
+    assert_eq!((r["coverage"]["all_schedules"].as_bool(), r["coverage"]["complete_bound"].as_u64()), (Some(false), None), "{r:#}");
 }

@@ -11,13 +11,19 @@ use std::ops::Range;
 
 use crate::jvm::protocol::ThreadId;
 
-/// A shared variable: an object (per-execution id; `0` holds the static fields, negative
-/// ids are per-thread and global variables of the model) and a slot in it.
+/// A shared variable: an object and a slot in it. The object is its birth name (from
+/// [`BORN`] up: the allocating thread and how many objects it allocated before, the same in
+/// every schedule of a class), a number in order of first use in this execution for objects
+/// born elsewhere (below [`BORN`]), `0` for the static fields, or a negative id for the
+/// per-thread and global variables of the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Var {
     pub obj: i32,
     pub slot: i32,
 }
+
+/// Object ids from here up are birth names.
+pub const BORN: i32 = 1 << 20;
 
 /// Slots the agent uses besides field ids (which are `>= 0`).
 pub mod slot {
@@ -43,6 +49,12 @@ impl Var {
 
     pub fn lock(obj: i32) -> Var {
         Var { obj, slot: slot::LOCK }
+    }
+
+    /// Whether the id means the same object in another execution: a birth name or a
+    /// variable of the model, not an object numbered by first use.
+    pub fn is_named(&self) -> bool {
+        self.obj <= 0 || self.obj >= BORN
     }
 }
 
@@ -76,6 +88,20 @@ pub struct Effect {
 impl Effect {
     pub fn writes(&self) -> bool {
         matches!(self.access, Access::Write | Access::Acquire | Access::Start(_))
+    }
+
+    /// The effect's code as the `X` line writes it.
+    pub fn code(&self) -> String {
+        let Var { obj, slot } = self.var;
+        match self.access {
+            Access::Read => format!("r{obj}.{slot}"),
+            Access::Write => format!("w{obj}.{slot}"),
+            Access::Acquire => format!("a{obj}"),
+            Access::Release => format!("u{obj}"),
+            Access::Start(t) => format!("s{t}"),
+            Access::Join(t) => format!("j{t}"),
+            Access::Global => "g".to_string(),
+        }
     }
 }
 

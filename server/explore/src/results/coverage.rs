@@ -44,12 +44,13 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// What `report` covered (nothing but its runs when it had no systematic search, or when
-    /// it stopped on a failure, a cancel or an error).
+    /// What `report` covered (nothing but its runs when it had no systematic search, when
+    /// it stopped on a failure, a cancel or an error, or when runs were cut at the step
+    /// bound: what they did not reach was not explored).
     pub fn of(report: &Report) -> Coverage {
         let claim = &report.claim;
         let ended = matches!(report.verdict, Verdict::Passed | Verdict::Limit | Verdict::Failed(_));
-        let systematic = report.systematic && ended;
+        let systematic = report.systematic && ended && report.stats.livelocks == 0;
         Coverage {
             complete_bound: claim.complete_bound.filter(|_| systematic),
             all_schedules: systematic && claim.exhausted,

@@ -90,15 +90,18 @@ impl Request {
     }
 }
 
+/// Systematic runs in which the two trees strictly take turns.
+const ALTERNATE_FIRST: u64 = 64;
+
 /// A search: optionally a few change-aware PCT schedules, then the systematic search.
 ///
 /// The systematic search keeps two trees ([`tree`] says why): an exhaustive one (DPOR with
 /// sleep sets: when it runs out, every schedule is covered) and, under iterative context
-/// bounding, a bounded one (BPOR: complete bounds). They take turns (each runs its
-/// cheapest branches first), and every run feeds both, so that the search costs at most
-/// about twice what the cheaper claim needs. The search ends when either has made its claim: the
-/// exhaustive tree has nothing left, or the bounded one has nothing left up to its
-/// largest bound.
+/// bounding, a bounded one (BPOR: complete bounds). They take turns, each running its
+/// cheapest branches first, the one with fewer branches waiting more often; the bounded
+/// tree also learns from the exhaustive one's runs. The
+/// search ends when either has made its claim: the exhaustive tree has nothing left, or
+/// the bounded one has nothing left up to its largest bound.
 pub struct Search {
     exhaustive: Option<Tree>,
     bounded: Option<Tree>,
@@ -106,8 +109,9 @@ pub struct Search {
     prioritizer: Box<dyn Prioritizer>,
     /// Distinct equivalence classes among the runs.
     classes: std::collections::HashSet<u64>,
-    /// Which tree's branch ran last (turns on equal cost).
+    /// Which tree's branch ran last, and how many turns were taken.
     last_bounded: bool,
+    turns: u64,
     /// The preemption count of the last systematic schedule handed out.
     pub bound: u32,
 }
@@ -140,7 +144,7 @@ impl Search {
             Some((Strategy::Dfs, seed, select)) => (Some(Tree::new(Config::exhaustive(false, select), seed)), None),
             Some((Strategy::Icb { max_bound }, seed, select)) => (Some(Tree::new(Config::exhaustive(true, select), seed)), Some(Tree::new(Config::bounded(max_bound, select), seed))),
         };
-        Search { exhaustive, bounded, pct, prioritizer, classes: Default::default(), last_bounded: true, bound: 0 }
+        Search { exhaustive, bounded, pct, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0 }
     }
 
     /// The next execution to run; `None` when the search is over.
@@ -153,12 +157,23 @@ impl Search {
         if self.is_over() {
             return None;
         }
-        let costs = (self.exhaustive.as_ref().and_then(Tree::peek_cost), self.bounded.as_ref().and_then(Tree::peek_cost));
-        let use_bounded = match costs {
+        let waiting = |t: &Option<Tree>| t.as_ref().filter(|t| t.has_next()).map(Tree::waiting);
+        let use_bounded = match (waiting(&self.exhaustive), waiting(&self.bounded)) {
             (None, None) => return None,
             (Some(_), None) => false,
             (None, Some(_)) => true,
-            _ => !self.last_bounded,
+            // Early on they alternate: most failures turn up within a few dozen runs, and
+            // which tree finds one first is anybody's guess. Then the tree with fewer
+            // branches waiting, likely the nearer to its claim, runs more often; every
+            // eighth turn goes to the other one, so that neither starves.
+            (Some(e), Some(b)) => {
+                self.turns += 1;
+                if self.turns <= ALTERNATE_FIRST || self.turns % 8 == 0 {
+                    !self.last_bounded
+                } else {
+                    b <= e
+                }
+            }
         };
         self.last_bounded = use_bounded;
         let tree = if use_bounded { self.bounded.as_mut() } else { self.exhaustive.as_mut() }.expect("it has a branch");
@@ -166,14 +181,23 @@ impl Search {
         self.bound = tree.cost(branch);
         let mut options = self.prioritizer.run_options();
         options.push("trace".into());
+        options.extend(tree.sleep_option(branch));
         Some(Request { choices: tree.choices(branch), mode: Mode::Fast, options, kind: Kind::Branch { branch, bounded: use_bounded } })
     }
 
     /// Whether a claim is made: the exhaustive tree has nothing left, or the bounded one
     /// nothing up to its largest bound.
+    ///
+    /// Under selection a tree that has nothing left claims nothing (it left schedules out):
+    /// the search goes on until neither tree has a selected schedule left.
     fn is_over(&self) -> bool {
-        let done = |t: &Option<Tree>| t.as_ref().is_some_and(|t| t.peek_cost().is_none());
-        done(&self.exhaustive) || done(&self.bounded)
+        let done = |t: &Option<Tree>| t.as_ref().is_none_or(|t| !t.has_next());
+        let select = self.exhaustive.as_ref().is_some_and(|t| t.config().select);
+        if select {
+            done(&self.exhaustive) && done(&self.bounded)
+        } else {
+            (self.exhaustive.is_some() && done(&self.exhaustive)) || (self.bounded.is_some() && done(&self.bounded))
+        }
     }
 
     /// What `req`'s execution adds to the search. Fails when the test turned out not to
@@ -202,9 +226,16 @@ impl Search {
                 })
                 .clone()
         };
-        let (mine, other) = if bounded { (&mut self.bounded, &mut self.exhaustive) } else { (&mut self.exhaustive, &mut self.bounded) };
-        mine.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
-        if let Some(t) = other {
+        if bounded {
+            self.bounded.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
+            return Ok(());
+        }
+        self.exhaustive.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
+        // Only the bounded tree takes in the other's runs. Source-DPOR's sleep sets follow
+        // the order in which the exhaustive tree explores; a foreign run entered there as a
+        // branch is usually equivalent to one it explored or will, and the races it adds
+        // are explored again (4 to 13 times the runs on the bench's correct versions).
+        if let Some(t) = &mut self.bounded {
             t.adopt(exec, &mut ranks)?;
         }
         Ok(())

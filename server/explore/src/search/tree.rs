@@ -24,6 +24,14 @@
 //!   is covered elsewhere (a *redundant* run: its tail is not added). Sound for any order
 //!   of the branches, because only siblings created earlier put a branch to sleep.
 //!
+//! A sleep set outlives the run it was computed from: a thread's next step at a node is
+//! kept from the run that created the node and compared with the steps of later runs. That
+//! is sound because objects are named by birth (PROTOCOL.md, "Effects"), the same in every
+//! run through the node; an object the agent could only number by first use stands for any
+//! object on its slot ([`dpor::conflicts_across_runs`]). The run is told its sleep set
+//! ([`Tree::sleep_option`]) so that, past its choices, it prefers threads that are awake
+//! instead of running into a sleeping one (which would make the rest of it redundant).
+//!
 //! Why not both in one tree: sleep sets are unsound under a preemption bound. The schedule
 //! they rely on can cost more preemptions than the one they skip (a thread put to sleep by
 //! a sibling tried first must then be preempted to let the others run before it), so a
@@ -31,15 +39,17 @@
 //! [`crate::search::sim`] finds such a program in a fraction of a second. BPOR's
 //! conservative branches compensate for the bound in the backtracking, not in sleep sets.
 //!
-//! Each tree also takes in the runs the other asked for ([`Tree::adopt`]): exploring more
-//! than a tree asked for never loses anything, and every run serves both claims.
+//! The bounded tree also takes in the runs the exhaustive one asked for ([`Tree::adopt`]):
+//! exploring more than BPOR asked for never loses anything. The other way round it would
+//! cost: sleep sets follow the order in which their own tree explores, so a foreign run
+//! entered as a branch is mostly a class explored again, and its races add more.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::jvm::protocol::{Decision, Execution, ThreadId};
 use crate::jvm::trace::{Effect, Trace};
-use crate::search::dpor::{self, conflicts};
+use crate::search::dpor::{self, conflicts_across_runs};
 use crate::search::rng::XorShift;
 
 pub type NodeId = u32;
@@ -186,6 +196,8 @@ pub struct Tree {
     /// Effects of nodes' next steps, shared by all nodes.
     arena: Vec<Effect>,
     queue: BTreeMap<Key, Vec<(NodeId, ThreadId)>>,
+    /// Branches in the queue still waiting (the queue also holds some another tree's run took).
+    waiting: u64,
     started: bool,
     order: u64,
     rng: Option<XorShift>,
@@ -196,7 +208,7 @@ pub struct Tree {
 
 impl Tree {
     pub fn new(config: Config, seed: Option<u64>) -> Tree {
-        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, runs: BTreeMap::new() }
+        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, runs: BTreeMap::new() }
     }
 
     pub fn config(&self) -> Config {
@@ -226,18 +238,21 @@ impl Tree {
             // A branch another tree's run already took is no longer queued.
             let Some(c) = self.nodes[node as usize].child_mut(thread).filter(|c| c.state == State::Queued) else { continue };
             c.state = State::Running;
+            self.waiting -= 1;
             let cost = c.cost;
             *self.runs.entry(cost).or_default() += 1;
             return Some(Branch { node: Some(node), thread });
         }
     }
 
-    /// The cost of the branch [`Tree::next`] would hand out (`None`: nothing left).
-    pub fn peek_cost(&self) -> Option<u32> {
-        if !self.started {
-            return Some(0);
-        }
-        self.queue.iter().flat_map(|(_, b)| b.iter()).filter_map(|&(n, t)| self.nodes[n as usize].child(t).filter(|c| c.state == State::Queued).map(|c| c.cost)).min()
+    /// Whether a branch is left to run.
+    pub fn has_next(&self) -> bool {
+        !self.started || self.waiting > 0
+    }
+
+    /// How many branches wait to run.
+    pub fn waiting(&self) -> u64 {
+        self.waiting
     }
 
     /// Whether branches the prioritization ranked first are still waiting.
@@ -257,6 +272,25 @@ impl Tree {
         }
         out.reverse();
         out
+    }
+
+    /// The sleep set `branch`'s run starts with, as the agent's RUN option `sleep` spells it
+    /// (`None`: no sleep sets in this tree, or nobody asleep): the step from which it
+    /// holds, then each sleeping thread with the effects of its next step.
+    pub fn sleep_option(&self, branch: Branch) -> Option<String> {
+        let n = branch.node.filter(|_| self.config.sleep_sets)?;
+        let sleep = self.sleep_of_branch(n, branch.thread);
+        if sleep.is_empty() {
+            return None;
+        }
+        let mut out = format!("sleep={}", self.nodes[n as usize].step);
+        for (t, r) in &sleep {
+            out.push_str(&format!("/{t}:"));
+            for e in &self.arena[r.start as usize..r.end as usize] {
+                out.push_str(&e.code());
+            }
+        }
+        Some(out)
     }
 
     /// The preemptions of `branch`'s schedule.
@@ -286,6 +320,9 @@ impl Tree {
                 Some((State::Asleep, _)) => return Ok(Recorded { redundant: true, branches: 0 }),
                 Some(_) => {
                     let c = self.nodes[node as usize].child_mut(dec.thread).expect("just found");
+                    if c.state == State::Queued {
+                        self.waiting -= 1;
+                    }
                     c.state = State::Running;
                     let cost = c.cost;
                     *self.runs.entry(cost).or_default() += 1;
@@ -362,7 +399,7 @@ impl Tree {
                 }
             }
             let effects = trace.step_effects(k);
-            sleep.retain(|(_, r)| !conflicts(&self.arena[r.start as usize..r.end as usize], effects));
+            sleep.retain(|(_, r)| !conflicts_across_runs(&self.arena[r.start as usize..r.end as usize], effects));
             // `notify` decisions of this step: which waiter wakes.
             for d in here.iter().copied().filter(|&d| exec.decisions[d].waiters.is_some()) {
                 let id = self.add_node(parent, d, exec, trace, &sleep, preemptions[d], Vec::new());
@@ -443,7 +480,7 @@ impl Tree {
                 }
             }
         }
-        sleep.retain(|(t, r)| *t != thread && !conflicts(&self.arena[r.start as usize..r.end as usize], mine));
+        sleep.retain(|(t, r)| *t != thread && !conflicts_across_runs(&self.arena[r.start as usize..r.end as usize], mine));
         sleep
     }
 
@@ -558,7 +595,9 @@ impl Tree {
         }
         let here = initials & node.choices;
         if here != 0 {
-            return self.add_branch(n, here.trailing_zeros() as ThreadId, false);
+            // Any initial will do: one the prioritization ranks, if there is one.
+            let ranked = (0..64u8).filter(|&t| here & (1u64 << t) != 0).find(|&t| node.rank(t).is_some());
+            return self.add_branch(n, ranked.unwrap_or(here.trailing_zeros() as ThreadId), false);
         }
         let mut added = false;
         for t in (0..64u8).filter(|t| node.choices & (1u64 << t) != 0).collect::<Vec<_>>() {
@@ -571,6 +610,7 @@ impl Tree {
         let rank = self.nodes[n as usize].rank(thread);
         let key = (rank.is_none(), if self.config.by_cost { cost } else { 0 }, rank.unwrap_or(0));
         self.queue.entry(key).or_default().push((n, thread));
+        self.waiting += 1;
     }
 
     /// What the tree covers now.

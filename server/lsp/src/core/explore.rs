@@ -433,7 +433,7 @@ impl Core {
                 ResultKind::Passed { coverage, covered } if coverage.is_complete() => {
                     out.push(lens(range, format!("✓ no failure: {} · {} covered", coverage.text(), plural(*covered as u64, "impacted point", "impacted points")), lenses::EXPLORE_COMMAND, again))
                 }
-                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure in {} (no bound complete) · explore again", plural(coverage.runs, "run", "runs")), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · explore again", coverage.text()), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} (explore.maxSchedules) · explore again", coverage.text()), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
@@ -460,7 +460,7 @@ fn summary(kind: &ResultKind, replay: bool) -> String {
         (ResultKind::Failed { title, schedules, .. }, false) => format!("✗ {title} after {}", plural(*schedules, "schedule", "schedules")),
         (ResultKind::Passed { .. }, true) => "the schedule passes on the current code".into(),
         (ResultKind::Passed { coverage, .. }, false) if coverage.is_complete() => format!("✓ no failure: {}", coverage.text()),
-        (ResultKind::Passed { coverage, .. }, false) => format!("no failure in {} (no bound complete)", plural(coverage.runs, "run", "runs")),
+        (ResultKind::Passed { coverage, .. }, false) => format!("no failure: {}", coverage.text()),
         (ResultKind::Limit { coverage }, _) => format!("no failure yet: {}", coverage.text()),
         (ResultKind::Uncontrolled { message }, _) => format!("not explored: {message}"),
         (ResultKind::Stopped { message }, _) => message.clone(),

@@ -137,6 +137,7 @@ public final class Main {
         int[] choices;
         boolean stacks = false;
         boolean trace = false;
+        String sleep = null;
         racelens.rt.Pct pct = null;
         try {
             maxSteps = Integer.parseInt(f[2]);
@@ -160,6 +161,8 @@ public final class Main {
                         stacks = true;
                     } else if (opt.equals("trace")) {
                         trace = true;
+                    } else if (opt.startsWith("sleep=")) {
+                        sleep = opt.substring(6);
                     } else if (opt.startsWith("pct=")) {
                         pct = racelens.rt.Pct.parse(opt.substring(4));
                     } else if (!opt.isEmpty()) {
@@ -167,6 +170,7 @@ public final class Main {
                     }
                 }
             }
+            Rt.sleep(sleep);
         } catch (RuntimeException e) {
             send("END " + runId + " error 0 0 0 " + esc("bad request `" + line + "`: " + e.getMessage()) + "\n");
             return;

@@ -164,6 +164,14 @@ public final class Rt {
         return true;
     }
 
+    /** An object or array the application just allocated: named for the trace ({@link Trace#born}). */
+    public static void born(Object o) {
+        TS s = Sched.current;
+        if (Trace.on && s.thread == Thread.currentThread()) {
+            Trace.born(o, s);
+        }
+    }
+
     /** {@code System.arraycopy}: not a scheduling point, but it reads one array and writes another. */
     public static void arraycopy(Object src, int srcPos, Object dst, int dstPos, int length) {
         if (Trace.on && Sched.current.thread == Thread.currentThread()) {
@@ -542,6 +550,14 @@ public final class Rt {
     /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null, {@code trace}). */
     public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg, boolean traceArg) {
         Sched.begin(t0, maxStepsArg, fullArg, choicesArg, stacksArg, pctArg, traceArg);
+    }
+
+    /**
+     * The sleep set of the next execution (RUN option {@code sleep}, null for none; {@link
+     * Sleep#set}). Throws IllegalArgumentException on a malformed one.
+     */
+    public static void sleep(String spec) {
+        Sleep.set(spec);
     }
 
     /** Waits until the execution ends or the deadline passes; true if it ended. */

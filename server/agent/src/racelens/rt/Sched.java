@@ -201,6 +201,8 @@ final class Sched {
             if (c == null || !c.enabled) {
                 diverge(d, choices[d], Lines.enabledMask());
             }
+        } else if (Sleep.any()) {
+            c = Sleep.prefer(s, threads);
         }
         Lines.appendD(c.id, c.pendingSite, null, s.id);
         if (c != s) {
@@ -263,6 +265,8 @@ final class Sched {
                 if (c == null || !c.enabled) {
                     diverge(d, choices[d], Lines.enabledMask());
                 }
+            } else if (Sleep.any()) {
+                c = Sleep.prefer(c, threads);
             }
             Lines.appendD(c.id, c.pendingSite, null, s.id);
         }

@@ -40,6 +40,8 @@ public final class TS {
     public boolean interrupted;
     boolean permit;
     long ticks;
+    /** Objects this thread allocated so far in this execution (their names, {@link Trace#born}). */
+    int births;
     /** PCT priority (higher runs first). */
     double priority;
     /** Interned stack id of this thread at its pending site, -1 when unknown (RUN option stacks). */

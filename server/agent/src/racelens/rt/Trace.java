@@ -11,10 +11,16 @@ package racelens.rt;
  * access, and whatever the thread does before its next point without one: a lock released, an
  * array copied, a callback of an atomic JDK call, the logical clock read.
  *
- * <p>State: per step its thread; per effect its step, kind, object and slot. Objects are kept as
- * references during the execution and numbered when the response is written (in order of
- * first use, so numbers are the same whenever the schedule is): instances of application
- * classes carry their number ({@link Tagged}), other objects are looked up.
+ * <p>Objects are named by their birth: the object a controlled thread allocates as its
+ * {@code n}th in the execution (application code: {@code new}, arrays) is {@code (thread + 1)
+ * << 20 | n}, whatever the other threads did meanwhile, so equivalent schedules — and a replay —
+ * name every object alike, and a name the controller keeps from one run (a thread's next step in
+ * a sleep set) means the same object in another. Objects born elsewhere (in JDK code, before
+ * the execution, past the cap) are numbered below {@code 1 << 20} in order of first use when
+ * the response is written: the same whenever the schedule is the same.
+ *
+ * <p>State: per step its thread; per effect its step, kind, object and slot; the names of the
+ * objects born so far (application classes carry theirs, {@link Tagged}; others are listed).
  */
 final class Trace {
     private Trace() {}
@@ -44,6 +50,8 @@ final class Trace {
 
     static void reset(boolean enabled) {
         java.util.Arrays.fill(obj, 0, count, null);
+        java.util.Arrays.fill(bornObj, 0, bornCount, null);
+        bornCount = 0;
         on = enabled;
         steps = 0;
         count = 0;
@@ -120,6 +128,76 @@ final class Trace {
     }
 
     // =====================================================================================
+    // Names
+
+    /** Objects born in this execution that carry no name of their own, oldest first (capped). */
+    private static Object[] bornObj = new Object[256];
+    private static int[] bornId = new int[256];
+    private static int bornCount;
+    private static final int MAX_BORN = 1 << 14;
+
+    /** {@code o} was just allocated by controlled thread {@code s}. */
+    static void born(Object o, TS s) {
+        int n = ++s.births;
+        if (n >= 1 << 20 || s.id >= 1 << 10) {
+            return;
+        }
+        int id = ((s.id + 1) << 20) | n;
+        if (o instanceof Tagged) {
+            ((Tagged) o).$racelens$tag(((long) Rt.epoch << 32) | id);
+            return;
+        }
+        if (bornCount == bornObj.length) {
+            if (bornCount == MAX_BORN) {
+                return;
+            }
+            bornObj = java.util.Arrays.copyOf(bornObj, bornCount * 2);
+            bornId = java.util.Arrays.copyOf(bornId, bornCount * 2);
+        }
+        bornObj[bornCount] = o;
+        bornId[bornCount] = id;
+        bornCount++;
+    }
+
+    /**
+     * The object number of an effect on {@code o} (slot {@code s}) as the response will write it,
+     * when the object has a birth name or is no object; else some number below {@link Sleep#BORN}.
+     */
+    static int nameNow(Object o, int s) {
+        if (o == THREAD_VARS) {
+            return -1 - (s >> 4);
+        }
+        if (o == GLOBAL_VARS) {
+            return -1000;
+        }
+        if (o == null) {
+            return 0;
+        }
+        if (o instanceof Tagged) {
+            long v = ((Tagged) o).$racelens$tag();
+            return (int) (v >>> 32) == Rt.epoch ? (int) v : 1;
+        }
+        int born = bornName(o);
+        return born != 0 ? born : 1;
+    }
+
+    /** The slot of an effect as the response will write it. */
+    static int slotNow(Object o, int s) {
+        return o == THREAD_VARS ? s & 15 : s;
+    }
+
+    /** The birth name of an untagged object, 0 if it was not born here. */
+    private static int bornName(Object o) {
+        // Oldest first: shared objects are mostly made before the threads that share them.
+        for (int i = 0; i < bornCount; i++) {
+            if (bornObj[i] == o) {
+                return bornId[i];
+            }
+        }
+        return 0;
+    }
+
+    // =====================================================================================
     // The response
 
     /** Object numbers of this response: tagged objects carry theirs, others are looked up. */
@@ -138,7 +216,8 @@ final class Trace {
             t.$racelens$tag(((long) Rt.epoch << 32) | id);
             return id;
         }
-        // Identity hash codes are all the same here (-XX:hashCode=2): a list, newest first.
+        // Identity hash codes are all the same here (-XX:hashCode=2): lists, this response's
+        // newest first.
         for (int i = untaggedCount - 1; i >= 0; i -= 2) {
             if (untagged[i - 1] == o) {
                 return (int) (long) (Long) untagged[i];
@@ -147,7 +226,8 @@ final class Trace {
         if (untaggedCount + 2 > untagged.length) {
             untagged = java.util.Arrays.copyOf(untagged, untagged.length * 2);
         }
-        int id = ++seq;
+        int born = bornName(o);
+        int id = born != 0 ? born : ++seq;
         untagged[untaggedCount++] = o;
         untagged[untaggedCount++] = (long) id;
         return id;

@@ -22,15 +22,24 @@ use crate::jvm::trace::{Access, Effect, Trace, Var};
 
 /// Whether two steps of different threads conflict (the reduction's dependence relation).
 pub fn conflicts(a: &[Effect], b: &[Effect]) -> bool {
-    a.iter().any(|x| b.iter().any(|y| conflict(x, y)))
+    any_conflict(a, b, |x, y| x.var == y.var)
 }
 
-fn conflict(x: &Effect, y: &Effect) -> bool {
-    match (x.access, y.access) {
-        (Access::Release, _) | (_, Access::Release) => false,
-        (Access::Global, _) | (_, Access::Global) => true,
-        _ => x.var == y.var && (x.writes() || y.writes()),
-    }
+/// [`conflicts`] between steps of different executions (a sleep set kept from one run,
+/// the steps of another): an object numbered by first use may be another object there, so
+/// it stands for any object on the same slot.
+pub fn conflicts_across_runs(a: &[Effect], b: &[Effect]) -> bool {
+    any_conflict(a, b, |x, y| x.var.slot == y.var.slot && (x.var.obj == y.var.obj || !x.var.is_named() || !y.var.is_named()))
+}
+
+fn any_conflict(a: &[Effect], b: &[Effect], same_var: impl Fn(&Effect, &Effect) -> bool) -> bool {
+    a.iter().any(|x| {
+        b.iter().any(|y| match (x.access, y.access) {
+            (Access::Release, _) | (_, Access::Release) => false,
+            (Access::Global, _) | (_, Access::Global) => true,
+            _ => same_var(x, y) && (x.writes() || y.writes()),
+        })
+    })
 }
 
 /// A schedule an execution calls for: one of `threads` runs at the state before step

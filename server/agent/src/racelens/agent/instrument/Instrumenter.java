@@ -21,6 +21,7 @@ import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.MultiANewArrayInsnNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
 import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
@@ -235,6 +236,8 @@ public final class Instrumenter {
                     method((MethodInsnNode) n);
                 } else if (n instanceof TypeInsnNode) {
                     type((TypeInsnNode) n);
+                } else if (n.getOpcode() == Opcodes.NEWARRAY || n instanceof MultiANewArrayInsnNode) {
+                    born(n);
                 } else if (n instanceof JumpInsnNode) {
                     if (seen.contains(((JumpInsnNode) n).label)) {
                         insns.insertBefore(n, rt("tick", "()V"));
@@ -437,6 +440,9 @@ public final class Instrumenter {
         }
 
         void type(TypeInsnNode t) {
+            if (t.getOpcode() == Opcodes.ANEWARRAY) {
+                born(t);
+            }
             if (t.getOpcode() != Opcodes.NEW) {
                 return;
             }
@@ -576,6 +582,7 @@ public final class Instrumenter {
                 return;
             }
             String created = pendingNew.remove(pendingNew.size() - 1);
+            born(n);
             String model = MODELS.get(created);
             if (model != null && n.owner.equals(created)) {
                 n.owner = model;
@@ -745,6 +752,19 @@ public final class Instrumenter {
             l.add(rt("point", "(Ljava/lang/Object;I)V"));
             insns.insertBefore(n, l);
             return true;
+        }
+
+        /**
+         * After {@code n} (an object's constructor call, or an array's allocation) the new
+         * object is on the stack: {@code Rt.born} names it by its allocating thread and how many
+         * objects that thread allocated before, a name no other schedule of the same class
+         * changes (PROTOCOL.md, "Effects").
+         */
+        void born(AbstractInsnNode n) {
+            InsnList l = new InsnList();
+            l.add(new InsnNode(Opcodes.DUP));
+            l.add(rt("born", "(Ljava/lang/Object;)V"));
+            insns.insert(n, l);
         }
 
         boolean isThread(String owner) {
