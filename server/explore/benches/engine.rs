@@ -49,11 +49,12 @@ fn throughput(name: &str, repo: &Path, test: &str, max_schedules: u64, jdk: &Jdk
     let (verdict, stats) = explore(&mut s, max_schedules);
     s.close();
     let n = stats.schedules.max(1) as f64;
+    let per_run = |d: Duration| d.as_secs_f64() * 1e6 / n;
     println!(
-        "{name}: {} schedules ({}) in {:.2} s: {:.0} schedules/s; per schedule {:.0} scheduling points, {:.1} decision points; {:.0} ns per scheduling point (everything included)",
+        "{name}: {} schedules ({}) in {:.2} s: {:.0} schedules/s; per schedule {:.0} scheduling points, {:.1} decision points, {:.0} µs: {:.0} µs in the JVM (execution, reset, protocol), {:.0} µs choosing schedules and reading traces",
         stats.schedules,
         match verdict {
-            Verdict::Passed => "every schedule within bound 2",
+            Verdict::Passed => "the search ran out: a claim made",
             Verdict::Limit => "the budget",
             _ => "stopped early",
         },
@@ -61,7 +62,9 @@ fn throughput(name: &str, repo: &Path, test: &str, max_schedules: u64, jdk: &Jdk
         stats.per_second(),
         stats.steps as f64 / n,
         stats.decision_points as f64 / n,
-        stats.elapsed.as_nanos() as f64 / stats.steps.max(1) as f64,
+        per_run(stats.elapsed),
+        per_run(stats.elapsed.saturating_sub(stats.searching)),
+        per_run(stats.searching),
     );
 }
 
@@ -96,10 +99,18 @@ fn time_to_failure(jdk: &Jdk) {
     }
 }
 
+/// The test of the CAPP bench's `inventory-reserve` fault (its `fault.toml`).
+fn inventory_test() -> String {
+    let toml = std::fs::read_to_string(repo_dir("bench/capp/inventory-reserve/fault.toml")).expect("the fault's description");
+    toml.lines().find_map(|l| l.strip_prefix("test = ")).expect("its test").trim_matches('"').to_string()
+}
+
 fn main() {
     let jdk = Jdk::locate().expect("a JDK");
     let small = support::repo_from(&repo_dir("fixtures/explore-lost-update"), false);
     throughput("small test (LatencyStatsTest, 2 threads)", small.path(), "LatencyStatsTest#concurrentRecordsAreAllCounted", 100_000, &jdk);
+    let medium = support::repo_from(&repo_dir("bench/capp/inventory-reserve"), false);
+    throughput("project test (OrderServiceTest of the CAPP bench's inventory-reserve, 2 threads, bound 2)", medium.path(), &inventory_test(), 100_000, &jdk);
     let large = support::repo_from(&repo_dir("bench/engine/hit-counter"), false);
     throughput("large test (HitCounterTest, 2 threads x 300 hits)", large.path(), "HitCounterTest#everyHitIsCounted", 300, &jdk);
     point_cost(&jdk);

@@ -51,6 +51,9 @@ pub struct Stats {
     pub bound: u32,
     /// Failing schedules (with `all`).
     pub failures: u64,
+    /// Of `elapsed`, the time the search took to choose runs and take in their traces (the
+    /// rest is the JVM's: executions, their reset and the protocol).
+    pub searching: Duration,
 }
 
 impl Stats {
@@ -149,7 +152,10 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         if stats.schedules >= options.max_schedules {
             break Verdict::Limit;
         }
-        let Some(req) = search.next() else {
+        let choosing = Instant::now();
+        let next = search.next();
+        stats.searching += choosing.elapsed();
+        let Some(req) = next else {
             break Verdict::Passed;
         };
         let exec = session.run_with(&req.choices, req.mode, options.max_steps, &req.options)?;
@@ -186,7 +192,10 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         }
         let empty = (std::collections::HashMap::new(), std::collections::HashMap::new());
         let known = session.known().unwrap_or(Known { sites: &empty.0, stacks: &empty.1 });
-        if let Err(e) = search.record(&req, &exec, known) {
+        let recording = Instant::now();
+        let recorded = search.record(&req, &exec, known);
+        stats.searching += recording.elapsed();
+        if let Err(e) = recorded {
             break Verdict::Stopped(nondeterministic(&e));
         }
     };

@@ -7,7 +7,8 @@
 //! branch is a schedule: the node's prefix, then that thread, then the default rule. A
 //! branch costs the preemptions of its schedule; branches run cheapest first (the order of
 //! iterative context bounding, CHESS), and a prioritization (CAPP, `pair`) ranks the
-//! branches of one cost.
+//! branches of one cost: those it postpones run after the others of that cost (CAPP's
+//! next iteration, section 3.2), before any of the next cost.
 //!
 //! A tree is one of two kinds ([`Config`]), and an exploration keeps both
 //! ([`crate::search::Search`]), because each claims something the other cannot:
@@ -188,7 +189,9 @@ pub struct Coverage {
     pub redundant: u64,
 }
 
-type Key = (bool, u32, u32);
+/// A queued branch's place: its cost (0 without iterative context bounding), whether the
+/// prioritization postponed it, its rank.
+type Key = (u32, bool, u32);
 
 pub struct Tree {
     config: Config,
@@ -253,11 +256,6 @@ impl Tree {
     /// How many branches wait to run.
     pub fn waiting(&self) -> u64 {
         self.waiting
-    }
-
-    /// Whether branches the prioritization ranked first are still waiting.
-    pub fn has_prioritized(&self) -> bool {
-        self.queue.keys().any(|k| !k.0)
     }
 
     /// The choices that run `branch`: the threads chosen from the root to its node, then
@@ -608,7 +606,9 @@ impl Tree {
 
     fn enqueue(&mut self, n: NodeId, thread: ThreadId, cost: u32) {
         let rank = self.nodes[n as usize].rank(thread);
-        let key = (rank.is_none(), if self.config.by_cost { cost } else { 0 }, rank.unwrap_or(0));
+        // CAPP's iterations within each bound: the prioritized branches of a cost, then the
+        // postponed ones, then the next cost.
+        let key = (if self.config.by_cost { cost } else { 0 }, rank.is_none(), rank.unwrap_or(0));
         self.queue.entry(key).or_default().push((n, thread));
         self.waiting += 1;
     }

@@ -181,7 +181,12 @@ final class Lines {
         }
     }
 
-    /** Per-execution label of an object: simple class name, '@', order of first sight. */
+    /**
+     * Per-execution label of an object: simple class name, then its birth ({@link Trace}): {@code
+     * @k} for thread 0's k-th object, {@code @T2.k} for thread 2's; the same in every schedule
+     * that makes it, so that a report and a replay of its schedule name it alike. Objects born
+     * elsewhere (in the JDK) get {@code #n}, in order of first sight in this execution.
+     */
     static String label(Object o) {
         if (o == null) {
             return "null";
@@ -195,7 +200,10 @@ final class Lines {
             } else {
                 n = n.substring(n.lastIndexOf('.') + 1);
             }
-            l = n + "@" + (++labelSeq);
+            int birth = Trace.birthName(o);
+            int t = (birth >>> 20) - 1;
+            int k = birth & ((1 << 20) - 1);
+            l = birth == 0 ? n + "#" + (++labelSeq) : t == 0 ? n + "@" + k : n + "@T" + t + "." + k;
             labels.put(o, l);
         }
         return l;

@@ -167,7 +167,7 @@ public final class Rt {
     /** An object or array the application just allocated: named for the trace ({@link Trace#born}). */
     public static void born(Object o) {
         TS s = Sched.current;
-        if (Trace.on && s.thread == Thread.currentThread()) {
+        if (s.thread == Thread.currentThread()) {
             Trace.born(o, s);
         }
     }

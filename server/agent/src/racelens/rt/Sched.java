@@ -192,19 +192,7 @@ final class Sched {
 
     /** Decision at a scheduling point of the running thread {@code s} (enabled). */
     private static void decide(TS s) {
-        int d = decisions++;
-        TS c = s;
-        if (pct != null) {
-            c = pct.pick(threads);
-        } else if (d < choices.length) {
-            c = byId(choices[d]);
-            if (c == null || !c.enabled) {
-                diverge(d, choices[d], Lines.enabledMask());
-            }
-        } else if (Sleep.any()) {
-            c = Sleep.prefer(s, threads);
-        }
-        Lines.appendD(c.id, c.pendingSite, null, s.id);
+        TS c = choose(s, s);
         if (c != s) {
             if (full) {
                 Lines.appendB(s, "preempted");
@@ -256,20 +244,27 @@ final class Sched {
                 break;
             }
         }
-        if (enabledCount > 1) {
-            int d = decisions++;
-            if (pct != null) {
-                c = pct.pick(threads);
-            } else if (d < choices.length) {
-                c = byId(choices[d]);
-                if (c == null || !c.enabled) {
-                    diverge(d, choices[d], Lines.enabledMask());
-                }
-            } else if (Sleep.any()) {
-                c = Sleep.prefer(c, threads);
+        return enabledCount > 1 ? choose(c, s) : c;
+    }
+
+    /**
+     * The next decision, {@code s} having run the step before: PCT's choice, the request's, or
+     * past its end the default rule's choice {@code byDefault} (unless it is asleep).
+     */
+    private static TS choose(TS byDefault, TS s) {
+        int d = decisions++;
+        TS c = byDefault;
+        if (pct != null) {
+            c = pct.pick(threads);
+        } else if (d < choices.length) {
+            c = byId(choices[d]);
+            if (c == null || !c.enabled) {
+                diverge(d, choices[d], Lines.enabledMask());
             }
-            Lines.appendD(c.id, c.pendingSite, null, s.id);
+        } else if (Sleep.any()) {
+            c = Sleep.prefer(c, threads);
         }
+        Lines.appendD(c.id, c.pendingSite, null, s.id);
         return c;
     }
 

@@ -136,8 +136,11 @@ final class Trace {
     private static int bornCount;
     private static final int MAX_BORN = 1 << 14;
 
-    /** {@code o} was just allocated by controlled thread {@code s}. */
+    /** {@code o} was just allocated by controlled thread {@code s} (or named already). */
     static void born(Object o, TS s) {
+        if (birthName(o) != 0 && o instanceof Tagged) {
+            return;
+        }
         int n = ++s.births;
         if (n >= 1 << 20 || s.id >= 1 << 10) {
             return;
@@ -184,6 +187,16 @@ final class Trace {
     /** The slot of an effect as the response will write it. */
     static int slotNow(Object o, int s) {
         return o == THREAD_VARS ? s & 15 : s;
+    }
+
+    /** The birth name of any object, 0 if it was not born in this execution. */
+    static int birthName(Object o) {
+        if (o instanceof Tagged) {
+            long v = ((Tagged) o).$racelens$tag();
+            int id = (int) v;
+            return (int) (v >>> 32) == Rt.epoch && id >= Sleep.BORN ? id : 0;
+        }
+        return bornName(o);
     }
 
     /** The birth name of an untagged object, 0 if it was not born here. */

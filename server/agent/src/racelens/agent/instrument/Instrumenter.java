@@ -573,7 +573,14 @@ public final class Instrumenter {
 
         void constructorCall(MethodInsnNode n) {
             if (pendingNew.isEmpty()) {
-                // super(...) or this(...): the object is initialised from here on
+                // super(...) or this(...): the object is initialised from here on, and named
+                // before its own constructor touches it (the name is given once).
+                if (ctor && !superCalled && c.tagged) {
+                    InsnList l = new InsnList();
+                    l.add(new VarInsnNode(Opcodes.ALOAD, 0));
+                    l.add(rt("born", "(Ljava/lang/Object;)V"));
+                    insns.insert(n, l);
+                }
                 superCalled = true;
                 String model = MODELS.get(n.owner);
                 if (model != null && model.equals(c.superName)) {
@@ -758,7 +765,8 @@ public final class Instrumenter {
          * After {@code n} (an object's constructor call, or an array's allocation) the new
          * object is on the stack: {@code Rt.born} names it by its allocating thread and how many
          * objects that thread allocated before, a name no other schedule of the same class
-         * changes (PROTOCOL.md, "Effects").
+         * changes (PROTOCOL.md, "Effects"). An application object is named earlier, when its
+         * constructor's {@code super(...)} returns; this second call then changes nothing.
          */
         void born(AbstractInsnNode n) {
             InsnList l = new InsnList();
