@@ -7,8 +7,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import { Session, assertServerBuilt, makeRepository } from './session.mjs';
+import { isExploreLens, startSession, titleOf } from './session.mjs';
 
 const FIXTURE = 'explore-timer-refresh';
 const TEST_FILE = 'src/test/java/org/example/rates/RateTableTest.java';
@@ -18,24 +17,11 @@ const TEST = 'org.example.rates.RateTableTest#aConversionDuringARefreshUsesOneTa
 const EXPLORATION_MS = 120_000;
 const SEVERITY_ERROR = 1;
 
-const titleOf = (lens) => lens.command?.title ?? '';
-const isExploreLens = (lens) => lens.command?.command === 'racelens.exploreTest' && titleOf(lens).startsWith('▶ Explore schedules');
-const isExplorationToken = (token) => typeof token === 'string' && token.startsWith('racelens/explore/');
-
-/** The 0-based line of the first line of `file` that contains `text`. */
-function lineOf(session, file, text) {
-    const index = fs.readFileSync(session.file(file), 'utf8').split('\n').findIndex((l) => l.includes(text));
-    assert.ok(index >= 0, `${text} is not in ${file}`);
-    return index;
-}
-
 describe('racelens lsp: exploring a test whose second thread is a Timer', () => {
     let session;
 
     before(async () => {
-        assertServerBuilt();
-        session = new Session(makeRepository(FIXTURE, { change: true }));
-        await session.initialize();
+        session = await startSession(FIXTURE);
     });
 
     after(async () => {
@@ -46,31 +32,22 @@ describe('racelens lsp: exploring a test whose second thread is a Timer', () => 
         await session.open(TEST_FILE);
         const lenses = await session.waitForLenses(TEST_FILE, (all) => all.some(isExploreLens) && all, '▶ Explore schedules');
         const explore = lenses.filter(isExploreLens);
-        assert.deepEqual(explore.map((l) => l.range.start.line), [lineOf(session, TEST_FILE, 'public void aConversionDuringARefreshUsesOneTable')], JSON.stringify(lenses.map(titleOf)));
+        assert.deepEqual(explore.map((l) => l.range.start.line), [session.lineOf(TEST_FILE, 'public void aConversionDuringARefreshUsesOneTable')], JSON.stringify(lenses.map(titleOf)));
     });
 
     test('a click explores it: the refresh on the timer thread breaks the conversion', { timeout: EXPLORATION_MS }, async () => {
-        const lens = (await session.codeLenses(TEST_FILE)).find(isExploreLens);
-        assert.deepEqual(await session.execute(lens.command), { queued: true, test: TEST });
-        const begin = await session.waitFor(
-            'a $/progress begin for a racelens/explore/ token',
-            () => session.progress.find((p) => isExplorationToken(p.token) && p.value.kind === 'begin'),
-            EXPLORATION_MS,
-        );
-        const end = await session.waitForProgressEnd(begin.token, EXPLORATION_MS);
+        const end = await session.explore(TEST_FILE, TEST, EXPLORATION_MS);
         // a missing rate (IllegalArgumentException) or a mix of both tables (the assertion)
         assert.match(end.message, /^✗ (IllegalArgumentException|AssertionError) after \d+ schedules?$/);
         const failed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✗ ')), '✗ …', EXPLORATION_MS);
         assert.match(titleOf(failed), /^✗ (IllegalArgumentException|AssertionError) after \d+ schedules? \(\d+ preemptions?\)$/);
         // the RL200 error stands where the failure was raised: the missing rate in the table,
         // the mix of tables at the test's assertion
-        const isRl200 = (d) => d.code === 'RL200';
         const [file, text] = titleOf(failed).startsWith('✗ IllegalArgumentException') ? [TABLE_FILE, 'throw new IllegalArgumentException'] : [TEST_FILE, 'assertTrue('];
-        const published = await session.waitForDiagnostics(file, (ds) => ds.some(isRl200), 'RL200', 0, EXPLORATION_MS);
-        const diagnostic = published.diagnostics.find(isRl200);
+        const diagnostic = await session.waitForRl200(file, EXPLORATION_MS);
         const show = JSON.stringify(diagnostic);
         assert.equal(diagnostic.severity, SEVERITY_ERROR, show);
-        assert.equal(diagnostic.range.start.line, lineOf(session, file, text), show);
+        assert.equal(diagnostic.range.start.line, session.lineOf(file, text), show);
         assert.ok(diagnostic.message.startsWith(`${TEST}: `), show);
         assert.match(diagnostic.message, /no rate for|100 GBP = /, show);
     });

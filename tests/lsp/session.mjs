@@ -1,9 +1,10 @@
 // What the end-to-end tests of `racelens lsp` share: a fixture made into a git repository,
-// and a Session that starts the server on it and speaks to it as VS Code does, through
+// a Session that starts the server on it and speaks to it as VS Code does, through
 // vscode-languageserver-protocol (the protocol library vscode-languageclient is built
 // on). A Session answers the server's requests (configuration, progress creation, lens
 // refresh, showDocument) and records what the server sends, so that tests wait for events
-// rather than sleep. RACELENS_BIN names the binary (default: target/debug/racelens).
+// rather than sleep. RACELENS_BIN names the binary (default: target/debug/racelens). Also what
+// the exploration tests ask of it: the ▶ lens, the exploration's progress, its RL200 error.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -56,6 +57,15 @@ export function withTimeout(promise, ms, what) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A lens's title ('' before it is resolved). */
+export const titleOf = (lens) => lens.command?.title ?? '';
+/** The `▶ Explore schedules` lens of a test. */
+export const isExploreLens = (lens) => lens.command?.command === 'racelens.exploreTest' && titleOf(lens).startsWith('▶ Explore schedules');
+/** The work-done progress token of an exploration. */
+export const isExplorationToken = (token) => typeof token === 'string' && token.startsWith('racelens/explore/');
+/** The error an exploration's failure leaves where it was raised. */
+export const isRl200 = (diagnostic) => diagnostic.code === 'RL200';
+
 /** Same file? Compares file URIs by path, so that encoding details do not matter. */
 export function sameFile(uri, file) {
     try {
@@ -63,6 +73,14 @@ export function sameFile(uri, file) {
     } catch {
         return false;
     }
+}
+
+/** Starts a server on the fixture `name` (see makeRepository) and initializes it. */
+export async function startSession(name, { change = true, settings } = {}) {
+    assertServerBuilt();
+    const session = new Session(makeRepository(name, { change }), { settings });
+    await session.initialize();
+    return session;
 }
 
 /**
@@ -203,6 +221,13 @@ export class Session {
         return path.join(this.root, relative);
     }
 
+    /** The 0-based line of the first line of `relative` that contains `text`. */
+    lineOf(relative, text) {
+        const index = fs.readFileSync(this.file(relative), 'utf8').split('\n').findIndex((l) => l.includes(text));
+        assert.ok(index >= 0, `${text} is not in ${relative}`);
+        return index;
+    }
+
     /** What the server said, for assertion messages. */
     context() {
         const stderr = this.stderr.trim().split('\n').slice(-30).join('\n');
@@ -336,6 +361,29 @@ export class Session {
     /** Waits for the `end` of the progress `token`; returns its value. */
     waitForProgressEnd(token, ms) {
         return this.waitFor(`end of the progress ${token}`, () => this.progressOf(token).find((v) => v.kind === 'end'), ms);
+    }
+
+    /** Waits for the `begin` of an exploration's progress; returns that $/progress ({ token, value }). */
+    waitForExplorationBegin(ms) {
+        return this.waitFor(
+            'a $/progress begin for a racelens/explore/ token',
+            () => this.progress.find((p) => isExplorationToken(p.token) && p.value.kind === 'begin'),
+            ms,
+        );
+    }
+
+    /** Clicks the ▶ lens of `test` in `relative` (open) and waits for its exploration to end; returns the end's value. */
+    async explore(relative, test, ms) {
+        const lens = (await this.codeLenses(relative)).find(isExploreLens);
+        assert.deepEqual(await this.execute(lens.command), { queued: true, test });
+        const begin = await this.waitForExplorationBegin(ms);
+        return this.waitForProgressEnd(begin.token, ms);
+    }
+
+    /** Waits for the RL200 error of a failure in `relative`; returns it. */
+    async waitForRl200(relative, ms) {
+        const published = await this.waitForDiagnostics(relative, (ds) => ds.some(isRl200), 'RL200', 0, ms);
+        return published.diagnostics.find(isRl200);
     }
 
     /** Ends the server for good and removes the repository (after hooks; never throws). */

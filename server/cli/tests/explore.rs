@@ -6,27 +6,13 @@
 
 #[path = "../../analysis/tests/support/mod.rs"]
 mod support;
+mod common;
 
 use std::path::Path;
-use std::process::Command;
-use std::sync::OnceLock;
 
+use common::*;
 use serde_json::Value;
 use support::*;
-
-/// Compiled classes go to a cache of this test process, not the user's.
-fn cache() -> &'static Path {
-    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
-/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
-fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(args).arg("--json").current_dir(dir).env("XDG_CACHE_HOME", cache()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap_or(-1), json)
-}
 
 /// The buggy version fails with `kind`; the failing schedule replays to the same failure.
 fn buggy_fails_and_replays(fixture: &str, test: &str, kind: &str) {
@@ -49,13 +35,8 @@ fn buggy_fails_and_replays(fixture: &str, test: &str, kind: &str) {
 /// says) that every schedule with up to `bound` preemptions, or every schedule, ran.
 fn correct_passes_every_schedule(fixture: &str, test: &str, bound: u32) {
     let repo = repo_from(&fixtures_dir().join(fixture), false);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--bound", &bound.to_string()]);
-    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
-    assert_eq!(r["stats"]["livelocks"], 0, "{r:#}");
-    assert!(r["schedules"].as_u64().unwrap() > 1, "more than one schedule: {r:#}");
-    let coverage = &r["coverage"];
-    let complete = coverage["all_schedules"] == true || coverage["complete_bound"].as_u64() >= Some(u64::from(bound));
-    assert!(complete && coverage["budget_exhausted"] == false, "{r:#}");
+    let r = passes_every_schedule(repo.path(), test, &["--bound", &bound.to_string()]);
+    assert!(claims_complete(&r, u64::from(bound)) && r["coverage"]["budget_exhausted"] == false, "{r:#}");
 }
 
 macro_rules! fixture_tests {
@@ -180,15 +161,12 @@ fn a_schedule_that_no_longer_fits_the_code_is_reported_as_a_divergence() {
 #[test]
 fn setup_errors_are_clear() {
     let repo = fixture_repo("explore-lost-update");
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["explore", "--test", "NoSuchTest#x"]).current_dir(repo.path()).env("XDG_CACHE_HOME", cache()).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no class `NoSuchTest`"), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = setup_error(repo.path(), "NoSuchTest#x");
+    assert!(err.contains("no class `NoSuchTest`"), "{err}");
     // Not compilable: the compiler's message, not a crash.
     let file = repo.path().join("src/main/java/org/example/metrics/LatencyStats.java");
     std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("public void record(", "public void record(int,")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["explore", "--test", "LatencyStatsTest#concurrentRecordsAreAllCounted"]).current_dir(repo.path()).env("XDG_CACHE_HOME", cache()).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = setup_error(repo.path(), "LatencyStatsTest#concurrentRecordsAreAllCounted");
     assert!(err.contains("LatencyStats.java") && err.contains("error"), "{err}");
 }
 

@@ -5,72 +5,18 @@
 
 #[path = "../../analysis/tests/support/mod.rs"]
 mod support;
+mod common;
 
 use std::path::Path;
-use std::process::Command;
-use std::sync::OnceLock;
 
-use serde_json::Value;
+use common::*;
 use support::*;
-
-/// Compiled classes go to a cache of this test process, not the user's.
-fn cache() -> &'static Path {
-    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
-fn racelens_command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_racelens"));
-    command.args(args).current_dir(dir).env("XDG_CACHE_HOME", cache());
-    command
-}
-
-/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
-fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = racelens_command(dir, args).arg("--json").output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap_or(-1), json)
-}
-
-/// Runs `racelens explore --test <test>` expecting a usage or setup error; returns its message.
-fn setup_error(dir: &Path, test: &str) -> String {
-    let out = racelens_command(dir, &["explore", "--test", test]).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(2), "{test}: {stderr}{}", String::from_utf8_lossy(&out.stdout));
-    stderr
-}
 
 /// The 1-based line of the first line of `file` (in `dir`) that contains `text`, plus `offset`.
 fn line_of(dir: &Path, file: &str, text: &str, offset: u64) -> u64 {
     let source = std::fs::read_to_string(dir.join(file)).unwrap();
     let index = source.lines().position(|l| l.contains(text)).unwrap_or_else(|| panic!("`{text}` not in {file}"));
     index as u64 + 1 + offset
-}
-
-/// Explores `test`; it fails with `message` (exception class and message) in thread 0, and
-/// the failing schedule replays to the same failure. Returns the exploration's JSON.
-fn fails_and_replays(dir: &Path, test: &str, message: &str) -> Value {
-    let (code, r) = racelens(dir, &["explore", "--test", test]);
-    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
-    let failure = &r["failure"];
-    assert_eq!((failure["kind"].as_str(), failure["thread"].as_u64()), (Some("fail"), Some(0)), "{r:#}");
-    assert!(failure["message"].as_str().unwrap().starts_with(message), "{r:#}");
-    let schedule = failure["schedule"].as_str().unwrap();
-    let (code, replayed) = racelens(dir, &["replay", "--test", test, "--schedule", schedule]);
-    assert_eq!((code, replayed["outcome"].as_str()), (1, Some("fail")), "{replayed:#}");
-    assert!(replayed["message"].as_str().unwrap().starts_with(message), "the replay fails the same way: {replayed:#}");
-    r
-}
-
-/// Explores `test` within preemption bound 2: every schedule (more than one) passes.
-fn passes_every_schedule(dir: &Path, test: &str) -> u64 {
-    let (code, r) = racelens(dir, &["explore", "--test", test]);
-    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
-    assert_eq!(r["stats"]["livelocks"], 0, "{r:#}");
-    let schedules = r["schedules"].as_u64().unwrap();
-    assert!(schedules > 1, "more than one schedule: {r:#}");
-    schedules
 }
 
 const JUNIT3_TEST: &str = "org.example.ids.IdBlockAllocatorTest#testConcurrentWritersGetDisjointBlocks";
@@ -94,11 +40,11 @@ fn a_junit3_regression_fails_under_exploration_and_replays() {
 #[test]
 fn the_correct_junit3_version_passes_every_schedule_directly_and_through_its_suite() {
     let repo = repo_from(&fixtures_dir().join("explore-junit3"), false);
-    let direct = passes_every_schedule(repo.path(), JUNIT3_TEST);
+    let direct = passes_every_schedule(repo.path(), JUNIT3_TEST, &[]);
     // The suite's TestCase of that name, from a fresh suite() in every execution: the same
     // test, so the same schedules.
-    let through_suite = passes_every_schedule(repo.path(), "org.example.ids.AllIdTests#testConcurrentWritersGetDisjointBlocks");
-    assert_eq!(direct, through_suite);
+    let through_suite = passes_every_schedule(repo.path(), "org.example.ids.AllIdTests#testConcurrentWritersGetDisjointBlocks", &[]);
+    assert_eq!(direct["schedules"], through_suite["schedules"]);
 }
 
 #[test]
@@ -217,8 +163,8 @@ fn a_junit4_test_that_sleeps_past_its_timeout_in_logical_time_fails_as_junit_fai
 #[test]
 fn a_test_that_stays_within_its_timeout_passes_every_schedule() {
     let repo = timeouts();
-    passes_every_schedule(repo.path(), &format!("{LEASE_TEST}#aSnapshotDuringCompactionFitsAGenerousBudget"));
-    passes_every_schedule(repo.path(), &format!("{LEASE_JUPITER_TEST}#aSnapshotDuringCompactionFitsASecond"));
+    passes_every_schedule(repo.path(), &format!("{LEASE_TEST}#aSnapshotDuringCompactionFitsAGenerousBudget"), &[]);
+    passes_every_schedule(repo.path(), &format!("{LEASE_JUPITER_TEST}#aSnapshotDuringCompactionFitsASecond"), &[]);
 }
 
 #[test]

@@ -9,32 +9,20 @@
 
 #[path = "../../analysis/tests/support/mod.rs"]
 mod support;
+mod common;
 
 use std::path::Path;
-use std::process::Command;
-use std::sync::OnceLock;
 
+use common::*;
 use serde_json::Value;
 use support::*;
 
-/// Compiled classes go to a cache of this test process, not the user's.
-fn cache() -> &'static Path {
-    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
 /// Runs `racelens <args>` in `dir`; returns the exit code and what it printed on stdout.
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(args).current_dir(dir).env("XDG_CACHE_HOME", cache()).output().unwrap();
+    let out = racelens_command(dir, args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(!stdout.is_empty(), "racelens {args:?} printed nothing ({:?}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), stdout)
-}
-
-/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
-fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let (code, out) = run(dir, &[args, &["--json"]].concat());
-    (code, serde_json::from_str(&out).unwrap_or_else(|_| panic!("not JSON (exit {code}):\n{out}")))
 }
 
 /// The buggy version fails; the failing schedule replays to the same failure, and the replay's
@@ -70,8 +58,7 @@ fn correct_passes_with_a_complete_claim(fixture: &str, test: &str) {
 fn assert_complete_pass(code: i32, r: &Value, test: &str) {
     assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
     let coverage = &r["coverage"];
-    let complete = coverage["all_schedules"] == true || coverage["complete_bound"].as_u64().is_some_and(|b| b >= 2);
-    assert!(complete, "{test}: no complete claim: {coverage:#}");
+    assert!(claims_complete(r, 2), "{test}: no complete claim: {coverage:#}");
     assert_eq!(coverage["livelocks"], 0, "{test}: {coverage:#}");
     assert!(coverage["runs"].as_u64().unwrap() > 1, "{test}: more than one run: {coverage:#}");
 }

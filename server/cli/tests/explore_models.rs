@@ -9,29 +9,11 @@
 
 #[path = "../../analysis/tests/support/mod.rs"]
 mod support;
+mod common;
 
-use std::path::Path;
-use std::process::Command;
-use std::sync::OnceLock;
-
-use serde_json::Value;
 use support::*;
 
 const FIXTURE: &str = "explore-models";
-
-/// Compiled classes go to a cache of this test process, not the user's.
-fn cache() -> &'static Path {
-    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
-/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
-fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(args).arg("--json").current_dir(dir).env("XDG_CACHE_HOME", cache()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap_or(-1), json)
-}
 
 fn test_name(test: &str) -> String {
     format!("org.example.sync.{test}")
@@ -41,28 +23,16 @@ fn test_name(test: &str) -> String {
 /// to a preemption bound of at least 2, or every schedule.
 fn passes_every_schedule(test: &str) {
     let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", &test_name(test)]);
-    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
-    assert_eq!(r["stats"]["livelocks"], 0, "{test}: {r:#}");
-    assert!(r["schedules"].as_u64().unwrap() > 1, "{test}: more than one schedule: {r:#}");
-    let coverage = &r["coverage"];
-    let complete = coverage["all_schedules"] == true || coverage["complete_bound"].as_u64().is_some_and(|b| b >= 2);
-    assert!(complete, "{test}: a complete claim: {r:#}");
+    let test = test_name(test);
+    let r = common::passes_every_schedule(repo.path(), &test, &[]);
+    assert!(common::claims_complete(&r, 2), "{test}: a complete claim: {r:#}");
 }
 
 /// With the change applied, `test` fails with an assertion whose message starts with
 /// `message`, and the failing schedule replays to the same failure.
 fn buggy_fails_and_replays(test: &str, message: &str) {
     let repo = fixture_repo(FIXTURE);
-    let test = test_name(test);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", &test]);
-    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
-    let failure = &r["failure"];
-    assert_eq!((failure["kind"].as_str(), failure["thread"].as_u64()), (Some("fail"), Some(0)), "{r:#}");
-    assert!(failure["message"].as_str().unwrap().starts_with(message), "{r:#}");
-    let (code, replayed) = racelens(repo.path(), &["replay", "--test", &test, "--schedule", failure["schedule"].as_str().unwrap()]);
-    assert_eq!((code, replayed["outcome"].as_str()), (1, Some("fail")), "{replayed:#}");
-    assert!(replayed["message"].as_str().unwrap().starts_with(message), "the replay fails the same way: {replayed:#}");
+    common::fails_and_replays(repo.path(), &test_name(test), message);
 }
 
 /// The base's `test` fails with `message` under each reduced search: `basic` orders the
@@ -73,7 +43,7 @@ fn fails_under_every_search(test: &str, message: &str) {
     for search in [&["--heuristic", "basic"][..], &["--heuristic", "basic", "--search", "dfs"], &[]] {
         let mut args = vec!["explore", "--test", &test];
         args.extend_from_slice(search);
-        let (code, r) = racelens(repo.path(), &args);
+        let (code, r) = common::racelens(repo.path(), &args);
         assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{search:?}: {r:#}");
         assert!(r["failure"]["message"].as_str().unwrap().starts_with(message), "{search:?}: {r:#}");
     }

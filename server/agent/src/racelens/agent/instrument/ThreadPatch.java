@@ -27,35 +27,15 @@ public final class ThreadPatch {
                 MethodVisitor mv = super.visitMethod(access, name, desc, sig, exc);
                 if (name.equals("exit") && desc.equals("()V")) {
                     found[0]++;
-                    return new MethodVisitor(Opcodes.ASM9, mv) {
-                        @Override
-                        public void visitCode() {
-                            super.visitCode();
-                            super.visitVarInsn(Opcodes.ALOAD, 0);
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, "threadExit", "(Ljava/lang/Thread;)V", false);
-                        }
-                    };
+                    return callFirst(mv, "threadExit", true);
                 }
                 if (name.equals("start") && desc.equals("()V")) {
                     found[0]++;
-                    return new MethodVisitor(Opcodes.ASM9, mv) {
-                        @Override
-                        public void visitCode() {
-                            super.visitCode();
-                            super.visitVarInsn(Opcodes.ALOAD, 0);
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, "threadStarting", "(Ljava/lang/Thread;)V", false);
-                        }
-                    };
+                    return callFirst(mv, "threadStarting", true);
                 }
                 if (name.equals("run") && desc.equals("()V")) {
                     found[0]++;
-                    return new MethodVisitor(Opcodes.ASM9, mv) {
-                        @Override
-                        public void visitCode() {
-                            super.visitCode();
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, "threadBegin", "()V", false);
-                        }
-                    };
+                    return callFirst(mv, "threadBegin", false);
                 }
                 if (name.equals("dispatchUncaughtException") && desc.equals("(Ljava/lang/Throwable;)V")) {
                     found[0]++;
@@ -82,5 +62,19 @@ public final class ThreadPatch {
             throw new IllegalStateException("java.lang.Thread has no start()/run()/exit()/dispatchUncaughtException(Throwable) to patch");
         }
         return writer.toByteArray();
+    }
+
+    /** {@code mv}, whose method first calls {@code Rt.<hook>}: with the thread ({@code this}) when {@code withThread}, else with nothing. */
+    private static MethodVisitor callFirst(MethodVisitor mv, String hook, boolean withThread) {
+        return new MethodVisitor(Opcodes.ASM9, mv) {
+            @Override
+            public void visitCode() {
+                super.visitCode();
+                if (withThread) {
+                    super.visitVarInsn(Opcodes.ALOAD, 0);
+                }
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, Instrumenter.RT, hook, withThread ? "(Ljava/lang/Thread;)V" : "()V", false);
+            }
+        };
     }
 }

@@ -41,45 +41,34 @@ public class ModelDelayQueue<E extends Delayed> extends java.util.concurrent.Del
     @Override
     public E take() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.take();
-        }
+        return s == null ? super.take() : next(s, false, 0);
+    }
+
+    @Override
+    public E poll(long timeout, TimeUnit unit) throws InterruptedException {
+        TS s = Rt.me();
+        return s == null ? super.poll(timeout, unit) : next(s, true, unit.toNanos(timeout));
+    }
+
+    /**
+     * {@code take} (untimed) and the timed {@code poll}: the first expired element, waiting in the
+     * model for an element and then for the head's delay; null when {@code nanos} ran out.
+     */
+    private E next(TS s, boolean timed, long nanos) throws InterruptedException {
+        long deadline = timed ? Models.deadline(nanos) : Long.MAX_VALUE;
         Models.checkInterrupt(s); // the JDK takes its lock interruptibly first
         for (;;) {
             E e = super.poll(); // the expired head, or null
             if (e != null) {
                 return e;
             }
-            E first = super.peek();
-            if (first == null) {
-                Models.until(s, () -> super.peek() != null, this, "waiting for an element of", false, 0, true);
-            } else {
-                long delay = first.getDelay(NANOSECONDS);
-                Models.until(s, () -> super.peek() != first, this, "waiting for the delay of the head of", true, delay, true);
-            }
-        }
-    }
-
-    @Override
-    public E poll(long timeout, TimeUnit unit) throws InterruptedException {
-        TS s = Rt.me();
-        if (s == null) {
-            return super.poll(timeout, unit);
-        }
-        long deadline = Models.deadline(unit.toNanos(timeout));
-        Models.checkInterrupt(s);
-        for (;;) {
-            E e = super.poll();
-            if (e != null) {
-                return e;
-            }
-            long left = Models.left(deadline);
+            long left = timed ? Models.left(deadline) : Long.MAX_VALUE; // untimed: only the head's delay limits a wait
             if (left <= 0) {
                 return null;
             }
             E first = super.peek();
             if (first == null) {
-                Models.until(s, () -> super.peek() != null, this, "waiting for an element of", true, left, true);
+                Models.until(s, () -> super.peek() != null, this, "waiting for an element of", timed, left, true);
             } else {
                 long delay = first.getDelay(NANOSECONDS);
                 Models.until(s, () -> super.peek() != first, this, "waiting for the delay of the head of", true, Math.min(delay, left), true);

@@ -295,23 +295,13 @@ public class ModelForkJoinPool extends java.util.concurrent.ForkJoinPool {
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        if (enter() == null) {
-            return super.invokeAny(tasks);
-        }
-        try {
-            return ModelInvokeAny.invokeAny(this, tasks, false, 0);
-        } catch (TimeoutException e) {
-            throw new AssertionError(e); // untimed
-        }
+        return enter() == null ? super.invokeAny(tasks) : ModelInvokeAny.invokeAny(this, tasks);
     }
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        if (enter() == null) {
-            return super.invokeAny(tasks, timeout, unit);
-        }
-        return ModelInvokeAny.invokeAny(this, tasks, true, unit.toNanos(timeout));
+        return enter() == null ? super.invokeAny(tasks, timeout, unit) : ModelInvokeAny.invokeAny(this, tasks, unit.toNanos(timeout));
     }
 
     // =====================================================================================

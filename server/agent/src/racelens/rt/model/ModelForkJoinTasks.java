@@ -101,8 +101,7 @@ public final class ModelForkJoinTasks {
      * True if the caller is to run it.
      */
     private static boolean claim(ForkJoinTask<?> task) {
-        Thread me = Thread.currentThread();
-        ModelForkJoinPool mine = me instanceof ModelForkJoinPool.Worker ? ((ModelForkJoinPool.Worker) me).pool : ModelForkJoinPool.commonModel();
+        ModelForkJoinPool mine = currentPool();
         for (int i = queued.size() - 1; i >= 0; i--) { // joins usually go in reverse order of forks
             Job j = queued.get(i);
             if (j.task == task && j.pool == mine) {
@@ -171,6 +170,15 @@ public final class ModelForkJoinTasks {
         return true;
     }
 
+    /** {@link #await} for a join: untimed and uninterruptible, so it never throws. */
+    private static void awaitJoin(TS s, ForkJoinTask<?> task, boolean orRunFresh) {
+        try {
+            await(s, task, orRunFresh, false, false, 0);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e); // uninterruptible
+        }
+    }
+
     /**
      * {@link #await} from inside a pool method, which runs inside the call's point (its one
      * level of suppression): the task, if this thread runs it, runs with scheduling points.
@@ -179,9 +187,7 @@ public final class ModelForkJoinTasks {
         int saved = s.suppress;
         s.suppress = Math.max(0, saved - 1);
         try {
-            await(s, task, false, false, false, 0);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e); // uninterruptible
+            awaitJoin(s, task, false);
         } finally {
             s.suppress = saved;
         }
@@ -208,11 +214,7 @@ public final class ModelForkJoinTasks {
     public static Object join(ForkJoinTask<?> task, int site) {
         TS s = Rt.op(site, task);
         if (s != null) {
-            try {
-                await(s, task, false, false, false, 0);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e); // uninterruptible
-            }
+            awaitJoin(s, task, false);
         }
         return task.join();
     }
@@ -222,11 +224,7 @@ public final class ModelForkJoinTasks {
         if (s == null) {
             return task.invoke();
         }
-        try {
-            await(s, task, true, false, false, 0);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
+        awaitJoin(s, task, true);
         return task.join();
     }
 
@@ -236,11 +234,7 @@ public final class ModelForkJoinTasks {
             task.quietlyJoin();
             return;
         }
-        try {
-            await(s, task, false, false, false, 0);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
+        awaitJoin(s, task, false);
     }
 
     public static void quietlyInvoke(ForkJoinTask<?> task, int site) {
@@ -249,11 +243,7 @@ public final class ModelForkJoinTasks {
             task.quietlyInvoke();
             return;
         }
-        try {
-            await(s, task, true, false, false, 0);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
+        awaitJoin(s, task, true);
     }
 
     public static Object get(ForkJoinTask<?> task, int site) throws InterruptedException, ExecutionException {
@@ -359,17 +349,12 @@ public final class ModelForkJoinTasks {
             Rt.touch(tasks.get(i));
             pool.push(tasks.get(i));
         }
-        Throwable ex = null;
-        try {
-            await(s, tasks.get(0), true, false, false, 0);
-            ex = tasks.get(0).getException();
-            for (int i = 1; i < tasks.size() && ex == null; i++) {
-                Rt.touch(tasks.get(i));
-                await(s, tasks.get(i), false, false, false, 0);
-                ex = tasks.get(i).getException();
-            }
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
+        awaitJoin(s, tasks.get(0), true);
+        Throwable ex = tasks.get(0).getException();
+        for (int i = 1; i < tasks.size() && ex == null; i++) {
+            Rt.touch(tasks.get(i));
+            awaitJoin(s, tasks.get(i), false);
+            ex = tasks.get(i).getException();
         }
         if (ex != null) {
             for (int i = 1; i < tasks.size(); i++) {

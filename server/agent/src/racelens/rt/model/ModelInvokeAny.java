@@ -23,7 +23,22 @@ import racelens.rt.TS;
 final class ModelInvokeAny {
     private ModelInvokeAny() {}
 
-    static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
+    /** The untimed {@code invokeAny}. */
+    static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
+        try {
+            return invokeAny(e, tasks, false, 0);
+        } catch (TimeoutException x) {
+            throw new AssertionError(x); // untimed
+        }
+    }
+
+    /** The timed {@code invokeAny}: at most {@code nanos} of logical time. */
+    static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks, long nanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        return invokeAny(e, tasks, true, nanos);
+    }
+
+    private static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks, boolean timed, long nanos)
             throws InterruptedException, ExecutionException, TimeoutException {
         TS s = Rt.me();
         if (tasks.isEmpty()) {

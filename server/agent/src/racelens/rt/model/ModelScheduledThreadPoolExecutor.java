@@ -256,38 +256,35 @@ public class ModelScheduledThreadPoolExecutor extends java.util.concurrent.Sched
 
     @Override
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+        checkPeriodic(command, period, unit);
+        TS s = enter();
+        return s == null ? real().scheduleAtFixedRate(command, initialDelay, period, unit)
+                : schedulePeriodic(command, triggerTime(initialDelay, unit), unit.toNanos(period));
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        checkPeriodic(command, delay, unit);
+        TS s = enter();
+        return s == null ? real().scheduleWithFixedDelay(command, initialDelay, delay, unit)
+                : schedulePeriodic(command, triggerTime(initialDelay, unit), -unit.toNanos(delay));
+    }
+
+    /** The JDK's argument checks of the periodic schedules, in its order. */
+    private static void checkPeriodic(Runnable command, long period, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
         if (period <= 0L) {
             throw new IllegalArgumentException();
         }
-        TS s = enter();
-        if (s == null) {
-            return real().scheduleAtFixedRate(command, initialDelay, period, unit);
-        }
-        Task<Void> sft = new Task<>(command, null, triggerTime(initialDelay, unit), unit.toNanos(period));
-        RunnableScheduledFuture<Void> t = decorateTask(command, sft);
-        sft.outer = t;
-        delayedExecute(t);
-        return t;
     }
 
-    @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-        if (command == null || unit == null) {
-            throw new NullPointerException();
-        }
-        if (delay <= 0L) {
-            throw new IllegalArgumentException();
-        }
-        TS s = enter();
-        if (s == null) {
-            return real().scheduleWithFixedDelay(command, initialDelay, delay, unit);
-        }
-        Task<Void> sft = new Task<>(command, null, triggerTime(initialDelay, unit), -unit.toNanos(delay));
+    /** Queues a periodic task first due at {@code time} ({@code period}: > 0 fixed rate, < 0 fixed delay). */
+    private ScheduledFuture<?> schedulePeriodic(Runnable command, long time, long period) {
+        Task<Void> sft = new Task<>(command, null, time, period);
         RunnableScheduledFuture<Void> t = decorateTask(command, sft);
-        sft.outer = t;
+        sft.outer = t; // re-armed as what decorateTask made of it
         delayedExecute(t);
         return t;
     }
@@ -324,23 +321,13 @@ public class ModelScheduledThreadPoolExecutor extends java.util.concurrent.Sched
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
-        if (Rt.me() == null) {
-            return super.invokeAny(tasks);
-        }
-        try {
-            return ModelInvokeAny.invokeAny(this, tasks, false, 0);
-        } catch (TimeoutException e) {
-            throw new AssertionError(e); // untimed
-        }
+        return Rt.me() == null ? super.invokeAny(tasks) : ModelInvokeAny.invokeAny(this, tasks);
     }
 
     @Override
     public <T> T invokeAny(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
             throws InterruptedException, ExecutionException, TimeoutException {
-        if (Rt.me() == null) {
-            return super.invokeAny(tasks, timeout, unit);
-        }
-        return ModelInvokeAny.invokeAny(this, tasks, true, unit.toNanos(timeout));
+        return Rt.me() == null ? super.invokeAny(tasks, timeout, unit) : ModelInvokeAny.invokeAny(this, tasks, unit.toNanos(timeout));
     }
 
     private void delayedExecute(RunnableScheduledFuture<?> task) {

@@ -172,8 +172,14 @@ public class ModelStampedLock extends java.util.concurrent.locks.StampedLock imp
         return new Gate(until, this, !write);
     }
 
-    /** Takes the lock, waiting in the model (at most {@code nanos} when timed); 0 on timeout. */
+    /**
+     * Takes the lock, waiting in the model (at most {@code nanos} when timed); 0 on timeout. An
+     * interruptible acquisition throws when the caller is interrupted on entry, as the JDK's.
+     */
     private long acquire(TS s, boolean write, boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            Models.checkInterrupt(s);
+        }
         long deadline = Models.deadline(nanos);
         for (;;) {
             long stamp = write ? super.tryWriteLock() : super.tryReadLock();
@@ -238,21 +244,13 @@ public class ModelStampedLock extends java.util.concurrent.locks.StampedLock imp
     @Override
     public long tryWriteLock(long time, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.tryWriteLock(time, unit);
-        }
-        Models.checkInterrupt(s);
-        return acquire(s, true, true, unit.toNanos(time), true);
+        return s == null ? super.tryWriteLock(time, unit) : acquire(s, true, true, unit.toNanos(time), true);
     }
 
     @Override
     public long writeLockInterruptibly() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.writeLockInterruptibly();
-        }
-        Models.checkInterrupt(s);
-        return acquire(s, true, false, 0, true);
+        return s == null ? super.writeLockInterruptibly() : acquire(s, true, false, 0, true);
     }
 
     @Override
@@ -306,21 +304,13 @@ public class ModelStampedLock extends java.util.concurrent.locks.StampedLock imp
     @Override
     public long tryReadLock(long time, TimeUnit unit) throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.tryReadLock(time, unit);
-        }
-        Models.checkInterrupt(s);
-        return acquire(s, false, true, unit.toNanos(time), true);
+        return s == null ? super.tryReadLock(time, unit) : acquire(s, false, true, unit.toNanos(time), true);
     }
 
     @Override
     public long readLockInterruptibly() throws InterruptedException {
         TS s = Rt.me();
-        if (s == null) {
-            return super.readLockInterruptibly();
-        }
-        Models.checkInterrupt(s);
-        return acquire(s, false, false, 0, true);
+        return s == null ? super.readLockInterruptibly() : acquire(s, false, false, 0, true);
     }
 
     @Override

@@ -74,23 +74,7 @@ public class ModelSynchronousQueue<E> extends java.util.concurrent.SynchronousQu
         if (!wait) {
             return false;
         }
-        Models.checkInterrupt(s);
-        if (timed && nanos <= 0) {
-            return false;
-        }
-        Waiter me = new Waiter(e);
-        producers.addLast(me);
-        boolean taken;
-        try {
-            taken = Models.untilCompleted(s, () -> me.matched, this, "waiting for a consumer of", timed, nanos);
-        } catch (InterruptedException x) {
-            producers.remove(me);
-            throw x;
-        }
-        if (!taken) {
-            producers.remove(me);
-        }
-        return taken;
+        return await(s, producers, new Waiter(e), "waiting for a consumer of", timed, nanos);
     }
 
     /** Takes the element of a waiting producer, else waits (if {@code wait}) for one; null when none came. */
@@ -106,24 +90,32 @@ public class ModelSynchronousQueue<E> extends java.util.concurrent.SynchronousQu
         if (!wait) {
             return null;
         }
+        Waiter me = new Waiter(null);
+        return await(s, consumers, me, "waiting for a producer of", timed, nanos) ? (E) me.item : null;
+    }
+
+    /**
+     * Waits as {@code me} at the end of {@code line} until a partner matches it: true once
+     * matched, false when the timeout ran out (or was zero); it leaves the line unless matched.
+     */
+    private boolean await(TS s, ArrayDeque<Waiter> line, Waiter me, String verb, boolean timed, long nanos)
+            throws InterruptedException {
         Models.checkInterrupt(s);
         if (timed && nanos <= 0) {
-            return null;
+            return false;
         }
-        Waiter me = new Waiter(null);
-        consumers.addLast(me);
-        boolean got;
+        line.addLast(me);
+        boolean matched;
         try {
-            got = Models.untilCompleted(s, () -> me.matched, this, "waiting for a producer of", timed, nanos);
+            matched = Models.untilCompleted(s, () -> me.matched, this, verb, timed, nanos);
         } catch (InterruptedException x) {
-            consumers.remove(me);
+            line.remove(me);
             throw x;
         }
-        if (!got) {
-            consumers.remove(me);
-            return null;
+        if (!matched) {
+            line.remove(me);
         }
-        return (E) me.item;
+        return matched;
     }
 
     @Override

@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.TimerTask;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
@@ -138,83 +140,65 @@ public class ModelTimer extends java.util.Timer {
 
     @Override
     public void schedule(TimerTask task, long delay) {
-        if (delay < 0) {
-            throw new IllegalArgumentException("Negative delay.");
-        }
-        TS s = Rt.me();
-        if (s == null) {
-            real().schedule(task, delay);
-            return;
-        }
-        sched(s, task, Rt.currentTimeMillis() + delay, 0);
+        checkDelay(delay);
+        dispatch(task, () -> Rt.currentTimeMillis() + delay, 0, timer -> timer.schedule(task, delay));
     }
 
     @Override
     public void schedule(TimerTask task, Date time) {
-        TS s = Rt.me();
-        if (s == null) {
-            real().schedule(task, time);
-            return;
-        }
-        sched(s, task, time.getTime(), 0);
+        dispatch(task, () -> time.getTime(), 0, timer -> timer.schedule(task, time));
     }
 
     @Override
     public void schedule(TimerTask task, long delay, long period) {
-        if (delay < 0) {
-            throw new IllegalArgumentException("Negative delay.");
-        }
-        if (period <= 0) {
-            throw new IllegalArgumentException("Non-positive period.");
-        }
-        TS s = Rt.me();
-        if (s == null) {
-            real().schedule(task, delay, period);
-            return;
-        }
-        sched(s, task, Rt.currentTimeMillis() + delay, -period);
+        checkDelay(delay);
+        checkPeriod(period);
+        dispatch(task, () -> Rt.currentTimeMillis() + delay, -period, timer -> timer.schedule(task, delay, period));
     }
 
     @Override
     public void schedule(TimerTask task, Date firstTime, long period) {
-        if (period <= 0) {
-            throw new IllegalArgumentException("Non-positive period.");
-        }
-        TS s = Rt.me();
-        if (s == null) {
-            real().schedule(task, firstTime, period);
-            return;
-        }
-        sched(s, task, firstTime.getTime(), -period);
+        checkPeriod(period);
+        dispatch(task, () -> firstTime.getTime(), -period, timer -> timer.schedule(task, firstTime, period));
     }
 
     @Override
     public void scheduleAtFixedRate(TimerTask task, long delay, long period) {
-        if (delay < 0) {
-            throw new IllegalArgumentException("Negative delay.");
-        }
-        if (period <= 0) {
-            throw new IllegalArgumentException("Non-positive period.");
-        }
-        TS s = Rt.me();
-        if (s == null) {
-            real().scheduleAtFixedRate(task, delay, period);
-            return;
-        }
-        sched(s, task, Rt.currentTimeMillis() + delay, period);
+        checkDelay(delay);
+        checkPeriod(period);
+        dispatch(task, () -> Rt.currentTimeMillis() + delay, period, timer -> timer.scheduleAtFixedRate(task, delay, period));
     }
 
     @Override
     public void scheduleAtFixedRate(TimerTask task, Date firstTime, long period) {
+        checkPeriod(period);
+        dispatch(task, () -> firstTime.getTime(), period, timer -> timer.scheduleAtFixedRate(task, firstTime, period));
+    }
+
+    private static void checkDelay(long delay) {
+        if (delay < 0) {
+            throw new IllegalArgumentException("Negative delay.");
+        }
+    }
+
+    private static void checkPeriod(long period) {
         if (period <= 0) {
             throw new IllegalArgumentException("Non-positive period.");
         }
+    }
+
+    /**
+     * Schedules {@code task} at {@code time} (read only for a controlled caller: the logical
+     * clock is theirs) with {@code period} (JDK sign convention); an uncontrolled caller's call
+     * goes to the real timer ({@code outside}).
+     */
+    private void dispatch(TimerTask task, LongSupplier time, long period, Consumer<java.util.Timer> outside) {
         TS s = Rt.me();
         if (s == null) {
-            real().scheduleAtFixedRate(task, firstTime, period);
+            outside.accept(real());
             return;
         }
-        sched(s, task, firstTime.getTime(), period);
+        sched(s, task, time.getAsLong(), period);
     }
 
     private void sched(TS s, TimerTask task, long time, long period) {

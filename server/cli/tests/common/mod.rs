@@ -1,0 +1,71 @@
+//! What the tests of `racelens explore` and `racelens replay` on real JVMs share: the binary
+//! run in a test repository with a compile cache of the test process, and the checks of a
+//! failure that replays and of a pass with a complete claim. Each test file uses a part.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// Compiled classes go to a cache of this test process, not the user's.
+pub fn cache() -> &'static Path {
+    static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// `racelens <args>` in `dir`, with the test process's cache.
+pub fn racelens_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_racelens"));
+    command.args(args).current_dir(dir).env("XDG_CACHE_HOME", cache());
+    command
+}
+
+/// Runs `racelens <args> --json` in `dir`; returns the exit code and the JSON.
+pub fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let out = racelens_command(dir, args).arg("--json").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// Runs `racelens explore --test <test>` expecting a usage or setup error; returns its message.
+pub fn setup_error(dir: &Path, test: &str) -> String {
+    let out = racelens_command(dir, &["explore", "--test", test]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{test}: {stderr}{}", String::from_utf8_lossy(&out.stdout));
+    stderr
+}
+
+/// Explores `test`; it fails with `message` (exception class and message) in thread 0, and
+/// the failing schedule replays to the same failure. Returns the exploration's JSON.
+pub fn fails_and_replays(dir: &Path, test: &str, message: &str) -> Value {
+    let (code, r) = racelens(dir, &["explore", "--test", test]);
+    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
+    let failure = &r["failure"];
+    assert_eq!((failure["kind"].as_str(), failure["thread"].as_u64()), (Some("fail"), Some(0)), "{r:#}");
+    assert!(failure["message"].as_str().unwrap().starts_with(message), "{r:#}");
+    let schedule = failure["schedule"].as_str().unwrap();
+    let (code, replayed) = racelens(dir, &["replay", "--test", test, "--schedule", schedule]);
+    assert_eq!((code, replayed["outcome"].as_str()), (1, Some("fail")), "{replayed:#}");
+    assert!(replayed["message"].as_str().unwrap().starts_with(message), "the replay fails the same way: {replayed:#}");
+    r
+}
+
+/// Explores `test` (with the extra `options`): every schedule passes, more than one ran, and
+/// none was a livelock. Returns the exploration's JSON.
+pub fn passes_every_schedule(dir: &Path, test: &str, options: &[&str]) -> Value {
+    let (code, r) = racelens(dir, &[&["explore", "--test", test][..], options].concat());
+    assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{test}: {r:#}");
+    assert_eq!(r["stats"]["livelocks"], 0, "{test}: {r:#}");
+    assert!(r["schedules"].as_u64().unwrap() > 1, "{test}: more than one schedule: {r:#}");
+    r
+}
+
+/// Whether the result `r` claims every schedule, or every one with up to `bound` preemptions.
+pub fn claims_complete(r: &Value, bound: u64) -> bool {
+    let coverage = &r["coverage"];
+    coverage["all_schedules"] == true || coverage["complete_bound"].as_u64().is_some_and(|b| b >= bound)
+}
