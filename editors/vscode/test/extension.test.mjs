@@ -239,7 +239,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
                 /\{\s*"base": "HEAD",/,
                 /\s*"analysis": \{\s*"exclude": \[\s*"\*\*\/generated\/\*\*"\s*\]\s*\},/,
                 /\s*"diagnostics": \{\s*"hints": true\s*\},\s*"codeLens": \{\s*"enable": true\s*\},/,
-                /\s*"explore": \{\s*"onSave": false,\s*"parallel": 1,\s*"bound": 2,\s*"maxSchedules": 10000\s*\}\s*\}/,
+                /\s*"explore": \{\s*"onSave": false,\s*"parallel": 1,\s*"bound": 3,\s*"maxSchedules": 10000\s*\}\s*\}/,
             ]
                 .map((part) => part.source)
                 .join(''),
@@ -296,7 +296,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
             'racelens.explore.onSave': false,
             'racelens.explore.parallel': 1,
             'racelens.explore.heuristic': '',
-            'racelens.explore.bound': 2,
+            'racelens.explore.bound': 3,
             'racelens.explore.maxSchedules': 10000,
         });
         for (const key of Object.keys(explore)) {

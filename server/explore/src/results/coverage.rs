@@ -68,32 +68,51 @@ impl Coverage {
     }
 
     /// `every schedule explored (12 classes, 23 runs)`; `all schedules up to 2 preemptions
-    /// explored (...)`; `budget reached at bound 3 after 10000 runs (about 40% of the bound-3
-    /// schedules known so far); all schedules up to 2 preemptions explored`.
+    /// explored (...)`; `budget reached after 10000 runs (900 classes) at bound 3 (an
+    /// estimate: 40% of the bound-3 schedules known so far); all schedules up to 2
+    /// preemptions explored`.
     pub fn text(&self) -> String {
-        let counts = format!("{} class{}, {} run{}", self.classes, if self.classes == 1 { "" } else { "es" }, self.runs, if self.runs == 1 { "" } else { "s" });
+        self.words(false)
+    }
+
+    /// [`Coverage::text`] short enough for a code lens: `bound 2 complete (40 classes, 61
+    /// runs)`; `budget reached after 50 runs at bound 1 (~83% of it); bound 0 complete`.
+    pub fn brief(&self) -> String {
+        self.words(true)
+    }
+
+    fn words(&self, brief: bool) -> String {
+        let (classes, runs) = (plural(self.classes, "class", "classes"), plural(self.runs, "run", "runs"));
+        // What is complete; the counts go with the runs, which are all the runs.
         let complete = match (self.all_schedules, self.complete_bound) {
-            (true, _) => Some(format!("every schedule explored ({counts})")),
-            (false, Some(k)) => Some(format!("all schedules up to {k} preemption{} explored ({counts})", if k == 1 { "" } else { "s" })),
+            (true, _) => Some("every schedule explored".to_string()),
+            (false, Some(k)) if brief => Some(format!("bound {k} complete")),
+            (false, Some(k)) => Some(format!("all schedules up to {} explored", plural(u64::from(k), "preemption", "preemptions"))),
             _ => None,
         };
         let mut text = if self.budget_exhausted {
             let at = match self.open {
-                Some(o) => format!(" at bound {} after {} runs (an estimate: {}% of the bound-{} schedules known so far)", o.bound, self.runs, o.percent(), o.bound),
-                None => format!(" after {} runs", self.runs),
+                Some(o) if brief => format!(" at bound {} (~{}% of it)", o.bound, o.percent()),
+                Some(o) => format!(" at bound {} (an estimate: {}% of the bound-{} schedules known so far)", o.bound, o.percent(), o.bound),
+                None => String::new(),
             };
-            match complete {
-                Some(c) => format!("budget reached{at}; {c}"),
-                None => format!("budget reached{at}; no bound complete"),
-            }
+            let after = if brief { runs } else { format!("{runs} ({classes})") };
+            format!("budget reached after {after}{at}; {}", complete.unwrap_or_else(|| "no bound complete".into()))
         } else {
-            complete.unwrap_or_else(|| format!("{counts}; no bound complete"))
+            match complete {
+                Some(c) => format!("{c} ({classes}, {runs})"),
+                None => format!("{classes}, {runs}; no bound complete"),
+            }
         };
         if self.livelocks > 0 {
-            text += &format!("; {} run{} reached the step bound and were cut there", self.livelocks, if self.livelocks == 1 { "" } else { "s" });
+            text += &format!("; {} reached the step bound and {} cut there", plural(self.livelocks, "run", "runs"), if self.livelocks == 1 { "was" } else { "were" });
         }
         text
     }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]
@@ -106,8 +125,10 @@ mod tests {
         assert_eq!(all.text(), "every schedule explored (12 classes, 23 runs)");
         let bound = Coverage { complete_bound: Some(2), classes: 40, runs: 61, ..Coverage::default() };
         assert_eq!(bound.text(), "all schedules up to 2 preemptions explored (40 classes, 61 runs)");
+        assert_eq!(bound.brief(), "bound 2 complete (40 classes, 61 runs)");
         let budget = Coverage { complete_bound: Some(2), classes: 900, runs: 10_000, budget_exhausted: true, open: Some(OpenBound { bound: 3, run: 400, waiting: 600 }), ..Coverage::default() };
-        assert_eq!(budget.text(), "budget reached at bound 3 after 10000 runs (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored (900 classes, 10000 runs)");
+        assert_eq!(budget.text(), "budget reached after 10000 runs (900 classes) at bound 3 (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored");
+        assert_eq!(budget.brief(), "budget reached after 10000 runs at bound 3 (~40% of it); bound 2 complete");
         let nothing = Coverage { classes: 3, runs: 10, budget_exhausted: true, open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }), ..Coverage::default() };
         assert!(nothing.text().ends_with("no bound complete") && !nothing.is_complete());
         assert_eq!(OpenBound { bound: 1, run: 5, waiting: 0 }.percent(), 99, "never 100% while the bound is open");

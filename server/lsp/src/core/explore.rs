@@ -427,14 +427,16 @@ impl Core {
                     out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, json!({"root": root_text, "test": name, "schedule": schedule})));
                     let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, json!({"text": command})));
+                    out.push(lens(range, "Explore again".into(), lenses::EXPLORE_COMMAND, again));
                 }
                 // Without a failing schedule, clicking explores again. A ✓ only for a claim
                 // about every schedule of a bound.
+                // Short titles (a lens does not wrap); the progress message has the long form.
                 ResultKind::Passed { coverage, covered } if coverage.is_complete() => {
-                    out.push(lens(range, format!("✓ no failure: {} · {} covered", coverage.text(), plural(*covered as u64, "impacted point", "impacted points")), lenses::EXPLORE_COMMAND, again))
+                    out.push(lens(range, format!("✓ no failure: {} · {} covered", coverage.brief(), plural(*covered as u64, "impacted point", "impacted points")), lenses::EXPLORE_COMMAND, again))
                 }
-                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · explore again", coverage.text()), lenses::EXPLORE_COMMAND, again)),
-                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} (explore.maxSchedules) · explore again", coverage.text()), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · explore again", coverage.brief()), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} · explore again", coverage.brief()), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
                 ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
             }
