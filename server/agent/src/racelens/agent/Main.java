@@ -107,10 +107,26 @@ public final class Main {
         return s.replace("\\", "\\\\").replace("\r", "").replace("\n", "\\n");
     }
 
-    private static final boolean PROFILE = Boolean.getBoolean("racelens.profile");
-    private static long profRun;
-    private static long profTeardown;
-    private static long profN;
+    /** {@code -Dracelens.profile=FILE}: where an execution's time goes, appended to FILE. */
+    private static final String PROFILE = System.getProperty("racelens.profile");
+    private static final Profile PROF = new Profile();
+
+    /** Sums over executions, in nanoseconds: see {@link #run}. */
+    private static final class Profile {
+        long n, start, run, teardown, response, bytes, between, lastEnd;
+
+        void write() {
+            if (++n % 500 != 0) {
+                return;
+            }
+            try (java.io.FileWriter w = new java.io.FileWriter(PROFILE, true)) {
+                w.write(String.format("racelens profile after %d executions, per execution: begin and start %.1f us, execution %.1f us (begin and start included), teardown %.1f us, response %.1f us (%d bytes), between executions (controller, protocol) %.1f us%n",
+                        n, start / 1e3 / n, run / 1e3 / n, teardown / 1e3 / n, response / 1e3 / n, bytes / n, between / 1e3 / Math.max(1, n - 1)));
+            } catch (IOException e) {
+                System.err.println("racelens: cannot write the profile: " + e);
+            }
+        }
+    }
 
     private static Field threadInitNumber;
 
@@ -176,6 +192,9 @@ public final class Main {
             return;
         }
         long t0 = System.nanoTime();
+        if (PROF.lastEnd != 0) {
+            PROF.between += t0 - PROF.lastEnd;
+        }
         resetThreadNumbers();
         Thread thread0 = new Thread(null, () -> {
             Throwable err = test.runOnce();
@@ -185,6 +204,7 @@ public final class Main {
         }, "main", 0);
         Rt.begin(thread0, maxSteps, full, choices, stacks, pct, trace);
         thread0.start();
+        long tB = System.nanoTime();
         long deadline = t0 + timeoutMillis * 1_000_000L;
         boolean ended = waitForEnd(deadline);
         StringBuilder sb = new StringBuilder(4096);
@@ -198,14 +218,17 @@ public final class Main {
         String outcome = Rt.outcome();
         long tEnd = System.nanoTime();
         boolean dead = Rt.teardown(2000);
-        if (PROFILE) {
-            profRun += tEnd - t0;
-            profTeardown += System.nanoTime() - tEnd;
-            if (++profN % 1000 == 0) {
-                System.err.printf("racelens profile: run %.1f us, teardown %.1f us%n", profRun / 1e3 / profN, profTeardown / 1e3 / profN);
-            }
-        }
+        long tTd = System.nanoTime();
         Rt.response(sb);
+        long tResp = System.nanoTime();
+        if (PROFILE != null) {
+            PROF.start += tB - t0;
+            PROF.run += tEnd - t0;
+            PROF.teardown += tTd - tEnd;
+            PROF.response += tResp - tTd;
+            PROF.bytes += sb.length();
+            PROF.write();
+        }
         if (outcome.equals("fail") && Rt.failure() != null) {
             failLines(sb, Rt.failThread(), Rt.failure());
         }
@@ -226,6 +249,7 @@ public final class Main {
         }
         sb.append('\n');
         send(sb.toString());
+        PROF.lastEnd = System.nanoTime();
         if (!dead) {
             Runtime.getRuntime().halt(3);
         }
