@@ -103,7 +103,9 @@ pub struct ExploreArgs {
     /// (`complete_bound`: every schedule with at most that many preemptions is equivalent to
     /// one that ran, or null; `all_schedules`: every schedule is; `classes`; `runs`;
     /// `budget_exhausted`; `open`: the bound being explored when the budget ran out, with
-    /// the schedules of it run and known to be waiting; `livelocks`), `failure` (`kind`,
+    /// the schedules of it run and known to be waiting; `livelocks`; `sequential_streams`:
+    /// how many places ran a parallel stream sequentially), `sequential_streams` (those
+    /// places: `file`, `line`, `call`), `failure` (`kind`,
     /// `message`, `thread`, `file`, `line`, `schedule`, `preemptions`, `trace`), `error`,
     /// `stats` (`elapsed_ms`, `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`,
     /// `failing_schedules`, `skipped`, `redundant`).
@@ -320,7 +322,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     progress.done();
     let report = result?;
     let coverage = Coverage::of(&report);
-    let Report { verdict, stats, claim, matched, .. } = report;
+    let Report { verdict, stats, claim, matched, sequential, .. } = report;
     let root = args.path.display().to_string();
     let host = &prepared.host;
     let outcome = match &verdict {
@@ -350,6 +352,10 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
             "outcome": outcome,
             "schedules": schedules,
             "coverage": coverage,
+            "sequential_streams": sequential.iter().map(|site| {
+                let (file, line) = place(host, Some(site));
+                json!({"file": file, "line": line, "call": site.target})
+            }).collect::<Vec<_>>(),
             "failure": failure,
             "error": match &verdict { Verdict::Stopped(e) | Verdict::Uncontrolled(e) => json!(e), _ => Value::Null },
             "stats": stats_json(&stats, &claim),
@@ -364,6 +370,13 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
             Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
             Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
             Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
+        }
+        if !sequential.is_empty() {
+            let places: Vec<String> = sequential.iter().map(|site| {
+                let (file, line) = place(host, Some(site));
+                format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
+            }).collect();
+            println!("note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
         }
         if stats.livelocks > 0 {
             println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);

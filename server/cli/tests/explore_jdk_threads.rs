@@ -109,6 +109,32 @@ fn timers_scheduled_executors_fork_join_and_async_stages_behave_as_in_the_jdk_in
 }
 
 #[test]
+fn parallel_streams_run_sequentially_and_the_result_says_where() {
+    // Their own interleavings are not explored: the claim says so, and names each place.
+    let repo = repo_from(&fixtures_dir().join("explore-jdk-threads"), false);
+    let test = "org.example.jdk.AsyncTest#parallelStreamsRunInTheCallingThread";
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
+    assert_complete_pass(code, &r, test);
+    assert_eq!(r["coverage"]["sequential_streams"], 3, "{r:#}");
+    let places: Vec<(String, u64)> = r["sequential_streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["file"].as_str().unwrap().to_string(), p["line"].as_u64().unwrap()))
+        .collect();
+    let file = "src/test/java/org/example/jdk/AsyncTest.java".to_string();
+    assert_eq!(places, vec![(file.clone(), 59), (file.clone(), 61), (file, 62)], "{r:#}");
+    let (code, text) = run(repo.path(), &["explore", "--test", test]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("✓ no failure: ") && text.contains("; 3 parallel streams ran sequentially, their own interleavings not explored"), "{text}");
+    assert!(text.contains("note: parallel streams ran sequentially, their own interleavings not explored: src/test/java/org/example/jdk/AsyncTest.java:59, "), "{text}");
+    // A test without one claims without the remark.
+    let (code, r) = racelens(repo.path(), &["explore", "--test", "org.example.jdk.ForkJoinTest#forkAndJoinOnAPool"]);
+    assert_complete_pass(code, &r, "ForkJoinTest#forkAndJoinOnAPool");
+    assert_eq!((r["coverage"]["sequential_streams"].as_u64(), r["sequential_streams"].as_array().map(Vec::len)), (Some(0), Some(0)), "{r:#}");
+}
+
+#[test]
 fn an_exception_in_a_timer_task_fails_the_test_in_the_timer_thread() {
     // The JDK's timer thread dies of it (and prints it); racelens reports it as a failure of
     // thread Timer-0, on the first schedule.

@@ -121,6 +121,9 @@ pub struct Report {
     pub systematic: bool,
     /// Decision points at which a thread was at an impacted point (CAPP and `pair`).
     pub matched: u64,
+    /// Parallel streams that ran sequentially, by class and line: their own interleavings
+    /// are in no claim.
+    pub sequential: Vec<Site>,
 }
 
 /// The preemptions of a full-mode execution, placed where the preempted thread stood.
@@ -144,6 +147,7 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
     let started = Instant::now();
     let mut stats = Stats::default();
     let mut first_failure: Option<Box<Found>> = None;
+    let mut sequential: Vec<Site> = Vec::new();
     let cancelled = || cancel.load(Ordering::Relaxed);
     let verdict = loop {
         if cancelled() {
@@ -173,6 +177,11 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         }
         stats.elapsed = started.elapsed();
         progress(&stats);
+        for site in exec.sequential.iter().filter_map(|&id| session.site(id)) {
+            if !sequential.contains(&site) {
+                sequential.push(site);
+            }
+        }
         match &exec.outcome {
             Outcome::Pass => {}
             Outcome::Livelock => stats.livelocks += 1,
@@ -206,7 +215,8 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         (_, Some(f)) => Verdict::Failed(f),
         (v, None) => v,
     };
-    Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched() })
+    sequential.sort_by(|a, b| (&a.class, a.line).cmp(&(&b.class, b.line)));
+    Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched(), sequential })
 }
 
 /// `RACELENS_DEBUG_RUNS=1`: every run's schedule, decisions and effects on stderr (for work

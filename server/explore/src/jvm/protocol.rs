@@ -169,6 +169,9 @@ pub struct Execution {
     pub millis: u64,
     /// Every step with its effects (RUN option `trace`).
     pub trace: Option<Trace>,
+    /// Sites of parallel streams that ran sequentially (their own interleavings are not
+    /// explored).
+    pub sequential: Vec<u32>,
 }
 
 /// Reassembles the lines of one execution's response.
@@ -185,6 +188,7 @@ pub struct ResponseParser {
     exit: Option<i32>,
     diverged: Option<(u32, ThreadId, u64)>,
     trace: Option<Trace>,
+    sequential: Vec<u32>,
 }
 
 fn parse_pending(entry: &str) -> Result<Pending, String> {
@@ -313,6 +317,7 @@ impl ResponseParser {
                 self.waits.push((num(t)?, unescape(what)));
             }
             "EXIT" => self.exit = Some(num(rest.trim())?),
+            "SEQUENTIAL" => self.sequential.push(num(rest.trim())?),
             "X" => self.trace.get_or_insert_with(Trace::default).push_steps(rest)?,
             "P" => self.trace.get_or_insert_with(Trace::default).push_pending(rest)?,
             "DIVERGED" => {
@@ -350,6 +355,7 @@ impl ResponseParser {
                     threads: std::mem::take(&mut self.threads),
                     millis: num(f[4])?,
                     trace: self.trace.take(),
+                    sequential: std::mem::take(&mut self.sequential),
                 };
                 *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
                 return Ok(Some(exec));
@@ -377,6 +383,7 @@ mod tests {
             "D 6 1 3 3 - 1 0:3:4,1:3",
             "FAIL 1 java.lang.AssertionError expected:<2> but was:<1>",
             "FRAME demo.PoolTest run PoolTest.java 20",
+            "SEQUENTIAL 3",
         ] {
             assert_eq!(p.line(l).unwrap(), None);
         }
@@ -389,6 +396,7 @@ mod tests {
         assert!(e.decisions[0].preempts(1));
         assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
         assert_eq!(e.threads[&1], "worker\nA");
+        assert_eq!(e.sequential, vec![3]);
         let Outcome::Fail(f) = &e.outcome else { panic!() };
         assert_eq!(f.message, "expected:<2> but was:<1>");
         assert_eq!(f.frames[0].line, 20);

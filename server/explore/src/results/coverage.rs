@@ -1,5 +1,6 @@
 //! What an exploration covered, in words a result may claim: every schedule, every
-//! schedule up to a preemption bound, or where the budget ran out. One place, so that the
+//! schedule up to a preemption bound, or where the budget ran out, and what no claim
+//! covers (runs cut at the step bound, parallel streams run sequentially). One place, so that the
 //! command line, its JSON and the editor never claim more than the search checked.
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,10 @@ pub struct Coverage {
     pub open: Option<OpenBound>,
     /// Runs that reached the step bound (spin loops under an unfair schedule): cut there.
     pub livelocks: u64,
+    /// Places where a parallel stream ran sequentially: its own interleavings were not
+    /// explored, whatever the claim. (Results cached before it was counted read as 0.)
+    #[serde(default)]
+    pub sequential_streams: u64,
 }
 
 impl Coverage {
@@ -59,6 +64,7 @@ impl Coverage {
             budget_exhausted: matches!(report.verdict, Verdict::Limit),
             open: claim.open.filter(|_| systematic).map(|(bound, run, waiting)| OpenBound { bound, run, waiting }),
             livelocks: report.stats.livelocks,
+            sequential_streams: report.sequential.len() as u64,
         }
     }
 
@@ -107,6 +113,11 @@ impl Coverage {
         if self.livelocks > 0 {
             text += &format!("; {} reached the step bound and {} cut there", plural(self.livelocks, "run", "runs"), if self.livelocks == 1 { "was" } else { "were" });
         }
+        match (self.sequential_streams, brief) {
+            (0, _) => {}
+            (n, true) => text += &format!("; {} run sequentially", plural(n, "parallel stream", "parallel streams")),
+            (n, false) => text += &format!("; {} ran sequentially, {} own interleavings not explored", plural(n, "parallel stream", "parallel streams"), if n == 1 { "its" } else { "their" }),
+        }
         text
     }
 }
@@ -132,5 +143,8 @@ mod tests {
         let nothing = Coverage { classes: 3, runs: 10, budget_exhausted: true, open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }), ..Coverage::default() };
         assert!(nothing.text().ends_with("no bound complete") && !nothing.is_complete());
         assert_eq!(OpenBound { bound: 1, run: 5, waiting: 0 }.percent(), 99, "never 100% while the bound is open");
+        let streams = Coverage { sequential_streams: 2, ..all };
+        assert_eq!(streams.text(), "every schedule explored (12 classes, 23 runs); 2 parallel streams ran sequentially, their own interleavings not explored");
+        assert_eq!(streams.brief(), "every schedule explored (12 classes, 23 runs); 2 parallel streams run sequentially");
     }
 }

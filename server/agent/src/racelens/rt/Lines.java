@@ -41,6 +41,7 @@ final class Lines {
         threadLines.setLength(0);
         siteLines.setLength(0);
         details.setLength(0);
+        sequential.clear();
         LOG.clear();
         Sites.announce(0, siteLines);
         threadLine(0, t0);
@@ -60,6 +61,17 @@ final class Lines {
     /** Appends detail lines (the harness formats failures). */
     static void detail(String line) {
         details.append(line).append('\n');
+    }
+
+    /** Sites of this execution's parallel streams that ran sequentially (said once each). */
+    private static final java.util.BitSet sequential = new java.util.BitSet();
+
+    static void sequential(int site) {
+        if (!sequential.get(site)) {
+            sequential.set(site);
+            Sites.announce(site, siteLines);
+            detail("SEQUENTIAL " + site);
+        }
     }
 
     // =====================================================================================

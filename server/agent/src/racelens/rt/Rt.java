@@ -629,6 +629,16 @@ public final class Rt {
         Lines.response(out);
     }
 
+    /**
+     * A parallel stream at {@code site} runs sequentially (the instrumenter made it so): its
+     * own interleavings are not explored, and the response says so (a {@code SEQUENTIAL} line).
+     */
+    public static void sequentialStream(int site) {
+        if (me() != null) {
+            Lines.sequential(site);
+        }
+    }
+
     /** Appends detail lines (the harness formats failures). */
     public static void detail(String line) {
         Lines.detail(line);

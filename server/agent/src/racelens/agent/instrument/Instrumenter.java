@@ -670,12 +670,14 @@ public final class Instrumenter {
          * calling thread with the scheduling points of its lambdas, and never in the JDK's
          * fork/join machinery, whose one shared submission queue (a common pool without
          * threads) two controlled threads would otherwise interleave on and block in for real.
-         * Its own parallelism is not explored.
+         * Its own parallelism is not explored, and the execution says so ({@link
+         * racelens.rt.Rt#sequentialStream}): a claim about its schedules must not hide it.
          */
         void sequentialStream(MethodInsnNode n) {
             if (!n.owner.startsWith("java/")) {
                 return;
             }
+            String target = n.owner.replace('/', '.') + "." + n.name;
             if (n.owner.startsWith("java/util/stream/") && n.name.equals("parallel") && n.desc.startsWith("()")) {
                 n.name = "sequential";
             } else if (n.name.equals("parallelStream") && n.desc.equals("()Ljava/util/stream/Stream;")) {
@@ -685,7 +687,11 @@ public final class Instrumenter {
                 flag.add(new InsnNode(Opcodes.POP));
                 flag.add(new InsnNode(Opcodes.ICONST_0));
                 insns.insertBefore(n, flag);
+            } else {
+                return;
             }
+            insns.insertBefore(n, ldc(site("CALL", target)));
+            insns.insertBefore(n, rt("sequentialStream", "(I)V"));
         }
 
         static boolean isFutureInterface(String owner) {
