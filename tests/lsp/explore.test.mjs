@@ -131,7 +131,7 @@ describe('racelens lsp: exploring a change that loses updates', () => {
 
     test('Show schedule shows a racelens:/schedule/ document with the threads\' table and the replay command', async () => {
         const result = await session.execute(withTitle(lenses, 'Show schedule').command);
-        assert.match(result?.uri ?? '', /^racelens:\/schedule\/[0-9a-f]+-\d+$/, JSON.stringify(result));
+        assert.match(result?.uri ?? '', /^racelens:\/schedule\/[0-9a-f]+-\d+\/LatencyStatsTest\.concurrentRecordsAreAllCounted\.md$/, JSON.stringify(result));
         await session.waitFor(`window/showDocument of ${result.uri}`, () => session.shownDocuments.includes(result.uri));
         const document = await session.request('racelens/document', { uri: result.uri });
         assert.equal(document.languageId, 'markdown');

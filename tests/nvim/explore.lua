@@ -82,7 +82,7 @@ local function show_schedule(test_buf, lens)
   local uri
   check(vim.wait(15000, function()
     uri = documents.uri_from_name(vim.api.nvim_buf_get_name(0))
-    return uri ~= nil and uri:match('^racelens:/schedule/[%w%-]+$') ~= nil and buffer_text(0):find('racelens replay', 1, true)
+    return uri ~= nil and uri:match('^racelens:/schedule/[%w%-]+/[%w_$]+%.[%w_$]+%.md$') ~= nil and buffer_text(0):find('racelens replay', 1, true)
   end, 50), 'no schedule document in the current window: ' .. vim.api.nvim_buf_get_name(0) .. '\n' .. buffer_text(0))
   local schedule = vim.api.nvim_get_current_buf()
   local text = buffer_text(schedule)

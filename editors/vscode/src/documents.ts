@@ -1,5 +1,5 @@
 // Serves `racelens:` URIs (warning-code explanations such as `racelens:/codes/RL001`,
-// failing schedules such as `racelens:/schedule/3`) through the server's
+// failing schedules such as `racelens:/schedule/3/PoolTest.borrow.md`) through the server's
 // `racelens/document` request, read-only: a content provider's documents cannot be edited.
 
 import * as vscode from 'vscode';

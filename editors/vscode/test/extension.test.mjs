@@ -350,11 +350,11 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         await click(copy);
         assert.match(stub.record.clipboard, /^racelens replay .+ --test org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted --schedule \S+$/);
 
-        // Show schedule: the server asks VS Code to show racelens:/schedule/<run>-<n> (window/showDocument),
+        // Show schedule: the server asks VS Code to show racelens:/schedule/<run>-<n>/<Class>.<method>.md (window/showDocument),
         // which opens through the content provider, as markdown.
         const shown = await click(byTitle('Show schedule'));
         const uri = await until('the schedule shown in an editor', () => stub.record.shown.find((s) => s.uri.scheme === 'racelens')?.uri);
-        assert.match(uri.toString(), /^racelens:\/schedule\/[0-9a-f]+-\d+$/);
+        assert.match(uri.toString(), /^racelens:\/schedule\/[0-9a-f]+-\d+\/\w+Test\.\w+\.md$/);
         assert.equal(shown?.uri, uri.toString(), 'the command answers the same URI');
         const schedule = stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         assert.match(schedule.getText(), /\| T0 \(main\)/);

@@ -604,7 +604,8 @@ fn lens_key(impact: &Impact) -> u64 {
     h.finish()
 }
 
-/// `racelens:` documents: `racelens:/codes/RL001`, and schedules (`racelens:/schedule/<run>-3`).
+/// `racelens:` documents: `racelens:/codes/RL001`, and schedules
+/// (`racelens:/schedule/<run>-3/PoolTest.borrow.md`: the name after the id is for people).
 fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     let path = uri.strip_prefix("racelens:").ok_or_else(|| format!("not a racelens: document: {uri}"))?;
     let path = path.trim_start_matches('/');

@@ -30,7 +30,7 @@ pub struct Jobs {
     queue: Vec<(Job, TestKey)>,
     pub running: BTreeMap<u64, Running>,
     results: BTreeMap<PathBuf, BTreeMap<String, TestResult>>,
-    /// `racelens:/schedule/<name>` documents.
+    /// `racelens:/schedule/<name>/...` documents.
     documents: BTreeMap<String, String>,
     next_document: u64,
     /// Names documents apart from those of earlier server runs (an editor may still show one).
@@ -117,14 +117,18 @@ impl Jobs {
         explorations::save_results(root, map);
     }
 
-    /// Registers a schedule document; returns its URI.
-    pub fn document(&mut self, text: String) -> String {
+    /// Registers the schedule document of `test`; returns its URI,
+    /// `racelens:/schedule/<id>/<Class>.<method>.md`: the id finds it, the last segment is
+    /// what an editor's tab shows.
+    pub fn document(&mut self, test: &str, text: String) -> String {
         if self.run == 0 {
             self.run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_millis() as u64);
         }
         self.next_document += 1;
         let name = format!("{:x}-{}", self.run, self.next_document);
-        let uri = format!("racelens:/schedule/{name}");
+        let simple = test.rsplit('.').next().unwrap_or(test).replace('#', ".");
+        let title: String = simple.chars().map(|c| if c.is_alphanumeric() || c == '.' || c == '_' || c == '$' { c } else { '_' }).collect();
+        let uri = format!("racelens:/schedule/{name}/{title}.md");
         self.documents.insert(name, text);
         uri
     }

@@ -1,6 +1,6 @@
 -- `racelens:` virtual documents (warning code explanations, failing schedules): the
 -- server serves their text through the request `racelens/document`; they are shown
--- read-only, in `nofile` buffers. A schedule (`racelens:/schedule/3`) belongs to the
+-- read-only, in `nofile` buffers. A schedule (`racelens:/schedule/3/PoolTest.borrow.md`) belongs to the
 -- server that numbered it: a buffer remembers which client its text came from, and shows
 -- the text again when another one asks for that URI (a restarted server numbers anew).
 local compat = require('racelens.compat')

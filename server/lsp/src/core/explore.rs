@@ -159,7 +159,7 @@ impl Core {
     /// `racelens.showSchedule {root, test}`: opens the failing schedule's document.
     pub(super) fn show_schedule_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
         let (root, test, result) = self.result_of(arg)?;
-        let uri = self.jobs.document(jobs::schedule_document(&test, &root, &result));
+        let uri = self.jobs.document(&test, jobs::schedule_document(&test, &root, &result));
         self.show_document(&uri);
         Ok(Some(json!({"uri": uri})))
     }
