@@ -368,3 +368,278 @@ fn the_base_can_be_another_revision() {
     let err = racelens_analysis::host::Host::open(repo.path(), &HostOptions { base: "no-such-branch".into(), ..HostOptions::default() }).err().unwrap();
     assert!(err.contains("no-such-branch"), "{err}");
 }
+
+// RL007, lock-order inversion. Boilerplate fixtures: a bank whose accounts carry their own
+// lock, and a cache with an index that call each other.
+
+const ACCOUNT: &str = r#"package bank;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+public class Account {
+    final ReentrantLock lock = new ReentrantLock();
+    private long balance;
+
+    public synchronized void deposit(long amount) {
+        balance += amount;
+    }
+
+    void add(long amount) {
+        balance += amount;
+    }
+}
+"#;
+
+const BANK_BASE: &str = r#"package bank;
+
+public class Bank {
+    public void transfer(Account from, Account to, long amount) {
+        from.lock.lock();
+        try {
+            from.add(-amount);
+        } finally {
+            from.lock.unlock();
+        }
+        to.lock.lock();
+        try {
+            to.add(amount);
+        } finally {
+            to.lock.unlock();
+        }
+    }
+
+    public void pay(Account from, Account to, long amount) {
+        synchronized (from) {
+            from.deposit(-amount);
+        }
+        to.deposit(amount);
+    }
+}
+"#;
+
+#[test]
+fn nesting_the_locks_of_two_accounts_is_a_lock_order_inversion() {
+    let change = BANK_BASE
+        .replace(
+            "        from.lock.lock();\n        try {\n            from.add(-amount);\n        } finally {\n            from.lock.unlock();\n        }\n        to.lock.lock();\n        try {\n            to.add(amount);\n        } finally {\n            to.lock.unlock();\n        }",
+            "        from.lock.lock();\n        try {\n            to.lock.lock();\n            try {\n                from.add(-amount);\n                to.add(amount);\n            } finally {\n                to.lock.unlock();\n            }\n        } finally {\n            from.lock.unlock();\n        }",
+        )
+        .replace("            from.deposit(-amount);\n        }\n        to.deposit(amount);", "            from.deposit(-amount);\n            to.deposit(amount);\n        }");
+    let repo = repo_with(&[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)], &[("src/bank/Bank.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let found: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL007")).collect();
+    expect_test::expect![[r#"
+        Bank.java:7 RL007 lock-order inversion: `Bank.transfer()` takes `from.lock` then `to.lock`, the locks of two `Account` objects; two calls with `from` and `to` swapped wait for each other (deadlock)
+        Bank.java:22 RL007 lock-order inversion: `Bank.pay()` takes `from` then `to` (in `Account.deposit()`, line 22), the locks of two `Account` objects; two calls with `from` and `to` swapped wait for each other (deadlock)"#]]
+    .assert_eq(&found.join("\n"));
+    let related = |line: u32| -> Vec<String> {
+        let d = impact.diagnostics.iter().find(|d| d.code == "RL007" && d.span.line == line).expect("RL007 at the line");
+        d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect()
+    };
+    expect_test::expect![[r#"
+        Bank.java:5 `Bank.transfer()` takes `from.lock` here
+        Bank.java:7 `Bank.transfer()` takes `to.lock` here"#]]
+    .assert_eq(&related(7).join("\n"));
+    expect_test::expect![[r#"
+        Bank.java:20 `Bank.pay()` takes `from` here
+        Bank.java:22 holding `from`, it calls `Account.deposit()`
+        Account.java:9 `Account.deposit()` takes `this` here"#]]
+    .assert_eq(&related(22).join("\n"));
+
+    // Suppressed on the method, as every warning.
+    let quiet = change.replace("    public void transfer(", "    @SuppressWarnings(\"racelens:RL007\")\n    public void transfer(");
+    let repo = repo_with(&[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)], &[("src/bank/Bank.java", &quiet)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    assert!(!w.iter().any(|w| w.contains("RL007") && w.contains("transfer")), "{w:#?}");
+    assert!(w.iter().any(|w| w.contains("RL007") && w.contains("Bank.pay()")), "{w:#?}");
+}
+
+const CACHE_LOCKED: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Cache {
+    private final Object lock = new Object();
+    private final Map<String, String> entries = new HashMap<>();
+    private final Index index;
+
+    public Cache(Index index) {
+        this.index = index;
+    }
+
+    public void refresh() {
+        synchronized (lock) {
+            entries.clear();
+            index.rebuild();
+        }
+    }
+
+    public void put(String key, String value) {
+        synchronized (lock) {
+            entries.put(key, value);
+        }
+    }
+}
+"#;
+
+const INDEX_BASE: &str = r#"package app;
+
+import java.util.ArrayList;
+import java.util.List;
+
+public class Index {
+    private final List<String> keys = new ArrayList<>();
+    private Cache cache;
+
+    public void attach(Cache cache) {
+        this.cache = cache;
+    }
+
+    public synchronized void rebuild() {
+        keys.clear();
+    }
+
+    public synchronized void add(String key, String value) {
+        keys.add(key);
+    }
+}
+"#;
+
+#[test]
+fn two_locks_taken_in_both_orders_through_calls_are_a_lock_order_inversion() {
+    let change = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let repo = repo_with(&[("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", INDEX_BASE)], &[("src/app/Index.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let found: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL007")).collect();
+    expect_test::expect![[r#"
+        Index.java:20 RL007 lock-order inversion: `Index.add()` takes `this` then `Cache.lock` (line 20, in `Cache.put()`), while `Cache.refresh()` takes them the other way round (line 18, in `Index.rebuild()`): two threads can deadlock"#]]
+    .assert_eq(&found.join("\n"));
+    let d = impact.diagnostics.iter().find(|d| d.code == "RL007").unwrap();
+    let related: Vec<String> = d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect();
+    expect_test::expect![[r#"
+        Index.java:18 `Index.add()` takes `this` here
+        Cache.java:23 `Cache.put()` takes `lock` here
+        Cache.java:16 `Cache.refresh()` takes `lock` here
+        Cache.java:18 holding `lock`, it calls `Index.rebuild()`
+        Index.java:14 `Index.rebuild()` takes `this` here"#]]
+    .assert_eq(&related.join("\n"));
+}
+
+/// RL007 lines of a change to one file over a base of several.
+fn lock_order_warnings(base: &[(&str, &str)], change: &[(&str, &str)]) -> Vec<String> {
+    let repo = repo_with(base, change);
+    let (host, impact) = analyze(repo.path());
+    warnings(&host, &impact).into_iter().filter(|w| w.contains("RL007")).collect()
+}
+
+const ORDERED: &str = r#"package app;
+
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+public class Ordered {
+    private final Object lock1 = new Object();
+    private final Object lock2 = new Object();
+    final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+    private int a, b;
+
+    public void first() {
+        synchronized (lock1) {
+            synchronized (lock2) {
+                a++;
+            }
+        }
+    }
+
+    private void takeSecond() {
+        synchronized (lock2) {
+            b++;
+        }
+    }
+
+    public synchronized int sum() {
+        return a + b;
+    }
+}
+"#;
+
+#[test]
+fn consistent_orders_reentrancy_read_locks_and_old_cycles_are_no_inversion() {
+    let base = [("src/app/Ordered.java", ORDERED), ("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)];
+    // Always lock1 then lock2, directly and through a call.
+    let same_order = ORDERED.replace(
+        "    public synchronized int sum() {",
+        "    public void second() {\n        synchronized (lock1) {\n            takeSecond();\n        }\n    }\n\n    public synchronized int sum() {",
+    );
+    assert_eq!(lock_order_warnings(&base, &[("src/app/Ordered.java", &same_order)]), Vec::<String>::new());
+    // The same monitor again: re-entrant, directly and through a call on the same object.
+    let reentrant = ORDERED.replace("        return a + b;", "        synchronized (this) {\n            first();\n            return a + b;\n        }");
+    let reentrant_bank = BANK_BASE.replace("            from.deposit(-amount);\n        }", "            from.deposit(-amount);\n            synchronized (from) {\n                from.add(1);\n            }\n        }");
+    assert_eq!(lock_order_warnings(&base, &[("src/app/Ordered.java", &reentrant), ("src/bank/Bank.java", &reentrant_bank)]), Vec::<String>::new());
+    // Read locks of two objects do not exclude each other; write locks do.
+    let nested = |mode: &str| {
+        ORDERED.replace(
+            "    public synchronized int sum() {",
+            &format!("    static void both(Ordered x, Ordered y) {{\n        x.rw.{mode}().lock();\n        try {{\n            y.rw.{mode}().lock();\n            y.rw.{mode}().unlock();\n        }} finally {{\n            x.rw.{mode}().unlock();\n        }}\n    }}\n\n    public synchronized int sum() {{"),
+        )
+    };
+    assert_eq!(lock_order_warnings(&base, &[("src/app/Ordered.java", &nested("readLock"))]), Vec::<String>::new());
+    let writers = lock_order_warnings(&base, &[("src/app/Ordered.java", &nested("writeLock"))]);
+    assert!(writers.len() == 1 && writers[0].starts_with("Ordered.java:28 RL007 lock-order inversion: `Ordered.both()` takes `x.rw.writeLock()` then `y.rw.writeLock()`"), "{writers:#?}");
+    // `tryLock()` gives up instead of waiting; a lock held around both serializes them.
+    let guarded = BANK_BASE.replace("            from.deposit(-amount);\n        }\n        to.deposit(amount);", "            from.deposit(-amount);\n        }\n        synchronized (Bank.class) {\n            synchronized (to) {\n                synchronized (from) {\n                    to.deposit(amount);\n                }\n            }\n        }");
+    let trying = BANK_BASE.replace("        to.lock.lock();\n        try {\n            to.add(amount);\n        } finally {\n            to.lock.unlock();\n        }\n", "        from.lock.lock();\n        try {\n            if (to.lock.tryLock()) {\n                to.add(amount);\n                to.lock.unlock();\n            }\n        } finally {\n            from.lock.unlock();\n        }\n");
+    // Both orders chosen by a stable key: the usual fix.
+    let by_id = BANK_BASE.replace("        to.deposit(amount);\n", "        if (System.identityHashCode(from) < System.identityHashCode(to)) {\n            synchronized (from) {\n                synchronized (to) {\n                    to.add(amount);\n                }\n            }\n        } else {\n            synchronized (to) {\n                synchronized (from) {\n                    to.add(amount);\n                }\n            }\n        }\n");
+    assert_ne!(by_id, BANK_BASE);
+    assert_eq!(lock_order_warnings(&base, &[("src/bank/Bank.java", &by_id)]), Vec::<String>::new());
+    assert_eq!(lock_order_warnings(&base, &[("src/bank/Bank.java", &guarded)]), Vec::<String>::new());
+    assert_eq!(lock_order_warnings(&base, &[("src/bank/Bank.java", &trying)]), Vec::<String>::new());
+    // A cycle the base already had, and a change to other lines.
+    let cyclic = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let old = [("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", cyclic.as_str())];
+    let unrelated = cyclic.replace("        keys.clear();\n", "        keys.clear();\n        keys.add(\"\");\n");
+    let cache_edit = CACHE_LOCKED.replace("            entries.clear();\n", "            entries.clear();\n            entries.put(\"\", \"\");\n");
+    assert_eq!(lock_order_warnings(&old, &[("src/app/Index.java", &unrelated), ("src/app/Cache.java", &cache_edit)]), Vec::<String>::new());
+}
+
+#[test]
+fn benign_edits_under_nested_locks_are_no_inversion() {
+    let logged = r#"package app;
+
+public class Ledger {
+    private final Object lock1 = new Object();
+    private final Object lock2 = new Object();
+    private long total;
+
+    public void record(long amount) {
+        synchronized (lock1) {
+            long before = total;
+            System.out.println("recording " + amount);
+            synchronized (lock2) {
+                total = before + amount;
+            }
+        }
+    }
+
+    public long total() {
+        synchronized (lock1) {
+            synchronized (lock2) {
+                return total;
+            }
+        }
+    }
+}
+"#;
+    let renamed = logged.replace("long before = total;", "long previous = total;").replace("total = before + amount;", "total = previous + amount;");
+    let moved = logged
+        .replace("            System.out.println(\"recording \" + amount);\n", "")
+        .replace("    public void record(long amount) {\n", "    public void record(long amount) {\n        System.out.println(\"recording \" + amount);\n");
+    assert_eq!(lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &renamed)]), Vec::<String>::new());
+    assert_eq!(lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &moved)]), Vec::<String>::new());
+    // Swapping the order in `total()` alone is one, against `record()` in the same file.
+    let swapped = logged.replace("        synchronized (lock1) {\n            synchronized (lock2) {\n                return total;", "        synchronized (lock2) {\n            synchronized (lock1) {\n                return total;");
+    let w = lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &swapped)]);
+    assert_eq!(w, vec!["Ledger.java:20 RL007 lock-order inversion: `Ledger.total()` takes `lock2` then `lock1` (line 20), while `Ledger.record()` takes them the other way round (line 12): two threads can deadlock"]);
+}

@@ -37,6 +37,8 @@ Warnings:
   RL004  a check-then-act on a thread-safe collection or atomic (`isEmpty()` then `poll()`).
   RL005  an access to a @GuardedBy field without its declared lock.
   RL006  wait()/notify() where the monitor is no longer held (IllegalMonitorStateException).
+  RL007  a lock-order inversion: the change takes two locks in the order opposite to other code
+         (or one class's lock from two objects the callers choose), so two threads can deadlock.
   RL100  (hint, with --show hints) a changed line that impacts a shared field.
   Silence one with @SuppressWarnings(\"racelens\") or @SuppressWarnings(\"racelens:RL001\").
 

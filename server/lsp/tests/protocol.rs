@@ -256,3 +256,29 @@ async fn non_java_files_and_files_outside_git_are_handled() {
     assert!(d["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "RL001"), "{d}");
     c.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_a_nested_acquisition_shows_a_lock_order_inversion_and_undo_clears_it() {
+    let account = "package bank;\n\npublic class Account {\n    private long balance;\n\n    synchronized void add(long amount) {\n        balance += amount;\n    }\n}\n";
+    let bank = "package bank;\n\npublic class Bank {\n    public void pay(Account from, Account to, long amount) {\n        synchronized (from) {\n            from.add(-amount);\n        }\n        to.add(amount);\n    }\n}\n";
+    let path = "src/bank/Bank.java";
+    let repo = repo_with(&[("src/bank/Account.java", account), (path, bank)], &[]);
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.open(path).await;
+    // Take `to` inside `synchronized (from)` (after line 6, 0-based 5): two pays with
+    // swapped accounts deadlock.
+    let bank_uri = uri(&c.root, path);
+    let nested = "            synchronized (to) {\n                to.add(amount);\n            }\n";
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": bank_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 6, "character": 0}, "end": {"line": 6, "character": 0}}, "text": nested}]})).await;
+    let d = c.diagnostics(path, |d| has(d, "RL007", 6)).await;
+    let rl007 = d.iter().find(|d| d["code"] == "RL007").unwrap();
+    assert_eq!(rl007["codeDescription"]["href"], "racelens:/codes/RL007");
+    assert!(rl007["message"].as_str().unwrap().contains("`Bank.pay()` takes `from` then `to`"), "{rl007}");
+    let related: Vec<u64> = rl007["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(related, vec![4, 6], "{rl007}");
+    // Undo: the warning goes.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": bank_uri, "version": 3}, "contentChanges": [{"range": {"start": {"line": 6, "character": 0}, "end": {"line": 9, "character": 0}}, "text": ""}]})).await;
+    c.diagnostics(path, |d| d.is_empty()).await;
+    c.finish().await;
+}

@@ -53,6 +53,18 @@ without it they throw `IllegalMonitorStateException`. The change left this call 
 monitor (and no caller holds it for this method).\n\nFix: call it inside `synchronized` on the same object.",
     },
     Code {
+        code: "RL007",
+        title: "a lock-order inversion (deadlock)",
+        explanation: "The change made code that holds one lock take another, directly or in a method it calls, \
+while other code takes the two the other way round: each of two threads can hold one lock and wait for the other \
+forever. The same holds for one class's lock taken from two objects that the callers choose (`from.lock` then \
+`to.lock`): two calls with the arguments swapped deadlock. Locks are named by class and field, so the two orders \
+may be in different files; a lock held around both orders, `tryLock()`, and read locks on both sides do not \
+deadlock and are not reported. The related locations are both acquisition paths: where the first lock is taken, \
+the call made holding it, and where the second is taken.\n\nFix: take the locks in one global order (for two \
+objects of one class, order them by a stable key such as an id), or do not call out while holding a lock.",
+    },
+    Code {
         code: "RL100",
         title: "a changed line that impacts a shared field",
         explanation: "A hint, not a warning: this line of the change reads or writes a field that other methods \

@@ -6,11 +6,13 @@
 //! - [`svimpact`]: which of those the change impacts (SimRT section 3.3, rules 1 to 5);
 //! - [`pairs`]: impacted shared-variable pairs (SimRT section 3.4) with their locks and
 //!   kinds (RW/WW, MM, WN after the thesis, chapter 4);
-//! - [`warnings`]: the few findings a developer should look at.
+//! - [`warnings`]: the few findings a developer should look at;
+//! - [`lockorder`]: RL007, cycles the change closed in the lock-order graph.
 
 pub mod codes;
 mod effects;
 mod icp;
+mod lockorder;
 mod matching;
 mod pairs;
 mod regions;

@@ -11,6 +11,8 @@
 //! - RL005 an access to a `@GuardedBy` field without its declared lock;
 //! - RL006 `wait()`/`notify()` where the change left the monitor unheld (the JVM throws
 //!   `IllegalMonitorStateException`);
+//! - RL007 the change closed a cycle in the lock order: two locks taken in both orders, or
+//!   one class's lock taken from two objects the callers choose (see `lockorder`);
 //! - RL100 (hint) a changed line that impacts a shared field.
 //!
 //! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
@@ -45,6 +47,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<
         }
         check_then_act(index, sharing, change, &mut out);
     }
+    super::lockorder::collect(cx, &mut out);
     impact_hints(index, impacted, pairs, &mut out);
     out.retain(|d| !suppressed(index, d));
     out.sort();

@@ -1,0 +1,543 @@
+//! RL007, lock-order inversion: the change made code that holds lock A take lock B (nested,
+//! or in a method it calls while holding A) where other code takes A while holding B, or
+//! made one method take two locks of the same class from two different objects that its
+//! callers choose (`from.lock` then `to.lock`: two calls with swapped arguments deadlock).
+//!
+//! Locks are named by `locks::lock_of` (class and field), so the graph joins files. Only
+//! the edges that matter are built: those from lock regions of the changed files, then,
+//! for a cycle's way back, those from regions holding a lock the change takes. What a
+//! callee acquires is followed a few calls deep and computed once per method.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Cx, Diagnostic, Related, Severity};
+use crate::index::{FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::java::{expr_key, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx};
+
+/// How many calls deep an acquisition under a lock is looked for.
+const MAX_CALL_DEPTH: u32 = 3;
+
+/// Which object holds a lock, as the method that takes it sees it: two acquisitions of
+/// one class's lock are two objects only when they name two different ones of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Holder {
+    This,
+    Param(usize),
+    /// One lock for the whole program (`X.class`, a static field).
+    Global,
+    Unknown,
+}
+
+/// A lock a method takes, directly or in a method it calls.
+#[derive(Clone)]
+struct Acq {
+    lock: LockId,
+    holder: Holder,
+    file: FileId,
+    span: Span,
+    /// `Index.rebuild`: the method that takes it.
+    method: String,
+    /// The lock as that method writes it.
+    display: String,
+    /// The acquisition, or a call on the way to it, is on a line the change added or modified.
+    touched: bool,
+}
+
+/// Code holding `outer` acquires `inner`.
+#[derive(Clone)]
+struct Edge {
+    file: FileId,
+    /// The method holding `outer`: `Bank.transfer`.
+    method: String,
+    method_idx: MethodIdx,
+    class: String,
+    outer: LockId,
+    outer_holder: Holder,
+    outer_span: Span,
+    inner: Acq,
+    inner_holder: Holder,
+    /// The call made holding `outer` that leads to `inner`, and its callee.
+    call: Option<(Span, String)>,
+    /// Other locks held around the inner acquisition: a common one serializes the cycle.
+    guards: Vec<LockId>,
+    created: bool,
+}
+
+impl Edge {
+    /// Where the inner lock is taken as the holding method reads: a line of its own.
+    fn line(&self) -> u32 {
+        self.call.as_ref().map_or(self.inner.span.line, |(s, _)| s.line)
+    }
+    /// The inner lock named for the holding method (`Index.this` for another class's).
+    fn inner_display(&self) -> String {
+        match self.call {
+            Some(_) => qualified(&self.inner.method, &self.class, &self.inner.display),
+            None => self.inner.display.clone(),
+        }
+    }
+}
+
+/// `display` prefixed with the class of `method` when that is not `class`.
+fn qualified(method: &str, class: &str, display: &str) -> String {
+    let owner = method.rsplit_once('.').map_or(method, |x| x.0);
+    if owner == class || display.contains('.') && display != "this" && !display.starts_with("this.") {
+        return display.to_string();
+    }
+    format!("{owner}.{}", display.trim_start_matches("this."))
+}
+
+pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
+    let index = cx.index;
+    if !may_create_edges(cx) {
+        return;
+    }
+    let changed: HashMap<FileId, &BTreeSet<u32>> = cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
+    let mut graph = Graph { index, r: index.resolver(), changed, memo: HashMap::new() };
+    let mut edges = Vec::new();
+    let reaching = methods_reaching_changes(cx);
+    let mut followed: HashMap<FileId, BTreeSet<usize>> = HashMap::new();
+    for change in &cx.changes.files {
+        let Some(entry) = index.entry(change.file) else { continue };
+        let roots = roots_to_follow(cx, change, &entry.facts, &reaching);
+        let base = Base::Changed(change.old.as_deref());
+        graph.edges_of(change.file, |i, _| roots.contains(&i), base, &mut edges);
+        followed.insert(change.file, roots);
+    }
+    if !edges.iter().any(|e| e.created) {
+        return;
+    }
+    // The way back: the other regions holding a lock a created edge acquires.
+    let wanted: BTreeSet<String> = edges.iter().filter(|e| e.created && e.inner.lock.key != e.outer.key).map(|e| e.inner.lock.key.clone()).collect();
+    if !wanted.is_empty() {
+        let none = BTreeSet::new();
+        for file in index.ids().collect::<Vec<_>>() {
+            let done = followed.get(&file).unwrap_or(&none);
+            graph.edges_of(file, |i, id| !done.contains(&i) && wanted.contains(&id.key), Base::Unchanged, &mut edges);
+        }
+    }
+    let mut reported: BTreeSet<Vec<String>> = BTreeSet::new();
+    for e in edges.iter().filter(|e| e.created) {
+        if e.inner.lock.key == e.outer.key {
+            // Both orders in one method is the fix (`if (a.id < b.id)`), not the bug.
+            let ordered = edges.iter().any(|b| {
+                b.file == e.file && b.method_idx == e.method_idx && b.outer.key == e.outer.key && b.inner.lock.key == e.outer.key && b.outer_holder == e.inner_holder && b.inner_holder == e.outer_holder
+            });
+            if ordered {
+                continue;
+            }
+            if let Some(d) = self_cycle(&graph, e) {
+                if reported.insert(vec![e.outer.key.clone()]) {
+                    out.push(d);
+                }
+            }
+            continue;
+        }
+        let Some(back) = edges.iter().find(|b| {
+            b.outer.key == e.inner.lock.key
+                && b.inner.lock.key == e.outer.key
+                && e.outer.excludes(&b.inner.lock)
+                && b.outer.excludes(&e.inner.lock)
+                && !e.guards.iter().any(|g| b.guards.iter().any(|h| g.excludes(h)))
+        }) else {
+            continue;
+        };
+        let mut cycle = vec![e.outer.key.clone(), e.inner.lock.key.clone()];
+        cycle.sort();
+        if reported.insert(cycle) {
+            out.push(two_lock_cycle(e, back));
+        }
+    }
+}
+
+/// Whether the change can have created an edge at all: a new file, a lock region it
+/// changed, or a call on a changed line. Most keystrokes are none of these.
+fn may_create_edges(cx: &Cx) -> bool {
+    cx.changes.files.iter().any(|c| {
+        let Some(entry) = cx.index.entry(c.file) else { return false };
+        c.old.is_none() || !cx.regions.of(c.file).is_empty() || entry.facts.calls.iter().any(|call| c.diff.changed_lines.contains(&call.span.line))
+    })
+}
+
+/// Names of the methods of the changed files whose changed lines call or lock, and of
+/// those there that call them (as deep as callees are followed): a lock region that calls
+/// none of these cannot have gained an edge through a call.
+fn methods_reaching_changes(cx: &Cx) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for c in &cx.changes.files {
+        let Some(entry) = cx.index.entry(c.file) else { continue };
+        let f = &entry.facts;
+        let lines = &c.diff.changed_lines;
+        let changed_units = f.calls.iter().filter(|x| lines.contains(&x.span.line)).map(|x| x.unit);
+        let changed_locks = f.locks.iter().filter(|l| l.markers.iter().any(|m| lines.contains(m))).map(|l| l.unit);
+        let region_units = cx.regions.of(c.file).iter().filter_map(|r| r.unit);
+        names.extend(changed_units.chain(changed_locks).chain(region_units).map(|u| f.unit_method(u).name.clone()));
+    }
+    for _ in 1..MAX_CALL_DEPTH {
+        let mut callers = BTreeSet::new();
+        for c in &cx.changes.files {
+            let Some(entry) = cx.index.entry(c.file) else { continue };
+            let f = &entry.facts;
+            callers.extend(f.calls.iter().filter(|x| names.contains(&x.name)).map(|x| f.unit_method(x.unit).name.clone()));
+        }
+        if callers.is_subset(&names) {
+            break;
+        }
+        names.extend(callers);
+    }
+    names
+}
+
+/// The lock regions of a changed file whose edges the change may have created: new or
+/// changed regions, regions with a changed line, regions calling a changed method.
+fn roots_to_follow(cx: &Cx, change: &super::ChangedFile, facts: &FileFacts, reaching: &BTreeSet<String>) -> BTreeSet<usize> {
+    let lines = &change.diff.changed_lines;
+    let changed: BTreeSet<usize> = cx.regions.of(change.file).iter().filter_map(|r| r.region).collect();
+    (0..facts.locks.len())
+        .filter(|&i| {
+            let l = &facts.locks[i];
+            change.old.is_none()
+                || changed.contains(&i)
+                || lines.range(l.span.line..=l.span.end_line).next().is_some()
+                || facts.calls.iter().any(|c| c.unit == l.unit && l.span.contains(c.span.start) && reaching.contains(&c.name))
+        })
+        .collect()
+}
+
+/// One lock of a class taken from two objects its callers choose, then the same lock of
+/// the other: the swapped-argument deadlock. The same object twice is re-entrant.
+fn self_cycle(graph: &Graph, e: &Edge) -> Option<Diagnostic> {
+    let named = |h: Holder| matches!(h, Holder::This | Holder::Param(_));
+    if !(named(e.outer_holder) && named(e.inner_holder)) || e.outer_holder == e.inner_holder || !e.outer.excludes(&e.inner.lock) {
+        return None;
+    }
+    // A lock held around both serializes the two calls.
+    if !e.guards.is_empty() {
+        return None;
+    }
+    let (a, b) = (holder_name(graph, e, e.outer_holder), holder_name(graph, e, e.inner_holder));
+    let (class, field) = e.outer.key.split_once('#').unwrap_or((&e.outer.key, "this"));
+    let class = class.rsplit('.').next().unwrap_or(class);
+    let inner = match &e.call {
+        // The callee's lock, named by the object the caller passes.
+        Some((_, callee)) => {
+            let named = match (b.as_str(), field) {
+                (o, "this") => o.to_string(),
+                ("this", f) => f.to_string(),
+                (o, f) => format!("{o}.{f}"),
+            };
+            format!("`{named}` (in `{callee}()`, line {})", e.line())
+        }
+        None => format!("`{}`", e.inner.display),
+    };
+    let message = format!(
+        "lock-order inversion: `{}()` takes `{}` then {inner}, the locks of two `{class}` objects; two calls with `{a}` and `{b}` swapped wait for each other (deadlock)",
+        e.method, e.outer.display
+    );
+    Some(diagnostic(e, message, related(e)))
+}
+
+/// Two locks taken in both orders: by a created edge and by an edge anywhere.
+fn two_lock_cycle(e: &Edge, back: &Edge) -> Diagnostic {
+    let via = |x: &Edge| match &x.call {
+        Some((_, callee)) => format!("line {}, in `{callee}()`", x.line()),
+        None => format!("line {}", x.line()),
+    };
+    let message = format!(
+        "lock-order inversion: `{}()` takes `{}` then `{}` ({}), while `{}()` takes them the other way round ({}): two threads can deadlock",
+        e.method,
+        e.outer.display,
+        e.inner_display(),
+        via(e),
+        back.method,
+        via(back)
+    );
+    let mut rel = related(e);
+    rel.extend(related(back));
+    let at = location(e);
+    rel.retain(|r| !(r.file == e.file && r.span == at));
+    diagnostic(e, message, rel)
+}
+
+fn holder_name(graph: &Graph, e: &Edge, h: Holder) -> String {
+    match h {
+        Holder::Param(i) => graph.index.entry(e.file).and_then(|x| x.facts.methods[e.method_idx as usize].params.get(i).map(|p| p.name.clone())).unwrap_or_default(),
+        _ => "this".into(),
+    }
+}
+
+/// The warning sits where the change is: the inner acquisition when the change made it,
+/// else the call leading to it, else the outer acquisition.
+fn location(e: &Edge) -> Span {
+    match &e.call {
+        Some((call, _)) if e.inner.file != e.file || !e.inner.touched => *call,
+        _ if e.inner.touched || e.call.is_none() => e.inner.span,
+        _ => e.outer_span,
+    }
+}
+
+fn diagnostic(e: &Edge, message: String, related: Vec<Related>) -> Diagnostic {
+    Diagnostic { file: e.file, span: location(e), severity: Severity::Warning, code: "RL007", message, related }
+}
+
+/// One acquisition path: the outer lock, the call made holding it, the inner lock.
+fn related(e: &Edge) -> Vec<Related> {
+    let mut out = vec![Related { file: e.file, span: e.outer_span, message: format!("`{}()` takes `{}` here", e.method, e.outer.display) }];
+    if let Some((call, callee)) = &e.call {
+        out.push(Related { file: e.file, span: *call, message: format!("holding `{}`, it calls `{callee}()`", e.outer.display) });
+    }
+    out.push(Related { file: e.inner.file, span: e.inner.span, message: format!("`{}()` takes `{}` here", e.inner.method, e.inner.display) });
+    out
+}
+
+/// The version of a file's regions to compare with, to tell the edges the change created.
+#[derive(Clone, Copy)]
+enum Base<'f> {
+    /// A changed file and its base facts (`None`: the base has no such file).
+    Changed(Option<&'f FileFacts>),
+    /// A file the change did not touch: only a changed callee creates an edge here.
+    Unchanged,
+}
+
+/// Whether the base version nests the same acquisition (or the same call) in the same
+/// lock of the same method: then the edge is not the change's doing.
+fn had_edge(old: &FileFacts, facts: &FileFacts, region: &LockRegion, inner: &Acq, call: Option<&Call>) -> bool {
+    let method = facts.method_display(facts.units[region.unit as usize].method);
+    old.locks.iter().filter(|o| o.kind == region.kind && o.text == region.text && old.method_display(old.units[o.unit as usize].method) == method).any(|o| match call {
+        Some(c) => old.calls.iter().any(|oc| {
+            let receiver = |f: &FileFacts, x: &Call| x.receiver.as_ref().map(|e| expr_key(f, e));
+            oc.unit == o.unit && o.span.contains(oc.span.start) && oc.name == c.name && oc.args.len() == c.args.len() && receiver(old, oc) == receiver(facts, c)
+        }),
+        None => old.locks.iter().any(|q| q.unit == o.unit && q.span.start > o.span.start && o.span.contains(q.span.start) && q.text == inner.display),
+    })
+}
+
+struct Graph<'a> {
+    index: &'a ProjectIndex,
+    r: Resolver<'a>,
+    changed: HashMap<FileId, &'a BTreeSet<u32>>,
+    /// What each method acquires, its own holders (`This`, `Param`) unmapped.
+    memo: HashMap<MethodRef, Vec<Acq>>,
+}
+
+impl Graph<'_> {
+    fn touched(&self, file: FileId, line: u32) -> bool {
+        self.changed.get(&file).is_some_and(|l| l.contains(&line))
+    }
+
+    /// The edges from the lock regions of `file` whose lock `want` accepts; `base` says
+    /// which of them the change created.
+    fn edges_of(&mut self, file: FileId, want: impl Fn(usize, &LockId) -> bool, base: Base, out: &mut Vec<Edge>) {
+        let Some(entry) = self.index.entry(file) else { return };
+        let (facts, resolved) = (entry.facts.clone(), entry.resolved.clone());
+        let origin = Origin::Project(file);
+        for (i, (region, outer)) in facts.locks.iter().zip(&resolved.locks).enumerate() {
+            if !want(i, outer) {
+                continue;
+            }
+            let unit = region.unit;
+            let method = facts.units[unit as usize].method;
+            let name = facts.method_display(method);
+            let class = name.rsplit_once('.').map_or(name.clone(), |x| x.0.to_string());
+            let outer_holder = holder(&self.r, origin, &facts, unit, outer, &region.lock, 0);
+            let outer_span = acquisition_span(&facts, region);
+            // Whether the base had this nesting, compared as written (the same lock regions,
+            // the same call, in the method of the same name).
+            let created = |inner: &Acq, call: Option<&Call>| match base {
+                Base::Changed(None) => true,
+                Base::Changed(Some(old)) => (call.is_some() && inner.touched) || !had_edge(old, &facts, region, inner, call),
+                Base::Unchanged => inner.touched,
+            };
+            // Locks held when the outer one is taken: one held on both sides serializes a cycle.
+            let guards: Vec<LockId> = facts
+                .locks
+                .iter()
+                .zip(&resolved.locks)
+                .enumerate()
+                .filter(|(j, (l, id))| *j != i && l.unit == unit && l.span.contains(region.span.start) && id.key != outer.key)
+                .map(|(_, (_, id))| id.clone())
+                .collect();
+            let edge = |inner: Acq, inner_holder: Holder, call: Option<(Span, String)>, created: bool| Edge {
+                file,
+                method: name.clone(),
+                method_idx: method,
+                class: class.clone(),
+                outer: outer.clone(),
+                outer_holder,
+                outer_span,
+                created,
+                guards: guards.iter().filter(|g| g.key != inner.lock.key).cloned().collect(),
+                inner,
+                inner_holder,
+                call,
+            };
+            let mut found = Vec::new();
+            for (j, (q, id)) in facts.locks.iter().zip(&resolved.locks).enumerate() {
+                if j == i || q.unit != unit || q.span.start <= region.span.start || !region.span.contains(q.span.start) || try_lock(&facts, q) {
+                    continue;
+                }
+                let h = holder(&self.r, origin, &facts, unit, id, &q.lock, 0);
+                let span = acquisition_span(&facts, q);
+                let inner = Acq { lock: id.clone(), holder: h, file, span, method: name.clone(), display: q.text.clone(), touched: self.touched(file, span.line) };
+                let new = created(&inner, None);
+                found.push(edge(inner, h, None, new));
+            }
+            for call in facts.calls.iter().filter(|c| c.unit == unit && region.span.contains(c.span.start)) {
+                for callee in self.callees(origin, &facts, call) {
+                    let callee_name = callee_name(self.index, callee);
+                    for acq in self.acquisitions(callee, 1) {
+                        let h = map_holder(&facts, call, acq.holder);
+                        let new = created(&acq, Some(call));
+                        found.push(edge(acq, h, Some((call.span, callee_name.clone())), new));
+                    }
+                }
+            }
+            // Taking the same lock of the same object again is re-entrant, not an edge.
+            out.extend(found.into_iter().filter(|e| !(e.inner.lock.key == e.outer.key && (e.inner_holder == e.outer_holder || e.outer_holder == Holder::Global))));
+        }
+    }
+
+    fn callees(&self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
+        if matches!(call.kind, CallKind::Reference) {
+            return Vec::new();
+        }
+        self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect()
+    }
+
+    /// Every lock `m` takes, itself or in what it calls (`depth` calls down already).
+    fn acquisitions(&mut self, m: MethodRef, depth: u32) -> Vec<Acq> {
+        if let Some(known) = self.memo.get(&m) {
+            return known.clone();
+        }
+        let Origin::Project(file) = m.origin else { return Vec::new() };
+        let Some(entry) = self.index.entry(file) else { return Vec::new() };
+        let (facts, resolved) = (entry.facts.clone(), entry.resolved.clone());
+        // Recursion reaches this method again: it adds nothing new on the way.
+        self.memo.insert(m, Vec::new());
+        let name = facts.method_display(m.idx);
+        let units: Vec<UnitIdx> = (0..facts.units.len() as UnitIdx).filter(|&u| facts.units[u as usize].method == m.idx && !facts.units[u as usize].is_lambda).collect();
+        let mut out = Vec::new();
+        for (q, id) in facts.locks.iter().zip(&resolved.locks) {
+            if !units.contains(&q.unit) || try_lock(&facts, q) {
+                continue;
+            }
+            let span = acquisition_span(&facts, q);
+            let holder = holder(&self.r, m.origin, &facts, q.unit, id, &q.lock, 0);
+            out.push(Acq { lock: id.clone(), holder, file, span, method: name.clone(), display: q.text.clone(), touched: self.touched(file, span.line) });
+        }
+        if depth < MAX_CALL_DEPTH {
+            for call in facts.calls.iter().filter(|c| units.contains(&c.unit)) {
+                let on_changed_line = self.touched(file, call.span.line);
+                for callee in self.callees(m.origin, &facts, call) {
+                    for acq in self.acquisitions(callee, depth + 1) {
+                        let holder = map_holder(&facts, call, acq.holder);
+                        out.push(Acq { holder, touched: acq.touched || on_changed_line, ..acq });
+                    }
+                }
+            }
+        }
+        self.memo.insert(m, out.clone());
+        out
+    }
+}
+
+fn callee_name(index: &ProjectIndex, m: MethodRef) -> String {
+    index.facts(m.origin).map(|f| f.method_display(m.idx)).unwrap_or_default()
+}
+
+/// `l.tryLock()` does not wait, so it cannot close a deadlock.
+fn try_lock(facts: &FileFacts, q: &LockRegion) -> bool {
+    q.kind == LockKind::Explicit && facts.calls.iter().any(|c| c.unit == q.unit && c.full.end == q.span.start && c.name == "tryLock")
+}
+
+/// Where a region takes its lock: the method's name, the `synchronized (...)` line, the
+/// `lock()` call.
+fn acquisition_span(facts: &FileFacts, q: &LockRegion) -> Span {
+    match q.kind {
+        LockKind::SynchronizedMethod => facts.methods[facts.units[q.unit as usize].method as usize].name_span,
+        LockKind::Explicit => match facts.calls.iter().find(|c| c.unit == q.unit && c.full.end == q.span.start) {
+            Some(c) => c.full,
+            None => line_span(facts, q.span.line),
+        },
+        LockKind::SynchronizedBlock => line_span(facts, q.markers.first().copied().unwrap_or(q.span.line)),
+    }
+}
+
+/// The code of one line, without its indentation and trailing `{`.
+fn line_span(facts: &FileFacts, line: u32) -> Span {
+    let start = facts.first_code_offset(line);
+    let end = facts.lines.line_end(line, &facts.text);
+    let text = &facts.text[start as usize..end as usize];
+    let trimmed = text.trim_end().trim_end_matches('{').trim_end();
+    Span { start, end: start + trimmed.len() as u32, line, end_line: line }
+}
+
+/// Which object holds the lock `id` written as `e`.
+fn holder(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, id: &LockId, e: &Expr, depth: u32) -> Holder {
+    if depth > 3 {
+        return Holder::Unknown;
+    }
+    match e {
+        Expr::ClassLiteral(_) => Holder::Global,
+        Expr::Call { receiver: Some(recv), name, .. } if name == "readLock" || name == "writeLock" => holder(r, origin, facts, unit, id, recv, depth + 1),
+        Expr::This => Holder::This,
+        Expr::Local(_) => object(facts, unit, e, depth).unwrap_or_else(|| match local_init(facts, e) {
+            Some(init) => holder(r, origin, facts, unit, id, init, depth + 1),
+            None => Holder::Unknown,
+        }),
+        Expr::Name(_) | Expr::Field(..) => {
+            let Some(field) = r.field_of_expr(origin, facts, unit, e) else { return Holder::Unknown };
+            if r.field_decl(field).is_some_and(|(f, i)| f.fields[i as usize].is_static) {
+                return Holder::Global;
+            }
+            // A field holding an object whose own monitor is the lock: which object is not known.
+            if id.key.ends_with("#this") {
+                return Holder::Unknown;
+            }
+            match e {
+                Expr::Field(o, _) => object(facts, unit, o, depth).unwrap_or(Holder::Unknown),
+                _ => Holder::This,
+            }
+        }
+        _ => Holder::Unknown,
+    }
+}
+
+/// `this` or a parameter of the unit's method (through a local alias of one).
+fn object(facts: &FileFacts, unit: UnitIdx, e: &Expr, depth: u32) -> Option<Holder> {
+    match e {
+        Expr::This => Some(Holder::This),
+        Expr::Local(l) => {
+            let local = &facts.locals[*l as usize];
+            if local.reassigned {
+                return None;
+            }
+            let params = &facts.unit_method(unit).params;
+            match params.iter().position(|p| p.name == local.name) {
+                Some(i) if local.init.is_none() => Some(Holder::Param(i)),
+                _ if depth < 3 => object(facts, unit, local_init(facts, e)?, depth + 1),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn local_init<'f>(facts: &'f FileFacts, e: &Expr) -> Option<&'f Expr> {
+    match e {
+        Expr::Local(l) => facts.locals[*l as usize].init.as_ref().filter(|_| !facts.locals[*l as usize].reassigned),
+        _ => None,
+    }
+}
+
+/// A callee's holder as its caller sees it: the callee's `this` is the call's receiver,
+/// its parameters are the call's arguments.
+fn map_holder(facts: &FileFacts, call: &Call, h: Holder) -> Holder {
+    match h {
+        Holder::This => match &call.receiver {
+            None | Some(Expr::This) => Holder::This,
+            Some(e) => object(facts, call.unit, e, 0).unwrap_or(Holder::Unknown),
+        },
+        Holder::Param(i) => call.args.get(i).and_then(|a| object(facts, call.unit, a, 0)).unwrap_or(Holder::Unknown),
+        other => other,
+    }
+}
