@@ -643,3 +643,265 @@ public class Ledger {
     let w = lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &swapped)]);
     assert_eq!(w, vec!["Ledger.java:20 RL007 lock-order inversion: `Ledger.total()` takes `lock2` then `lock1` (line 20), while `Ledger.record()` takes them the other way round (line 12): two threads can deadlock"]);
 }
+
+// RL008, lost wake-up. Fixtures: a bounded buffer whose producers and consumers wait on
+// one monitor, a mailbox with consumers only, a start gate, a job queue, and a queue on a
+// ReentrantLock with a condition per predicate.
+
+const BUFFER: &str = r#"package app;
+
+import java.util.ArrayDeque;
+
+public class Buffer {
+    private final ArrayDeque<String> items = new ArrayDeque<>();
+    private final int capacity;
+    private int puts;
+
+    public Buffer(int capacity) {
+        this.capacity = capacity;
+    }
+
+    public synchronized void put(String s) throws InterruptedException {
+        while (items.size() == capacity) {
+            wait();
+        }
+        items.addLast(s);
+        puts++;
+        notifyAll();
+    }
+
+    public synchronized String take() throws InterruptedException {
+        while (items.isEmpty()) {
+            wait();
+        }
+        String s = items.removeFirst();
+        notifyAll();
+        return s;
+    }
+}
+"#;
+
+/// RL008 lines of a change to one file over a base of several.
+fn wakeup_warnings(base: &[(&str, &str)], change: &[(&str, &str)]) -> Vec<String> {
+    let repo = repo_with(base, change);
+    let (host, impact) = analyze(repo.path());
+    warnings(&host, &impact).into_iter().filter(|w| w.contains("RL008")).collect()
+}
+
+/// The related locations of the RL008 warning at `line`.
+fn wakeup_related(base: &[(&str, &str)], change: &[(&str, &str)], line: u32) -> Vec<String> {
+    let repo = repo_with(base, change);
+    let (host, impact) = analyze(repo.path());
+    let d = impact.diagnostics.iter().find(|d| d.code == "RL008" && d.span.line == line).expect("RL008 at the line");
+    d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect()
+}
+
+#[test]
+fn notify_on_a_monitor_with_producers_and_consumers_waiting_is_a_lost_wakeup() {
+    let change = BUFFER.replacen("        puts++;\n        notifyAll();", "        puts++;\n        notify();", 1);
+    let base = [("src/app/Buffer.java", BUFFER)];
+    let changed = [("src/app/Buffer.java", change.as_str())];
+    expect_test::expect!["Buffer.java:20 RL008 `notify()` on `this` wakes one waiter, but `Buffer.put()` (line 16) waits while `items.size() == capacity` and `Buffer.take()` (line 25) waits while `items.isEmpty()`: the one woken may be the wrong kind and the signal is lost (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
+    expect_test::expect![[r#"
+        Buffer.java:16 `Buffer.put()` waits here while `items.size() == capacity`
+        Buffer.java:25 `Buffer.take()` waits here while `items.isEmpty()`"#]].assert_eq(&wakeup_related(&base, &changed, 20).join("\n"));
+
+    // Suppressed on the method, as every warning.
+    let quiet = change.replace("    public synchronized void put(", "    @SuppressWarnings(\"racelens:RL008\")\n    public synchronized void put(");
+    assert_eq!(wakeup_warnings(&base, &[("src/app/Buffer.java", &quiet)]), Vec::<String>::new());
+}
+
+#[test]
+fn notify_edits_that_lose_no_wakeup_are_quiet() {
+    let base = [("src/app/Buffer.java", BUFFER)];
+    // notifyAll() stays notifyAll(); only the line next to it changed.
+    let counted = BUFFER.replace("        puts++;", "        puts += 1;");
+    assert_eq!(wakeup_warnings(&base, &[("src/app/Buffer.java", &counted)]), Vec::<String>::new());
+    // An old notify(): the change touches unrelated lines.
+    let old = BUFFER.replacen("        puts++;\n        notifyAll();", "        puts++;\n        notify();", 1);
+    let edited = old.replace("        String s = items.removeFirst();", "        String s = items.pollFirst();");
+    assert_eq!(wakeup_warnings(&[("src/app/Buffer.java", &old)], &[("src/app/Buffer.java", &edited)]), Vec::<String>::new());
+    // One kind of waiter, which consumes what it waited for: one wake-up per item is right.
+    let mailbox = r#"package app;
+
+import java.util.ArrayDeque;
+
+public class Mailbox {
+    private final ArrayDeque<String> items = new ArrayDeque<>();
+
+    public synchronized void send(String s) {
+        items.addLast(s);
+        notifyAll();
+    }
+
+    public synchronized String receive() throws InterruptedException {
+        while (items.isEmpty()) {
+            wait();
+        }
+        return items.removeFirst();
+    }
+
+    public synchronized String receive(long millis) throws InterruptedException {
+        while (items.isEmpty()) {
+            wait(millis);
+        }
+        return items.removeFirst();
+    }
+}
+"#;
+    let one = mailbox.replace("        notifyAll();", "        notify();");
+    assert_eq!(wakeup_warnings(&[("src/app/Mailbox.java", mailbox)], &[("src/app/Mailbox.java", &one)]), Vec::<String>::new());
+}
+
+const GATE: &str = r#"package app;
+
+public class StartGate {
+    private boolean open;
+
+    public synchronized void open() {
+        open = true;
+        notifyAll();
+    }
+
+    public synchronized void await() throws InterruptedException {
+        while (!open) {
+            wait();
+        }
+    }
+}
+"#;
+
+#[test]
+fn notify_on_a_gate_that_every_waiter_passes_is_a_lost_wakeup() {
+    let change = GATE.replace("        notifyAll();", "        notify();");
+    let base = [("src/app/StartGate.java", GATE)];
+    let changed = [("src/app/StartGate.java", change.as_str())];
+    expect_test::expect!["StartGate.java:8 RL008 `notify()` on `this` wakes one waiter, but every waiter waits for the same change (`StartGate.await()` (line 13) waits while `!open`) and none consumes it or wakes the next: the others are never woken (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
+    expect_test::expect!["StartGate.java:13 `StartGate.await()` waits here while `!open`"].assert_eq(&wakeup_related(&base, &changed, 8).join("\n"));
+    // A waiter that wakes the next one itself passes the signal on.
+    let chained = GATE.replace("            wait();\n        }\n", "            wait();\n        }\n        notify();\n");
+    let chained_change = chained.replacen("        notifyAll();", "        notify();", 1);
+    assert_eq!(wakeup_warnings(&[("src/app/StartGate.java", &chained)], &[("src/app/StartGate.java", &chained_change)]), Vec::<String>::new());
+}
+
+const JOBS: &str = r#"package app;
+
+import java.util.ArrayDeque;
+
+public class Jobs {
+    private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+    private boolean closed;
+
+    public synchronized void submit(Runnable job) {
+        pending.addLast(job);
+        notifyAll();
+    }
+
+    public synchronized Runnable take() throws InterruptedException {
+        while (pending.isEmpty()) {
+            if (closed) {
+                return null;
+            }
+            wait();
+        }
+        return pending.removeFirst();
+    }
+
+    public synchronized void close() {
+        closed = true;
+        notifyAll();
+    }
+}
+"#;
+
+#[test]
+fn a_wait_loop_turned_into_an_if_is_a_lost_wakeup() {
+    let change = JOBS.replace(
+        "        while (pending.isEmpty()) {\n            if (closed) {\n                return null;\n            }\n            wait();\n        }",
+        "        if (closed && pending.isEmpty()) {\n            return null;\n        }\n        if (pending.isEmpty()) {\n            wait();\n        }",
+    );
+    let base = [("src/app/Jobs.java", JOBS)];
+    let changed = [("src/app/Jobs.java", change.as_str())];
+    expect_test::expect!["Jobs.java:19 RL008 `wait()` under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though `pending.isEmpty()` may hold again (use `while`); the base waited in `while (pending.isEmpty())`"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
+    expect_test::expect![[r#"
+        Jobs.java:11 `notifyAll()` in `Jobs.submit()` wakes waiters here
+        Jobs.java:26 `notifyAll()` in `Jobs.close()` wakes waiters here"#]].assert_eq(&wakeup_related(&base, &changed, 19).join("\n"));
+    // A new wait under `if` is the same mistake.
+    let added = JOBS.replace("    public synchronized void close() {", "    public synchronized void drain() throws InterruptedException {\n        if (!pending.isEmpty()) {\n            wait();\n        }\n    }\n\n    public synchronized void close() {");
+    expect_test::expect!["Jobs.java:26 RL008 `wait()` under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though `!pending.isEmpty()` may hold again (use `while`)"].assert_eq(&wakeup_warnings(&base, &[("src/app/Jobs.java", &added)]).join("\n"));
+    // Still a loop, with a changed condition or body: fine.
+    let looped = JOBS.replace("        while (pending.isEmpty()) {", "        while (pending.isEmpty() && !closed) {").replace("            wait();", "            wait(1000);");
+    assert_eq!(wakeup_warnings(&base, &[("src/app/Jobs.java", &looped)]), Vec::<String>::new());
+}
+
+const CONDITION_QUEUE: &str = r#"package app;
+
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+public class BoundedQueue {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition notFull = lock.newCondition();
+    private final Object[] items = new Object[16];
+    private int head, count;
+
+    public void put(Object x) throws InterruptedException {
+        lock.lock();
+        try {
+            while (count == items.length) {
+                notFull.await();
+            }
+            items[(head + count) % items.length] = x;
+            count++;
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Object take() throws InterruptedException {
+        lock.lock();
+        try {
+            while (count == 0) {
+                notEmpty.await();
+            }
+            Object x = items[head];
+            items[head] = null;
+            head = (head + 1) % items.length;
+            count--;
+            notFull.signal();
+            return x;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
+"#;
+
+#[test]
+fn one_condition_for_two_predicates_with_signal_is_a_lost_wakeup() {
+    // The change waits for both predicates on `notEmpty` and signals it alone.
+    let change = CONDITION_QUEUE.replace("    private final Condition notFull = lock.newCondition();\n", "").replace("notFull.", "notEmpty.");
+    let base = [("src/app/BoundedQueue.java", CONDITION_QUEUE)];
+    let changed = [("src/app/BoundedQueue.java", change.as_str())];
+    expect_test::expect![[r#"
+        BoundedQueue.java:16 RL008 a second kind of waiter on `notEmpty`: `BoundedQueue.put()` (line 16) waits while `count == items.length` and `BoundedQueue.take()` (line 30) waits while `count == 0`, but `signal()` in `BoundedQueue.put()` (line 20) wakes only one of them: the one woken may be the wrong kind and the signal is lost (use `signalAll()`, or one condition per predicate)
+        BoundedQueue.java:36 RL008 `signal()` on `notEmpty` wakes one waiter, but `BoundedQueue.put()` (line 16) waits while `count == items.length` and `BoundedQueue.take()` (line 30) waits while `count == 0`: the one woken may be the wrong kind and the signal is lost (use `signalAll()`)"#]].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
+    expect_test::expect![[r#"
+        BoundedQueue.java:20 `signal()` in `BoundedQueue.put()` wakes one waiter here
+        BoundedQueue.java:36 `signal()` in `BoundedQueue.take()` wakes one waiter here
+        BoundedQueue.java:30 `BoundedQueue.take()` waits here while `count == 0`"#]].assert_eq(&wakeup_related(&base, &changed, 16).join("\n"));
+
+    // signalAll() to signal() on a condition that two predicates share.
+    let shared = CONDITION_QUEUE.replace("    private final Condition notFull = lock.newCondition();\n", "").replace("notFull.", "notEmpty.").replace(".signal()", ".signalAll()");
+    let one = shared.replacen("notEmpty.signalAll();", "notEmpty.signal();", 1);
+    expect_test::expect!["BoundedQueue.java:20 RL008 `signal()` on `notEmpty` wakes one waiter, but `BoundedQueue.put()` (line 16) waits while `count == items.length` and `BoundedQueue.take()` (line 30) waits while `count == 0`: the one woken may be the wrong kind and the signal is lost (use `signalAll()`)"].assert_eq(&wakeup_warnings(&[("src/app/BoundedQueue.java", &shared)], &[("src/app/BoundedQueue.java", &one)]).join("\n"));
+
+    // One predicate per condition: signal() is right, as is an unrelated edit.
+    let all = CONDITION_QUEUE.replace(".signal()", ".signalAll()");
+    let single = all.replacen("notEmpty.signalAll();", "notEmpty.signal();", 1);
+    assert_eq!(wakeup_warnings(&[("src/app/BoundedQueue.java", &all)], &[("src/app/BoundedQueue.java", &single)]), Vec::<String>::new());
+    let unrelated = CONDITION_QUEUE.replace("            count--;", "            count -= 1;");
+    assert_eq!(wakeup_warnings(&base, &[("src/app/BoundedQueue.java", &unrelated)]), Vec::<String>::new());
+}

@@ -39,6 +39,8 @@ Warnings:
   RL006  wait()/notify() where the monitor is no longer held (IllegalMonitorStateException).
   RL007  a lock-order inversion: the change takes two locks in the order opposite to other code
          (or one class's lock from two objects the callers choose), so two threads can deadlock.
+  RL008  a lost wake-up: the change made notify()/signal() wake one waiter where waiters wait for
+         different conditions (or all pass one gate), or left a wait() under `if` instead of `while`.
   RL100  (hint, with --show hints) a changed line that impacts a shared field.
   Silence one with @SuppressWarnings(\"racelens\") or @SuppressWarnings(\"racelens:RL001\").
 

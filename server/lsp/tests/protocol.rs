@@ -258,6 +258,31 @@ async fn non_java_files_and_files_outside_git_are_handled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_notify_for_notify_all_shows_a_lost_wakeup_and_undo_clears_it() {
+    let buffer = "package app;\n\nimport java.util.ArrayDeque;\n\npublic class Buffer {\n    private final ArrayDeque<String> items = new ArrayDeque<>();\n\n    public synchronized void put(String s) throws InterruptedException {\n        while (items.size() == 8) {\n            wait();\n        }\n        items.addLast(s);\n        notifyAll();\n    }\n\n    public synchronized String take() throws InterruptedException {\n        while (items.isEmpty()) {\n            wait();\n        }\n        String s = items.removeFirst();\n        notifyAll();\n        return s;\n    }\n}\n";
+    let path = "src/app/Buffer.java";
+    let repo = repo_with(&[(path, buffer)], &[]);
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.open(path).await;
+    // `notifyAll()` in put() (0-based line 12) becomes `notify()`: a consumer's wake-up
+    // may reach the other producer.
+    let buffer_uri = uri(&c.root, path);
+    let at = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 2}, "contentChanges": [{"range": at(12, 14, 17), "text": ""}]})).await;
+    let d = c.diagnostics(path, |d| has(d, "RL008", 12)).await;
+    let rl008 = d.iter().find(|d| d["code"] == "RL008").unwrap();
+    assert_eq!(rl008["codeDescription"]["href"], "racelens:/codes/RL008");
+    assert!(rl008["message"].as_str().unwrap().starts_with("`notify()` on `this` wakes one waiter, but `Buffer.put()` (line 10) waits while `items.size() == 8`"), "{rl008}");
+    let related: Vec<u64> = rl008["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(related, vec![9, 17], "{rl008}");
+    // Undo: the warning goes.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 3}, "contentChanges": [{"range": at(12, 14, 14), "text": "All"}]})).await;
+    c.diagnostics(path, |d| d.is_empty()).await;
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typing_a_nested_acquisition_shows_a_lock_order_inversion_and_undo_clears_it() {
     let account = "package bank;\n\npublic class Account {\n    private long balance;\n\n    synchronized void add(long amount) {\n        balance += amount;\n    }\n}\n";
     let bank = "package bank;\n\npublic class Bank {\n    public void pay(Account from, Account to, long amount) {\n        synchronized (from) {\n            from.add(-amount);\n        }\n        to.add(amount);\n    }\n}\n";

@@ -65,6 +65,24 @@ the call made holding it, and where the second is taken.\n\nFix: take the locks 
 objects of one class, order them by a stable key such as an id), or do not call out while holding a lock.",
     },
     Code {
+        code: "RL008",
+        title: "a lost wake-up",
+        explanation: "The change made a wake-up reach fewer waiters than need it. `notify()` and `signal()` wake one \
+waiter: that is right only when every waiter waits for the same thing and the one woken consumes it or wakes the \
+next. Reported where the change introduced a `notify()` or `signal()` (or turned `notifyAll()`/`signalAll()` into \
+it) on a monitor or `Condition` whose waiters wait for different conditions (two wait loops with different \
+conditions, such as producers and consumers of one buffer: the one woken may be the wrong kind and the signal is \
+lost), or where every waiter waits for one state change that lets all of them through (a gate or latch: the others \
+wait forever); where the change added a second kind of waiter to a monitor something wakes one at a time; and where \
+the change left a `wait()` or `await()` under `if` (or outside its loop) where it was in a `while` loop, or added \
+one under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though its condition may hold \
+again. The kind of a waiter is its loop condition as written; waiters are found project-wide by the monitor. The \
+related locations are the waits that share the monitor or condition (for a wait outside its loop, the wake-ups). \
+After SpotBugs NO_NOTIFY_NOT_NOTIFYALL and WA_NOT_IN_LOOP, but only for what the change did.\n\nFix: use \
+`notifyAll()` or `signalAll()`, or one `Condition` per predicate (`notEmpty`, `notFull`) each signalled when its \
+predicate may have become true; always wait in `while (condition) wait();`.",
+    },
+    Code {
         code: "RL100",
         title: "a changed line that impacts a shared field",
         explanation: "A hint, not a warning: this line of the change reads or writes a field that other methods \

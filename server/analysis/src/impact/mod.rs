@@ -7,7 +7,8 @@
 //! - [`pairs`]: impacted shared-variable pairs (SimRT section 3.4) with their locks and
 //!   kinds (RW/WW, MM, WN after the thesis, chapter 4);
 //! - [`warnings`]: the few findings a developer should look at;
-//! - [`lockorder`]: RL007, cycles the change closed in the lock-order graph.
+//! - [`lockorder`]: RL007, cycles the change closed in the lock-order graph;
+//! - [`wakeups`]: RL008, wake-ups the change made reach fewer waiters than need them.
 
 pub mod codes;
 mod effects;
@@ -18,6 +19,7 @@ mod pairs;
 mod regions;
 pub mod shared;
 mod svimpact;
+mod wakeups;
 mod warnings;
 
 use std::collections::BTreeMap;

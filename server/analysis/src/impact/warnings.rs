@@ -13,6 +13,9 @@
 //!   `IllegalMonitorStateException`);
 //! - RL007 the change closed a cycle in the lock order: two locks taken in both orders, or
 //!   one class's lock taken from two objects the callers choose (see `lockorder`);
+//! - RL008 a lost wake-up: the change made `notify()`/`signal()` wake one waiter of a wait
+//!   set that mixes conditions (or of a gate all waiters pass), or left a `wait()` outside
+//!   its loop (see `wakeups`);
 //! - RL100 (hint) a changed line that impacts a shared field.
 //!
 //! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
@@ -48,6 +51,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<
         check_then_act(index, sharing, change, &mut out);
     }
     super::lockorder::collect(cx, &mut out);
+    super::wakeups::collect(cx, &mut out);
     impact_hints(index, impacted, pairs, &mut out);
     out.retain(|d| !suppressed(index, d));
     out.sort();

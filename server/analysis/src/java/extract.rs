@@ -721,6 +721,10 @@ impl<'t> Extractor<'t> {
             let call = match name {
                 "call.method" => {
                     let Some(n) = node.child_by_field_name("name") else { continue };
+                    if matches!(text(n, src), "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
+                        let guard = self.wait_guard(node, self.facts.calls.len() as u32);
+                        self.facts.wait_guards.push(guard);
+                    }
                     Call {
                         name: text(n, src).to_string(),
                         receiver: node.child_by_field_name("object").map(|o| self.expr(o, src)),
@@ -765,6 +769,32 @@ impl<'t> Extractor<'t> {
         }
     }
 
+    /// The innermost loop around a wait call in its unit, else the innermost `if`.
+    fn wait_guard(&self, call: Node<'t>, index: u32) -> WaitGuard {
+        let src = self.src;
+        let mut innermost_if = None;
+        let mut child = call;
+        while let Some(p) = self.parents.of(child) {
+            let cond = match p.kind() {
+                "while_statement" | "do_statement" | "for_statement" | "enhanced_for_statement" => {
+                    let cond = p.child_by_field_name("condition").filter(|c| c.id() != child.id());
+                    return guard(index, true, p, cond, src);
+                }
+                "if_statement" => p.child_by_field_name("condition").filter(|c| c.id() != child.id()),
+                "method_declaration" | "constructor_declaration" | "lambda_expression" | "class_body" | "static_initializer" => break,
+                _ => None,
+            };
+            if cond.is_some() && innermost_if.is_none() {
+                innermost_if = Some((p, cond));
+            }
+            child = p;
+        }
+        match innermost_if {
+            Some((p, cond)) => guard(index, false, p, cond, src),
+            None => WaitGuard { call: index, looped: false, cond: None, span: span(call) },
+        }
+    }
+
     // ----- pass 4: local aliases -------------------------------------------------------------
 
     /// `Entry[] tab = table; tab[i] = null;` writes an element of `table`'s array. Only
@@ -790,6 +820,12 @@ impl<'t> Extractor<'t> {
         }
         self.facts.accesses.retain(|a| !a.name.is_empty());
     }
+}
+
+fn guard(call: u32, looped: bool, statement: Node, cond: Option<Node>, src: &[u8]) -> WaitGuard {
+    let cond = cond.map(syntax::unparenthesize);
+    let text = cond.map(|c| text(c, src).split_whitespace().collect::<Vec<_>>().join(" ")).filter(|t| t != "true");
+    WaitGuard { call, looped, cond: text, span: span(cond.unwrap_or(statement)) }
 }
 
 /// Every variable declarator (fields and locals) under `node`.

@@ -271,6 +271,22 @@ pub struct LockRegion {
     pub markers: Vec<u32>,
 }
 
+/// What guards a `wait()` or `await()` call: the innermost loop around it in its unit,
+/// else the innermost `if`. A wait must re-check its condition in a loop (SpotBugs
+/// WA_NOT_IN_LOOP), and the condition says which kind of waiter it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitGuard {
+    /// Index into `FileFacts::calls`.
+    pub call: u32,
+    /// In a `while`, `do` or `for` loop (else in an `if`, or in neither).
+    pub looped: bool,
+    /// The guarding condition as written, white space collapsed; `None` without one
+    /// (`while (true)`, `for (;;)`, no `if`).
+    pub cond: Option<String>,
+    /// The condition's bytes (the statement's when it has none).
+    pub span: Span,
+}
+
 /// Lookups over a file's facts, so that resolution and call graphs stay linear in big
 /// files.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -336,6 +352,8 @@ pub struct FileFacts {
     pub accesses: Vec<Access>,
     pub calls: Vec<Call>,
     pub locks: Vec<LockRegion>,
+    /// The guard of each `wait()`/`await()` call.
+    pub wait_guards: Vec<WaitGuard>,
     pub local_uses: Vec<LocalUse>,
     pub tokens: Vec<Token>,
     /// Lookups by name and by method, built once per file.

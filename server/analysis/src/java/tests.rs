@@ -213,3 +213,22 @@ fn accesses_know_their_locks_and_kinds() {
         "#]],
     );
 }
+
+#[test]
+fn waits_know_the_loop_or_if_that_guards_them() {
+    let f = facts_of(
+        "class Q {\n  synchronized void a() throws Exception {\n    while (items.isEmpty()) {\n      if (closed) return;\n      wait();\n    }\n    if (count  ==  0) wait(100);\n    do { c.await(); } while (!ready);\n    for (;;) { wait(); }\n    wait();\n    Runnable r = () -> { try { if (x) wait(); } catch (Exception e) {} };\n  }\n}\n",
+    );
+    let rendered: Vec<String> = f
+        .wait_guards
+        .iter()
+        .map(|g| format!("{} line {}: looped={} cond={:?} at line {}", f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond, g.span.line))
+        .collect();
+    expect![[r#"
+        wait line 5: looped=true cond=Some("items.isEmpty()") at line 3
+        wait line 7: looped=false cond=Some("count == 0") at line 7
+        await line 8: looped=true cond=Some("!ready") at line 8
+        wait line 9: looped=true cond=None at line 9
+        wait line 10: looped=false cond=None at line 10
+        wait line 11: looped=false cond=Some("x") at line 11"#]].assert_eq(&rendered.join("\n"));
+}
