@@ -57,7 +57,12 @@ const ROOT_RECORD: &str = "root";
 pub fn claim_cache(root: &Path) {
     let dir = project_cache(root);
     let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(dir.join(ROOT_RECORD), root.to_string_lossy().as_bytes());
+    // Written aside and renamed: a concurrent run's prune must never read a half-written
+    // (empty) record, which names no existing work tree and would delete this folder.
+    let aside = dir.join(format!("{ROOT_RECORD}.{}", std::process::id()));
+    if std::fs::write(&aside, root.to_string_lossy().as_bytes()).is_ok() {
+        let _ = std::fs::rename(&aside, dir.join(ROOT_RECORD));
+    }
     if let Some(projects) = dir.parent() {
         prune_projects(projects);
     }
@@ -68,7 +73,8 @@ pub fn claim_cache(root: &Path) {
 fn prune_projects(projects: &Path) {
     for entry in std::fs::read_dir(projects).into_iter().flatten().flatten() {
         let Ok(recorded) = std::fs::read_to_string(entry.path().join(ROOT_RECORD)) else { continue };
-        if !Path::new(&recorded).exists() {
+        let recorded = Path::new(&recorded);
+        if recorded.is_absolute() && !recorded.exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -257,8 +263,9 @@ mod tests {
         let kept = folder("alive-1", Some(alive.path()));
         let gone = folder("gone-2", Some(&alive.path().join("deleted-clone")));
         let unrecorded = folder("old-3", None);
+        let being_written = folder("new-4", Some(Path::new("")));
         prune_projects(projects.path());
-        assert!(kept.exists() && unrecorded.exists());
+        assert!(kept.exists() && unrecorded.exists() && being_written.exists());
         assert!(!gone.exists());
     }
 
