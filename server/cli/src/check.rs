@@ -33,14 +33,19 @@ Warnings:
          not atomic; the message says which lock guards the other end and what the change did.
   RL002  the change moved an access out of the lock that guards its field elsewhere (even on a
          volatile field: the check-then-act is the bug).
-  RL003  the change split one critical section into two acquisitions of the same lock.
-  RL004  a check-then-act on a thread-safe collection or atomic (`isEmpty()` then `poll()`).
+  RL003  the change split one critical section into two acquisitions of the same lock, in the
+         method or through a call that takes the lock again (a locked getter, a helper).
+  RL004  a check-then-act on a thread-safe collection or atomic (`isEmpty()` then `poll()`,
+         `containsKey()` then `remove()`, `get()` then `set()`) whose act's result is not checked.
   RL005  an access to a @GuardedBy field without its declared lock.
   RL006  wait()/notify() where the monitor is no longer held (IllegalMonitorStateException).
   RL007  a lock-order inversion: the change takes two locks in the order opposite to other code
          (or one class's lock from two objects the callers choose), so two threads can deadlock.
   RL008  a lost wake-up: the change made notify()/signal() wake one waiter where waiters wait for
          different conditions (or all pass one gate), or left a wait() under `if` instead of `while`.
+  RL009  publication order: the change moved a release (countDown(), a volatile write, unlock(),
+         notify(), complete(), start(), submit()) before a write that another thread reads after
+         the matching acquire, or published an object (`map = new HashMap<>()`) before filling it.
   RL100  (hint, with --show hints) a changed line that impacts a shared field.
   Silence one with @SuppressWarnings(\"racelens\") or @SuppressWarnings(\"racelens:RL001\").
 

@@ -23,6 +23,7 @@ use tokio::sync::oneshot;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::Client;
 
+use crate::actions;
 use crate::convert;
 use crate::documents::{ChangeOutcome, Documents};
 use crate::explorations::JobEvent;
@@ -61,6 +62,7 @@ pub enum Msg {
     Configuration(Option<Value>),
     Hover { uri: Uri, position: Position, reply: Reply<Option<Hover>> },
     CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
+    CodeAction { params: CodeActionParams, reply: Reply<Vec<CodeActionOrCommand>> },
     Document { uri: String, reply: Reply<Value> },
     Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
     /// From an exploration's worker.
@@ -73,7 +75,7 @@ pub enum Msg {
 impl Msg {
     /// Requests answer from the analysis, so it must be current first.
     fn needs_analysis(&self) -> bool {
-        matches!(self, Msg::Hover { .. } | Msg::CodeLens { .. } | Msg::Execute { .. })
+        matches!(self, Msg::Hover { .. } | Msg::CodeLens { .. } | Msg::CodeAction { .. } | Msg::Execute { .. })
     }
 }
 
@@ -243,6 +245,9 @@ impl Core {
             }
             Msg::CodeLens { uri, reply } => {
                 let _ = reply.send(Ok(self.code_lens(&uri)));
+            }
+            Msg::CodeAction { params, reply } => {
+                let _ = reply.send(Ok(self.code_action(&params)));
             }
             Msg::Document { uri, reply } => {
                 let _ = reply.send(self.document(&uri));
@@ -573,6 +578,22 @@ impl Core {
         let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, self.encoding());
         self.exploration_lenses(w, &rel, &mut out);
         out
+    }
+
+    /// Quick fixes for the diagnostics the request selects; none for a document we do not
+    /// analyse or a range where no current diagnostic has one.
+    fn code_action(&mut self, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+        let Some((w, rel)) = self.locate(&params.text_document.uri) else { return Vec::new() };
+        let (encoding, hints) = (self.encoding(), self.settings.hints);
+        let ws = &mut self.workspaces[w];
+        let Some(file) = ws.host.index().file_id(&rel) else { return Vec::new() };
+        let published = ws.impact.diagnostics.iter().filter(|d| d.file == file && convert::shown(d, hints));
+        let selected = actions::selected(ws.host.index(), &ws.root, published, params, encoding);
+        if selected.is_empty() {
+            return Vec::new();
+        }
+        let changes = ws.host.change_set();
+        actions::quick_fixes(ws.host.index(), &changes, &selected, &params.text_document.uri, encoding)
     }
 
     fn execute(&mut self, command: &str, arguments: &[Value]) -> Result<Option<Value>, String> {

@@ -1,16 +1,18 @@
-//! The racelens language server: live race warnings, field hovers and test lenses over
-//! LSP (stdio), driving the same analysis host as `racelens check`.
+//! The racelens language server: live race warnings with quick fixes, field hovers and
+//! test lenses over LSP (stdio), driving the same analysis host as `racelens check`.
 //!
 //! - [`server`]: the LSP facade (tower-lsp-server); handlers forward to the core;
 //! - [`core`]: one thread that owns all state and handles messages in arrival order;
 //! - [`documents`]: open buffers (rope + incrementally parsed document);
 //! - [`positions`]: UTF-16/UTF-8 positions <-> byte offsets;
-//! - [`convert`], [`hover`], [`lenses`]: analysis results as LSP answers;
+//! - [`convert`], [`hover`], [`lenses`], [`actions`]: analysis results as LSP answers
+//!   (diagnostics, hovers, lenses, quick fixes);
 //! - [`jobs`], [`explorations`]: explorations started from the editor (a queue, workers
 //!   running them on a JVM, results kept on disk); `core::explore` shows them;
 //! - [`settings`], [`watch`]: editor settings, and our own file watcher where the client
 //!   cannot watch for us.
 
+mod actions;
 mod convert;
 pub mod core;
 mod documents;

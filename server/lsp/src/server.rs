@@ -120,6 +120,10 @@ impl LanguageServer for Backend {
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    ..CodeActionOptions::default()
+                })),
                 execute_command_provider: Some(ExecuteCommandOptions { commands, ..ExecuteCommandOptions::default() }),
                 ..ServerCapabilities::default()
             },
@@ -172,6 +176,10 @@ impl LanguageServer for Backend {
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = p.text_document.uri;
         self.ask(|reply| Msg::CodeLens { uri, reply }).await.map(Some)
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        self.ask(|reply| Msg::CodeAction { params, reply }).await.map(Some)
     }
 
     async fn execute_command(&self, p: ExecuteCommandParams) -> Result<Option<LSPAny>> {

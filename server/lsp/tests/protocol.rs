@@ -126,7 +126,9 @@ async fn configuration_round_trip() {
     // Change a line that updates a shared field: `numIdle++` in addObject() (line 62).
     let pool_uri = uri(&c.root, POOL);
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 61, "character": 15}, "end": {"line": 61, "character": 17}}, "text": " += 1"}]})).await;
-    let d = c.diagnostics(POOL, |d| has(d, "RL001", 61)).await;
+    // One warning per field and method: `numIdle` is first read at line 58 (0-based 57).
+    let numidle = |d: &[Value]| d.iter().any(|d| d["code"] == "RL001" && d["range"]["start"]["line"] == 57 && d["message"].as_str().unwrap().starts_with("`numIdle`"));
+    let d = c.diagnostics(POOL, numidle).await;
     assert!(!d.iter().any(|d| d["code"] == "RL100"), "{:?}", codes(&d));
     // The user turns hints on: the server pulls the configuration again.
     *c.config.lock().unwrap() = json!({"diagnostics": {"hints": true}});
@@ -257,53 +259,134 @@ async fn non_java_files_and_files_outside_git_are_handled() {
     c.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typing_notify_for_notify_all_shows_a_lost_wakeup_and_undo_clears_it() {
-    let buffer = "package app;\n\nimport java.util.ArrayDeque;\n\npublic class Buffer {\n    private final ArrayDeque<String> items = new ArrayDeque<>();\n\n    public synchronized void put(String s) throws InterruptedException {\n        while (items.size() == 8) {\n            wait();\n        }\n        items.addLast(s);\n        notifyAll();\n    }\n\n    public synchronized String take() throws InterruptedException {\n        while (items.isEmpty()) {\n            wait();\n        }\n        String s = items.removeFirst();\n        notifyAll();\n        return s;\n    }\n}\n";
-    let path = "src/app/Buffer.java";
-    let repo = repo_with(&[(path, buffer)], &[]);
+/// A 0-based range from `(line, column)` to `(line, column)`.
+fn range(from: (u32, u32), to: (u32, u32)) -> Value {
+    json!({"start": {"line": from.0, "character": from.1}, "end": {"line": to.0, "character": to.1}})
+}
+
+/// A change typed and undone, as a user does: `files` committed, `path` opened, the `edit`
+/// (range and text) applied; waits for the `code` warning at 0-based `line` and returns it;
+/// then the `undo` applied, after which the file has no diagnostics.
+async fn typed_then_undone(files: &[(&str, &str)], path: &str, edit: (Value, &str), undo: (Value, &str), code: &str, line: u64) -> Value {
+    let repo = repo_with(files, &[]);
     let mut c = Client::start(repo.path(), ServerOptions::default());
     c.initialize(json!({}), json!({})).await;
     c.open(path).await;
-    // `notifyAll()` in put() (0-based line 12) becomes `notify()`: a consumer's wake-up
-    // may reach the other producer.
-    let buffer_uri = uri(&c.root, path);
-    let at = |line: u32, from: u32, to: u32| json!({"start": {"line": line, "character": from}, "end": {"line": line, "character": to}});
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 2}, "contentChanges": [{"range": at(12, 14, 17), "text": ""}]})).await;
-    let d = c.diagnostics(path, |d| has(d, "RL008", 12)).await;
-    let rl008 = d.iter().find(|d| d["code"] == "RL008").unwrap();
-    assert_eq!(rl008["codeDescription"]["href"], "racelens:/codes/RL008");
-    assert!(rl008["message"].as_str().unwrap().starts_with("`notify()` on `this` wakes one waiter, but `Buffer.put()` (line 10) waits while `items.size() == 8`"), "{rl008}");
-    let related: Vec<u64> = rl008["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect();
-    assert_eq!(related, vec![9, 17], "{rl008}");
-    // Undo: the warning goes.
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 3}, "contentChanges": [{"range": at(12, 14, 14), "text": "All"}]})).await;
+    let file_uri = uri(&c.root, path);
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": file_uri, "version": 2}, "contentChanges": [{"range": edit.0, "text": edit.1}]})).await;
+    let d = c.diagnostics(path, |d| has(d, code, line)).await;
+    let found = d.into_iter().find(|d| d["code"] == code).unwrap();
+    assert_eq!(found["codeDescription"]["href"], format!("racelens:/codes/{code}"));
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": file_uri, "version": 3}, "contentChanges": [{"range": undo.0, "text": undo.1}]})).await;
     c.diagnostics(path, |d| d.is_empty()).await;
     c.finish().await;
+    found
+}
+
+/// The 0-based lines of a diagnostic's related locations.
+fn related_lines(d: &Value) -> Vec<u64> {
+    d["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_notify_for_notify_all_shows_a_lost_wakeup_and_undo_clears_it() {
+    let buffer = "package app;\n\nimport java.util.ArrayDeque;\n\npublic class Buffer {\n    private final ArrayDeque<String> items = new ArrayDeque<>();\n\n    public synchronized void put(String s) throws InterruptedException {\n        while (items.size() == 8) {\n            wait();\n        }\n        items.addLast(s);\n        notifyAll();\n    }\n\n    public synchronized String take() throws InterruptedException {\n        while (items.isEmpty()) {\n            wait();\n        }\n        String s = items.removeFirst();\n        notifyAll();\n        return s;\n    }\n}\n";
+    // `notifyAll()` in put() (0-based line 12) becomes `notify()`: a consumer's wake-up
+    // may reach the other producer.
+    let path = "src/app/Buffer.java";
+    let rl008 = typed_then_undone(&[(path, buffer)], path, (range((12, 14), (12, 17)), ""), (range((12, 14), (12, 14)), "All"), "RL008", 12).await;
+    assert!(rl008["message"].as_str().unwrap().starts_with("`notify()` on `this` wakes one waiter, but `Buffer.put()` (line 10) waits while `items.size() == 8`"), "{rl008}");
+    assert_eq!(related_lines(&rl008), vec![9, 17], "{rl008}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typing_a_nested_acquisition_shows_a_lock_order_inversion_and_undo_clears_it() {
     let account = "package bank;\n\npublic class Account {\n    private long balance;\n\n    synchronized void add(long amount) {\n        balance += amount;\n    }\n}\n";
     let bank = "package bank;\n\npublic class Bank {\n    public void pay(Account from, Account to, long amount) {\n        synchronized (from) {\n            from.add(-amount);\n        }\n        to.add(amount);\n    }\n}\n";
-    let path = "src/bank/Bank.java";
-    let repo = repo_with(&[("src/bank/Account.java", account), (path, bank)], &[]);
-    let mut c = Client::start(repo.path(), ServerOptions::default());
-    c.initialize(json!({}), json!({})).await;
-    c.open(path).await;
     // Take `to` inside `synchronized (from)` (after line 6, 0-based 5): two pays with
     // swapped accounts deadlock.
-    let bank_uri = uri(&c.root, path);
+    let path = "src/bank/Bank.java";
     let nested = "            synchronized (to) {\n                to.add(amount);\n            }\n";
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": bank_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 6, "character": 0}, "end": {"line": 6, "character": 0}}, "text": nested}]})).await;
-    let d = c.diagnostics(path, |d| has(d, "RL007", 6)).await;
-    let rl007 = d.iter().find(|d| d["code"] == "RL007").unwrap();
-    assert_eq!(rl007["codeDescription"]["href"], "racelens:/codes/RL007");
+    let files = [("src/bank/Account.java", account), (path, bank)];
+    let rl007 = typed_then_undone(&files, path, (range((6, 0), (6, 0)), nested), (range((6, 0), (9, 0)), ""), "RL007", 6).await;
     assert!(rl007["message"].as_str().unwrap().contains("`Bank.pay()` takes `from` then `to`"), "{rl007}");
-    let related: Vec<u64> = rl007["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect();
-    assert_eq!(related, vec![4, 6], "{rl007}");
-    // Undo: the warning goes.
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": bank_uri, "version": 3}, "contentChanges": [{"range": {"start": {"line": 6, "character": 0}, "end": {"line": 9, "character": 0}}, "text": ""}]})).await;
+    assert_eq!(related_lines(&rl007), vec![4, 6], "{rl007}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn taking_the_check_out_through_a_locked_getter_shows_a_split_section_and_undo_clears_it() {
+    let registry = "package app;\n\nimport java.util.ArrayList;\nimport java.util.List;\n\npublic class Registry {\n    private final List<String> entries = new ArrayList<>();\n    private final int max = 8;\n\n    public synchronized int count() {\n        return entries.size();\n    }\n\n    public boolean register(String name) {\n        synchronized (this) {\n            if (count() >= max) {\n                return false;\n            }\n            entries.add(name);\n            return true;\n        }\n    }\n\n    public void start() {\n        new Thread(() -> register(\"a\")).start();\n    }\n}\n";
+    // The check moves out of the lock (0-based lines 14 to 20 are the synchronized block):
+    // count() locks on its own, then the act locks again.
+    let split = "        if (count() >= max) {\n            return false;\n        }\n        synchronized (this) {\n            entries.add(name);\n        }\n        return true;\n";
+    let original = "        synchronized (this) {\n            if (count() >= max) {\n                return false;\n            }\n            entries.add(name);\n            return true;\n        }\n";
+    let path = "src/app/Registry.java";
+    let rl003 = typed_then_undone(&[(path, registry)], path, (range((14, 0), (21, 0)), split), (range((14, 0), (21, 0)), original), "RL003", 18).await;
+    assert!(rl003["message"].as_str().unwrap().starts_with("the change split a critical section of `Registry.register()`: the read of `entries[]` by `count()` (line 15)"), "{rl003}");
+    assert_eq!(related_lines(&rl003), vec![14], "{rl003}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_contains_key_before_remove_shows_a_check_then_act_and_undo_clears_it() {
+    let sessions = "package app;\n\nimport java.util.concurrent.ConcurrentHashMap;\n\npublic class Sessions {\n    private final ConcurrentHashMap<String, Long> open = new ConcurrentHashMap<>();\n    private long closed;\n\n    public void open(String id) {\n        open.put(id, System.nanoTime());\n    }\n\n    public void close(String id) {\n        if (open.remove(id) != null) {\n            synchronized (this) {\n                closed++;\n            }\n        }\n    }\n\n    public void start() {\n        new Thread(() -> close(\"a\")).start();\n    }\n}\n";
+    // `if (open.remove(id) != null)` (0-based line 13) becomes a check, then an unchecked remove.
+    let typed = "        if (open.containsKey(id)) {\n            open.remove(id);\n";
+    let path = "src/app/Sessions.java";
+    let undo = "        if (open.remove(id) != null) {\n";
+    let rl004 = typed_then_undone(&[(path, sessions)], path, (range((13, 0), (14, 0)), typed), (range((13, 0), (15, 0)), undo), "RL004", 14).await;
+    assert!(rl004["message"].as_str().unwrap().starts_with("check-then-act on `open`: `containsKey()` (line 14) and `remove()` here"), "{rl004}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_count_down_above_the_write_shows_a_publication_order_and_undo_clears_it() {
+    let loader = "package app;\n\nimport java.util.concurrent.CountDownLatch;\n\npublic class Loader {\n    private final CountDownLatch ready = new CountDownLatch(1);\n    private String result;\n\n    public void load(String value) {\n        result = value;\n        ready.countDown();\n    }\n\n    public String await() throws InterruptedException {\n        ready.await();\n        return result;\n    }\n}\n";
+    // Move `ready.countDown();` (0-based line 10) above `result = value;` (line 9), as an
+    // editor's move-line-up does: a waiter released by `await()` can read the old result.
+    let path = "src/app/Loader.java";
+    let (moved, back) = ("        ready.countDown();\n        result = value;\n", "        result = value;\n        ready.countDown();\n");
+    let rl009 = typed_then_undone(&[(path, loader)], path, (range((9, 0), (11, 0)), moved), (range((9, 0), (11, 0)), back), "RL009", 9).await;
+    assert!(rl009["message"].as_str().unwrap().starts_with("`ready.countDown()` (line 10) now runs before `result` is written (line 11)"), "{rl009}");
+    assert_eq!(related_lines(&rl009), vec![10, 15], "{rl009}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_quick_fix_for_a_lost_wakeup_uses_notify_all_and_clears_it() {
+    let buffer = "package app;\n\nimport java.util.ArrayDeque;\n\npublic class Buffer {\n    private final ArrayDeque<String> items = new ArrayDeque<>();\n\n    public synchronized void put(String s) throws InterruptedException {\n        while (items.size() == 8) {\n            wait();\n        }\n        items.addLast(s);\n        notifyAll();\n    }\n\n    public synchronized String take() throws InterruptedException {\n        while (items.isEmpty()) {\n            wait();\n        }\n        String s = items.removeFirst();\n        notifyAll();\n        return s;\n    }\n}\n";
+    let path = "src/app/Buffer.java";
+    let repo = repo_with(&[(path, buffer)], &[]);
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    let init = c.initialize(json!({}), json!({})).await;
+    assert_eq!(init["capabilities"]["codeActionProvider"]["codeActionKinds"], json!(["quickfix"]));
+    c.open(path).await;
+    // `notifyAll()` in put() (0-based line 12) becomes `notify()`.
+    let buffer_uri = uri(&c.root, path);
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 2}, "contentChanges": [{"range": range((12, 14), (12, 17)), "text": ""}]})).await;
+    let d = c.diagnostics(path, |d| has(d, "RL008", 12)).await;
+    let rl008 = d.into_iter().find(|d| d["code"] == "RL008").unwrap();
+    let ask = |range: Value, diagnostics: Value| json!({"textDocument": {"uri": buffer_uri}, "range": range, "context": {"diagnostics": diagnostics}});
+    let actions = c.request("textDocument/codeAction", ask(rl008["range"].clone(), json!([rl008]))).await;
+    let fix = json!({"range": range((12, 8), (12, 14)), "newText": "notifyAll"});
+    assert_eq!(
+        actions,
+        json!([{"title": "Use notifyAll()", "kind": "quickfix", "diagnostics": [rl008], "isPreferred": true, "edit": {"changes": {buffer_uri.clone(): [fix]}}}])
+    );
+    // A client that sends no diagnostics gets the fixes of those its range touches.
+    let at_cursor = c.request("textDocument/codeAction", ask(range((12, 10), (12, 10)), json!([]))).await;
+    assert_eq!(at_cursor, actions);
+    // Nothing elsewhere, nor for a diagnostic that no longer stands there, nor for other kinds.
+    assert_eq!(c.request("textDocument/codeAction", ask(range((11, 0), (11, 4)), json!([]))).await, json!([]));
+    let mut stale = rl008.clone();
+    stale["range"] = range((11, 8), (11, 14));
+    assert_eq!(c.request("textDocument/codeAction", ask(stale["range"].clone(), json!([stale]))).await, json!([]));
+    let mut refactor = ask(rl008["range"].clone(), json!([rl008]));
+    refactor["context"]["only"] = json!(["refactor"]);
+    assert_eq!(c.request("textDocument/codeAction", refactor).await, json!([]));
+    // Malformed parameters get an error, and the server goes on.
+    let (_, malformed) = c.call("textDocument/codeAction", json!({"textDocument": 5, "range": "everywhere"})).await.into_parts();
+    assert!(malformed.is_err());
+    // The client applies the fix: the warning goes, and so does its fix.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 3}, "contentChanges": [{"range": fix["range"], "text": fix["newText"]}]})).await;
     c.diagnostics(path, |d| d.is_empty()).await;
+    assert_eq!(c.request("textDocument/codeAction", ask(rl008["range"].clone(), json!([rl008]))).await, json!([]));
     c.finish().await;
 }

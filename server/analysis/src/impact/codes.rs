@@ -27,17 +27,26 @@ time the action under the lock runs (check-then-act).\n\nFix: move the access ba
     Code {
         code: "RL003",
         title: "a critical section split in two",
-        explanation: "Two accesses that ran in one `synchronized` block (or one `lock()`...`unlock()` region) now run \
-under two separate acquisitions of the same lock. Another thread can run between them and see, or change, an \
-intermediate state.\n\nFix: keep the accesses in one critical section.",
+        explanation: "Two accesses that ran in one critical section (a `synchronized` method or block, or one \
+`lock()`...`unlock()` region) now run under two separate acquisitions of the same lock. The second acquisition may \
+be a call: a check made through a locked getter (`if (size() < max)` with `synchronized int size()`) and the act \
+under the lock afterwards, or a write moved into a helper that takes the lock again. Another thread can run between \
+them and see, or change, an intermediate state. Reported for the same field read and then written, for two writes \
+(an invariant torn between them), and for a read of one field then a write of another, unless the later section \
+reads the field again before writing (a re-check, which is how a lock is narrowed safely). One warning per method \
+and lock; the other split accesses are related locations.\n\nFix: keep the accesses in one critical section, or \
+re-check the condition under the lock before acting.",
     },
     Code {
         code: "RL004",
         title: "check-then-act on a thread-safe collection or atomic",
         explanation: "Each call on a concurrent collection or an atomic is atomic; two calls are not. Between \
-`isEmpty()` and `poll()`, or `containsKey()` and `remove()`, or an atomic's `get()` and `set()`, another thread can \
-change the object, so the action works on a stale check.\n\nFix: use the single atomic operation (`poll()` and test \
-for null, `remove()` and test the result, `putIfAbsent`, `compute`, `compareAndSet`), or hold a lock around both.",
+`isEmpty()`, `size()` or `peek()` and `poll()`, `remove()` or `take()`, or `containsKey()`/`get()` and `put()`/`remove()`, \
+or an atomic's `get()` and `set()` (or an increment guarded by a `get()` in a condition), another thread can change the \
+object, so the action works on a stale check. Not reported when both calls hold one lock, or when the code checks the \
+act's result (`T x = q.poll(); if (x != null)`, `if (set.remove(k))`, a result returned to the caller): then it notices \
+the other thread.\n\nFix: use the single atomic operation (`poll()` and test for null, `remove()` and test the result, \
+`putIfAbsent`, `compute`, `merge`, `compareAndSet`), or hold a lock around both.",
     },
     Code {
         code: "RL005",
@@ -72,7 +81,9 @@ waiter: that is right only when every waiter waits for the same thing and the on
 next. Reported where the change introduced a `notify()` or `signal()` (or turned `notifyAll()`/`signalAll()` into \
 it) on a monitor or `Condition` whose waiters wait for different conditions (two wait loops with different \
 conditions, such as producers and consumers of one buffer: the one woken may be the wrong kind and the signal is \
-lost), or where every waiter waits for one state change that lets all of them through (a gate or latch: the others \
+lost; or one loop whose condition reads the waiter's own arguments, `while (available(sku) < quantity)`: each thread \
+waits for its own thing), after a change that lets several waiters through at once (`drainTo()`, `clear()`, \
+`count = 0`: one goes on, the others sleep), or where every waiter waits for one state change that lets all of them through (a gate or latch: the others \
 wait forever); where the change added a second kind of waiter to a monitor something wakes one at a time; and where \
 the change left a `wait()` or `await()` under `if` (or outside its loop) where it was in a `while` loop, or added \
 one under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though its condition may hold \
@@ -81,6 +92,29 @@ related locations are the waits that share the monitor or condition (for a wait 
 After SpotBugs NO_NOTIFY_NOT_NOTIFYALL and WA_NOT_IN_LOOP, but only for what the change did.\n\nFix: use \
 `notifyAll()` or `signalAll()`, or one `Condition` per predicate (`notEmpty`, `notFull`) each signalled when its \
 predicate may have become true; always wait in `while (condition) wait();`.",
+    },
+    Code {
+        code: "RL009",
+        title: "a release moved before a write (publication order)",
+        explanation: "The change made a release run before a write that another thread reads after the matching \
+acquire. Another thread sees a write only through a happens-before edge (JLS 17.4.5): an unlock before the next lock of \
+that lock, a volatile write before a read of the field, `Thread.start()` before the started thread's actions, and, in \
+`java.util.concurrent`, `countDown()` before a return from `await()`, `release()` before `acquire()`, `submit()` or \
+`execute()` before the task runs, `complete()` or `set()` before `get()`, `join()` and the dependent stages. A write \
+after the release in program order is on no such edge: the reader released by it can read the old value. Reported \
+where the change moved (or added) such a release before a write of a field that code elsewhere reads after the \
+acquire (after `await()` on the same latch, or after calling a method that only waits for it, such as \
+`awaitReady()`; after reading the same volatile flag; in the started thread's or task's code; holding the lock the \
+write was moved out of, or woken by the `notify()` the write now follows); where the value handed to `complete()` is \
+changed after it (`future.complete(result); result.setTotal(...)`); and where a volatile reference, or one assigned \
+under a lock, is assigned a new object that is then filled through the field (`map = new HashMap<>(); \
+map.put(...)`, where the base filled a local and assigned it after) while code reads the field without the lock: it \
+can see the object empty or half-filled. Not reported: writes of locals, final or volatile fields, atomics and \
+concurrent collections; fields nobody reads after the acquire, or reads only under a lock the write holds too; a \
+write a later release of the same object still precedes; an order the base had already. The related locations are \
+the release, the writes and the readers.\n\nFix: write first, then release (move the `countDown()`, the flag, \
+`complete()`, `start()` or `submit()` after the writes, keep the write inside the lock); build the object in a local \
+and assign the field once it is complete.",
     },
     Code {
         code: "RL100",

@@ -391,8 +391,22 @@ impl Graph<'_> {
                     }
                 }
             }
-            // Taking the same lock of the same object again is re-entrant, not an edge.
-            out.extend(found.into_iter().filter(|e| !(e.inner.lock.key == e.outer.key && (e.inner_holder == e.outer_holder || e.outer_holder == Holder::Global))));
+            // Taking the same lock of the same object again is re-entrant, not an edge; so is
+            // one an enclosing region already holds (`this` inside `synchronized (this) {
+            // synchronized (other) { ... } }` is no `other` -> `this` order).
+            let enclosing: Vec<(String, Holder)> = facts
+                .locks
+                .iter()
+                .zip(&resolved.locks)
+                .enumerate()
+                .filter(|(j, (l, _))| *j != i && l.unit == unit && l.span.contains(region.span.start))
+                .map(|(_, (l, id))| (id.key.clone(), holder(&self.r, origin, &facts, unit, id, &l.lock, 0)))
+                .collect();
+            let reentrant = |e: &Edge| {
+                (e.inner.lock.key == e.outer.key && (e.inner_holder == e.outer_holder || e.outer_holder == Holder::Global))
+                    || enclosing.iter().any(|(k, h)| *k == e.inner.lock.key && (*h == e.inner_holder || *h == Holder::Global) && *h != Holder::Unknown)
+            };
+            out.extend(found.into_iter().filter(|e| !reentrant(e)));
         }
     }
 

@@ -7,16 +7,25 @@
 //! - [`pairs`]: impacted shared-variable pairs (SimRT section 3.4) with their locks and
 //!   kinds (RW/WW, MM, WN after the thesis, chapter 4);
 //! - [`warnings`]: the few findings a developer should look at;
+//! - [`sections`]: RL003, critical sections the change split in two;
+//! - [`checkact`]: RL004, check-then-act on thread-safe collections and atomics;
 //! - [`lockorder`]: RL007, cycles the change closed in the lock-order graph;
 //! - [`wakeups`]: RL008, wake-ups the change made reach fewer waiters than need them.
+//! - [`publication`]: RL009, releases the change moved before writes another thread reads
+//!   after the matching acquire.
+//! - [`fixes`]: quick fixes for the warnings whose fix is obvious from the code.
 
+mod checkact;
 pub mod codes;
 mod effects;
+pub mod fixes;
 mod icp;
 mod lockorder;
 mod matching;
 mod pairs;
+mod publication;
 mod regions;
+mod sections;
 pub mod shared;
 mod svimpact;
 mod wakeups;

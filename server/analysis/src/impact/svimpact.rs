@@ -1,7 +1,10 @@
 //! Which shared-variable accesses the change impacts: SimRT section 3.3's five rules.
 //! 1. an access on added or modified code;
-//! 2. every access in an added method (in a modified method, the accesses the change
-//!    reaches by rules 1 and 5; SimRT's CFG walk marks no access before the change point);
+//! 2. every access in an added method, and in a modified method every access from the
+//!    first change on: Figure 3's walk compares the two CFGs from the entry and stops at
+//!    the first block that differs, so what follows it is never proven unchanged (this
+//!    is how Figure 1 leaves SV5 and SV6, before `modCount++` in `clear()`, unimpacted);
+//!    these pairs are explored, only rules 1, 3 and 4 make warnings;
 //! 3. every access in a synchronized block or lock region whose synchronization changed;
 //! 4. every access of a field whose `volatile` the change removed;
 //! 5. accesses in the forward impact of the change: statements that use locals the change
@@ -19,8 +22,10 @@ use crate::java::{FileFacts, UnitIdx};
 pub(crate) enum SvReason {
     /// Rule 1.
     ChangedLine,
-    /// Rule 2.
+    /// Rule 2, an added method.
     NewMethod,
+    /// Rule 2, a modified method.
+    ModifiedMethod,
     /// Rule 3: the region's change, described (`removed synchronized from addObject()`).
     Synchronization(String),
     /// Rule 4.
@@ -114,6 +119,22 @@ pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
                         out.add(index, sharing, cf, i, SvReason::CalledFromChange(name.clone()));
                     }
                 }
+            }
+        }
+    }
+    // Rule 2 for modified methods, last: a site keeps the first (most telling) reason.
+    for change in &changes.files {
+        let Some(entry) = index.entry(change.file) else { continue };
+        let facts = &entry.facts;
+        let mut first_change: BTreeMap<u32, u32> = BTreeMap::new();
+        for line in change.diff.touched_lines() {
+            if let Some(m) = facts.method_at_line(line) {
+                first_change.entry(m).or_insert(line);
+            }
+        }
+        for (i, s) in entry.resolved.sites.iter().enumerate() {
+            if first_change.get(&facts.units[s.unit as usize].method).is_some_and(|&from| s.span.line >= from) {
+                out.add(index, sharing, change.file, i, SvReason::ModifiedMethod);
             }
         }
     }

@@ -6,6 +6,12 @@
 //!   loops really differ): the one woken may be the wrong kind and swallow the signal;
 //! - the same where the change added the second kind of waiter to a monitor that is
 //!   woken one waiter at a time;
+//! - the same where the waiters' condition reads their own arguments (`while
+//!   (available(sku) < quantity) wait();`): one condition as written, a different
+//!   predicate per thread, so the one woken may not be the one that can go on;
+//! - a single wake-up the change introduced after something that lets several waiters
+//!   through at once (`drainTo()`, `clear()`, a condition's field reset to a constant):
+//!   one goes on, the others sleep with room to go on;
 //! - a single wake-up the change introduced where every waiter waits for a state change
 //!   that, once made, holds for all of them (a gate: the waiter neither consumes what it
 //!   waited for nor wakes the next one): all but one wait forever;
@@ -38,6 +44,9 @@ struct Waiter {
     passes_on: bool,
     /// Added by the change: its method had no wait on this monitor in the base.
     new_kind: bool,
+    /// Its condition reads its method's parameters (`available(sku) < quantity`): each
+    /// waiter waits for its own thing, though the condition reads the same.
+    own_args: bool,
 }
 
 impl Waiter {
@@ -74,7 +83,15 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
             match m.op {
                 MonitorOp::Notify if single_wakeup(call) && touched.contains(&call.span.line) && introduced_wakeup(change, facts, call, &method) => {
                     let waiters = waiters(cx, &m.lock.key);
-                    let pattern = if kinds(&waiters).len() >= 2 { "mixed" } else { "gate" };
+                    let pattern = if kinds(&waiters).len() >= 2 {
+                        "mixed"
+                    } else if waiters.iter().any(|w| w.own_args) {
+                        "own"
+                    } else if bulk_release(facts, call, &waiters).is_some() {
+                        "bulk"
+                    } else {
+                        "gate"
+                    };
                     if !reported.insert((m.lock.key.clone(), method.clone(), pattern)) {
                         continue;
                     }
@@ -82,6 +99,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                     let display = receiver_display(facts, call);
                     out.extend(match pattern {
                         "mixed" => mixed_wait_set(&here, &display, &waiters),
+                        "own" => own_predicates(&here, &display, &waiters),
+                        "bulk" => bulk_release(facts, call, &waiters).and_then(|what| several_let_through(&here, &display, &waiters, &what)),
                         _ => gate(&here, &display, &waiters),
                     });
                 }
@@ -157,7 +176,15 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
             receiver_display(old, oc) == receiver && old.method_display(old.units[oc.unit as usize].method) == method
         }),
     });
-    Waiter { file, span: call.span, method: method.to_string(), cond, passes_on, new_kind }
+    let params = &facts.unit_method(call.unit).params;
+    let own_args = cond.as_deref().is_some_and(|c| params.iter().any(|p| has_word(c, &p.name)));
+    Waiter { file, span: call.span, method: method.to_string(), cond, passes_on, new_kind, own_args }
+}
+
+/// `word` in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident))
 }
 
 /// Whether a waiter does something once woken that lets a single wake-up suffice: it
@@ -216,14 +243,54 @@ fn waiter_related(waiters: &[Waiter], skip: Option<&Waiter>) -> Vec<Related> {
 /// A single wake-up on a wait set with two kinds of waiter.
 fn mixed_wait_set(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> {
     let (a, b) = two_kinds(waiters, None)?;
-    let message = format!(
-        "`{}()` on `{display}` wakes one waiter, but {} and {}: the one woken may be the wrong kind and the signal is lost (use `{}()`)",
-        here.name,
-        a.describe(),
-        b.describe(),
-        all_of(&here.name)
+    Some(wakes_one(here, display, waiters, format!("{} and {}: the one woken may be the wrong kind and the signal is lost", a.describe(), b.describe())))
+}
+
+/// "`notify()` on `x` wakes one waiter, but {why} (use `notifyAll()`)", with the waiters
+/// as related locations.
+fn wakes_one(here: &Wakeup, display: &str, waiters: &[Waiter], why: String) -> Diagnostic {
+    let message = format!("`{}()` on `{display}` wakes one waiter, but {why} (use `{}()`)", here.name, all_of(&here.name));
+    Diagnostic { file: here.file, span: here.span, severity: Severity::Warning, code: "RL008", message, related: waiter_related(waiters, None) }
+}
+
+/// A single wake-up where the waiters wait for conditions on their own arguments: one
+/// condition as written, many predicates (each thread waits for its own item).
+fn own_predicates(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> {
+    let w = waiters.iter().find(|w| w.own_args)?;
+    let why = format!(
+        "{}, a condition on its own arguments: the waiters wait for different things, and the one woken may not be one this wake-up lets through while another that could go on sleeps",
+        w.describe()
     );
-    Some(Diagnostic { file: here.file, span: here.span, severity: Severity::Warning, code: "RL008", message, related: waiter_related(waiters, None) })
+    Some(wakes_one(here, display, waiters, why))
+}
+
+/// What in the wake-up's method lets several waiters through at once, before the wake-up:
+/// a bulk call (`clear()`, `drainTo()`, `addAll()`), or a field the waiters' conditions
+/// read reset to a constant (`count = 0`).
+fn bulk_release(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> Option<String> {
+    const BULK: &[&str] = &["clear", "drainTo", "addAll", "removeAll", "removeIf", "retainAll", "putAll"];
+    let method = facts.units[wake.unit as usize].method;
+    let before = |unit: UnitIdx, span: Span| facts.units[unit as usize].method == method && span.start < wake.span.start;
+    if let Some(c) = facts.calls.iter().find(|c| c.kind == CallKind::Method && BULK.contains(&c.name.as_str()) && before(c.unit, c.span)) {
+        return Some(format!("`{}()`", c.name));
+    }
+    let conds: Vec<&str> = waiters.iter().filter_map(|w| w.cond.as_deref()).collect();
+    facts
+        .accesses
+        .iter()
+        .filter(|a| a.kind == crate::java::AccessKind::Write && before(a.unit, a.span) && conds.iter().any(|c| has_word(c, &a.name)))
+        .find_map(|a| {
+            let rest = facts.text.get(a.span.end as usize..facts.lines.line_end(a.span.line, &facts.text) as usize)?;
+            let value = rest.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim();
+            (value.parse::<i64>().is_ok() || value == "null").then(|| format!("`{} = {value}`", a.name))
+        })
+}
+
+/// A single wake-up after a change that lets several waiters through at once.
+fn several_let_through(here: &Wakeup, display: &str, waiters: &[Waiter], what: &str) -> Option<Diagnostic> {
+    let w = waiters.iter().find(|w| w.cond.is_some())?;
+    let why = format!("`{}()` lets several through at once ({what}), and {}: the others stay asleep though they could go on", here.method, w.describe());
+    Some(wakes_one(here, display, waiters, why))
 }
 
 /// A single wake-up where every waiter waits for a state that, once reached, lets all of
@@ -233,13 +300,8 @@ fn gate(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> 
     if first.cond.is_none() || waiters.iter().any(|w| w.passes_on || w.cond != first.cond) {
         return None;
     }
-    let message = format!(
-        "`{}()` on `{display}` wakes one waiter, but every waiter waits for the same change ({}) and none consumes it or wakes the next: the others are never woken (use `{}()`)",
-        here.name,
-        first.describe(),
-        all_of(&here.name)
-    );
-    Some(Diagnostic { file: here.file, span: here.span, severity: Severity::Warning, code: "RL008", message, related: waiter_related(waiters, None) })
+    let why = format!("every waiter waits for the same change ({}) and none consumes it or wakes the next: the others are never woken", first.describe());
+    Some(wakes_one(here, display, waiters, why))
 }
 
 /// The change added a waiter of a second kind to a monitor that something wakes one

@@ -5,9 +5,10 @@
 //!   data-race candidate: not volatile, not atomic, not immutable);
 //! - RL002 the change moved an access out of the lock that guards the field elsewhere
 //!   (even on a volatile field: the check-then-act is the bug);
-//! - RL003 the change split one critical section into two acquisitions of the lock;
+//! - RL003 the change split one critical section into two acquisitions of the lock, in
+//!   the method or through a call that takes the lock again (see `sections`);
 //! - RL004 a check-then-act on a thread-safe collection or atomic (`isEmpty()` then
-//!   `poll()`): each call is atomic, the pair is not;
+//!   `poll()`): each call is atomic, the pair is not (see `checkact`);
 //! - RL005 an access to a `@GuardedBy` field without its declared lock;
 //! - RL006 `wait()`/`notify()` where the change left the monitor unheld (the JVM throws
 //!   `IllegalMonitorStateException`);
@@ -16,6 +17,9 @@
 //! - RL008 a lost wake-up: the change made `notify()`/`signal()` wake one waiter of a wait
 //!   set that mixes conditions (or of a gate all waiters pass), or left a `wait()` outside
 //!   its loop (see `wakeups`);
+//! - RL009 publication order: the change moved a release (`countDown()`, a volatile write,
+//!   `unlock()`, `start()`, …) before a write that another thread reads after the matching
+//!   acquire, or published an object before filling it (see `publication`);
 //! - RL100 (hint) a changed line that impacts a shared field.
 //!
 //! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
@@ -30,8 +34,8 @@ use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
 use super::{ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
-use crate::index::{collection_kind, field_collection, is_mutator, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
-use crate::java::{AccessKind, CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
+use crate::index::{collection_kind, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
+use crate::java::{CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
 
 /// How many other ends a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
@@ -39,19 +43,22 @@ const MAX_RELATED: usize = 5;
 pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<Diagnostic> {
     let (index, changes, regions, sharing) = (cx.index, cx.changes, cx.regions, cx.sharing);
     let mut out = Vec::new();
+    let mut about = Vec::new();
     let mut reported: BTreeSet<(FileId, Span)> = BTreeSet::new();
-    races(index, changes, impacted, pairs, &mut out, &mut reported);
-    guarded_by(index, impacted, &mut out, &mut reported);
+    races(index, changes, impacted, pairs, &mut about, &mut reported);
+    guarded_by(index, impacted, &mut about, &mut reported);
     for change in &changes.files {
         monitor_not_held(index, regions, change, &mut out);
         if let Some(old) = &change.old {
-            moved_out_of_lock(index, sharing, change, old, &mut out, &reported);
-            split_critical_sections(index, sharing, change, old, &mut out);
+            moved_out_of_lock(index, sharing, change, old, &mut about, &reported);
         }
-        check_then_act(index, sharing, change, &mut out);
+        super::checkact::collect(index, sharing, change, &mut about);
     }
+    out.extend(one_per_subject(index, about));
+    super::sections::collect(cx, &mut out);
     super::lockorder::collect(cx, &mut out);
     super::wakeups::collect(cx, &mut out);
+    super::publication::collect(cx, &mut out);
     impact_hints(index, impacted, pairs, &mut out);
     out.retain(|d| !suppressed(index, d));
     out.sort();
@@ -86,7 +93,7 @@ fn racy_field(index: &ProjectIndex, key: &FieldKey) -> bool {
     !(ty.dims == 0 && (qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(&qualified) == Some(Collection::ThreadSafe)) && !key.element)
 }
 
-fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Diagnostic>, reported: &mut BTreeSet<(FileId, Span)>) {
+fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<About>, reported: &mut BTreeSet<(FileId, Span)>) {
     let r = index.resolver();
     for (file, i, _) in impacted.iter() {
         let Some(entry) = index.entry(file) else { continue };
@@ -101,7 +108,7 @@ fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Diag
             continue;
         }
         reported.insert((file, site.span));
-        out.push(Diagnostic {
+        out.push(About::new(site.field.display_name(), Diagnostic {
             file,
             span: site.span,
             severity: Severity::Warning,
@@ -113,7 +120,7 @@ fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Diag
                 entry.facts.method_display(entry.facts.units[site.unit as usize].method),
             ),
             related: vec![Related { file: file_of(origin).unwrap_or(file), span: decl.span, message: format!("`{}` is declared @GuardedBy(\"{guard}\") here", decl.name) }],
-        });
+        }));
     }
 }
 
@@ -140,7 +147,7 @@ fn file_of(origin: Origin) -> Option<FileId> {
 }
 
 /// RL001: impacted accesses that race with another thread's access.
-fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pairs: &[Pair], out: &mut Vec<Diagnostic>, reported: &mut BTreeSet<(FileId, Span)>) {
+fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pairs: &[Pair], out: &mut Vec<About>, reported: &mut BTreeSet<(FileId, Span)>) {
     // Group unprotected data pairs by the place of their impacted end (`x++` reads and
     // writes at one place).
     let mut by_place: BTreeMap<(FileId, Span, FieldKey), Vec<(&PairEnd, &PairEnd)>> = BTreeMap::new();
@@ -238,7 +245,7 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             }
         }
         reported.insert((file, span));
-        out.push(Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related });
+        out.push(About::new(field.display_name(), Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related }));
     }
 }
 
@@ -349,7 +356,7 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
 }
 
 /// RL002: an access the change took out of the lock that guards its field elsewhere.
-fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<Diagnostic>, reported: &BTreeSet<(FileId, Span)>) {
+fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<About>, reported: &BTreeSet<(FileId, Span)>) {
     let Some(entry) = index.entry(change.file) else { return };
     let facts = &entry.facts;
     let r = index.resolver();
@@ -393,7 +400,7 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                 LockKind::SynchronizedBlock => format!("`synchronized ({})`", region.text),
                 LockKind::Explicit => format!("`{}.lock()`", region.text),
             };
-            out.push(Diagnostic {
+            out.push(About::new(site.field.display_name(), Diagnostic {
                 file: change.file,
                 span: site.span,
                 severity: Severity::Warning,
@@ -411,7 +418,7 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                     .take(MAX_RELATED)
                     .map(|(f, s, m)| Related { file: *f, span: *s, message: format!("guarded by `{}` in `{m}()`", region.text) })
                     .collect(),
-            });
+            }));
             break;
         }
     }
@@ -439,167 +446,64 @@ fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, 
     None
 }
 
-/// RL003: two accesses that ran in one critical section now run in two.
-fn split_critical_sections(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<Diagnostic>) {
-    let Some(entry) = index.entry(change.file) else { return };
-    let facts = &entry.facts;
-    let matched: HashMap<usize, usize> = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key).into_iter().collect();
-    let region_of = |f: &FileFacts, unit: UnitIdx, at: u32, text: &str| -> Option<usize> {
-        f.locks.iter().position(|l| l.unit == unit && l.span.contains(at) && l.text == text && l.kind != LockKind::SynchronizedMethod)
-    };
-    let shared: Vec<&crate::index::Site> = entry.resolved.sites.iter().filter(|s| s.via.is_none() && sharing.is_shared(index, change.file, s)).collect();
-    let mut seen = BTreeSet::new();
-    for (x, s1) in shared.iter().enumerate() {
-        for s2 in &shared[x + 1..] {
-            if s1.unit != s2.unit || (s1.kind == AccessKind::Read && s2.kind == AccessKind::Read) {
-                continue;
-            }
-            let (Some(&o1), Some(&o2)) = (matched.get(&(s1.item as usize)), matched.get(&(s2.item as usize))) else { continue };
-            let (a1, a2) = (&old.accesses[o1], &old.accesses[o2]);
-            for old_region in old.locks.iter().filter(|l| l.unit == a1.unit && l.span.contains(a1.span.start) && l.span.contains(a2.span.start)) {
-                if old_region.kind == LockKind::SynchronizedMethod {
-                    continue;
+/// A finding about one field (or object), before findings of one method are merged.
+pub(super) struct About {
+    subject: String,
+    diagnostic: Diagnostic,
+}
+
+impl About {
+    pub(super) fn new(subject: String, diagnostic: Diagnostic) -> About {
+        About { subject, diagnostic }
+    }
+}
+
+/// One warning per code, method and field (or object): the first place carries it, the
+/// others of that method become related locations and a count, so that one racy method
+/// gives one line per field however often it touches the field.
+fn one_per_subject(index: &ProjectIndex, found: Vec<About>) -> Vec<Diagnostic> {
+    let mut groups: BTreeMap<(&'static str, FileId, Option<u32>, String), Vec<Diagnostic>> = BTreeMap::new();
+    for About { subject, diagnostic: d } in found {
+        let method = index.entry(d.file).and_then(|e| e.facts.method_at(d.span.start));
+        groups.entry((d.code, d.file, method, subject)).or_default().push(d);
+    }
+    let mut out = Vec::new();
+    for ((_, file, method, _), mut ds) in groups {
+        ds.sort();
+        let mut first = ds.remove(0);
+        // Findings at the same place (two checks before one act) add their related places.
+        for same in ds.iter().filter(|d| d.span == first.span) {
+            for r in &same.related {
+                if !first.related.contains(r) {
+                    first.related.push(r.clone());
                 }
-                let n1 = region_of(facts, s1.unit, s1.span.start, &old_region.text);
-                let n2 = region_of(facts, s2.unit, s2.span.start, &old_region.text);
-                let (Some(n1), Some(n2)) = (n1, n2) else { continue };
-                if n1 == n2 || !seen.insert((n1, n2)) {
-                    continue;
-                }
-                let (first, second) = if s1.span.start <= s2.span.start { (s1, s2) } else { (s2, s1) };
-                out.push(Diagnostic {
-                    file: change.file,
-                    span: second.span,
-                    severity: Severity::Warning,
-                    code: "RL003",
-                    message: format!(
-                        "the change split a critical section of `{}()`: the {} of `{}` (line {}) and this {} of `{}` now run under two separate acquisitions of `{}`, so another thread can run between them",
-                        facts.method_display(facts.units[first.unit as usize].method),
-                        noun(EndAccess::from_kind(first.kind)),
-                        first.field.display_name(),
-                        first.span.line,
-                        noun(EndAccess::from_kind(second.kind)),
-                        second.field.display_name(),
-                        old_region.text,
-                    ),
-                    related: vec![Related { file: change.file, span: first.span, message: format!("first acquisition of `{}` covers this access", old_region.text) }],
-                });
             }
         }
-    }
-}
-
-/// RL004: `if (!q.isEmpty()) q.poll()` on a thread-safe queue, `get()` then `set()` on
-/// an atomic: each call is atomic, the pair is not.
-fn check_then_act(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, out: &mut Vec<Diagnostic>) {
-    let Some(entry) = index.entry(change.file) else { return };
-    let facts = &entry.facts;
-    let origin = Origin::Project(change.file);
-    let r = index.resolver();
-    let touched: BTreeSet<u32> = change.diff.touched_lines().collect();
-    let mut groups: BTreeMap<(UnitIdx, String), Vec<usize>> = BTreeMap::new();
-    for (i, c) in facts.calls.iter().enumerate() {
-        if let (CallKind::Method, Some(recv)) = (&c.kind, &c.receiver) {
-            groups.entry((c.unit, expr_key(facts, recv))).or_default().push(i);
-        }
-    }
-    for ((unit, recv_key), calls) in groups {
-        let recv = facts.calls[calls[0]].receiver.clone().expect("grouped by receiver");
-        let Some(kind) = receiver_kind(&r, origin, facts, unit, &recv, sharing, index) else { continue };
-        for (x, &i) in calls.iter().enumerate() {
-            let check = &facts.calls[i];
-            if !is_check(kind, &check.name) {
-                continue;
+        ds.retain(|d| d.span != first.span);
+        ds.dedup_by(|a, b| a.span == b.span);
+        if !ds.is_empty() {
+            let lines: BTreeSet<u32> = ds.iter().map(|d| d.span.line).collect();
+            let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            let in_method = method.zip(index.entry(file)).map(|(m, e)| format!(" in `{}()`", e.facts.method_display(m))).unwrap_or_default();
+            let places = if ds.len() == 1 { "place" } else { "places" };
+            first.message += &format!(" ({} more {places}{in_method}: line{} {})", ds.len(), if lines.len() == 1 { "" } else { "s" }, lines.join(", "));
+            // The other places first (each once), then what the first place's finding relates.
+            let mut related: Vec<Related> = Vec::new();
+            for d in &ds {
+                related.push(Related { file: d.file, span: d.span, message: format!("the same {} here", d.code) });
+                related.extend(d.related.iter().filter(|r| r.file != d.file || !ds.iter().any(|o| o.span == r.span)).cloned());
             }
-            let Some(&j) = calls[x + 1..].iter().find(|&&j| is_act(kind, &facts.calls[j].name)) else { continue };
-            let act = &facts.calls[j];
-            if !(touched.contains(&check.span.line) || touched.contains(&act.span.line)) {
-                continue;
-            }
-            let l1 = index.locks_at(change.file, unit, check.span.start);
-            let l2 = index.locks_at(change.file, unit, act.span.start);
-            if l1.iter().any(|a| l2.iter().any(|b| a.excludes(b))) {
-                continue;
-            }
-            let consequence = match kind {
-                Receiver::Atomic => "another thread can update it in between and its update is lost".to_string(),
-                Receiver::Collection if matches!(act.name.as_str(), "poll" | "pop" | "remove") && check.name != "size" => {
-                    format!("another thread can take the element in between, so `{}()` may find nothing", act.name)
-                }
-                Receiver::Collection => "another thread can change it in between".to_string(),
-            };
-            out.push(Diagnostic {
-                file: change.file,
-                span: act.span,
-                severity: Severity::Warning,
-                code: "RL004",
-                message: format!(
-                    "check-then-act on `{recv_key}`: `{}()` (line {}) and `{}()` here are two separate atomic steps; {consequence}",
-                    check.name, check.span.line, act.name
-                ),
-                related: vec![Related { file: change.file, span: check.span, message: format!("the check `{}()`", check.name) }],
-            });
+            let mut seen = BTreeSet::new();
+            let merged = |r: &Related| r.file == first.file && ds.iter().any(|d| d.span.line == r.span.line);
+            let own: Vec<Related> = std::mem::take(&mut first.related).into_iter().filter(|r| !merged(r)).collect();
+            let mut all: Vec<Related> = related.into_iter().chain(own).filter(|r| seen.insert((r.file, r.span.line, r.message.clone()))).collect();
+            all.retain(|r| !(r.file == first.file && r.span.line == first.span.line));
+            all.truncate(MAX_RELATED + ds.len().min(MAX_RELATED));
+            first.related = all;
         }
+        out.push(first);
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Receiver {
-    Collection,
-    Atomic,
-}
-
-/// A thread-safe collection or an atomic that other threads can reach.
-fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, recv: &Expr, sharing: &Sharing, index: &ProjectIndex) -> Option<Receiver> {
-    let ty = r.type_of(origin, facts, unit, recv)?;
-    if ty.dims > 0 {
-        return None;
-    }
-    let qualified = r.qualified_name(&ty.name)?;
-    let simple = qualified.rsplit('.').next().unwrap_or(&qualified);
-    let kind = if qualified.starts_with("java.util.concurrent.atomic.") || simple.starts_with("Atomic") {
-        Receiver::Atomic
-    } else {
-        let declared = collection_kind(&qualified);
-        let is_interface = matches!(simple, "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "BlockingQueue" | "ConcurrentMap");
-        let field = r.field_of_expr(origin, facts, unit, recv);
-        let actual = field.and_then(|f| field_collection(r, f));
-        match (declared, actual) {
-            (_, Some(Collection::Unsafe)) => return None, // an unsafe collection races outright (RL001)
-            (Some(Collection::ThreadSafe), _) | (_, Some(Collection::ThreadSafe)) => Receiver::Collection,
-            _ if is_interface => Receiver::Collection,
-            _ => return None,
-        }
-    };
-    // Other threads must be able to reach it: a shared field, or whatever a method returned.
-    let reachable = match r.field_of_expr(origin, facts, unit, recv) {
-        Some(field) => {
-            let key = r.field_key(field, false)?;
-            let decl_static = r.field_decl(field).is_some_and(|(f, i)| f.fields[i as usize].is_static);
-            decl_static || sharing.escapes(&key.class).is_some()
-        }
-        None => match recv {
-            Expr::Local(l) => matches!(facts.locals[*l as usize].init, Some(Expr::Call { .. })),
-            Expr::Call { .. } => true,
-            _ => false,
-        },
-    };
-    let _ = index;
-    reachable.then_some(kind)
-}
-
-fn is_check(kind: Receiver, method: &str) -> bool {
-    match kind {
-        Receiver::Collection => matches!(method, "isEmpty" | "size" | "contains" | "containsKey" | "containsValue" | "peek" | "get"),
-        Receiver::Atomic => matches!(method, "get" | "getPlain" | "getAcquire" | "intValue" | "longValue"),
-    }
-}
-
-fn is_act(kind: Receiver, method: &str) -> bool {
-    match kind {
-        Receiver::Collection => is_mutator(method) && !matches!(method, "putIfAbsent" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "replace"),
-        Receiver::Atomic => matches!(method, "set" | "lazySet" | "setPlain" | "setRelease"),
-    }
+    out
 }
 
 /// RL100: a hint on changed lines that impact a shared field others access too.

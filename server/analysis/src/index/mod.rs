@@ -211,6 +211,11 @@ impl ProjectIndex {
             .filter(|(r, _)| r.unit == unit && r.span.contains(offset))
             .map(|(_, id)| id.clone())
             .collect();
+        // A private helper runs under the locks all its callers hold.
+        let u = e.facts.units.get(unit as usize);
+        if let Some(held) = u.filter(|u| !u.is_lambda).and_then(|u| e.resolved.caller_locks.get(&u.method)) {
+            out.extend(held.iter().cloned());
+        }
         out.sort();
         out.dedup();
         out

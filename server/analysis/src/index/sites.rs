@@ -52,6 +52,9 @@ pub struct ResolvedFile {
     pub sites: Vec<Site>,
     /// The canonical lock of each of the file's lock regions (parallel to `FileFacts::locks`).
     pub locks: Vec<LockId>,
+    /// Locks that every caller holds when it calls a private method (a helper extracted
+    /// from a critical section runs under its callers' lock).
+    pub caller_locks: std::collections::HashMap<MethodIdx, Vec<LockId>>,
     pub monitor_calls: Vec<MonitorCall>,
     /// Classes whose objects this file shows to be shared, and why.
     pub escape_seeds: Vec<(Arc<str>, &'static str)>,
@@ -88,6 +91,7 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     let r = index.resolver();
     let mut out = ResolvedFile::default();
     out.locks = facts.locks.iter().map(|l| super::locks::lock_of(&r, origin, facts, l)).collect();
+    out.caller_locks = caller_locks(facts, &out.locks);
     out.monitor_calls = monitor_calls(&r, origin, facts);
     field_sites(&r, origin, facts, &mut out);
     collection_sites(&r, origin, facts, &mut out);
@@ -101,6 +105,55 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
         }
         h.finish()
     };
+    out
+}
+
+/// For each private method called only with some locks held, those locks. Callers that
+/// are themselves such helpers pass on what their callers hold (a few levels deep).
+fn caller_locks(facts: &FileFacts, locks: &[LockId]) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
+    use std::collections::HashMap;
+    let mut out: HashMap<MethodIdx, Vec<LockId>> = HashMap::new();
+    let private: Vec<MethodIdx> = (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].is_private && !facts.methods[m as usize].is_static).collect();
+    if private.is_empty() {
+        return out;
+    }
+    let held_at = |out: &HashMap<MethodIdx, Vec<LockId>>, unit: UnitIdx, offset: u32| -> Vec<LockId> {
+        let mut held: Vec<LockId> = facts.locks.iter().zip(locks).filter(|(r, _)| r.unit == unit && r.span.contains(offset)).map(|(_, id)| id.clone()).collect();
+        let u = &facts.units[unit as usize];
+        if !u.is_lambda {
+            held.extend(out.get(&u.method).into_iter().flatten().cloned());
+        }
+        held
+    };
+    for _round in 0..3 {
+        let mut next = HashMap::new();
+        for &m in &private {
+            let method = &facts.methods[m as usize];
+            let calls = facts.calls.iter().filter(|c| {
+                c.kind == CallKind::Method
+                    && c.name == method.name
+                    && c.args.len() == method.params.len()
+                    && matches!(c.receiver, None | Some(Expr::This))
+                    && facts.methods[facts.units[c.unit as usize].method as usize].class == method.class
+                    && facts.units[c.unit as usize].method != m
+            });
+            let mut common: Option<Vec<LockId>> = None;
+            for c in calls {
+                let held = held_at(&out, c.unit, c.span.start);
+                common = Some(match common {
+                    None => held,
+                    Some(prev) => prev.into_iter().filter(|l| held.contains(l)).collect(),
+                });
+            }
+            if let Some(held) = common.filter(|h| !h.is_empty()) {
+                next.insert(m, held);
+            }
+        }
+        if next == out {
+            break;
+        }
+        out = next;
+    }
     out
 }
 

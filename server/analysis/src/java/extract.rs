@@ -307,6 +307,7 @@ impl<'t> Extractor<'t> {
             return_type: node.child_by_field_name("type").map(|t| type_ref(t, src)),
             // interface members are public unless declared private
             is_public: mods.is_public || (class_kind == ClassKind::Interface && !mods.is_private),
+            is_private: mods.is_private,
             is_static: mods.is_static,
             is_synchronized: mods.is_synchronized,
             is_abstract: body.is_none() && (mods.is_abstract || class_kind == ClassKind::Interface),
@@ -346,6 +347,7 @@ impl<'t> Extractor<'t> {
             varargs: false,
             return_type: None,
             is_public: false,
+            is_private: false,
             is_static,
             is_synchronized: false,
             is_abstract: false,

@@ -152,6 +152,8 @@ pub struct MethodFacts {
     pub return_type: Option<TypeRef>,
     /// Public by its modifiers (or as an interface member): JUnit 3 runs public methods only.
     pub is_public: bool,
+    /// Callable only from its own class: its callers there are all its callers.
+    pub is_private: bool,
     pub is_static: bool,
     pub is_synchronized: bool,
     pub is_abstract: bool,
