@@ -4,8 +4,10 @@
 //! Layers, bottom up: [`java`] reads one file's syntax into facts; [`diff`] finds what
 //! changed in a file; [`index`] joins the files of a project and resolves names;
 //! [`impact`] computes impacted code points (CAPP section 3.1), shared variables and
-//! impacted pairs (SimRT sections 3.2 to 3.4) and the warnings; [`host`] owns all of it
-//! for a work tree (the CLI and the language server drive the same host).
+//! impacted pairs (SimRT sections 3.2 to 3.4) and the warnings; [`select`] finds the tests
+//! and what they reach, and [`rank`] selects and ranks them for the change (SimRT sections
+//! 3.5 and 3.6); [`host`] owns all of it for a work tree (the CLI and the language server
+//! drive the same host).
 //! Nothing here knows about LSP or JSON-RPC.
 
 pub mod config;
@@ -15,6 +17,7 @@ pub mod host;
 pub mod impact;
 pub mod index;
 pub mod java;
+pub mod rank;
 pub mod select;
 pub mod text;
 pub mod workspace;

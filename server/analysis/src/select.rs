@@ -1,6 +1,7 @@
 //! Tests that exercise concurrency, and how much of the change each one reaches through
-//! its static call graph: which tests are worth exploring first (SimRT section 3.6 ranks
-//! tests by the impacted pairs they cover; here, by the impacted points they reach).
+//! its static call graph: the project methods a test may run ([`reach`]), whether it
+//! starts threads, and how many impacted points it reaches. [`crate::rank`] selects and
+//! ranks tests for a change from these (SimRT sections 3.5 and 3.6).
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
@@ -20,7 +21,8 @@ pub enum EntryKind {
     Main,
 }
 
-/// A test (or `main`) that starts threads.
+/// A test (or `main`) and the project methods it may run. [`thread_tests_in`] gives those
+/// that start threads, [`tests_in`] every test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadTest {
     pub file: FileId,
@@ -32,6 +34,17 @@ pub struct ThreadTest {
     /// The method's name token.
     pub span: Span,
     pub reach: Reach,
+}
+
+impl ThreadTest {
+    /// How `racelens explore --test` names it: `pkg.PoolTest#borrow`, or `pkg.Main` for a
+    /// `main` method.
+    pub fn display_name(&self) -> String {
+        match self.kind {
+            EntryKind::Test => format!("{}#{}", self.class, self.name),
+            EntryKind::Main => self.class.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -138,13 +151,24 @@ pub fn junit3_tests(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
 /// The tests and `main` methods of a file that start threads, directly, through
 /// executors, or through a `Thread`/`Runnable` class they instantiate.
 pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
+    entries_in(index, file, |_, reach| reach.starts_threads)
+}
+
+/// Every test of a file (JUnit 3, 4 and 5), whether it starts threads or not, and the `main`
+/// methods that start threads: what selection ranks. A `main` that starts no thread is an
+/// application's entry point rather than a test of its concurrency, and is left out.
+pub fn tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
+    entries_in(index, file, |kind, reach| kind == EntryKind::Test || reach.starts_threads)
+}
+
+fn entries_in(index: &ProjectIndex, file: FileId, keep: impl Fn(EntryKind, &Reach) -> bool) -> Vec<ThreadTest> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     let facts = &entry.facts;
     let mut out = Vec::new();
     for m in 0..facts.methods.len() as MethodIdx {
         let Some(kind) = entry_kind(index, file, facts, m) else { continue };
         let reach = reach(index, MethodRef { origin: Origin::Project(file), idx: m });
-        if !reach.starts_threads {
+        if !keep(kind, &reach) {
             continue;
         }
         let method = &facts.methods[m as usize];

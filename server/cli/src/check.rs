@@ -56,18 +56,11 @@ Exit status: 0 when the analysis ran (with or without warnings), 2 on a usage or
 #[derive(Args)]
 #[command(after_long_help = TERMS)]
 pub struct CheckArgs {
-    /// A folder of the git work tree to analyse.
-    #[arg(default_value = ".")]
-    path: PathBuf,
-    /// Compare the working tree with this revision (e.g. `origin/main` in CI).
-    #[arg(long, default_value = "HEAD", value_name = "REV")]
-    base: String,
+    #[command(flatten)]
+    project: ProjectArgs,
     /// Print one JSON object (icps, pairs, diagnostics, notes) instead of text.
     #[arg(long)]
     json: bool,
-    /// Analyse a folder that is not a git work tree, every file counting as new.
-    #[arg(long)]
-    no_git: bool,
     /// Also list pairs where neither end is impacted.
     #[arg(long)]
     all_pairs: bool,
@@ -86,22 +79,49 @@ pub enum Show {
     Hints,
 }
 
+/// The work tree and the revision to compare it with (`check` and `select`).
+#[derive(Args)]
+pub struct ProjectArgs {
+    /// A folder of the git work tree to analyse.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Compare the working tree with this revision (e.g. `origin/main` in CI).
+    #[arg(long, default_value = "HEAD", value_name = "REV")]
+    base: String,
+    /// Analyse a folder that is not a git work tree, every file counting as new.
+    #[arg(long)]
+    no_git: bool,
+}
+
+impl ProjectArgs {
+    /// The project, loaded (a usage or setup error otherwise).
+    pub fn open(&self) -> Result<Host, String> {
+        let options = HostOptions { base: self.base.clone(), no_git: self.no_git, ..HostOptions::default() };
+        let mut host = Host::open(&self.path, &options)?;
+        host.load()?;
+        Ok(host)
+    }
+}
+
+/// What the host noted while loading (an unknown configuration key), on stderr.
+pub fn print_notes(host: &Host) {
+    for note in host.notes() {
+        match note.path {
+            Some(p) => eprintln!("racelens: note: {p}: {}", note.message),
+            None => eprintln!("racelens: note: {}", note.message),
+        }
+    }
+}
+
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
-    let options = HostOptions { base: args.base.clone(), no_git: args.no_git, ..HostOptions::default() };
-    let mut host = Host::open(&args.path, &options)?;
-    host.load()?;
+    let mut host = args.project.open()?;
     let analysis = Options { all_pairs: args.all_pairs, ..Options::new() };
     let impact = host.analyze(&analysis);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report::json(&host, &impact)).expect("JSON values serialize"));
     } else {
         print!("{}", report::text(&host, &impact, &args.show));
-        for note in host.notes() {
-            match note.path {
-                Some(p) => eprintln!("racelens: note: {p}: {}", note.message),
-                None => eprintln!("racelens: note: {}", note.message),
-            }
-        }
+        print_notes(&host);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,9 +1,11 @@
 //! `racelens`: the command line. `check` reports the concurrency consequences of the
-//! working-tree change; `lsp` serves editors; `explore` and `replay` run schedules.
+//! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
+//! editors; `explore` and `replay` run schedules.
 
 mod check;
 mod explore;
 mod report;
+mod select;
 
 use std::process::ExitCode;
 
@@ -19,6 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Check(check::CheckArgs),
+    Select(select::SelectArgs),
     Explore(explore::ExploreArgs),
     Replay(explore::ReplayArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
     }
     let result = match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Select(args) => select::run(args),
         Command::Explore(args) => explore::run_explore(args),
         Command::Replay(args) => explore::run_replay(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use racelens_analysis::host::{Host, HostOptions, MAX_FILE_BYTES};
 use racelens_analysis::impact::{self, Impact, Options};
+use racelens_analysis::rank::{self, Selection};
 use serde_json::Value;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
@@ -90,6 +91,8 @@ struct Workspace {
     published: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
     /// What the lenses depend on, to refresh them only when it changes.
     lens_key: u64,
+    /// The tests the change selects, ranked: made when a lens asks, dropped by every analysis.
+    selection: Option<Arc<Selection>>,
 }
 
 pub struct Core {
@@ -372,7 +375,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0 });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0, selection: None });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -500,6 +503,7 @@ impl Core {
             let impact = self.workspaces[w].host.analyze(&Options::new());
             let ws = &mut self.workspaces[w];
             ws.impact = impact;
+            ws.selection = None;
             ws.analysis = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
             let key = lens_key(&ws.impact);
             let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
@@ -573,11 +577,31 @@ impl Core {
             return Vec::new();
         }
         let Some((w, rel)) = self.locate(uri) else { return Vec::new() };
+        let Some(file) = self.workspaces[w].host.index().file_id(&rel) else { return Vec::new() };
+        let selection = self.selection(w);
         let ws = &self.workspaces[w];
-        let Some(file) = ws.host.index().file_id(&rel) else { return Vec::new() };
-        let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, self.encoding());
+        let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, &selection, self.encoding());
         self.exploration_lenses(w, &rel, &mut out);
         out
+    }
+
+    /// The workspace's tests ranked for the change (SimRT's selection from static reach).
+    /// Without an impacted pair nothing is selected, and the lenses need no ranking.
+    fn selection(&mut self, w: usize) -> Arc<Selection> {
+        let ws = &mut self.workspaces[w];
+        if let Some(s) = &ws.selection {
+            return s.clone();
+        }
+        let selection = match ws.impact.pairs.iter().any(|p| p.impacted()) {
+            true => {
+                let sharing = ws.host.sharing();
+                rank::select(ws.host.index(), &sharing, &ws.impact)
+            }
+            false => Selection::default(),
+        };
+        let selection = Arc::new(selection);
+        ws.selection = Some(selection.clone());
+        selection
     }
 
     /// Quick fixes for the diagnostics the request selects; none for a document we do not
@@ -616,12 +640,16 @@ impl Core {
     }
 }
 
-/// What code lenses show depends on the impacted lines and fields.
+/// What code lenses show depends on the impacted lines and fields, and on the methods of
+/// the impacted pairs' ends (the tests' ranks).
 fn lens_key(impact: &Impact) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     impact.impacted_lines.hash(&mut h);
     impact.impacted_fields.hash(&mut h);
+    for p in impact.pairs.iter().filter(|p| p.impacted()) {
+        (p.kind, &p.field, p.a.file, &p.a.method, p.b.file, &p.b.method).hash(&mut h);
+    }
     h.finish()
 }
 

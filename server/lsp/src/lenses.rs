@@ -1,9 +1,11 @@
 //! Code lenses on tests (and `main` methods) that start threads: `▶ Explore schedules`,
-//! with how much of the change the test reaches through its static call graph; and the
-//! commands lenses run (exploration results add their own lenses: `core::explore`).
+//! with the test's rank when the change selects it (`#1 of 4 tests for this change`), or
+//! else how much of the change it reaches through its static call graph; and the commands
+//! lenses run (exploration results add their own lenses: `core::explore`).
 
 use racelens_analysis::impact::Impact;
-use racelens_analysis::index::{FileId, ProjectIndex};
+use racelens_analysis::index::{FileId, MethodRef, Origin, ProjectIndex};
+use racelens_analysis::rank::Selection;
 use racelens_analysis::select;
 use serde_json::json;
 use tower_lsp_server::ls_types::{CodeLens, Command, Uri};
@@ -22,16 +24,20 @@ pub const COPY_COMMAND: &str = "racelens.copySchedule";
 /// Commands the server advertises (clients run them through `workspace/executeCommand`).
 pub const SERVER_COMMANDS: &[&str] = &[EXPLORE_COMMAND, CANCEL_COMMAND, SHOW_COMMAND, REPLAY_COMMAND];
 
-pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, encoding: Encoding) -> Vec<CodeLens> {
+pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, selection: &Selection, encoding: Encoding) -> Vec<CodeLens> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     select::thread_tests_in(index, file)
         .into_iter()
         .map(|t| {
-            let points = select::impacted_points(index, &t.reach, impact);
-            let reach = match points {
-                0 => "reaches no impacted point".to_string(),
-                1 => "reaches 1 impacted point".to_string(),
-                n => format!("reaches {n} impacted points"),
+            let method = MethodRef { origin: Origin::Project(file), idx: t.method };
+            let reach = match selection.get(method).filter(|r| r.selected) {
+                Some(r) if selection.selected == 1 => format!("#{} of 1 test for this change", r.rank),
+                Some(r) => format!("#{} of {} tests for this change", r.rank, selection.selected),
+                None => match select::impacted_points(index, &t.reach, impact) {
+                    0 => "reaches no impacted point".to_string(),
+                    1 => "reaches 1 impacted point".to_string(),
+                    n => format!("reaches {n} impacted points"),
+                },
             };
             CodeLens {
                 range: range(&entry.facts, t.span, encoding),

@@ -198,7 +198,8 @@ async fn hover_lenses_documents_and_commands() {
     let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
     let lens = &lenses[0];
     assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
-    assert!(lens["command"]["title"].as_str().unwrap().starts_with("▶ Explore schedules · reaches "), "{lens}");
+    // The change selects the test (it runs both ends of impacted pairs in threads): its rank.
+    assert_eq!(lens["command"]["title"], "▶ Explore schedules · #1 of 1 test for this change", "{lens}");
     assert_eq!(lens["command"]["command"], "racelens.exploreTest");
     assert_eq!(lens["command"]["arguments"][0], json!({"uri": test_uri, "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
     // No lenses on code without thread-starting tests.
@@ -216,6 +217,17 @@ async fn hover_lenses_documents_and_commands() {
     assert_eq!(c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await, json!({"cancelled": 0}));
     let (_, unknown) = c.call("workspace/executeCommand", json!({"command": "racelens.nope", "arguments": []})).await.into_parts();
     assert!(unknown.is_err());
+
+    // Undo the change in the buffer (`synchronized` back): nothing is selected, and the lens
+    // says how much of the change the test reaches instead.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pool_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 56, "character": 11}, "end": {"line": 56, "character": 11}}, "text": "synchronized "}]}),
+    )
+    .await;
+    c.diagnostics(POOL, |d| d.is_empty()).await;
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
+    assert_eq!(lenses[0]["command"]["title"], "▶ Explore schedules · reaches no impacted point", "{lenses}");
     c.finish().await;
 }
 

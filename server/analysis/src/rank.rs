@@ -1,0 +1,370 @@
+//! Which tests can reveal what a change broke, and in what order to run them: SimRT's
+//! Selector and Ranker (Yu et al., ICSE 2014, sections 3.5 and 3.6), whose coverage
+//! targets are the impacted shared-variable pairs of its Matcher (section 3.4,
+//! [`crate::impact`]): data pairs (RW, WW) and, after the thesis, WN and MM pairs.
+//!
+//! - **Evidence.** SimRT selects from a coverage history: which blocks each test ran, and in
+//!   which threads. A [`Footprint`] is what selection and ranking need to know of one test,
+//!   whatever the [`Evidence`]. Today every footprint is [`Evidence::Static`]: the test's
+//!   static reach ([`select::reach`]), the project methods its call graph reaches and whether
+//!   one of them starts a thread. A recorded history (issue 11, not built) would add a kind
+//!   of evidence giving footprints of the same shape, test by test; [`rank`] would not
+//!   change.
+//! - **Selection** (Figure 4): a test is selected when it covers an impacted pair, that is,
+//!   runs both of its ends in different threads. Statically: its reach holds the methods of
+//!   both ends and starts threads. The reach cannot tell whether the two ends run in
+//!   different threads (a test may start a thread that runs neither end, or run both in the
+//!   thread it started); a test that reaches both ends and starts threads is the static
+//!   approximation, and selects more than a history would.
+//! - **Ranking** (section 3.6): among the selected tests, additional coverage: first the test
+//!   that covers the most pairs no test ranked before it covers, then again. When no remaining
+//!   selected test adds a pair (every pair is covered), the coverage is reset and the rest are
+//!   ranked the same way: SimRT keeps every test that covers a pair, since another input may
+//!   make its two ends touch the same memory. SimRT breaks ties at random; here the test that
+//!   reaches fewer methods goes first (it is cheaper to explore), then the name, so the order
+//!   is the same on every run. Then the unselected tests: first those that touch impacted
+//!   shared variables (fields with an impacted access), most first; then those that touch only
+//!   other shared variables, most first; then the rest, by name.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::impact::{Impact, Pair, PairEnd, Sharing};
+use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
+use crate::select::{self, ThreadTest};
+
+/// Where what a [`Footprint`] says of a test comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    /// The test's static reach: both ends of a pair among the methods its call graph reaches,
+    /// and a thread started somewhere in them.
+    Static,
+}
+
+/// What selection and ranking know of one test.
+#[derive(Clone, Debug)]
+pub struct Footprint {
+    /// `pkg.PoolTest#borrow` ([`ThreadTest::display_name`]), declared by `method`.
+    pub test: String,
+    pub method: MethodRef,
+    /// Where the rest comes from.
+    pub evidence: Evidence,
+    /// The test runs more than one thread.
+    pub threads: bool,
+    /// The impacted pairs (indices into the pairs being ranked for) whose two ends it runs in
+    /// different threads; it is selected when there is one.
+    pub covers: Vec<usize>,
+    /// How many impacted pairs it runs both ends of, but not in different threads.
+    pub one_thread: usize,
+    /// Shared variables it touches that have an impacted access, and the other ones.
+    pub impacted_vars: BTreeSet<FieldKey>,
+    pub other_vars: BTreeSet<FieldKey>,
+    /// How much it runs (reached methods): the smaller of two tied tests goes first.
+    pub size: usize,
+}
+
+/// One test's place in the ranking.
+#[derive(Clone, Debug, Serialize)]
+pub struct RankedTest {
+    /// `pkg.PoolTest#borrow` (a `main` method: `pkg.Main`), as `racelens explore --test` takes it.
+    pub test: String,
+    pub selected: bool,
+    /// 1-based, over every test.
+    pub rank: usize,
+    /// The impacted pairs it covers, as [`pair_label`] writes them.
+    pub pairs: Vec<String>,
+    /// Why it is selected or not, and why it is ranked here.
+    pub reason: String,
+    pub evidence: Evidence,
+    /// Why it is ranked here (the end of `reason`).
+    #[serde(skip)]
+    pub placed: String,
+    /// The test's method.
+    #[serde(skip)]
+    pub method: MethodRef,
+}
+
+/// Every test of the project, best first.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Selection {
+    pub tests: Vec<RankedTest>,
+    /// How many tests are selected (they come first).
+    pub selected: usize,
+    pub total: usize,
+}
+
+impl Selection {
+    /// The ranking of the test `method` declares.
+    pub fn get(&self, method: MethodRef) -> Option<&RankedTest> {
+        self.tests.iter().find(|t| t.method == method)
+    }
+}
+
+/// Selects and ranks every test of the project (see [`select::tests_in`]) for the impacted
+/// pairs of `impact`, from static reach.
+pub fn select(index: &ProjectIndex, sharing: &Sharing, impact: &Impact) -> Selection {
+    let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
+    let labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
+    let cx = StaticCx::new(index, sharing, impact, &pairs);
+    let footprints: Vec<Footprint> = index.ids().flat_map(|f| select::tests_in(index, f)).map(|t| cx.footprint(&t)).collect();
+    rank(footprints, &labels)
+}
+
+/// `RW Pool.numIdle: write Pool.java:62 <-> read Pool.java:40`
+pub fn pair_label(index: &ProjectIndex, p: &Pair) -> String {
+    let end = |e: &PairEnd| {
+        let path = index.entry(e.file).map_or("?", |entry| entry.path.as_str());
+        format!("{} {}:{}", e.access.as_str(), path.rsplit('/').next().unwrap_or(path), e.span.line)
+    };
+    format!("{} {}: {} <-> {}", p.kind.as_str(), variable(&p.field), end(&p.a), end(&p.b))
+}
+
+/// `Pool.numIdle`
+fn variable(field: &FieldKey) -> String {
+    match field.short_class() {
+        "" => field.display_name(),
+        class => format!("{class}.{}", field.display_name()),
+    }
+}
+
+/// What static footprints are made from: the method of each pair's ends, and the shared
+/// variables each method touches.
+struct StaticCx<'a> {
+    ends: Vec<(Option<MethodRef>, Option<MethodRef>)>,
+    shared: HashMap<MethodRef, BTreeSet<&'a FieldKey>>,
+    impacted: HashSet<&'a FieldKey>,
+}
+
+impl<'a> StaticCx<'a> {
+    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, pairs: &[&Pair]) -> StaticCx<'a> {
+        let ends = pairs.iter().map(|p| (end_method(index, &p.a), end_method(index, &p.b))).collect();
+        let mut shared: HashMap<MethodRef, BTreeSet<&FieldKey>> = HashMap::new();
+        for (file, entry) in index.entries() {
+            for site in &entry.resolved.sites {
+                if sharing.is_shared(index, file, site) {
+                    let method = MethodRef { origin: Origin::Project(file), idx: entry.facts.units[site.unit as usize].method };
+                    shared.entry(method).or_default().insert(&site.field);
+                }
+            }
+        }
+        StaticCx { ends, shared, impacted: impact.impacted_fields.iter().collect() }
+    }
+
+    fn footprint(&self, test: &ThreadTest) -> Footprint {
+        let reach = &test.reach;
+        let reached = |m: &Option<MethodRef>| m.is_some_and(|m| reach.methods.contains(&m));
+        let both: Vec<usize> = self.ends.iter().enumerate().filter(|(_, (a, b))| reached(a) && reached(b)).map(|(i, _)| i).collect();
+        let (mut impacted_vars, mut other_vars) = (BTreeSet::new(), BTreeSet::new());
+        for field in reach.methods.iter().filter_map(|m| self.shared.get(m)).flatten() {
+            match self.impacted.contains(field) {
+                true => impacted_vars.insert((*field).clone()),
+                false => other_vars.insert((*field).clone()),
+            };
+        }
+        let threads = reach.starts_threads;
+        Footprint {
+            test: test.display_name(),
+            method: MethodRef { origin: Origin::Project(test.file), idx: test.method },
+            evidence: Evidence::Static,
+            threads,
+            one_thread: if threads { 0 } else { both.len() },
+            covers: if threads { both } else { Vec::new() },
+            impacted_vars,
+            other_vars,
+            size: reach.methods.len(),
+        }
+    }
+}
+
+/// The method (lambdas: the method they are written in) an end's access is in.
+fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRef> {
+    let facts = &index.entry(end.file)?.facts;
+    let idx = match facts.unit_at(end.span.start) {
+        Some(unit) => facts.units[unit as usize].method,
+        None => facts.method_at(end.span.start)?,
+    };
+    Some(MethodRef { origin: Origin::Project(end.file), idx })
+}
+
+/// Ranks tests by what their footprints cover of the pairs `labels` names (see the module
+/// documentation): the selected ones by additional coverage with resets, then the others.
+pub fn rank(footprints: Vec<Footprint>, labels: &[String]) -> Selection {
+    let mut placed: Vec<(usize, String)> = Vec::with_capacity(footprints.len());
+    let mut left: Vec<usize> = (0..footprints.len()).filter(|&i| !footprints[i].covers.is_empty()).collect();
+    let mut covered: HashSet<usize> = HashSet::new();
+    let mut reset = false;
+    while !left.is_empty() {
+        let gain = |i: usize| footprints[i].covers.iter().filter(|p| !covered.contains(p)).count();
+        let mut gains: Vec<(usize, usize)> = left.iter().map(|&i| (gain(i), i)).collect();
+        gains.sort_by(|&(ga, a), &(gb, b)| gb.cmp(&ga).then_with(|| by_size_then_name(&footprints[a], &footprints[b])));
+        let (new, best) = gains[0];
+        if new == 0 {
+            // Every pair is covered and no remaining test adds one: SimRT's reset.
+            covered.clear();
+            reset = true;
+            continue;
+        }
+        let mut why = match reset {
+            false => format!("{new} new (not covered by a test ranked before it)"),
+            true => format!("none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the {new} not covered since"),
+        };
+        if let Some(&(_, other)) = gains.get(1).filter(|(g, _)| *g == new) {
+            why += &tie(&footprints[best], &footprints[other]);
+        }
+        covered.extend(footprints[best].covers.iter().copied());
+        left.retain(|&i| i != best);
+        placed.push((best, why));
+    }
+    let selected = placed.len();
+
+    let mut rest: Vec<usize> = (0..footprints.len()).filter(|&i| footprints[i].covers.is_empty()).collect();
+    rest.sort_by(|&a, &b| {
+        let (fa, fb) = (&footprints[a], &footprints[b]);
+        let key = |f: &Footprint| match (f.impacted_vars.len(), f.other_vars.len()) {
+            (0, 0) => (3, 0),
+            (0, n) => (2, n),
+            (n, _) => (1, n),
+        };
+        let ((sa, na), (sb, nb)) = (key(fa), key(fb));
+        sa.cmp(&sb).then(nb.cmp(&na)).then_with(|| if sa == 3 { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
+    });
+    for i in rest {
+        let f = &footprints[i];
+        let why = match (f.impacted_vars.len(), f.other_vars.len()) {
+            (0, 0) => "touches no shared variable".to_string(),
+            (0, n) => format!("touches no impacted shared variable and {} ({})", plural(n, "other shared variable"), variables(&f.other_vars)),
+            (n, _) => format!("touches {} ({})", plural(n, "impacted shared variable"), variables(&f.impacted_vars)),
+        };
+        placed.push((i, why));
+    }
+
+    let total = footprints.len();
+    let tests = placed
+        .into_iter()
+        .enumerate()
+        .map(|(r, (i, placed))| {
+            let f = &footprints[i];
+            let selected = !f.covers.is_empty();
+            let reason = match selected {
+                true => format!("selected: {}; {placed}", covered_because(f)),
+                false => format!("not selected: {}; {placed}", not_covered_because(f, labels.len())),
+            };
+            RankedTest {
+                test: f.test.clone(),
+                selected,
+                rank: r + 1,
+                pairs: f.covers.iter().map(|&p| labels[p].clone()).collect(),
+                reason,
+                evidence: f.evidence,
+                placed,
+                method: f.method,
+            }
+        })
+        .collect();
+    Selection { tests, selected, total }
+}
+
+/// SimRT's ties, made deterministic: fewer reached methods first, then the name.
+fn by_size_then_name(a: &Footprint, b: &Footprint) -> std::cmp::Ordering {
+    a.size.cmp(&b.size).then_with(|| a.test.cmp(&b.test)).then(a.method.cmp(&b.method))
+}
+
+fn tie(first: &Footprint, other: &Footprint) -> String {
+    match first.size == other.size {
+        false => format!("; tied with {}, first for reaching fewer methods ({} vs {})", other.test, first.size, other.size),
+        true => format!("; tied with {} (both reach {} methods), first by name", other.test, first.size),
+    }
+}
+
+fn covered_because(f: &Footprint) -> String {
+    let pairs = plural(f.covers.len(), "impacted pair");
+    match f.evidence {
+        Evidence::Static => format!("starts threads and reaches both ends of {pairs}"),
+    }
+}
+
+fn not_covered_because(f: &Footprint, impacted_pairs: usize) -> String {
+    if impacted_pairs == 0 {
+        return "the change impacts no shared-variable pair".to_string();
+    }
+    match (f.evidence, f.threads, f.one_thread) {
+        (Evidence::Static, false, 0) => "starts no thread".to_string(),
+        (Evidence::Static, false, n) => format!("starts no thread (it reaches both ends of {})", plural(n, "impacted pair")),
+        (Evidence::Static, true, _) => "reaches both ends of no impacted pair".to_string(),
+    }
+}
+
+/// `Pool.numActive, Pool.numIdle`, the first three.
+fn variables(fields: &BTreeSet<FieldKey>) -> String {
+    let mut names: Vec<String> = fields.iter().map(variable).collect();
+    names.sort();
+    if names.len() > 3 {
+        names.truncate(3);
+        names.push("…".to_string());
+    }
+    names.join(", ")
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::index::FileId;
+
+    fn footprint(test: &str, covers: &[usize], size: usize) -> Footprint {
+        Footprint {
+            test: test.to_string(),
+            method: MethodRef { origin: Origin::Project(FileId(0)), idx: 0 },
+            evidence: Evidence::Static,
+            threads: true,
+            covers: covers.to_vec(),
+            one_thread: 0,
+            impacted_vars: BTreeSet::new(),
+            other_vars: BTreeSet::new(),
+            size,
+        }
+    }
+
+    fn check(footprints: Vec<Footprint>, expected: Expect) {
+        let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
+        let selection = rank(footprints, &labels);
+        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
+        expected.assert_eq(&lines.concat());
+    }
+
+    #[test]
+    fn simrt_example_ranks_tc3_then_tc1_and_tc2_after_a_reset() {
+        // Section 3.6: tc1 and tc2 cover (SV3, SV6); tc3 covers (SV7, SV8) and (SV8, SV8).
+        check(
+            vec![footprint("tc2", &[0], 5), footprint("tc1", &[0], 5), footprint("tc3", &[1, 2], 5)],
+            expect![[r#"
+                #1 tc3 [P1 P2] selected: starts threads and reaches both ends of 2 impacted pairs; 2 new (not covered by a test ranked before it)
+                #2 tc1 [P0] selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); tied with tc2 (both reach 5 methods), first by name
+                #3 tc2 [P0] selected: starts threads and reaches both ends of 1 impacted pair; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
+            "#]],
+        );
+    }
+
+    #[test]
+    fn additional_coverage_beats_total_coverage_and_smaller_tests_win_ties() {
+        // After `wide` (P0, P1, P2), `small` and `large` both add P3 and the smaller goes first;
+        // `same` covers two pairs but adds none: it waits for the reset, then goes before
+        // `large` (two pairs against one).
+        check(
+            vec![footprint("wide", &[0, 1, 2], 9), footprint("same", &[0, 1], 3), footprint("large", &[3], 8), footprint("small", &[3], 2)],
+            expect![[r#"
+                #1 wide [P0 P1 P2] selected: starts threads and reaches both ends of 3 impacted pairs; 3 new (not covered by a test ranked before it)
+                #2 small [P3] selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); tied with large, first for reaching fewer methods (2 vs 8)
+                #3 same [P0 P1] selected: starts threads and reaches both ends of 2 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 2 not covered since
+                #4 large [P3] selected: starts threads and reaches both ends of 1 impacted pair; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
+            "#]],
+        );
+    }
+}

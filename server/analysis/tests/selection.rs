@@ -1,0 +1,76 @@
+//! Test selection and ranking for a change (SimRT sections 3.5 and 3.6, from static reach),
+//! on a real git repository of independent subsystems (`support::subsystems`): a pool, a
+//! counter and a registry, each with its own multithreaded test, single-threaded tests, and
+//! a test that runs two subsystems.
+
+mod support;
+
+use expect_test::{expect, Expect};
+use racelens_analysis::host::Host;
+use racelens_analysis::impact::Impact;
+use racelens_analysis::rank::{self, Selection};
+use support::subsystems::*;
+use support::*;
+
+fn selection_of(change: &[(&str, &str)]) -> (Selection, Host, Impact) {
+    let repo = repo_with(&subsystems(), change);
+    let (mut host, impact) = analyze(repo.path());
+    let sharing = host.sharing();
+    (rank::select(host.index(), &sharing, &impact), host, impact)
+}
+
+/// One line per test, best first: rank, selected or not, the number of pairs, the reason.
+fn check(selection: &Selection, expected: Expect) {
+    let mut out = format!("{} of {} selected\n", selection.selected, selection.total);
+    for t in &selection.tests {
+        let mark = if t.selected { "selected" } else { "-" };
+        out += &format!("#{} {mark} {} ({} pairs, {:?}): {}\n", t.rank, t.test, t.pairs.len(), t.evidence, t.reason);
+    }
+    expected.assert_eq(&out);
+}
+
+#[test]
+fn a_change_to_the_pool_selects_the_tests_that_run_it_in_threads_and_ranks_by_new_pairs() {
+    // giveBack() loses `synchronized`: its updates race with borrow() and idle(), and its
+    // notifyAll() pairs with borrow()'s wait().
+    let (selection, host, impact) = selection_of(&[(POOL_PATH, &pool_unlocked())]);
+    check(&selection, expect![[r#"
+        4 of 10 selected
+        #1 selected org.x.pool.PoolTest#borrowersAndReturners (14 pairs, Static): selected: starts threads and reaches both ends of 14 impacted pairs; 14 new (not covered by a test ranked before it)
+        #2 selected org.x.EndToEndTest#borrowAndCount (13 pairs, Static): selected: starts threads and reaches both ends of 13 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since
+        #3 selected org.x.pool.PoolTest#threeReturners (4 pairs, Static): selected: starts threads and reaches both ends of 4 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since; tied with org.x.pool.PoolTest#twoReturners (both reach 4 methods), first by name
+        #4 selected org.x.pool.PoolTest#twoReturners (4 pairs, Static): selected: starts threads and reaches both ends of 4 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since
+        #5 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)
+        #6 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle)
+        #7 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
+        #8 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
+        #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: starts no thread; touches no shared variable
+        #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: starts no thread; touches no shared variable
+    "#]]);
+    // The first test covers every impacted pair, of three kinds.
+    let impacted: Vec<String> = impact.pairs.iter().filter(|p| p.impacted()).map(|p| rank::pair_label(host.index(), p)).collect();
+    assert_eq!(selection.tests[0].pairs, impacted);
+    let kinds: Vec<&str> = impacted.iter().map(|p| p.split(' ').next().unwrap()).collect();
+    assert_eq!([kinds.iter().filter(|k| **k == "RW").count(), kinds.iter().filter(|k| **k == "WW").count(), kinds.iter().filter(|k| **k == "WN").count()], [9, 4, 1]);
+    assert_eq!(impacted.last().unwrap(), "WN Pool.this: notify Pool.java:30 <-> wait Pool.java:15");
+}
+
+#[test]
+fn an_unchanged_tree_selects_nothing() {
+    // RTSCheck R5: no change, no impacted pair, no test selected; the order is by the
+    // shared variables each test touches.
+    let (selection, ..) = selection_of(&[]);
+    check(&selection, expect![[r#"
+        0 of 10 selected
+        #1 - org.x.EndToEndTest#borrowAndCount (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 3 other shared variables (Counter.count, Pool.numActive, Pool.numIdle)
+        #2 - org.x.pool.PoolTest#threeReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
+        #3 - org.x.pool.PoolTest#twoReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
+        #4 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
+        #5 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
+        #6 - org.x.pool.PoolTest#borrowersAndReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
+        #7 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
+        #8 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Pool.numIdle)
+        #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
+        #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
+    "#]]);
+}
