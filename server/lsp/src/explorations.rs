@@ -98,7 +98,8 @@ pub struct Job {
     pub id: u64,
     pub test: TestSpec,
     pub kind: JobKind,
-    /// Impacted points the test reaches: the queue runs the most impacted first.
+    /// The queue runs the highest first: a replay, then the tests the change selects by
+    /// rank, then the others by the impacted points they reach.
     pub priority: usize,
     pub fingerprint: u64,
     pub sources: Sources,

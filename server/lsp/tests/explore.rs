@@ -197,3 +197,20 @@ async fn saving_explores_only_when_the_user_turned_it_on() {
     assert!(shown["message"].as_str().unwrap().contains("✗"), "{shown}");
     c.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saving_queues_the_selected_tests_in_rank_order_first() {
+    // Four subsystems; the change takes `synchronized` off `Pool.giveBack()`. `racelens
+    // select` ranks PoolTest#borrowersAndReturners first: with one exploration at a time,
+    // it runs first, and the selected tests follow in rank order.
+    let repo = repo_with(&subsystems::subsystems(), &[(subsystems::POOL_PATH, &subsystems::pool_unlocked())]);
+    let mut c = start(repo.path(), json!({"explore": {"onSave": true, "parallel": 1}})).await;
+    c.open(subsystems::POOL_PATH).await;
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&c.root, subsystems::POOL_PATH)}})).await;
+    let first = c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "begin").await;
+    assert!(first["value"]["title"].as_str().unwrap().ends_with("org.x.pool.PoolTest#borrowersAndReturners"), "{first}");
+    // Stop the queue: the order is what this test is about.
+    let cancelled = c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await;
+    assert!(cancelled["cancelled"].as_u64().unwrap() >= 1, "{cancelled}");
+    c.finish().await;
+}

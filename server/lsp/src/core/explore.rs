@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use racelens_analysis::index::{Origin, ProjectIndex};
+use racelens_analysis::index::{MethodRef, Origin, ProjectIndex};
 use racelens_analysis::select::{self, EntryKind, ThreadTest};
 use racelens_explore::search::change;
 use racelens_explore::explorer::Options;
@@ -67,6 +67,10 @@ fn lens(range: Range, title: String, command: &str, argument: Value) -> CodeLens
     CodeLens { range, command: Some(Command { title, command: command.to_string(), arguments: Some(vec![argument]) }), data: None }
 }
 
+/// The priority above which selected tests queue (below a replay's), above any count of
+/// impacted points.
+const SELECTED: usize = usize::MAX / 2;
+
 impl Core {
     /// The test a command names: `{uri, class, method}` as the lens sends it.
     fn find_test(&self, arg: &Value) -> Result<(usize, ThreadTest), String> {
@@ -94,12 +98,17 @@ impl Core {
         let choice = Choice::parse(&heuristic).map_err(|e| format!("racelens.explore.heuristic: {e}"))?;
         let options = self.explore_options();
         let id = self.jobs.next_id();
+        let selection = self.selection(w);
         let ws = &mut self.workspaces[w];
         let index = ws.host.index();
-        let priority = match kind {
+        let ranked = selection.get(MethodRef { origin: Origin::Project(test.file), idx: test.method }).filter(|r| r.selected);
+        let priority = match (&kind, ranked) {
             // A replay is one execution the user waits for: before every exploration.
-            JobKind::Replay { .. } => usize::MAX,
-            JobKind::Explore => select::impacted_points(index, &test.reach, &ws.impact),
+            (JobKind::Replay { .. }, _) => usize::MAX,
+            // The tests the change selects, in SimRT's order (`racelens select`), then the
+            // others by the impacted points they reach.
+            (JobKind::Explore, Some(r)) => SELECTED + (selection.total - r.rank),
+            (JobKind::Explore, None) => select::impacted_points(index, &test.reach, &ws.impact),
         };
         let fingerprint = fingerprint(index, test, &heuristic);
         let change = change::model(&ws.host, &ws.impact);
@@ -199,7 +208,8 @@ impl Core {
         Ok(Some(json!({"queued": true})))
     }
 
-    /// `racelens.explore.onSave`: queue the tests that reach the change, most impacted first.
+    /// `racelens.explore.onSave`: queue the tests that reach the change, those it selects
+    /// first in rank order, then the others most impacted first.
     pub(super) fn explore_on_save(&mut self, w: usize) {
         let ws = &self.workspaces[w];
         let index = ws.host.index();
