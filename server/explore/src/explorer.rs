@@ -2,8 +2,8 @@
 //! the search is over, the budget is spent or the caller cancels. The loop owns the order
 //! of things; the search only says what to run next and learns from what ran.
 //!
-//! A failing schedule is run once more in full mode for the report, which also checks that
-//! it reproduces; one found at random (PCT) first loses the preemptions it does not need.
+//! A failing schedule is run once more in full mode for the report's details; one found at
+//! random (PCT) first loses the preemptions it does not need.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -249,8 +249,9 @@ fn found(session: &mut Session, req: &Request, exec: Execution, schedules: u64, 
     confirm(session, choices, exec, schedules, options)
 }
 
-/// Runs a failing schedule again in full mode: the report's details, and a check that it
-/// reproduces.
+/// Runs a failing schedule again in full mode, for the report's details (events, stacks,
+/// preemptions). The outcome reported is the fast run's; the two runs are not compared
+/// here (a replay compares its run with the schedule string's places).
 fn confirm(session: &mut Session, choices: Vec<ThreadId>, exec: Execution, schedules: u64, options: &Options) -> Result<Found, String> {
     let full = session.run(&exec.decisions.iter().map(|d| d.thread).collect::<Vec<_>>(), Mode::Full, options.max_steps)?;
     let string = ScheduleString::of(&choices, &exec, |s| session.site(s));

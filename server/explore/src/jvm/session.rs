@@ -272,7 +272,8 @@ impl Session {
         Ok(self.jvm()?.kind.clone())
     }
 
-    /// Runs one schedule; a JVM that died is started again once.
+    /// Runs one schedule; a JVM that died is started again and the schedule run once more
+    /// (at most 3 restarts per session).
     pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32) -> Result<Execution, String> {
         self.run_with(choices, mode, max_steps, &[])
     }

@@ -15,10 +15,10 @@ use crate::search::{Basic, Prioritizer, Search};
 /// The prioritization used when none is named. Chosen from `cargo bench -p
 /// racelens-explore --bench capp -- --seeds 7` over the 14 faults of the CAPP benchmark
 /// (README, "Change-aware exploration"): it found every fault, with the largest geometric-mean
-/// reduction of schedules to the first failure over `basic` (13.95× in the default order,
-/// 8.56× over the medians of 7 randomized orders), and no fault more than 2× slower than
-/// `basic` (the PCT phase adds at most [`PCT_FIRST`] schedules). CAPP's best alone, LA,
-/// reached 4.88× and 3.98×.
+/// reduction of schedules to the first failure over `basic` (3.15× in the default order,
+/// 2.16× over the medians of 7 randomized orders, with the reduction of issue 9 in both),
+/// and no fault more than 2× slower than `basic` (the PCT phase adds at most
+/// [`PCT_FIRST`] schedules). CAPP's best alone, LA, reached 1.56×.
 pub const DEFAULT: &str = "pct+LA";
 
 /// A prioritization, parsed from its name.
