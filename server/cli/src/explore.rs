@@ -1,5 +1,7 @@
 //! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
 
+mod affected;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +22,7 @@ use racelens_explore::results::coverage::Coverage;
 use racelens_explore::search::Strategy;
 use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
-use racelens_explore::search::change;
+use racelens_explore::search::change::{self, ChangeModel};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -48,9 +50,16 @@ pub enum SearchKind {
 /// pools, `CompletableFuture`'s async stages) run under the scheduler, delays in logical time;
 /// parallel streams run sequentially in the calling thread.
 ///
+/// `--affected` explores, instead of one test, the tests `racelens select` selects for the
+/// working-tree change (compared with HEAD), best first, within one budget of schedules:
+/// each gets the budget left divided evenly over the tests left. A failure does not stop the
+/// run (`--fail-fast` does); every other option applies to each test. Each test's result
+/// follows its rank, then a summary line.
+///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
 /// usage or setup error, or a thread racelens does not control ran project code (`! not
-/// explored`: never a pass).
+/// explored`: never a pass). With `--affected`: 1 when a test failed, else 2 when a test
+/// could not be explored or its exploration stopped, else 0 (also when nothing is selected).
 #[derive(Args)]
 pub struct ExploreArgs {
     /// A folder of the work tree.
@@ -58,14 +67,23 @@ pub struct ExploreArgs {
     path: PathBuf,
     /// The test: `CLASS#METHOD` (a JUnit 3, 4 or 5 test), or `CLASS` for its `static main`
     /// or its only test method.
-    #[arg(long, value_name = "CLASS#METHOD")]
-    test: String,
+    #[arg(long, value_name = "CLASS#METHOD", required_unless_present = "affected")]
+    test: Option<String>,
+    /// Explore the tests the working-tree change selects (`racelens select`), best first,
+    /// within the `--max-schedules` budget in total.
+    #[arg(long, conflicts_with = "test")]
+    affected: bool,
+    /// With `--affected`: stop at the first test that fails.
+    #[arg(long, conflicts_with = "test")]
+    fail_fast: bool,
     /// The largest preemption bound: iterative context bounding explores every schedule
     /// with 0 preemptions, then 1, ... up to this one, and stops there (or earlier, when
     /// every schedule whatever its preemptions is covered).
     #[arg(long, default_value_t = explorer::DEFAULT_MAX_BOUND)]
     bound: u32,
-    /// Stop after this many schedules.
+    /// Stop after this many schedules. With `--affected`, the budget of all the selected
+    /// tests together: each test gets what is left divided evenly over the tests left, so
+    /// what a test does not use (it fails, or its claim completes early) goes to the next ones.
     #[arg(long, default_value_t = 10_000)]
     max_schedules: u64,
     /// The search.
@@ -108,7 +126,9 @@ pub struct ExploreArgs {
     /// places: `file`, `line`, `call`), `failure` (`kind`,
     /// `message`, `thread`, `file`, `line`, `schedule`, `preemptions`, `trace`), `error`,
     /// `stats` (`elapsed_ms`, `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`,
-    /// `failing_schedules`, `skipped`, `redundant`).
+    /// `failing_schedules`, `skipped`, `redundant`). With `--affected`: `tests` (each:
+    /// `test`, `rank`, `pairs`, `result`: the object above, or null with `error` when the
+    /// test could not be run), `selected`, `budget`, `schedules` (run, in all), `failed`.
     #[arg(long)]
     json: bool,
 }
@@ -149,10 +169,29 @@ fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
     })?;
     host.load()?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let jdk = Jdk::locate()?;
-    let project = project::prepare(&project::Sources::of(&host), &jdk)?;
-    let agent = agent::agent_jar()?;
-    Ok(Prepared { session: Session::new(jdk, agent, project, spec), host })
+    let session = Toolchain::prepare(&host)?.session(spec);
+    Ok(Prepared { session, host })
+}
+
+/// What the sessions of a project's tests share: the JDK, the agent, the compiled classes.
+struct Toolchain {
+    jdk: Jdk,
+    agent: PathBuf,
+    project: project::Project,
+}
+
+impl Toolchain {
+    /// Locates the JDK and compiles the host's project (a setup error otherwise).
+    fn prepare(host: &Host) -> Result<Toolchain, String> {
+        let jdk = Jdk::locate()?;
+        let project = project::prepare(&project::Sources::of(host), &jdk)?;
+        let agent = agent::agent_jar()?;
+        Ok(Toolchain { jdk, agent, project })
+    }
+
+    fn session(&self, spec: TestSpec) -> Session {
+        Session::new(self.jdk.clone(), self.agent.clone(), self.project.clone(), spec)
+    }
 }
 
 /// The project file of a class (`pkg.Pool$Worker` is in `.../pkg/Pool.java`).
@@ -303,97 +342,128 @@ fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec,
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     let choice = Choice::parse(&args.heuristic)?;
-    let mut prepared = prepare(&args.path, &args.test)?;
-    let strategy = match args.search {
-        SearchKind::Icb => Strategy::Icb { max_bound: Some(args.bound) },
-        SearchKind::Dfs => Strategy::Dfs,
-    };
-    let options = Options { strategy, seed: args.seed, max_schedules: args.max_schedules, max_steps: args.max_steps, all: args.all, select: args.select };
-    let spec = prepared.session.spec.clone();
+    match &args.test {
+        Some(test) => explore_one(&args, test, choice),
+        None => affected::run(&args, choice),
+    }
+}
+
+/// `explore --test`: one test, the whole budget.
+fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCode, String> {
+    let mut prepared = prepare(&args.path, test)?;
     // The change, for the change-aware prioritizations.
     let model = choice.is_change_aware().then(|| {
         let impact = prepared.host.analyze(&AnalysisOptions::new());
         change::model(&prepared.host, &impact)
     });
-    let icp_count = model.as_ref().map_or(0, |m| m.icps.len());
-    let mut progress = ProgressLine::new(&spec.display());
+    let report = explore_session(&mut prepared.session, args, choice, model.as_ref(), args.max_schedules)?;
+    let icps = model.as_ref().map_or(0, |m| m.icps.len());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize"));
+    } else {
+        print_result(&prepared.host, &prepared.session, args, &report);
+    }
+    prepared.session.close();
+    Ok(exit_code(&report.verdict))
+}
+
+/// Explores the session's test with the settings of `args` and at most `max_schedules`
+/// schedules, with a progress line on stderr.
+fn explore_session(session: &mut Session, args: &ExploreArgs, choice: Choice, model: Option<&ChangeModel>, max_schedules: u64) -> Result<Report, String> {
+    let strategy = match args.search {
+        SearchKind::Icb => Strategy::Icb { max_bound: Some(args.bound) },
+        SearchKind::Dfs => Strategy::Dfs,
+    };
+    let options = Options { strategy, seed: args.seed, max_schedules, max_steps: args.max_steps, all: args.all, select: args.select };
+    let mut progress = ProgressLine::new(&session.spec.display());
     let cancel = AtomicBool::new(false);
-    let result = heuristics::explore(&mut prepared.session, &options, choice, model.as_ref(), args.pct_depth, &mut |s| progress.update(s), &cancel);
+    let result = heuristics::explore(session, &options, choice, model, args.pct_depth, &mut |s| progress.update(s), &cancel);
     progress.done();
-    let report = result?;
-    let coverage = Coverage::of(&report);
-    let Report { verdict, stats, claim, matched, sequential, .. } = report;
-    let root = args.path.display().to_string();
-    let host = &prepared.host;
-    let outcome = match &verdict {
+    result
+}
+
+/// The `outcome` of the JSON result.
+fn outcome(verdict: &Verdict) -> &'static str {
+    match verdict {
         Verdict::Failed(_) => "fail",
         Verdict::Passed => "pass",
         Verdict::Limit => "limit",
         Verdict::Cancelled => "limit",
         Verdict::Uncontrolled(_) => "uncontrolled",
         Verdict::Stopped(_) => "error",
-    };
-    if args.json {
-        let failure = match &verdict {
-            Verdict::Failed(f) => failure_json(host, f, &prepared.session),
-            _ => Value::Null,
-        };
-        let schedules = match &verdict {
-            Verdict::Failed(f) if !args.all => f.schedules,
-            _ => stats.schedules,
-        };
-        let out = json!({
-            "test": spec.display(),
-            "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
-            "heuristic": args.heuristic,
-            "icps": icp_count,
-            "matched_decision_points": matched,
-            "bound": args.bound,
-            "outcome": outcome,
-            "schedules": schedules,
-            "coverage": coverage,
-            "sequential_streams": sequential.iter().map(|site| {
-                let (file, line) = place(host, Some(site));
-                json!({"file": file, "line": line, "call": site.target})
-            }).collect::<Vec<_>>(),
-            "failure": failure,
-            "error": match &verdict { Verdict::Stopped(e) | Verdict::Uncontrolled(e) => json!(e), _ => Value::Null },
-            "stats": stats_json(&stats, &claim),
-        });
-        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
-    } else {
-        match &verdict {
-            Verdict::Failed(found) => print_failure(host, found, &prepared.session, &spec, &root),
-            Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
-            Verdict::Passed => println!("no failure: {} (nothing is claimed about other schedules)", coverage.text()),
-            Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
-            Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
-            Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
-            Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
-        }
-        if !sequential.is_empty() {
-            let places: Vec<String> = sequential.iter().map(|site| {
-                let (file, line) = place(host, Some(site));
-                format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
-            }).collect();
-            println!("note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
-        }
-        if stats.livelocks > 0 {
-            println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
-        }
-        if args.select {
-            println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
-        }
-        if args.all && stats.failures > 0 {
-            println!("{} failing schedules in {}", stats.failures, stats.schedules);
-        }
     }
-    prepared.session.close();
-    Ok(match verdict {
+}
+
+/// The object `explore --json` prints for the session's test (`icps`: the impacted code
+/// points the prioritization knew).
+fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, report: &Report) -> Value {
+    let Report { verdict, stats, claim, matched, sequential, .. } = report;
+    let failure = match verdict {
+        Verdict::Failed(f) => failure_json(host, f, session),
+        _ => Value::Null,
+    };
+    let schedules = match verdict {
+        Verdict::Failed(f) if !args.all => f.schedules,
+        _ => stats.schedules,
+    };
+    json!({
+        "test": session.spec.display(),
+        "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
+        "heuristic": args.heuristic,
+        "icps": icps,
+        "matched_decision_points": matched,
+        "bound": args.bound,
+        "outcome": outcome(verdict),
+        "schedules": schedules,
+        "coverage": Coverage::of(report),
+        "sequential_streams": sequential.iter().map(|site| {
+            let (file, line) = place(host, Some(site));
+            json!({"file": file, "line": line, "call": site.target})
+        }).collect::<Vec<_>>(),
+        "failure": failure,
+        "error": match verdict { Verdict::Stopped(e) | Verdict::Uncontrolled(e) => json!(e), _ => Value::Null },
+        "stats": stats_json(stats, claim),
+    })
+}
+
+/// The lines `explore` prints for the session's test: the failure, or what was covered.
+fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) {
+    let Report { verdict, stats, claim, sequential, .. } = report;
+    let coverage = Coverage::of(report);
+    match verdict {
+        Verdict::Failed(found) => print_failure(host, found, session, &session.spec, &args.path.display().to_string()),
+        Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
+        Verdict::Passed => println!("no failure: {} (nothing is claimed about other schedules)", coverage.text()),
+        Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
+        Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
+        Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
+        Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
+    }
+    if !sequential.is_empty() {
+        let places: Vec<String> = sequential.iter().map(|site| {
+            let (file, line) = place(host, Some(site));
+            format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
+        }).collect();
+        println!("note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
+    }
+    if stats.livelocks > 0 {
+        println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+    }
+    if args.select {
+        println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
+    }
+    if args.all && stats.failures > 0 {
+        println!("{} failing schedules in {}", stats.failures, stats.schedules);
+    }
+}
+
+/// 1 a failing schedule, 2 the exploration stopped or did not control the test, 0 otherwise.
+fn exit_code(verdict: &Verdict) -> ExitCode {
+    match verdict {
         Verdict::Failed(_) => ExitCode::from(1),
         Verdict::Stopped(_) | Verdict::Uncontrolled(_) => ExitCode::from(2),
         _ => ExitCode::SUCCESS,
-    })
+    }
 }
 
 pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use racelens_analysis::impact::Options;
+use racelens_analysis::host::Host;
+use racelens_analysis::impact::{Impact, Options};
 use racelens_analysis::rank::{self, RankedTest, Selection};
 
 use crate::check::{print_notes, ProjectArgs};
@@ -32,6 +33,9 @@ is `static`.
 
 Exit status: 0 when the analysis ran (tests selected or not), 2 on a usage or setup error.";
 
+/// What every selection rests on today.
+pub const EVIDENCE: &str = "static reachability; no coverage history";
+
 /// List the tests that can reveal what the working-tree change broke, best first: those
 /// that reach both ends of an impacted shared-variable pair and start threads.
 #[derive(Args)]
@@ -46,9 +50,7 @@ pub struct SelectArgs {
 
 pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
     let mut host = args.project.open()?;
-    let impact = host.analyze(&Options::new());
-    let sharing = host.sharing();
-    let selection = rank::select(host.index(), &sharing, &impact);
+    let (_, selection) = analyze_and_select(&mut host);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&selection).expect("the selection serializes"));
     } else {
@@ -56,6 +58,15 @@ pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
         print_notes(&host);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The working-tree change's impact, and every test ranked for it (`explore --affected`
+/// explores the selected ones in this order).
+pub fn analyze_and_select(host: &mut Host) -> (Impact, Selection) {
+    let impact = host.analyze(&Options::new());
+    let sharing = host.sharing();
+    let selection = rank::select(host.index(), &sharing, &impact);
+    (impact, selection)
 }
 
 /// One line per test, best first, then a summary.
@@ -68,7 +79,7 @@ fn text(selection: &Selection) -> String {
         };
     }
     out += &format!(
-        "racelens: {} of {} selected for this change (static reachability; no coverage history)\n",
+        "racelens: {} of {} selected for this change ({EVIDENCE})\n",
         selection.selected,
         count(selection.total, "test")
     );
@@ -84,6 +95,6 @@ fn first_pairs(t: &RankedTest) -> String {
     shown
 }
 
-fn count(n: usize, what: &str) -> String {
+pub fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }

@@ -1,0 +1,142 @@
+//! `racelens explore --affected` on a real JVM and a real git repository: the fixture
+//! `explore-models` with its change applied, where `racelens select` selects three tests (two
+//! of them fail under exploration, one passes every schedule). The tests it selects are
+//! explored in `select`'s order, each result is `explore --test`'s own, and the schedules run
+//! stay within the one budget.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{json, Value};
+use support::*;
+
+const FIXTURE: &str = "explore-models";
+
+/// `(test, rank)` of the tests `racelens select --json` selects, best first.
+fn selected_by_select(dir: &Path) -> Vec<(String, u64)> {
+    let (code, v) = racelens(dir, &["select"]);
+    assert_eq!(code, 0, "{v:#}");
+    let tests = v["tests"].as_array().unwrap().iter().filter(|t| t["selected"] == true);
+    tests.map(|t| (t["test"].as_str().unwrap().to_string(), t["rank"].as_u64().unwrap())).collect()
+}
+
+fn explored(v: &Value) -> Vec<(String, u64)> {
+    v["tests"].as_array().unwrap().iter().map(|t| (t["test"].as_str().unwrap().to_string(), t["rank"].as_u64().unwrap())).collect()
+}
+
+/// Each test's `(outcome, schedules)`.
+fn outcomes(v: &Value) -> Vec<(String, u64)> {
+    v["tests"].as_array().unwrap().iter().map(|t| (t["result"]["outcome"].as_str().unwrap().to_string(), t["result"]["schedules"].as_u64().unwrap())).collect()
+}
+
+/// The schedules of every test add up to the total, within the budget.
+fn assert_within_budget(v: &Value) {
+    let sum: u64 = v["tests"].as_array().unwrap().iter().map(|t| t["result"]["schedules"].as_u64().unwrap()).sum();
+    assert_eq!(v["schedules"], sum, "{v:#}");
+    assert!(sum <= v["budget"].as_u64().unwrap(), "{v:#}");
+}
+
+/// A result without what differs from run to run (the time it took).
+fn timeless(result: &Value) -> Value {
+    let mut r = result.clone();
+    let stats = r["stats"].as_object_mut().unwrap();
+    stats.remove("elapsed_ms");
+    stats.remove("schedules_per_sec");
+    r
+}
+
+#[test]
+fn the_selected_tests_are_explored_in_select_order_and_a_failure_does_not_hide_the_next() {
+    let repo = fixture_repo(FIXTURE);
+    let order = selected_by_select(repo.path());
+    assert_eq!(
+        order,
+        [
+            ("org.example.sync.PositionTest#snapshotsAreNeverTorn".to_string(), 1),
+            ("org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder".to_string(), 2),
+            ("org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin".to_string(), 3),
+        ]
+    );
+    let (code, v) = racelens(repo.path(), &["explore", "--affected"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(explored(&v), order, "{v:#}");
+    assert_eq!((&v["selected"], &v["budget"], &v["failed"]), (&json!(3), &json!(10_000), &json!(2)), "{v:#}");
+    let kinds: Vec<String> = outcomes(&v).into_iter().map(|(outcome, _)| outcome).collect();
+    assert_eq!(kinds, ["fail", "fail", "pass"], "{v:#}");
+    assert_within_budget(&v);
+    for t in v["tests"].as_array().unwrap() {
+        assert_eq!((&t["result"]["test"], &t["error"]), (&t["test"], &Value::Null), "{t:#}");
+        assert!(!t["pairs"].as_array().unwrap().is_empty(), "{t:#}");
+    }
+    // Each result is the object `explore --test --json` prints for the test.
+    let last = &v["tests"][2];
+    let (code, alone) = racelens(repo.path(), &["explore", "--test", last["test"].as_str().unwrap()]);
+    assert_eq!(code, 0, "{alone:#}");
+    assert_eq!(timeless(&last["result"]), timeless(&alone));
+    assert!(claims_complete(&alone, 3), "{alone:#}");
+
+    // `--fail-fast` stops at the first failure.
+    let (code, v) = racelens(repo.path(), &["explore", "--affected", "--fail-fast"]);
+    assert_eq!((code, explored(&v), &v["failed"]), (1, order[..1].to_vec(), &json!(1)), "{v:#}");
+    assert_within_budget(&v);
+}
+
+#[test]
+fn the_budget_is_shared_and_what_a_test_leaves_goes_to_the_next() {
+    let repo = fixture_repo(FIXTURE);
+    // 5 schedules for 3 tests: the first gets 2 and ends at the budget; the second gets 2 of
+    // the 3 left and fails on its first; the third gets the 2 left.
+    let (code, v) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "5"]);
+    assert_eq!(code, 1, "{v:#}");
+    let expected = [("limit", 2), ("fail", 1), ("limit", 2)].map(|(o, s)| (o.to_string(), s));
+    assert_eq!(outcomes(&v), expected, "{v:#}");
+    assert_eq!((&v["schedules"], &v["failed"]), (&json!(5), &json!(1)), "{v:#}");
+    assert_within_budget(&v);
+    // A test stopped by the budget claims no more than `explore --test` does.
+    assert_eq!(v["tests"][0]["result"]["coverage"]["budget_exhausted"], true, "{v:#}");
+
+    let out = racelens_command(repo.path(), &["explore", "--affected", "--max-schedules", "5"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('#') || l.starts_with("racelens:") || l.starts_with('…')).collect();
+    assert_eq!(
+        lines,
+        [
+            "#1 org.example.sync.PositionTest#snapshotsAreNeverTorn — covers 4 impacted pairs; up to 2 schedules",
+            "… no failure yet: budget reached after 2 runs (0 classes); no bound complete; raise --max-schedules to go on",
+            "#2 org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder — covers 3 impacted pairs; up to 2 schedules",
+            "#3 org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin — covers 2 impacted pairs; up to 2 schedules",
+            "… no failure yet: budget reached after 2 runs (0 classes); no bound complete; raise --max-schedules to go on",
+            "racelens: 3 selected tests explored: 1 failed, 2 passed (budget reached on 2), 5 of 5 schedules",
+        ],
+        "{text}"
+    );
+    assert!(text.contains("replay: racelens replay . --test org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder --schedule "), "{text}");
+}
+
+#[test]
+fn an_unchanged_tree_selects_nothing_and_passes() {
+    let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
+    let (code, v) = racelens(repo.path(), &["explore", "--affected"]);
+    assert_eq!((code, v), (0, json!({"tests": [], "selected": 0, "budget": 10_000, "schedules": 0, "failed": 0})));
+    let out = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "racelens: the change selects no test (static reachability; no coverage history)\n");
+}
+
+#[test]
+fn affected_with_a_test_is_a_usage_error() {
+    let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
+    for args in [&["explore", "--affected", "--test", "PositionTest#snapshotsAreNeverTorn"][..], &["explore", "--fail-fast", "--test", "PositionTest#snapshotsAreNeverTorn"], &["explore"]] {
+        let out = racelens_command(repo.path(), args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(2), true), "{args:?}: {stderr}");
+    }
+    let help = racelens_command(repo.path(), &["explore", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("divided evenly over the tests left") && help.contains("goes to the next ones"), "{help}");
+}
