@@ -397,6 +397,11 @@ export class Session {
             this.proc.kill('SIGKILL');
         }
         await withTimeout(this.exited, 5_000, 'server kill').catch(() => {});
+        // A process the server started (a JVM, javac) may still hold the server's pipes
+        // open; they must not keep this test file's process alive.
+        for (const stream of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) {
+            stream?.destroy();
+        }
         fs.rmSync(this.root, { recursive: true, force: true });
     }
 }
