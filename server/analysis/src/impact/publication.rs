@@ -54,6 +54,7 @@ use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::matching::method_map;
+use super::warnings::point_span;
 use super::{ChangedFile, Cx, Diagnostic, Related, Severity};
 use crate::index::{collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MonitorOp, Origin, Resolver, Site};
 use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, MethodIdx, MethodKind, Span, UnitIdx};
@@ -335,9 +336,9 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             (Some(w), _) => (w.span, call_display(facts, w)),
             (None, LockKind::Explicit) => {
                 let unlock = facts.calls.iter().find(|c| c.unit == region.unit && c.full.start == region.span.end && c.name == "unlock");
-                (unlock.map_or(point(region.span.end, region.span.end_line), |c| c.span), format!("`{}.unlock()`", region.text))
+                (unlock.map_or(point_span(region.span.end, region.span.end_line), |c| c.span), format!("`{}.unlock()`", region.text))
             }
-            (None, _) => (point(region.span.end.saturating_sub(1), region.span.end_line), format!("the end of `synchronized ({})`", region.text)),
+            (None, _) => (point_span(region.span.end.saturating_sub(1), region.span.end_line), format!("the end of `synchronized ({})`", region.text)),
         };
         let wakeup = wakeup.map(|w| here.key_of(w.unit, w.receiver.as_ref().unwrap_or(&Expr::This)));
         out.push(Release {
@@ -471,10 +472,6 @@ fn owner(facts: &FileFacts, site: &Site) -> String {
         },
     };
     recv_key(facts, receiver)
-}
-
-fn point(offset: u32, line: u32) -> Span {
-    Span { start: offset, end: offset, line, end_line: line }
 }
 
 /// A receiver as the base version is searched for it: `this.x` is `x`.

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::matching::{expr_key, method_map};
 use super::shared::field_decl;
 use super::{Cx, Diagnostic, Related, Severity};
-use crate::index::{collection_kind, is_mutator, locks, FieldKey, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::index::{collection_kind, is_mutator, locks, FieldFlags, FieldKey, MethodRef, Origin, Resolver};
 use crate::java::{AccessKind, CallKind, Expr, FileFacts, LockRegion, MethodIdx, Span, UnitIdx};
 
 /// How many split accesses besides the reported one are listed as related locations.
@@ -104,7 +104,7 @@ impl Section {
 
 pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
     let index = cx.index;
-    let mut builder = Builder { r: index.resolver(), callee_touches: HashMap::new(), index, cx, shared: HashMap::new() };
+    let mut builder = Builder { r: index.resolver(), callee_touches: HashMap::new(), cx, shared: HashMap::new() };
     for change in &cx.changes.files {
         let (Some(old), Some(entry)) = (&change.old, index.entry(change.file)) else { continue };
         let facts = &entry.facts;
@@ -226,7 +226,6 @@ fn noun(kind: AccessKind) -> &'static str {
 struct Builder<'a> {
     r: Resolver<'a>,
     callee_touches: HashMap<MethodRef, Vec<(FieldKey, AccessKind)>>,
-    index: &'a ProjectIndex,
     cx: &'a Cx<'a>,
     shared: HashMap<FieldKey, bool>,
 }
@@ -343,19 +342,15 @@ impl Builder<'_> {
         (ty.dims == 0 && container).then(|| self.r.field_key(field, true)).flatten()
     }
 
-    /// A project field other threads can reach that can change: not a final field of its
-    /// own (its contents count as an element), static or of a class whose objects escape.
+    /// A shared variable of the project (`Sharing::is_shared_variable`).
     fn is_shared(&mut self, key: &FieldKey) -> bool {
         if let Some(&known) = self.shared.get(key) {
             return known;
         }
-        let sharing = self.cx.sharing;
-        let shared = field_decl(self.index, key).is_some_and(|(origin, facts, i)| {
+        let shared = field_decl(self.cx.index, key).is_some_and(|(origin, facts, i)| {
             let decl = &facts.fields[i as usize];
-            matches!(origin, Origin::Project(_))
-                && (key.element || !decl.is_final)
-                && !sharing.is_not_thread_safe(&key.class)
-                && (decl.is_static || sharing.escapes(&key.class).is_some())
+            let flags = FieldFlags { is_static: decl.is_static, is_final: decl.is_final, is_volatile: decl.is_volatile };
+            matches!(origin, Origin::Project(_)) && self.cx.sharing.is_shared_variable(key, flags)
         });
         self.shared.insert(key.clone(), shared);
         shared

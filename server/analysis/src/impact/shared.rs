@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use crate::index::{FieldKey, FileId, Origin, ProjectIndex, Site};
+use crate::index::{FieldFlags, FieldKey, FileId, Origin, ProjectIndex, Site};
 use crate::java::{FieldDecl, FileFacts, MethodKind};
 
 /// A hash of every file's escape evidence: `Sharing` need not be recomputed while it
@@ -77,19 +77,25 @@ impl Sharing {
 
     /// Whether an access is to a shared variable.
     pub fn is_shared(&self, index: &ProjectIndex, file: FileId, site: &Site) -> bool {
-        let decl = site.decl;
         if self.is_not_thread_safe(&site.field.class) {
             return false;
         }
         let Some(entry) = index.entry(file) else { return false };
-        if confined(&entry.facts, site, decl.is_static) {
+        !confined(&entry.facts, site, site.decl.is_static) && self.is_shared_variable(&site.field, site.decl)
+    }
+
+    /// Whether a field (or the elements it holds) declared so is a shared variable wherever
+    /// it is accessed: it can change (not a `final` field itself; its elements can), and
+    /// it is static or its class's objects escape to other threads.
+    pub fn is_shared_variable(&self, field: &FieldKey, decl: FieldFlags) -> bool {
+        if self.is_not_thread_safe(&field.class) {
             return false;
         }
-        let mutable = site.field.element || !decl.is_final;
+        let mutable = field.element || !decl.is_final;
         if decl.is_static {
             return mutable;
         }
-        mutable && self.escapes(&site.field.class).is_some()
+        mutable && self.escapes(&field.class).is_some()
     }
 }
 

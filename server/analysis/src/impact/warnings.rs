@@ -250,7 +250,7 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
 }
 
 /// A point span at a line (for related locations that name a line).
-fn point_span(offset: u32, line: u32) -> Span {
+pub(super) fn point_span(offset: u32, line: u32) -> Span {
     Span { start: offset, end: offset, line, end_line: line }
 }
 

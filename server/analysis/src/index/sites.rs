@@ -125,15 +125,17 @@ fn caller_locks(facts: &FileFacts, locks: &[LockId]) -> std::collections::HashMa
         }
         held
     };
+    // Calls on `this` by name, once: a big file has many private methods and many calls.
+    let mut on_this: HashMap<&str, Vec<&crate::java::Call>> = HashMap::new();
+    for c in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This))) {
+        on_this.entry(c.name.as_str()).or_default().push(c);
+    }
     for _round in 0..3 {
         let mut next = HashMap::new();
         for &m in &private {
             let method = &facts.methods[m as usize];
-            let calls = facts.calls.iter().filter(|c| {
-                c.kind == CallKind::Method
-                    && c.name == method.name
-                    && c.args.len() == method.params.len()
-                    && matches!(c.receiver, None | Some(Expr::This))
+            let calls = on_this.get(method.name.as_str()).into_iter().flatten().filter(|c| {
+                c.args.len() == method.params.len()
                     && facts.methods[facts.units[c.unit as usize].method as usize].class == method.class
                     && facts.units[c.unit as usize].method != m
             });
