@@ -119,6 +119,23 @@ local function test()
   local lens = harness.wait_lens(test_buf, EXPLORE_PREFIX, 30000, 'racelens.exploreTest')
   out(string.format('ok: code lens on line %d: %s', lens.range.start.line, lens.command.title))
 
+  -- 3b. The selection status (statusline text), and :RacelensSelected offering the test.
+  local racelens = require('racelens')
+  check(vim.wait(15000, function()
+    return racelens.status(test_buf) == 'racelens: 1 test for this change'
+  end, 50), 'no selection status for the change; status(): ' .. vim.inspect(racelens.status(test_buf)))
+  local offered
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(opts.format_item, items)
+    on_choice(nil)
+  end
+  vim.cmd('RacelensSelected')
+  vim.ui.select = real_select
+  check(offered and #offered == 1 and offered[1]:find('#1 org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent', 1, true),
+    ':RacelensSelected offered: ' .. vim.inspect(offered))
+  out('ok: ' .. racelens.status(test_buf) .. '; :RacelensSelected offers ' .. offered[1])
+
   -- 4. Running the lens sends workspace/executeCommand to the server, which queues an
   -- exploration (tests/nvim/explore.lua follows one to its end): cancelled here.
   local sent, answer

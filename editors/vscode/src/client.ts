@@ -26,6 +26,8 @@ import { SCHEME } from './documents';
 import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './server';
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
+import { selectionStatusFeature } from './status';
+import type { SelectionStatusItem } from './status';
 
 /** Sent by the server instead of `workspace/codeLens/refresh` to clients without refreshSupport. */
 export const CodeLensRefreshNotification = new NotificationType0('racelens/codeLensRefresh');
@@ -56,6 +58,7 @@ export class RacelensClient implements vscode.Disposable {
         private readonly context: vscode.ExtensionContext,
         private readonly output: vscode.OutputChannel,
         private readonly documents: ShownDocuments,
+        private readonly status: SelectionStatusItem,
     ) {}
 
     /** The running client, waiting for a start in progress; undefined if the server is not running. */
@@ -222,6 +225,8 @@ export class RacelensClient implements vscode.Disposable {
         client.onNotification(CodeLensRefreshNotification, () => {
             refreshCodeLenses(client);
         });
+        client.registerFeature(selectionStatusFeature);
+        this.status.attach(client);
         return client;
     }
 

@@ -1,11 +1,12 @@
 // Wires the racelens extension: the output channel, the `racelens:` documents, the
-// language client and the commands.
+// language client, the status item of the tests the change selects, and the commands.
 
 import * as vscode from 'vscode';
 import { RacelensClient } from './client';
 import { registerExplorationCommands } from './commands';
 import { RacelensDocuments } from './documents';
 import { warnIfNoJdk } from './jdk';
+import { SelectionStatusItem } from './status';
 
 let racelens: RacelensClient | undefined;
 
@@ -15,7 +16,9 @@ export function activate(context: vscode.ExtensionContext): void {
 
     const documents: RacelensDocuments = new RacelensDocuments(() => client.current());
     context.subscriptions.push(documents);
-    const client: RacelensClient = new RacelensClient(context, output, documents);
+    const status = new SelectionStatusItem(() => client.current());
+    context.subscriptions.push(status);
+    const client: RacelensClient = new RacelensClient(context, output, documents, status);
     racelens = client;
 
     context.subscriptions.push(

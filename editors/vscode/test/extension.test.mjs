@@ -231,6 +231,16 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.ok(lens, JSON.stringify(lenses));
         assert.match(lens.command.title, /^▶ Explore schedules/);
 
+        // The status item: how many tests the change selects; a click offers them.
+        const item = () => stub.record.statusItems.get('racelens.selection');
+        await until('the selection status item', () => item()?.visible);
+        assert.equal(item().text, '$(beaker) racelens: 1 test for this change');
+        assert.match(item().tooltip, /#1 org\.example\.pool\.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent: covers \d+ impacted pairs? \(static\)/);
+        await stub.vscode.commands.executeCommand(item().command);
+        const pick = stub.record.quickPicks.at(-1);
+        assert.deepEqual(pick.items.map((i) => i.label), ['#1 org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent']);
+        assert.deepEqual(pick.items[0].test.explore, lens.command.arguments[0], 'the pick explores what the lens explores');
+
         // Settings went out nested, without empty values.
         // (The verbose protocol trace in the output channel shows what was sent.)
         let output = stub.record.output.join('');

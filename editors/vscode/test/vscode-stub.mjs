@@ -228,6 +228,11 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         /** Documents shown in an editor: `{ uri, options }`. */
         shown: [],
         clipboard: '',
+        /** Status bar items by id: `{ text, tooltip, command, visible }`. */
+        statusItems: new Map(),
+        /** Quick picks shown (`{ items, options }`); the answer is `pickAnswer(items)`. */
+        quickPicks: [],
+        pickAnswer: () => undefined,
         unknown,
     };
     const values = { ...defaults, ...settings };
@@ -336,6 +341,7 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
         DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
         ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+        StatusBarAlignment: { Left: 1, Right: 2 },
         env: lenient('env', {
             language: 'en',
             appName: 'stub',
@@ -374,6 +380,24 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
             showInformationMessage: async (message, ...items) => {
                 record.messages.push({ kind: 'info', message, items });
                 return undefined;
+            },
+            createStatusBarItem(id, alignment, priority) {
+                const item = { id, alignment, priority, text: '', tooltip: undefined, command: undefined, name: undefined, visible: false };
+                item.show = () => {
+                    item.visible = true;
+                };
+                item.hide = () => {
+                    item.visible = false;
+                };
+                item.dispose = () => {
+                    record.statusItems.delete(id);
+                };
+                record.statusItems.set(id, item);
+                return item;
+            },
+            showQuickPick: async (items, options) => {
+                record.quickPicks.push({ items, options });
+                return record.pickAnswer(items);
             },
             withProgress: async (options, task) => {
                 record.progress.push(options);

@@ -33,6 +33,7 @@ use crate::hover;
 use crate::lenses;
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
+use crate::status::{SelectionStatus, SelectionStatusNotification};
 use crate::watch::Watcher;
 
 mod explore;
@@ -49,6 +50,8 @@ pub struct ClientCaps {
     pub configuration: bool,
     /// `window/showDocument` (else our `racelens/showDocument` notification).
     pub show_document: bool,
+    /// `experimental.racelens.selectionStatus`: the client shows `racelens/selectionStatus`.
+    pub selection_status: bool,
 }
 
 pub enum Msg {
@@ -93,6 +96,8 @@ struct Workspace {
     lens_key: u64,
     /// The tests the change selects, ranked: made when a lens asks, dropped by every analysis.
     selection: Option<Arc<Selection>>,
+    /// The selection status last sent to the client.
+    status: Option<SelectionStatus>,
 }
 
 pub struct Core {
@@ -375,7 +380,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0, selection: None });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0, selection: None, status: None });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -510,6 +515,7 @@ impl Core {
             self.publish_workspace(w);
             if lens_changed {
                 self.refresh_lenses();
+                self.send_selection_status(w);
             }
         }
     }
@@ -602,6 +608,23 @@ impl Core {
         let selection = Arc::new(selection);
         ws.selection = Some(selection.clone());
         selection
+    }
+
+    /// Tells the client how many tests the change selects, when that changed.
+    fn send_selection_status(&mut self, w: usize) {
+        if !self.caps.selection_status {
+            return;
+        }
+        let selection = self.selection(w);
+        let ws = &mut self.workspaces[w];
+        let impacted = ws.impact.pairs.iter().filter(|p| p.impacted()).count();
+        let Some(status) = SelectionStatus::new(ws.host.index(), &ws.root, &selection, impacted) else { return };
+        if ws.status.as_ref() == Some(&status) {
+            return;
+        }
+        ws.status = Some(status.clone());
+        let client = self.client.clone();
+        self.rt.block_on(client.send_notification::<SelectionStatusNotification>(status));
     }
 
     /// Quick fixes for the diagnostics the request selects; none for a document we do not

@@ -6,8 +6,8 @@
 use racelens_analysis::impact::Impact;
 use racelens_analysis::index::{FileId, MethodRef, Origin, ProjectIndex};
 use racelens_analysis::rank::Selection;
-use racelens_analysis::select;
-use serde_json::json;
+use racelens_analysis::select::{self, ThreadTest};
+use serde_json::{json, Value};
 use tower_lsp_server::ls_types::{CodeLens, Command, Uri};
 
 use crate::positions::{range, Encoding};
@@ -44,10 +44,15 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
                 command: Some(Command {
                     title: format!("▶ Explore schedules · {reach}"),
                     command: EXPLORE_COMMAND.to_string(),
-                    arguments: Some(vec![json!({"uri": uri.as_str(), "class": t.class, "method": t.name})]),
+                    arguments: Some(vec![explore_arguments(uri, &t)]),
                 }),
                 data: None,
             }
         })
         .collect()
+}
+
+/// The argument of `racelens.exploreTest` for a test of the file at `uri`.
+pub fn explore_arguments(uri: &Uri, test: &ThreadTest) -> Value {
+    json!({"uri": uri.as_str(), "class": test.class, "method": test.name})
 }

@@ -24,6 +24,7 @@ mod lenses;
 mod positions;
 mod server;
 mod settings;
+mod status;
 mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};

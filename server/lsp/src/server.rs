@@ -77,6 +77,7 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
         watch_dynamic: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
         configuration: c.workspace.as_ref().and_then(|w| w.configuration).unwrap_or(false),
         show_document: c.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|s| s.support),
+        selection_status: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/selectionStatus")).and_then(Value::as_bool).unwrap_or(false),
     }
 }
 

@@ -276,6 +276,29 @@ fn range(from: (u32, u32), to: (u32, u32)) -> Value {
     json!({"start": {"line": from.0, "character": from.1}, "end": {"line": to.0, "character": to.1}})
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_selection_status_follows_the_change_for_clients_that_ask() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({"experimental": {"racelens": {"selectionStatus": true}}}), json!({})).await;
+    let status = c.expect("racelens/selectionStatus", |_| true).await;
+    let root = format!("file://{}", c.root.display());
+    assert_eq!((&status["root"], &status["selected"]), (&json!(root), &json!(1)), "{status}");
+    assert!(status["total"].as_u64().unwrap() >= 1 && status["impacted_pairs"].as_u64().unwrap() >= 1, "{status}");
+    let test = &status["tests"][0];
+    assert_eq!((&test["test"], &test["rank"], &test["evidence"]), (&json!("org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"), &json!(1), &json!("static")), "{status}");
+    // The same argument the test's lens runs `racelens.exploreTest` with.
+    assert_eq!(test["explore"], json!({"uri": uri(&c.root, POOL_TEST), "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
+    // The buffer back to HEAD's text: no change, nothing selected.
+    c.open(POOL).await;
+    let head = std::process::Command::new("git").args(["show", &format!("HEAD:{POOL}")]).current_dir(repo.path()).output().unwrap();
+    let head = String::from_utf8(head.stdout).unwrap();
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&c.root, POOL), "version": 2}, "contentChanges": [{"text": head}]})).await;
+    let status = c.expect("racelens/selectionStatus", |s| s["selected"] == 0).await;
+    assert_eq!((&status["impacted_pairs"], &status["tests"]), (&json!(0), &json!([])), "{status}");
+    c.finish().await;
+}
+
 /// A change typed and undone, as a user does: `files` committed, `path` opened, the `edit`
 /// (range and text) applied; waits for the `code` warning at 0-based `line` and returns it;
 /// then the `undo` applied, after which the file has no diagnostics.

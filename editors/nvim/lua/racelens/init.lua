@@ -1,12 +1,14 @@
 -- racelens for Neovim: starts `racelens lsp` for Java buffers (one client per project
 -- root), keeps its code lenses fresh, runs them (commands.lua), shows explorations'
--- progress (progress.lua) and `racelens:` documents (documents.lua).
+-- progress (progress.lua), `racelens:` documents (documents.lua) and how many tests the
+-- change selects (status.lua).
 -- Works on Neovim 0.7.2 (Debian 12) and current Neovim; see compat.lua.
 local commands = require('racelens.commands')
 local compat = require('racelens.compat')
 local documents = require('racelens.documents')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
+local selection_status = require('racelens.status')
 
 local M = {}
 
@@ -222,6 +224,8 @@ local function make_capabilities()
   if caps.workspace.configuration == nil and vim.lsp.handlers['workspace/configuration'] then
     caps.workspace.configuration = true
   end
+  caps.experimental = caps.experimental or {}
+  caps.experimental.racelens = { selectionStatus = true }
   return caps
 end
 
@@ -231,6 +235,7 @@ local function make_handlers()
   handlers['racelens/codeLensRefresh'] = function(_, _, ctx)
     refresh_client_lenses(ctx.client_id)
   end
+  handlers['racelens/selectionStatus'] = selection_status.on_status
   if not vim.lsp.handlers['workspace/codeLens/refresh'] then
     -- 0.7 has no handler for the standard request; answer it rather than fail it.
     handlers['workspace/codeLens/refresh'] = function(_, _, ctx)
@@ -281,6 +286,7 @@ local function make_config(root)
         end
       end
       progress.forget_client(client_id)
+      selection_status.forget(client_id)
       if not initialized and (code ~= 0 or (signal ~= 0 and signal ~= 15)) then
         vim.schedule(function()
           notify(string.format(
@@ -454,6 +460,26 @@ M.cancel = commands.cancel_all
 --- `{ client_id, token, title, message, done }`, oldest first.
 M.explorations = progress.list
 
+--- For a statusline: `racelens: 2 tests for this change` for the buffer's server (current
+--- buffer by default), or '' when none has said yet.
+function M.status(bufnr)
+  local client = client_for_buf(bufnr or vim.api.nvim_get_current_buf())
+  return selection_status.text(selection_status.get(client and client.id))
+end
+
+--- Lists the tests the change selects (of the current buffer's server) and explores the
+--- one picked.
+function M.selected()
+  local client = client_for_buf(vim.api.nvim_get_current_buf()) or all_clients()[1]
+  local status = selection_status.get(client and client.id)
+  if status then
+    vim.api.nvim_echo({ { table.concat(vim.list_extend({ selection_status.text(status) }, selection_status.lines(status)), '\n') } }, false, {})
+  end
+  selection_status.pick(status, function(test)
+    commands.execute_on_server({ command = commands.EXPLORE, arguments = { test.explore } }, { client_id = client and client.id })
+  end)
+end
+
 --- Opens the explanation (`racelens:/codes/RLxxx`) of the racelens diagnostic under the
 --- cursor, or of the first one on the line.
 function M.explain()
@@ -503,6 +529,7 @@ local function create_commands()
     RacelensInfo = { show_info, 'racelens: show the clients, their roots, explorations and the server command' },
     RacelensExplain = { M.explain, 'racelens: explain the racelens warning on this line' },
     RacelensCancel = { M.cancel, 'racelens: cancel every exploration' },
+    RacelensSelected = { M.selected, 'racelens: list the tests the change selects and explore one' },
   }
   for name, def in pairs(cmds) do
     vim.api.nvim_create_user_command(name, function()

@@ -1,0 +1,147 @@
+// The status item "racelens: 2 tests for this change": how many tests the working-tree change
+// selects (SimRT's selection, the same ranking as the lenses), from the server's
+// `racelens/selectionStatus` notification. A click lists the selected tests, best first;
+// picking one explores it, as its lens would.
+
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest, NotificationType } from 'vscode-languageclient/node';
+import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
+
+export const SHOW_SELECTED_COMMAND = 'racelens.showSelectedTests';
+const EXPLORE_COMMAND = 'racelens.exploreTest';
+
+/** One selected test, as the server describes it. */
+export interface StatusTest {
+    test: string;
+    rank: number;
+    pairs: number;
+    evidence: string;
+    /** The argument of `racelens.exploreTest` for this test. */
+    explore: unknown;
+}
+
+/** What the server sends for a workspace folder after its impacted pairs changed. */
+export interface SelectionStatus {
+    root: string;
+    selected: number;
+    total: number;
+    impacted_pairs: number;
+    tests: StatusTest[];
+}
+
+export const SelectionStatusNotification = new NotificationType<SelectionStatus>('racelens/selectionStatus');
+
+/** Tells the server that this client shows `racelens/selectionStatus`. */
+export const selectionStatusFeature: StaticFeature = {
+    fillClientCapabilities(capabilities) {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        const ours = (experimental.racelens ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, racelens: { ...ours, selectionStatus: true } };
+    },
+    initialize: () => undefined,
+    getState: () => ({ kind: 'static' }),
+    clear: () => undefined,
+};
+
+function plural(n: number, what: string): string {
+    return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** The item's text for a status: the count, and nothing louder when nothing is selected. */
+export function statusText(status: SelectionStatus): string {
+    if (status.impacted_pairs === 0) {
+        return '$(beaker) racelens: no impacted pair';
+    }
+    return `$(beaker) racelens: ${plural(status.selected, 'test')} for this change`;
+}
+
+/** The tooltip: what is selected, and from which evidence. */
+export function statusTooltip(status: SelectionStatus): string {
+    if (status.impacted_pairs === 0) {
+        return 'racelens: the change impacts no shared-variable pair, so no test is selected.';
+    }
+    const lines = [
+        `racelens: ${status.selected} of ${plural(status.total, 'test')} can run both ends of one of the change's ${plural(status.impacted_pairs, 'impacted pair')} in different threads.`,
+        ...status.tests.map((t) => `#${t.rank} ${t.test}: covers ${plural(t.pairs, 'impacted pair')} (${t.evidence})`),
+    ];
+    if (status.selected > status.tests.length) {
+        lines.push(`... and ${status.selected - status.tests.length} more`);
+    }
+    if (status.selected > 0) {
+        lines.push('Click to explore one.');
+    }
+    return lines.join('\n');
+}
+
+/** The status item of the workspace folder the active editor is in (else the first one). */
+export class SelectionStatusItem implements vscode.Disposable {
+    private readonly item: vscode.StatusBarItem;
+    private readonly byRoot = new Map<string, SelectionStatus>();
+    private readonly subscriptions: vscode.Disposable[] = [];
+
+    constructor(private readonly client: () => Promise<LanguageClient | undefined>) {
+        this.item = vscode.window.createStatusBarItem('racelens.selection', vscode.StatusBarAlignment.Left, 10);
+        this.item.name = 'racelens: tests for this change';
+        this.item.command = SHOW_SELECTED_COMMAND;
+        this.subscriptions.push(
+            vscode.commands.registerCommand(SHOW_SELECTED_COMMAND, async () => {
+                await this.pickAndExplore();
+            }),
+            vscode.window.onDidChangeActiveTextEditor(() => {
+                this.render();
+            }),
+        );
+    }
+
+    /** Listens on a (re)started client; the old statuses are the old server's. */
+    attach(client: LanguageClient): void {
+        this.byRoot.clear();
+        this.render();
+        client.onNotification(SelectionStatusNotification, (status) => {
+            this.byRoot.set(status.root, status);
+            this.render();
+        });
+    }
+
+    private current(): SelectionStatus | undefined {
+        const active = vscode.window.activeTextEditor?.document.uri;
+        const folder = active ? vscode.workspace.getWorkspaceFolder(active) : undefined;
+        const status = folder ? this.byRoot.get(folder.uri.toString()) : undefined;
+        return status ?? this.byRoot.values().next().value;
+    }
+
+    private render(): void {
+        const status = this.current();
+        if (status === undefined) {
+            this.item.hide();
+            return;
+        }
+        this.item.text = statusText(status);
+        this.item.tooltip = statusTooltip(status);
+        this.item.show();
+    }
+
+    private async pickAndExplore(): Promise<void> {
+        const status = this.current();
+        if (status === undefined || status.tests.length === 0) {
+            void vscode.window.showInformationMessage('racelens: the change selects no test');
+            return;
+        }
+        const picked = await vscode.window.showQuickPick(
+            status.tests.map((t) => ({ label: `#${t.rank} ${t.test}`, description: `covers ${plural(t.pairs, 'impacted pair')} (${t.evidence})`, test: t })),
+            { placeHolder: 'Explore the schedules of a test the change selects' },
+        );
+        const client = await this.client();
+        if (picked === undefined || client === undefined) {
+            return;
+        }
+        await client.sendRequest(ExecuteCommandRequest.type, { command: EXPLORE_COMMAND, arguments: [picked.test.explore] });
+    }
+
+    dispose(): void {
+        this.item.dispose();
+        for (const s of this.subscriptions) {
+            s.dispose();
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! `racelens/selectionStatus`: how many tests the change selects in a workspace, for the
+//! editor's status item ("racelens: 2 of 14 tests for this change").
+//!
+//! Sent only to clients that ask for it (`capabilities.experimental.racelens.selectionStatus`),
+//! after an analysis whose impacted pairs changed, and only when the status differs from the
+//! one last sent: typing inside a method whose impact stays the same sends nothing.
+
+use std::path::Path;
+
+use racelens_analysis::index::{Origin, ProjectIndex};
+use racelens_analysis::rank::{RankedTest, Selection};
+use racelens_analysis::select;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tower_lsp_server::ls_types::{notification, Uri};
+
+use crate::lenses::explore_arguments;
+
+/// The most tests a status carries: the item's tooltip and quick pick show the best ones.
+const MOST_TESTS: usize = 10;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelectionStatus {
+    /// The workspace folder, as a `file:` URI.
+    pub root: String,
+    /// Tests the change selects (SimRT Figure 4), and tests of the workspace.
+    pub selected: usize,
+    pub total: usize,
+    /// How many of the change's shared-variable pairs are impacted.
+    pub impacted_pairs: usize,
+    /// The best selected tests, best first.
+    pub tests: Vec<StatusTest>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatusTest {
+    /// `pkg.PoolTest#borrow`, as `racelens.exploreTest` and `racelens explore --test` take it.
+    pub test: String,
+    pub rank: usize,
+    /// The impacted pairs it covers.
+    pub pairs: usize,
+    /// What the selection rests on (`static`: the test's call graph).
+    pub evidence: String,
+    /// The `racelens.exploreTest` command's argument for it, as its lens has it.
+    pub explore: Value,
+}
+
+impl SelectionStatus {
+    /// `total` is 0 when no pair is impacted: then the tests are not ranked at all.
+    pub fn new(index: &ProjectIndex, root: &Path, selection: &Selection, impacted_pairs: usize) -> Option<SelectionStatus> {
+        let tests = selection.tests[..selection.selected].iter().take(MOST_TESTS).filter_map(|t| status_test(index, root, t)).collect();
+        let root = Uri::from_file_path(root)?.to_string();
+        Some(SelectionStatus { root, selected: selection.selected, total: selection.total, impacted_pairs, tests })
+    }
+}
+
+fn status_test(index: &ProjectIndex, root: &Path, ranked: &RankedTest) -> Option<StatusTest> {
+    let Origin::Project(file) = ranked.method.origin else { return None };
+    let test = select::thread_tests_in(index, file).into_iter().find(|t| t.method == ranked.method.idx)?;
+    let uri = Uri::from_file_path(root.join(index.path(ranked.method.origin)))?;
+    let evidence = serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
+    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len(), evidence, explore: explore_arguments(&uri, &test) })
+}
+
+pub enum SelectionStatusNotification {}
+
+impl notification::Notification for SelectionStatusNotification {
+    type Params = SelectionStatus;
+    const METHOD: &'static str = "racelens/selectionStatus";
+}
