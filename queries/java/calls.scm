@@ -6,3 +6,5 @@
 (object_creation_expression) @call.new
 (explicit_constructor_invocation) @call.chain
 (method_reference) @call.reference
+; try-with-resources calls each resource's close() when the try block ends.
+(resource) @call.close

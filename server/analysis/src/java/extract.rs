@@ -758,6 +758,10 @@ impl<'t> Extractor<'t> {
                     let is_super = node.child_by_field_name("constructor").is_some_and(|c| c.kind() == "super");
                     Call { name: "<init>".to_string(), receiver: None, args, kind: CallKind::ConstructorChain { is_super }, span: span(node), full: span(node), unit }
                 }
+                "call.close" => {
+                    let Some(close) = self.implicit_close(node, unit) else { continue };
+                    close
+                }
                 "call.reference" => {
                     let count = node.named_child_count();
                     let Some(last) = node.named_child(count.saturating_sub(1) as u32) else { continue };
@@ -769,6 +773,22 @@ impl<'t> Extractor<'t> {
             };
             self.facts.calls.push(call);
         }
+    }
+
+    /// The `close()` a try-with-resources statement calls on a resource when its block
+    /// ends (JLS 14.20.3): placed on the block's closing brace, where it runs, so that
+    /// program order and the locks held there are right.
+    fn implicit_close(&self, resource: Node<'t>, unit: UnitIdx) -> Option<Call> {
+        let src = self.src;
+        let statement = self.parents.of(resource).and_then(|spec| self.parents.of(spec)).filter(|s| s.kind() == "try_with_resources_statement")?;
+        let body = statement.child_by_field_name("body")?;
+        let receiver = match resource.child_by_field_name("name") {
+            Some(name) => self.local_at(text(name, src), name.start_byte() as u32).map(Expr::Local)?,
+            // `try (existing)` (Java 9): a variable or a field access.
+            None => self.expr(resource.named_child(0)?, src),
+        };
+        let brace = span(body.child(body.child_count().checked_sub(1)? as u32)?);
+        Some(Call { name: "close".to_string(), receiver: Some(receiver), args: Vec::new(), kind: CallKind::Method, span: brace, full: span(resource), unit })
     }
 
     /// The innermost loop around a wait call in its unit, else the innermost `if`.

@@ -232,3 +232,28 @@ fn waits_know_the_loop_or_if_that_guards_them() {
         wait line 10: looped=false cond=None at line 10
         wait line 11: looped=false cond=Some("x") at line 11"#]].assert_eq(&rendered.join("\n"));
 }
+
+#[test]
+fn try_with_resources_calls_close_where_the_block_ends() {
+    check(
+        r#"class R {
+  Conn shared;
+  void m(Pool pool) {
+    try (Conn c = pool.acquire(); shared) {
+      c.query();
+    }
+  }
+}
+"#,
+        expect![[r#"
+            class R Class lines 1-8
+            method R.m Method lines 3-7
+            field R.shared: Conn
+            Read shared line 4 in R.m locks []
+            call local:c.close line 6 args []
+            call local:pool.acquire line 4 args []
+            call shared.close line 6 args []
+            call local:c.query line 5 args []
+        "#]],
+    );
+}

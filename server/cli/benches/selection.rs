@@ -1,0 +1,215 @@
+//! Test selection and prioritization on a project of many independent subsystems (SimRT
+//! section 4: precision and recall of selection, and APFD of the ranked order against a
+//! random one, section 4.2.2).
+//!
+//! The project is the fourteen fault fixtures of the CAPP benchmark (`tests/bench/capp`)
+//! side by side in one git repository: fourteen subsystems in their own packages, each with
+//! its own multithreaded JUnit test. A version applies the buggy `change.patch` of one or
+//! more fixtures; `racelens select --json` (the release binary, as a user runs it) ranks
+//! all fourteen tests for it.
+//!
+//! Ground truth: the test of a fixture reveals that fixture's fault (the CAPP benchmark
+//! checks that it fails on some schedule of the buggy version and on none of the correct
+//! one). No other test can: this benchmark checks that no other subsystem's source
+//! mentions the faulty subsystem's package, so no other test executes the changed code.
+//!
+//! - Selection: precision = revealing tests selected / tests selected, recall = revealing
+//!   tests selected / revealing tests (SimRT section 4.2.1).
+//! - APFD = 1 − (TF₁ + … + TFₘ) / (n·m) + 1 / (2n), for n tests and m faults, TFᵢ the
+//!   position of the first test that reveals fault i (Rothermel et al.; SimRT section
+//!   4.2.2). A random order's expected APFD uses E[TFᵢ] = (n + 1) / (kᵢ + 1), for kᵢ
+//!   revealing tests among n: exact, no sampling.
+//!
+//! Versions: each fault alone, then every window of three consecutive faults applied at
+//! once (three subsystems changed).
+//!
+//! Run: `cargo bench -p racelens --bench selection`
+
+#[path = "../../analysis/benches/corpus.rs"]
+#[allow(dead_code)]
+mod corpus;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use corpus::git;
+use serde_json::Value;
+
+struct Fixture {
+    name: String,
+    /// `pkg.Class#method`: the test that reveals this fixture's fault.
+    test: String,
+    /// The subsystem's Java package.
+    package: String,
+    patch: PathBuf,
+}
+
+/// One version's outcome.
+struct Measured {
+    faults: Vec<usize>,
+    selected: Vec<String>,
+    /// Test names, best first.
+    order: Vec<String>,
+    millis: u128,
+}
+
+fn main() {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp").canonicalize().expect("tests/bench/capp");
+    let fixtures = fixtures(&bench);
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    for f in &fixtures {
+        copy_tree(&bench.join(&f.name).join("base"), &root);
+    }
+    check_independent(&root, &fixtures);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "fourteen subsystems"]);
+    let lines: usize = java_files(&root).iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
+    println!("project: {} subsystems, {} tests, {lines} lines of Java (tests/bench/capp/*/base side by side)\n", fixtures.len(), fixtures.len());
+
+    let singles: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| vec![i]).collect();
+    let triples: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| (0..3).map(|k| (i + k) % fixtures.len()).collect()).collect();
+    for (title, versions) in [("one fault per version", singles), ("three faults per version (three subsystems changed)", triples)] {
+        println!("{title}:");
+        println!("{:<64} {:>8} {:>9} {:>6} {:>6} {:>7} {:>7} {:>6}", "faults", "selected", "ranks", "prec", "recall", "APFD", "random", "ms");
+        let measured: Vec<Measured> = versions.iter().map(|faults| measure(&root, &fixtures, faults)).collect();
+        let n = fixtures.len();
+        // Precision is undefined for a version that selects nothing: left out of its mean.
+        let (mut precisions, mut recalls, mut ranked_apfd, mut random_apfd) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for m in &measured {
+            let revealing: BTreeSet<&str> = m.faults.iter().map(|&i| fixtures[i].test.as_str()).collect();
+            let hits = m.selected.iter().filter(|t| revealing.contains(t.as_str())).count();
+            let precision = (!m.selected.is_empty()).then(|| hits as f64 / m.selected.len() as f64);
+            let recall = hits as f64 / revealing.len() as f64;
+            let positions: Vec<usize> = m.faults.iter().map(|&i| position(&m.order, &fixtures[i].test)).collect();
+            let (ranked, random) = (apfd(n, &positions), apfd_random(n, m.faults.len()));
+            let names: Vec<&str> = m.faults.iter().map(|&i| fixtures[i].name.as_str()).collect();
+            let ranks: Vec<String> = positions.iter().map(|p| if *p > n { "-".into() } else { p.to_string() }).collect();
+            let shown = precision.map_or("-".to_string(), |p| format!("{p:.2}"));
+            println!("{:<64} {:>8} {:>9} {:>6} {:>6.2} {:>7.3} {:>7.3} {:>6}", names.join("+"), m.selected.len(), ranks.join(","), shown, recall, ranked, random, m.millis);
+            precisions.extend(precision);
+            recalls.push(recall);
+            ranked_apfd.push(ranked);
+            random_apfd.push(random);
+        }
+        println!(
+            "mean: precision {:.2} (over the {} versions that select a test), recall {:.2}, APFD ranked {:.3} vs random {:.3}\n",
+            mean(&precisions),
+            precisions.len(),
+            mean(&recalls),
+            mean(&ranked_apfd),
+            mean(&random_apfd)
+        );
+    }
+}
+
+/// Applies the faults' patches to a clean checkout, then ranks the tests.
+fn measure(root: &Path, fixtures: &[Fixture], faults: &[usize]) -> Measured {
+    git(root, &["checkout", "-q", "--", "."]);
+    git(root, &["clean", "-qfd"]);
+    for &i in faults {
+        git(root, &["apply", fixtures[i].patch.to_str().unwrap()]);
+    }
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(root).output().unwrap();
+    let millis = started.elapsed().as_millis();
+    assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("select --json prints JSON");
+    let tests = json["tests"].as_array().expect("tests");
+    let name = |t: &Value| t["test"].as_str().unwrap().to_string();
+    Measured {
+        faults: faults.to_vec(),
+        selected: tests.iter().filter(|t| t["selected"] == true).map(name).collect(),
+        order: tests.iter().map(name).collect(),
+        millis,
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// 1-based position of `test` in `order`; past the end when the order lacks it (then it
+/// counts as found after every test, the usual convention for a fault no test reveals).
+fn position(order: &[String], test: &str) -> usize {
+    order.iter().position(|t| t == test).map_or(order.len() + 1, |p| p + 1)
+}
+
+/// APFD of an order of `n` tests in which fault i is first revealed at `positions[i]`.
+fn apfd(n: usize, positions: &[usize]) -> f64 {
+    let (n, m) = (n as f64, positions.len() as f64);
+    1.0 - positions.iter().sum::<usize>() as f64 / (n * m) + 1.0 / (2.0 * n)
+}
+
+/// The expected APFD of a uniformly random order, each of `faults` faults revealed by one
+/// test: E[TF] = (n + 1) / 2.
+fn apfd_random(n: usize, faults: usize) -> f64 {
+    let n = n as f64;
+    let expected_tf = (n + 1.0) / 2.0;
+    1.0 - (expected_tf * faults as f64) / (n * faults as f64) + 1.0 / (2.0 * n)
+}
+
+fn fixtures(bench: &Path) -> Vec<Fixture> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(bench).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("fault.toml").is_file()).collect();
+    dirs.sort();
+    dirs.into_iter()
+        .map(|dir| {
+            let toml = std::fs::read_to_string(dir.join("fault.toml")).unwrap();
+            let test = toml
+                .lines()
+                .find_map(|l| l.strip_prefix("test = ").map(|v| v.trim().trim_matches('"').to_string()))
+                .expect("fault.toml has a test");
+            let class = test.split('#').next().unwrap();
+            let package = class.rsplit_once('.').map(|(p, _)| p.to_string()).expect("a packaged test class");
+            Fixture { name: dir.file_name().unwrap().to_string_lossy().into_owned(), test, package, patch: dir.join("change.patch") }
+        })
+        .collect()
+}
+
+/// Fails when a subsystem's source mentions another's package: then a test could run
+/// another subsystem's changed code, and the ground truth above would not hold.
+fn check_independent(root: &Path, fixtures: &[Fixture]) {
+    for file in java_files(root) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let own = fixtures.iter().filter(|f| text.contains(&format!("package {};", f.package))).count();
+        assert_eq!(own, 1, "{} declares none or several of the fixtures' packages", file.display());
+        for f in fixtures {
+            let mentions = text.contains(&format!("{}.", f.package)) || text.contains(&format!("package {};", f.package));
+            let declares = text.contains(&format!("package {};", f.package));
+            assert!(!mentions || declares, "{} mentions {}: the subsystems are not independent", file.display(), f.package);
+        }
+    }
+}
+
+fn java_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if path.is_dir() {
+            out.extend(java_files(&path));
+        } else if path.extension().is_some_and(|e| e == "java") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            assert!(!target.exists(), "two fixtures hold {}", target.display());
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
