@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::Options;
 
-use crate::report;
+use crate::{report, sarif, Format};
 
 const TERMS: &str = "\
 Terms:
@@ -58,13 +58,19 @@ Exit status: 0 when the analysis ran (with or without warnings), 2 on a usage or
 pub struct CheckArgs {
     #[command(flatten)]
     project: ProjectArgs,
-    /// Print one JSON object (icps, pairs, diagnostics, notes) instead of text.
-    #[arg(long)]
+    /// Print one JSON object (icps, pairs, diagnostics, notes) instead of text: the same as
+    /// `--format json`.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// How to print the result. The SARIF log has a rule per code and a result per warning
+    /// (hints with `--show hints`) with its notes as related locations; paths are relative
+    /// to the repository root (`%SRCROOT%`), and fingerprints do not change when lines move.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<Format>,
     /// Also list pairs where neither end is impacted.
     #[arg(long)]
     all_pairs: bool,
-    /// Also print these in the text report.
+    /// Also print these in the text report (`hints` also in the SARIF log).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "WHAT")]
     show: Vec<Show>,
 }
@@ -117,11 +123,16 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let mut host = args.project.open()?;
     let analysis = Options { all_pairs: args.all_pairs, ..Options::new() };
     let impact = host.analyze(&analysis);
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report::json(&host, &impact)).expect("JSON values serialize"));
-    } else {
-        print!("{}", report::text(&host, &impact, &args.show));
-        print_notes(&host);
+    match Format::of(args.json, args.format) {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report::json(&host, &impact)).expect("JSON values serialize")),
+        Format::Sarif => {
+            sarif::check(&host, &impact, args.show.contains(&Show::Hints)).print();
+            print_notes(&host);
+        }
+        Format::Text => {
+            print!("{}", report::text(&host, &impact, &args.show));
+            print_notes(&host);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
 
 mod affected;
+mod sarif;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
 use racelens_explore::search::change::{self, ChangeModel};
 use serde_json::{json, Value};
+
+use crate::Format;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearchKind {
@@ -55,6 +58,14 @@ pub enum SearchKind {
 /// each gets the budget left divided evenly over the tests left. A failure does not stop the
 /// run (`--fail-fast` does); every other option applies to each test. Each test's result
 /// follows its rank, then a summary line.
+///
+/// `--format sarif` prints one SARIF 2.1.0 log (GitHub code scanning, IDEs): a failing
+/// schedule is an error result `RL200` where the test failed, with the preemptions as
+/// related locations and the schedule's steps as a code flow of one thread flow per thread;
+/// a test not explored, or stopped, is a note `RL201`, and an exploration that ended without
+/// a complete claim (the budget ran out) a note `RL202`. A pass with a complete claim is no
+/// result: the run's `properties` say what was covered (`coverage`, `claim`), with the
+/// schedules and the bound, and its `invocations` the exit status.
 ///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
 /// usage or setup error, or a thread racelens does not control ran project code (`! not
@@ -129,8 +140,12 @@ pub struct ExploreArgs {
     /// `failing_schedules`, `skipped`, `redundant`). With `--affected`: `tests` (each:
     /// `test`, `rank`, `pairs`, `result`: the object above, or null with `error` when the
     /// test could not be run), `selected`, `budget`, `schedules` (run, in all), `failed`.
-    #[arg(long)]
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// How to print the result (the SARIF log: above).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<Format>,
 }
 
 /// Run exactly one schedule of a test (a string from `racelens explore`) and say whether
@@ -211,16 +226,18 @@ fn place(host: &Host, site: Option<&Site>) -> (Value, Value) {
     }
 }
 
-/// The first frame of the failure that is in the project.
+/// The project file and line of the failure's first frame that is in the project.
+fn failure_site(host: &Host, exec: &Execution) -> Option<(String, u32)> {
+    let Outcome::Fail(f) = &exec.outcome else { return None };
+    f.frames.iter().find_map(|fr| Some((file_of(host, &fr.class)?, fr.line)))
+}
+
+/// [`failure_site`] as the JSON's `file` and `line` (null when unknown).
 fn failure_place(host: &Host, exec: &Execution) -> (Value, Value) {
-    if let Outcome::Fail(f) = &exec.outcome {
-        for fr in &f.frames {
-            if let Some(file) = file_of(host, &fr.class) {
-                return (json!(file), json!(fr.line));
-            }
-        }
+    match failure_site(host, exec) {
+        Some((file, line)) => (json!(file), json!(line)),
+        None => (Value::Null, Value::Null),
     }
-    (Value::Null, Value::Null)
 }
 
 fn trace_json(host: &Host, exec: &Execution, session: &Session) -> Vec<Value> {
@@ -318,15 +335,25 @@ impl ProgressLine {
     }
 }
 
-fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) {
+/// `java.lang.AssertionError: ... in T0 (main) at ... after 4 schedules (1 preemption)`.
+fn failure_headline(found: &Found) -> String {
     let p = found.preemptions.len();
-    println!(
-        "✗ {} after {} schedule{} ({p} preemption{})",
+    format!(
+        "{} after {} schedule{} ({p} preemption{})",
         report::headline(&found.full),
         found.schedules,
         if found.schedules == 1 { "" } else { "s" },
         if p == 1 { "" } else { "s" }
-    );
+    )
+}
+
+/// The command that replays a failing schedule.
+fn replay_command(found: &Found, spec: &TestSpec, root: &str) -> String {
+    format!("racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode())
+}
+
+fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) {
+    println!("✗ {}", failure_headline(found));
     if let (Value::String(file), Value::Number(line)) = failure_place(host, &found.full) {
         println!("  at {file}:{line}");
     }
@@ -337,7 +364,7 @@ fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec,
     println!();
     print!("{}", report::table(&found.full, &session.sites()));
     println!();
-    println!("replay: racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode());
+    println!("replay: {}", replay_command(found, spec, root));
 }
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
@@ -358,13 +385,13 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
     });
     let report = explore_session(&mut prepared.session, args, choice, model.as_ref(), args.max_schedules)?;
     let icps = model.as_ref().map_or(0, |m| m.icps.len());
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize"));
-    } else {
-        print_result(&prepared.host, &prepared.session, args, &report);
+    match Format::of(args.json, args.format) {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize")),
+        Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
+        Format::Text => print_result(&prepared.host, &prepared.session, args, &report),
     }
     prepared.session.close();
-    Ok(exit_code(&report.verdict))
+    Ok(ExitCode::from(exit_status(&report.verdict)))
 }
 
 /// Explores the session's test with the settings of `args` and at most `max_schedules`
@@ -394,6 +421,21 @@ fn outcome(verdict: &Verdict) -> &'static str {
     }
 }
 
+fn search_name(search: SearchKind) -> &'static str {
+    match search {
+        SearchKind::Icb => "icb",
+        SearchKind::Dfs => "dfs",
+    }
+}
+
+/// Schedules run: up to and including the first failing one, unless `--all` went on.
+fn schedules_run(args: &ExploreArgs, report: &Report) -> u64 {
+    match &report.verdict {
+        Verdict::Failed(f) if !args.all => f.schedules,
+        _ => report.stats.schedules,
+    }
+}
+
 /// The object `explore --json` prints for the session's test (`icps`: the impacted code
 /// points the prioritization knew).
 fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, report: &Report) -> Value {
@@ -402,19 +444,15 @@ fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, 
         Verdict::Failed(f) => failure_json(host, f, session),
         _ => Value::Null,
     };
-    let schedules = match verdict {
-        Verdict::Failed(f) if !args.all => f.schedules,
-        _ => stats.schedules,
-    };
     json!({
         "test": session.spec.display(),
-        "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
+        "search": search_name(args.search),
         "heuristic": args.heuristic,
         "icps": icps,
         "matched_decision_points": matched,
         "bound": args.bound,
         "outcome": outcome(verdict),
-        "schedules": schedules,
+        "schedules": schedules_run(args, report),
         "coverage": Coverage::of(report),
         "sequential_streams": sequential.iter().map(|site| {
             let (file, line) = place(host, Some(site));
@@ -429,15 +467,12 @@ fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, 
 /// The lines `explore` prints for the session's test: the failure, or what was covered.
 fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) {
     let Report { verdict, stats, claim, sequential, .. } = report;
-    let coverage = Coverage::of(report);
     match verdict {
         Verdict::Failed(found) => print_failure(host, found, session, &session.spec, &args.path.display().to_string()),
-        Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
-        Verdict::Passed => println!("no failure: {} (nothing is claimed about other schedules)", coverage.text()),
-        Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
-        Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
-        Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
-        Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
+        _ => {
+            let (mark, words) = verdict_words(report);
+            println!("{mark}{words}");
+        }
     }
     if !sequential.is_empty() {
         let places: Vec<String> = sequential.iter().map(|site| {
@@ -457,12 +492,28 @@ fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Rep
     }
 }
 
-/// 1 a failing schedule, 2 the exploration stopped or did not control the test, 0 otherwise.
-fn exit_code(verdict: &Verdict) -> ExitCode {
+/// What an exploration that found no failure claims, in the words `explore` prints (the
+/// mark before them apart: `✓ `, `… `, `! `); for a failure, its headline.
+fn verdict_words(report: &Report) -> (&'static str, String) {
+    let Report { verdict, stats, .. } = report;
+    let coverage = Coverage::of(report);
     match verdict {
-        Verdict::Failed(_) => ExitCode::from(1),
-        Verdict::Stopped(_) | Verdict::Uncontrolled(_) => ExitCode::from(2),
-        _ => ExitCode::SUCCESS,
+        Verdict::Failed(found) => ("✗ ", failure_headline(found)),
+        Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64())),
+        Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules)", coverage.text())),
+        Verdict::Limit => ("… ", format!("no failure yet: {}; raise --max-schedules to go on", coverage.text())),
+        Verdict::Cancelled => ("… ", format!("cancelled after {} runs", stats.schedules)),
+        Verdict::Uncontrolled(e) => ("! ", format!("not explored: {e}")),
+        Verdict::Stopped(e) => ("! ", format!("exploration stopped after {} schedules: {e}", stats.schedules)),
+    }
+}
+
+/// 1 a failing schedule, 2 the exploration stopped or did not control the test, 0 otherwise.
+fn exit_status(verdict: &Verdict) -> u8 {
+    match verdict {
+        Verdict::Failed(_) => 1,
+        Verdict::Stopped(_) | Verdict::Uncontrolled(_) => 2,
+        _ => 0,
     }
 }
 

@@ -5,11 +5,12 @@
 mod check;
 mod explore;
 mod report;
+mod sarif;
 mod select;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(name = "racelens", version, about = "Concurrency regressions made visible while the change is being written")]
@@ -27,6 +28,28 @@ enum Command {
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
+}
+
+/// How `check` and `explore` print their result. `--json` stays as the shorthand of
+/// `--format json` that scripts already use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// for people
+    Text,
+    /// one JSON object (its fields: the command's `--json`)
+    Json,
+    /// one SARIF 2.1.0 log, for GitHub code scanning and IDEs
+    Sarif,
+}
+
+impl Format {
+    /// The format `--json` and `--format` ask for (clap rejects the two together).
+    pub fn of(json: bool, format: Option<Format>) -> Format {
+        match (json, format) {
+            (true, _) => Format::Json,
+            (false, f) => f.unwrap_or(Format::Text),
+        }
+    }
 }
 
 /// Reports printed into a closed pipe (`racelens check | head`) end quietly, as other

@@ -21,10 +21,18 @@ fn severity(s: Severity) -> &'static str {
 }
 
 /// 1-based line and character column of a span's start.
-fn position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
+pub(crate) fn position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
     match host.index().entry(file) {
         Some(e) => (span.line, e.facts.lines.char_column(span.start, &e.facts.text)),
         None => (span.line, 1),
+    }
+}
+
+/// 1-based line and character column just past a span's end.
+pub(crate) fn end_position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
+    match host.index().entry(file) {
+        Some(e) => (span.end_line, e.facts.lines.char_column(span.end, &e.facts.text)),
+        None => (span.end_line, 1),
     }
 }
 

@@ -1,8 +1,11 @@
 //! What each diagnostic code means, for people: `racelens check --help`, the language
-//! server's `racelens:/codes/RL001` documents, and the docs all read from here.
+//! server's `racelens:/codes/RL001` documents, the rules of the SARIF logs, and the docs
+//! all read from here.
 
 pub struct Code {
     pub code: &'static str,
+    /// A short identifier in PascalCase (a SARIF rule's `name`).
+    pub name: &'static str,
     pub title: &'static str,
     pub explanation: &'static str,
 }
@@ -10,6 +13,7 @@ pub struct Code {
 pub const CODES: &[Code] = &[
     Code {
         code: "RL001",
+        name: "ImpactedDataRace",
         title: "an impacted access races with another thread's access",
         explanation: "Two threads can reach the two accesses at once: one of them writes, no lock is held in common, \
 and the field is neither volatile nor atomic nor immutable. The message names the lock that guards the other end (the \
@@ -19,6 +23,7 @@ when a single read or write is all that must be atomic.",
     },
     Code {
         code: "RL002",
+        name: "AccessMovedOutOfLock",
         title: "an access moved out of the lock that guards its field",
         explanation: "In the base revision this access ran under a lock that other accesses to the field also hold; the \
 change moved it out. Even on a volatile field this is usually a bug: a check made outside the lock can be stale by the \
@@ -26,6 +31,7 @@ time the action under the lock runs (check-then-act).\n\nFix: move the access ba
     },
     Code {
         code: "RL003",
+        name: "SplitCriticalSection",
         title: "a critical section split in two",
         explanation: "Two accesses that ran in one critical section (a `synchronized` method or block, or one \
 `lock()`...`unlock()` region) now run under two separate acquisitions of the same lock. The second acquisition may \
@@ -39,6 +45,7 @@ re-check the condition under the lock before acting.",
     },
     Code {
         code: "RL004",
+        name: "CheckThenActOnThreadSafeObject",
         title: "check-then-act on a thread-safe collection or atomic",
         explanation: "Each call on a concurrent collection or an atomic is atomic; two calls are not. Between \
 `isEmpty()`, `size()` or `peek()` and `poll()`, `remove()` or `take()`, or `containsKey()`/`get()` and `put()`/`remove()`, \
@@ -50,12 +57,14 @@ the other thread.\n\nFix: use the single atomic operation (`poll()` and test for
     },
     Code {
         code: "RL005",
+        name: "GuardedByWithoutLock",
         title: "a @GuardedBy field accessed without its lock",
         explanation: "The field's `@GuardedBy` annotation declares which lock protects it; this access does not hold \
 it.\n\nFix: hold the declared lock here, or correct the annotation.",
     },
     Code {
         code: "RL006",
+        name: "MonitorNotHeld",
         title: "wait() or notify() without the monitor",
         explanation: "`wait`, `notify` and `notifyAll` need the monitor of the object they are called on; called \
 without it they throw `IllegalMonitorStateException`. The change left this call outside any region holding that \
@@ -63,6 +72,7 @@ monitor (and no caller holds it for this method).\n\nFix: call it inside `synchr
     },
     Code {
         code: "RL007",
+        name: "LockOrderInversion",
         title: "a lock-order inversion (deadlock)",
         explanation: "The change made code that holds one lock take another, directly or in a method it calls, \
 while other code takes the two the other way round: each of two threads can hold one lock and wait for the other \
@@ -75,6 +85,7 @@ objects of one class, order them by a stable key such as an id), or do not call 
     },
     Code {
         code: "RL008",
+        name: "LostWakeUp",
         title: "a lost wake-up",
         explanation: "The change made a wake-up reach fewer waiters than need it. `notify()` and `signal()` wake one \
 waiter: that is right only when every waiter waits for the same thing and the one woken consumes it or wakes the \
@@ -95,6 +106,7 @@ predicate may have become true; always wait in `while (condition) wait();`.",
     },
     Code {
         code: "RL009",
+        name: "ReleaseBeforeWrite",
         title: "a release moved before a write (publication order)",
         explanation: "The change made a release run before a write that another thread reads after the matching \
 acquire. Another thread sees a write only through a happens-before edge (JLS 17.4.5): an unlock before the next lock of \
@@ -118,16 +130,38 @@ and assign the field once it is complete.",
     },
     Code {
         code: "RL100",
+        name: "ChangedLineImpactsSharedField",
         title: "a changed line that impacts a shared field",
         explanation: "A hint, not a warning: this line of the change reads or writes a field that other methods \
 access too, possibly from other threads. Exploration of the tests that reach this line aims at these accesses.",
     },
     Code {
         code: "RL200",
+        name: "FailingSchedule",
         title: "a schedule of a test fails here",
         explanation: "Not a guess: racelens ran the test on a real JVM under a schedule it chose, and the test failed here (an exception, a failed assertion, a deadlock or `System.exit`). The related locations are the points where the schedule preempted a thread; together they are the interleaving. The failing schedule replays exactly (`Replay` on the test's lens, or `racelens replay`), so the fix can be checked: edit, replay, see it pass.
 
 The diagnostic goes away when the code the test reaches changes (the result is then stale) or when an exploration no longer fails.",
+    },
+    Code {
+        code: "RL201",
+        name: "TestNotExplored",
+        title: "a test whose schedules were not explored",
+        explanation: "Not a pass: racelens did not explore this test's schedules to the end, so nothing is claimed \
+about them. A thread racelens does not control ran project code (its schedules cannot be chosen), the exploration \
+stopped (an execution diverged from the schedule it replayed, which a nondeterministic test does; a run timed out; \
+the agent failed), or the test could not be run at all (not found, or not compiled). The message says which.\n\n\
+Fix: what the message names; then explore the test again.",
+    },
+    Code {
+        code: "RL202",
+        name: "NoCompleteClaim",
+        title: "an exploration that ended without claiming a complete bound",
+        explanation: "No schedule failed, but the exploration ended before it could claim every schedule, or every \
+schedule up to a preemption bound: the budget of schedules ran out (`--max-schedules`), the run was cancelled, runs \
+were cut at the step bound (a livelock or a very long test: what they did not reach was not explored), or the \
+search that ran makes no such claim. The message says what was covered; nothing is claimed about the other \
+schedules.\n\nFix: raise `--max-schedules` (or `--max-steps` when runs reached the step bound) and explore again.",
     },
 ];
 

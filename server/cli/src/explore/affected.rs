@@ -13,9 +13,12 @@ use racelens_explore::search::change::{self, ChangeModel};
 use racelens_explore::search::heuristics::Choice;
 use serde_json::{json, Value};
 
+use super::sarif::{self, Affected, AffectedTest};
 use super::{explore_session, print_result, result_json, ExploreArgs, Toolchain};
 use crate::check::print_notes;
+use crate::sarif::Fingerprints;
 use crate::select::{analyze_and_select, count, EVIDENCE};
+use crate::Format;
 
 /// How a test's exploration ended, for the summary: a failure, no failure with what its
 /// coverage claims, or no exploration.
@@ -49,10 +52,12 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     host.load()?;
     let (impact, selection) = analyze_and_select(&mut host);
     let selected = &selection.tests[..selection.selected];
+    let format = Format::of(args.json, args.format);
     if selected.is_empty() {
-        match args.json {
-            true => print_json(&json!({"tests": [], "selected": 0, "budget": args.max_schedules, "schedules": 0, "failed": 0})),
-            false => println!("racelens: the change selects no test ({EVIDENCE})"),
+        match format {
+            Format::Json => print_json(&json!({"tests": [], "selected": 0, "budget": args.max_schedules, "schedules": 0, "failed": 0})),
+            Format::Sarif => sarif::affected(&host, Vec::new(), 0, Affected { selected: 0, budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
+            Format::Text => println!("racelens: the change selects no test ({EVIDENCE})"),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -60,51 +65,70 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let model = choice.is_change_aware().then(|| change::model(&host, &impact));
     let icps = model.as_ref().map_or(0, |m| m.icps.len());
     let (mut spent, mut ended, mut results) = (0, Vec::new(), Vec::new());
+    // `--format sarif`: the results, and what each test covered.
+    let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
     for (i, test) in selected.iter().enumerate() {
         // The budget left, evenly over the tests left; the better ranked get the remainder.
         let share = (args.max_schedules - spent).div_ceil((selected.len() - i) as u64);
-        if !args.json {
+        if format == Format::Text {
             println!("{}#{} {} — covers {}; up to {} schedules", if i == 0 { "" } else { "\n" }, test.rank, test.test, count(test.pairs.len(), "impacted pair"), thousands(share));
         }
-        let (end, result, error) = match explore_ranked(&host, &toolchain, args, choice, model.as_ref(), test, share) {
+        let (mut exploration, mut error) = (None, None);
+        let (end, result) = match explore_ranked(&host, &toolchain, args, choice, model.as_ref(), test, share) {
             Ok((mut session, report)) => {
                 spent += report.stats.schedules;
-                let result = match args.json {
-                    true => result_json(&host, &session, args, icps, &report),
-                    false => {
+                let result = match format {
+                    Format::Json => result_json(&host, &session, args, icps, &report),
+                    Format::Sarif => {
+                        findings.extend(sarif::finding(&host, &session, args, &report, &mut fingerprints));
+                        exploration = Some(sarif::exploration(&session, args, &report));
+                        Value::Null
+                    }
+                    Format::Text => {
                         print_result(&host, &session, args, &report);
                         Value::Null
                     }
                 };
                 session.close();
-                (Ended::of(&report), result, Value::Null)
+                (Ended::of(&report), result)
             }
             Err(e) => {
-                if !args.json {
-                    println!("! not explored: {e}");
+                match format {
+                    Format::Text => println!("! not explored: {e}"),
+                    Format::Sarif => findings.push(sarif::not_explored(&host, &test.test, &format!("not explored: {e}"), &mut fingerprints)),
+                    Format::Json => {}
                 }
-                (Ended::NotExplored, Value::Null, json!(e))
+                error = Some(e);
+                (Ended::NotExplored, Value::Null)
             }
         };
         results.push(json!({"test": test.test, "rank": test.rank, "pairs": test.pairs, "result": result, "error": error}));
+        explored.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration, error });
         ended.push(end);
         if args.fail_fast && end == Ended::Failed {
             break;
         }
     }
     let failed = ended.iter().filter(|&&e| e == Ended::Failed).count();
-    if args.json {
-        print_json(&json!({"tests": results, "selected": selected.len(), "budget": args.max_schedules, "schedules": spent, "failed": failed}));
-    } else {
-        println!();
-        println!("{}", summary(&ended, selected.len(), spent, args.max_schedules));
-        print_notes(&host);
+    let status = match failed {
+        0 if ended.iter().any(|e| matches!(e, Ended::NotExplored | Ended::Stopped)) => 2,
+        0 => 0,
+        _ => 1,
+    };
+    match format {
+        Format::Json => print_json(&json!({"tests": results, "selected": selected.len(), "budget": args.max_schedules, "schedules": spent, "failed": failed})),
+        Format::Sarif => {
+            let properties = Affected { selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, tests: explored };
+            sarif::affected(&host, findings, status, properties).print();
+            print_notes(&host);
+        }
+        Format::Text => {
+            println!();
+            println!("{}", summary(&ended, selected.len(), spent, args.max_schedules));
+            print_notes(&host);
+        }
     }
-    Ok(match failed {
-        0 if ended.iter().any(|e| matches!(e, Ended::NotExplored | Ended::Stopped)) => ExitCode::from(2),
-        0 => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
-    })
+    Ok(ExitCode::from(status))
 }
 
 /// Explores one selected test with at most `share` schedules; returns its session (for the

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::jvm::protocol::{Execution, Outcome, Site, ThreadId};
+use crate::jvm::protocol::{Event, Execution, Outcome, Site, ThreadId};
 
 /// Rows shown at most; longer executions keep their beginning and their end.
 const MAX_ROWS: usize = 120;
@@ -30,6 +30,13 @@ fn describe(site: &Site, object: Option<&str>, value: Option<&str>, threads: &Ha
         other => format!("{} {}", other.to_lowercase(), if site.target == "-" { obj } else { &site.target }),
     };
     format!("{what} ({})", site.place())
+}
+
+/// One step of `exec` as a row of [`table`] says it: `write Stats.count := 2 (Stats.java:14)`
+/// (for the steps of a SARIF thread flow).
+pub fn step(exec: &Execution, event: &Event, site: &Site) -> String {
+    let by_name: HashMap<String, ThreadId> = exec.threads.iter().map(|(t, n)| (n.clone(), *t)).collect();
+    describe(site, event.object.as_deref(), event.value.as_deref(), &by_name)
 }
 
 /// What a thread does at a site, as a verb phrase: `writes count`, `reads items[]`,
