@@ -1,7 +1,8 @@
 //! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
 
-mod affected;
+pub(crate) mod affected;
 
+use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +25,8 @@ use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
 use racelens_explore::search::change::{self, ChangeModel};
 use serde_json::{json, Value};
+
+use crate::shard::Shard;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearchKind {
@@ -52,9 +55,23 @@ pub enum SearchKind {
 ///
 /// `--affected` explores, instead of one test, the tests `racelens select` selects for the
 /// working-tree change (compared with HEAD), best first, within one budget of schedules:
-/// each gets the budget left divided evenly over the tests left. A failure does not stop the
-/// run (`--fail-fast` does); every other option applies to each test. Each test's result
-/// follows its rank, then a summary line.
+/// each gets an equal share, fixed up front (the remainder one each to the best ranked). A
+/// failure does not stop the run (`--fail-fast` does); every other option applies to each
+/// test. Each test's result follows its rank, then a summary line.
+///
+/// `--affected --shard I/N` explores only shard I's part, on one of N machines, and
+/// `racelens merge` combines the N shards' `--json` outputs into the report one run prints.
+/// The selected tests are dealt round-robin by rank (shard I takes #I, #I+N, ...), each with
+/// the budget it has in the unsharded run. Not split: the schedules of one test. When fewer
+/// tests are selected than there are shards, the extra shards report "no work for this
+/// shard" and the tests are not explored any faster. Splitting one test's search would have
+/// to hand each shard a part of its tree of schedules, and that tree is found as the search
+/// goes: the branches at a decision point come from races seen in runs through any of its
+/// subtrees (DPOR), the exhaustive tree's sleep sets count on sibling subtrees that another
+/// shard would explore, the bounded tree learns from the exhaustive one's runs, and the
+/// first PCT schedules draw from the whole space. A shard that pruned the others' subtrees
+/// would miss the branches their races add, so neither its claim nor the merged one would
+/// hold.
 ///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
 /// usage or setup error, or a thread racelens does not control ran project code (`! not
@@ -76,14 +93,22 @@ pub struct ExploreArgs {
     /// With `--affected`: stop at the first test that fails.
     #[arg(long, conflicts_with = "test")]
     fail_fast: bool,
+    /// With `--affected`: explore only shard I of N (1-based), for CI over N machines: the
+    /// selected tests are dealt round-robin by rank, each with its unsharded budget, and
+    /// `racelens merge` turns the N `--json` outputs into the unsharded report. One test's
+    /// schedules are not split: a shard left without a test says "no work for this shard".
+    #[arg(long, value_name = "I/N", conflicts_with = "test")]
+    shard: Option<Shard>,
     /// The largest preemption bound: iterative context bounding explores every schedule
     /// with 0 preemptions, then 1, ... up to this one, and stops there (or earlier, when
     /// every schedule whatever its preemptions is covered).
     #[arg(long, default_value_t = explorer::DEFAULT_MAX_BOUND)]
     bound: u32,
     /// Stop after this many schedules. With `--affected`, the budget of all the selected
-    /// tests together: each test gets what is left divided evenly over the tests left, so
-    /// what a test does not use (it fails, or its claim completes early) goes to the next ones.
+    /// tests together: each test gets an equal share, fixed up front, the remainder one each
+    /// to the best ranked. What a test does not use (it fails, or its claim completes early)
+    /// is not passed on: a test's budget never depends on how the others ended, so that
+    /// shards (`--shard`) run exactly the schedules one run does.
     #[arg(long, default_value_t = 10_000)]
     max_schedules: u64,
     /// The search.
@@ -128,7 +153,10 @@ pub struct ExploreArgs {
     /// `stats` (`elapsed_ms`, `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`,
     /// `failing_schedules`, `skipped`, `redundant`). With `--affected`: `tests` (each:
     /// `test`, `rank`, `pairs`, `result`: the object above, or null with `error` when the
-    /// test could not be run), `selected`, `budget`, `schedules` (run, in all), `failed`.
+    /// test could not be run; `budget`: its share), `selected`, `budget`, `schedules` (run,
+    /// in all), `failed`; with `--shard`, also `shard` (what `racelens merge` needs: `index`,
+    /// `count`, `selection`, `base`, `options`, `texts`, `notes`), and `tests` holds this
+    /// shard's.
     #[arg(long)]
     json: bool,
 }
@@ -318,9 +346,12 @@ impl ProgressLine {
     }
 }
 
-fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) {
+/// The lines `explore` prints for a failure: headline, places, preemptions, table, replay.
+fn render_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) -> String {
+    let mut out = String::new();
     let p = found.preemptions.len();
-    println!(
+    let _ = writeln!(
+        out,
         "✗ {} after {} schedule{} ({p} preemption{})",
         report::headline(&found.full),
         found.schedules,
@@ -328,16 +359,17 @@ fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec,
         if p == 1 { "" } else { "s" }
     );
     if let (Value::String(file), Value::Number(line)) = failure_place(host, &found.full) {
-        println!("  at {file}:{line}");
+        let _ = writeln!(out, "  at {file}:{line}");
     }
     for pre in &found.preemptions {
         let (file, line) = place(host, pre.site.as_ref());
-        println!("  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
+        let _ = writeln!(out, "  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
     }
-    println!();
-    print!("{}", report::table(&found.full, &session.sites()));
-    println!();
-    println!("replay: racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode());
+    out.push('\n');
+    out += &report::table(&found.full, &session.sites());
+    out.push('\n');
+    let _ = writeln!(out, "replay: racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode());
+    out
 }
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
@@ -361,7 +393,7 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize"));
     } else {
-        print_result(&prepared.host, &prepared.session, args, &report);
+        print!("{}", render_result(&prepared.host, &prepared.session, args, &report));
     }
     prepared.session.close();
     Ok(exit_code(&report.verdict))
@@ -427,34 +459,40 @@ fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, 
 }
 
 /// The lines `explore` prints for the session's test: the failure, or what was covered.
-fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) {
+/// `explore --affected --shard` keeps them in its JSON, for `racelens merge` to print.
+fn render_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) -> String {
     let Report { verdict, stats, claim, sequential, .. } = report;
     let coverage = Coverage::of(report);
-    match verdict {
-        Verdict::Failed(found) => print_failure(host, found, session, &session.spec, &args.path.display().to_string()),
-        Verdict::Passed if coverage.is_complete() => println!("✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
-        Verdict::Passed => println!("no failure: {} (nothing is claimed about other schedules)", coverage.text()),
-        Verdict::Limit => println!("… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
-        Verdict::Cancelled => println!("… cancelled after {} runs", stats.schedules),
-        Verdict::Uncontrolled(e) => println!("! not explored: {e}"),
-        Verdict::Stopped(e) => println!("! exploration stopped after {} schedules: {e}", stats.schedules),
-    }
+    let mut out = String::new();
+    let _ = match verdict {
+        Verdict::Failed(found) => {
+            out += &render_failure(host, found, session, &session.spec, &args.path.display().to_string());
+            Ok(())
+        }
+        Verdict::Passed if coverage.is_complete() => writeln!(out, "✓ no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64()),
+        Verdict::Passed => writeln!(out, "no failure: {} (nothing is claimed about other schedules)", coverage.text()),
+        Verdict::Limit => writeln!(out, "… no failure yet: {}; raise --max-schedules to go on", coverage.text()),
+        Verdict::Cancelled => writeln!(out, "… cancelled after {} runs", stats.schedules),
+        Verdict::Uncontrolled(e) => writeln!(out, "! not explored: {e}"),
+        Verdict::Stopped(e) => writeln!(out, "! exploration stopped after {} schedules: {e}", stats.schedules),
+    };
     if !sequential.is_empty() {
         let places: Vec<String> = sequential.iter().map(|site| {
             let (file, line) = place(host, Some(site));
             format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
         }).collect();
-        println!("note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
+        let _ = writeln!(out, "note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
     }
     if stats.livelocks > 0 {
-        println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+        let _ = writeln!(out, "note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
     }
     if args.select {
-        println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
+        let _ = writeln!(out, "selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
     }
     if args.all && stats.failures > 0 {
-        println!("{} failing schedules in {}", stats.failures, stats.schedules);
+        let _ = writeln!(out, "{} failing schedules in {}", stats.failures, stats.schedules);
     }
+    out
 }
 
 /// 1 a failing schedule, 2 the exploration stopped or did not control the test, 0 otherwise.
