@@ -64,14 +64,16 @@ pub enum SearchKind {
 /// The selected tests are dealt round-robin by rank (shard I takes #I, #I+N, ...), each with
 /// the budget it has in the unsharded run. Not split: the schedules of one test. When fewer
 /// tests are selected than there are shards, the extra shards report "no work for this
-/// shard" and the tests are not explored any faster. Splitting one test's search would have
-/// to hand each shard a part of its tree of schedules, and that tree is found as the search
-/// goes: the branches at a decision point come from races seen in runs through any of its
-/// subtrees (DPOR), the exhaustive tree's sleep sets count on sibling subtrees that another
-/// shard would explore, the bounded tree learns from the exhaustive one's runs, and the
-/// first PCT schedules draw from the whole space. A shard that pruned the others' subtrees
-/// would miss the branches their races add, so neither its claim nor the merged one would
-/// hold.
+/// shard" and the tests are not explored any faster. Splitting one test's search is not
+/// built. The way it could go: at the first decision point where more than one thread can
+/// run, every such thread is tried (DPOR alone adds a branch there only from races seen in
+/// runs through the other branches, which would run on other shards), and shard I keeps the
+/// branches whose index is I modulo N, sleep sets counting only its own. It needs the search
+/// trees to leave the other shards' subtrees out (the very first run may fall into one),
+/// the default heuristic's first PCT schedules to respect the split, the property test to
+/// show that the parts together cover what one search covers, and merge rules for one
+/// test's parts: a bound is complete only where every part completed it, and the schedules
+/// to the first failure would not be those of one run, so the merge could not equal it.
 ///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
 /// usage or setup error, or a thread racelens does not control ran project code (`! not
