@@ -177,6 +177,17 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let (code, _, stderr) = merge(&[&files[..4], &other[4..]].concat());
     assert_eq!((code, stderr), (Some(2), format!("racelens: error: {} and {} come from different runs: the options of `explore` differ\n", files[0].display(), other[4].display())));
 
+    // An unchanged tree selects nothing: every shard has no work, and the merge is the
+    // unsharded report.
+    let unchanged = repo_from(&fixtures_dir().join(FIXTURE), false);
+    let (code, single) = racelens(unchanged.path(), &["explore", "--affected"]);
+    let (files, codes) = run_shards(unchanged.path(), dir.path(), 2, &[]);
+    assert_eq!((code, codes), (0, vec![0, 0]));
+    let merged = merge_command(unchanged.path(), &files).arg("--json").output().unwrap();
+    assert_eq!((merged.status.code(), serde_json::from_slice::<Value>(&merged.stdout).unwrap()), (Some(0), single));
+    let merged = merge_command(unchanged.path(), &files).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), "racelens: the change selects no test (static reachability; no coverage history)\n");
+
     for bad in ["0/2", "3/2", "2", "1/0", "x/y"] {
         let out = racelens_command(repo.path(), &["explore", "--affected", "--shard", bad]).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
