@@ -111,12 +111,20 @@ impl ProjectArgs {
 
 /// What the host noted while loading (an unknown configuration key), on stderr.
 pub fn print_notes(host: &Host) {
-    for note in host.notes() {
-        match note.path {
-            Some(p) => eprintln!("racelens: note: {p}: {}", note.message),
-            None => eprintln!("racelens: note: {}", note.message),
-        }
+    for line in note_lines(host) {
+        eprintln!("{line}");
     }
+}
+
+/// The lines [`print_notes`] prints (`racelens merge` prints a shard's again).
+pub fn note_lines(host: &Host) -> Vec<String> {
+    host.notes()
+        .into_iter()
+        .map(|note| match note.path {
+            Some(p) => format!("racelens: note: {p}: {}", note.message),
+            None => format!("racelens: note: {}", note.message),
+        })
+        .collect()
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {

@@ -1,8 +1,9 @@
 //! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
 
-mod affected;
+pub(crate) mod affected;
 mod sarif;
 
+use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +27,7 @@ use racelens_explore::results::report;
 use racelens_explore::search::change::{self, ChangeModel};
 use serde_json::{json, Value};
 
+use crate::shard::Shard;
 use crate::Format;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,9 +57,25 @@ pub enum SearchKind {
 ///
 /// `--affected` explores, instead of one test, the tests `racelens select` selects for the
 /// working-tree change (compared with HEAD), best first, within one budget of schedules:
-/// each gets the budget left divided evenly over the tests left. A failure does not stop the
-/// run (`--fail-fast` does); every other option applies to each test. Each test's result
-/// follows its rank, then a summary line.
+/// each gets an equal share, fixed up front (the remainder one each to the best ranked). A
+/// failure does not stop the run (`--fail-fast` does); every other option applies to each
+/// test. Each test's result follows its rank, then a summary line.
+///
+/// `--affected --shard I/N` explores only shard I's part, on one of N machines, and
+/// `racelens merge` combines the N shards' `--json` outputs into the report one run prints.
+/// The selected tests are dealt round-robin by rank (shard I takes #I, #I+N, ...), each with
+/// the budget it has in the unsharded run. Not split: the schedules of one test. When fewer
+/// tests are selected than there are shards, the extra shards report "no work for this
+/// shard" and the tests are not explored any faster. Splitting one test's search is not
+/// built. The way it could go: at the first decision point where more than one thread can
+/// run, every such thread is tried (DPOR alone adds a branch there only from races seen in
+/// runs through the other branches, which would run on other shards), and shard I keeps the
+/// branches whose index is I modulo N, sleep sets counting only its own. It needs the search
+/// trees to leave the other shards' subtrees out (the very first run may fall into one),
+/// the default heuristic's first PCT schedules to respect the split, the property test to
+/// show that the parts together cover what one search covers, and merge rules for one
+/// test's parts: a bound is complete only where every part completed it, and the schedules
+/// to the first failure would not be those of one run, so the merge could not equal it.
 ///
 /// `--format sarif` prints one SARIF 2.1.0 log (GitHub code scanning, IDEs): a failing
 /// schedule is an error result `RL200` where the test failed, with the preemptions as
@@ -87,14 +105,22 @@ pub struct ExploreArgs {
     /// With `--affected`: stop at the first test that fails.
     #[arg(long, conflicts_with = "test")]
     fail_fast: bool,
+    /// With `--affected`: explore only shard I of N (1-based), for CI over N machines: the
+    /// selected tests are dealt round-robin by rank, each with its unsharded budget, and
+    /// `racelens merge` turns the N `--json` outputs into the unsharded report. One test's
+    /// schedules are not split: a shard left without a test says "no work for this shard".
+    #[arg(long, value_name = "I/N", conflicts_with = "test")]
+    shard: Option<Shard>,
     /// The largest preemption bound: iterative context bounding explores every schedule
     /// with 0 preemptions, then 1, ... up to this one, and stops there (or earlier, when
     /// every schedule whatever its preemptions is covered).
     #[arg(long, default_value_t = explorer::DEFAULT_MAX_BOUND)]
     bound: u32,
     /// Stop after this many schedules. With `--affected`, the budget of all the selected
-    /// tests together: each test gets what is left divided evenly over the tests left, so
-    /// what a test does not use (it fails, or its claim completes early) goes to the next ones.
+    /// tests together: each test gets an equal share, fixed up front, the remainder one each
+    /// to the best ranked. What a test does not use (it fails, or its claim completes early)
+    /// is not passed on: a test's budget never depends on how the others ended, so that
+    /// shards (`--shard`) run exactly the schedules one run does.
     #[arg(long, default_value_t = 10_000)]
     max_schedules: u64,
     /// The search.
@@ -139,8 +165,10 @@ pub struct ExploreArgs {
     /// `stats` (`elapsed_ms`, `schedules_per_sec`, `decision_points`, `livelocks`, `pruned`,
     /// `failing_schedules`, `skipped`, `redundant`). With `--affected`: `tests` (each:
     /// `test`, `rank`, `pairs`, `result`: the object above, or null with `error` when the
-    /// test could not be run), `selected`, `budget`, `schedules` (run, in all), `failed`.
-    /// The same as `--format json`.
+    /// test could not be run; `budget`: its share), `selected`, `budget`, `schedules` (run,
+    /// in all), `failed`; with `--shard`, also `shard` (what `racelens merge` needs: `index`,
+    /// `count`, `selection`, `base`, `options`, `texts`, `notes`), and `tests` holds this
+    /// shard's. The same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
     /// How to print the result (the SARIF log: above).
@@ -352,19 +380,22 @@ fn replay_command(found: &Found, spec: &TestSpec, root: &str) -> String {
     format!("racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode())
 }
 
-fn print_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) {
-    println!("✗ {}", failure_headline(found));
+/// The lines `explore` prints for a failure: headline, places, preemptions, table, replay.
+fn render_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "✗ {}", failure_headline(found));
     if let (Value::String(file), Value::Number(line)) = failure_place(host, &found.full) {
-        println!("  at {file}:{line}");
+        let _ = writeln!(out, "  at {file}:{line}");
     }
     for pre in &found.preemptions {
         let (file, line) = place(host, pre.site.as_ref());
-        println!("  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
+        let _ = writeln!(out, "  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
     }
-    println!();
-    print!("{}", report::table(&found.full, &session.sites()));
-    println!();
-    println!("replay: {}", replay_command(found, spec, root));
+    out.push('\n');
+    out += &report::table(&found.full, &session.sites());
+    out.push('\n');
+    let _ = writeln!(out, "replay: {}", replay_command(found, spec, root));
+    out
 }
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
@@ -388,7 +419,7 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
     match Format::of(args.json, args.format) {
         Format::Json => println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize")),
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
-        Format::Text => print_result(&prepared.host, &prepared.session, args, &report),
+        Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
     }
     prepared.session.close();
     Ok(ExitCode::from(exit_status(&report.verdict)))
@@ -465,13 +496,15 @@ fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, 
 }
 
 /// The lines `explore` prints for the session's test: the failure, or what was covered.
-fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) {
+/// `explore --affected --shard` keeps them in its JSON, for `racelens merge` to print.
+fn render_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) -> String {
     let Report { verdict, stats, claim, sequential, .. } = report;
+    let mut out = String::new();
     match verdict {
-        Verdict::Failed(found) => print_failure(host, found, session, &session.spec, &args.path.display().to_string()),
+        Verdict::Failed(found) => out += &render_failure(host, found, session, &session.spec, &args.path.display().to_string()),
         _ => {
             let (mark, words) = verdict_words(report);
-            println!("{mark}{words}");
+            let _ = writeln!(out, "{mark}{words}");
         }
     }
     if !sequential.is_empty() {
@@ -479,17 +512,18 @@ fn print_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Rep
             let (file, line) = place(host, Some(site));
             format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
         }).collect();
-        println!("note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
+        let _ = writeln!(out, "note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
     }
     if stats.livelocks > 0 {
-        println!("note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
+        let _ = writeln!(out, "note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
     }
     if args.select {
-        println!("selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
+        let _ = writeln!(out, "selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
     }
     if args.all && stats.failures > 0 {
-        println!("{} failing schedules in {}", stats.failures, stats.schedules);
+        let _ = writeln!(out, "{} failing schedules in {}", stats.failures, stats.schedules);
     }
+    out
 }
 
 /// What an exploration that found no failure claims, in the words `explore` prints (the

@@ -1,12 +1,15 @@
 //! `racelens`: the command line. `check` reports the concurrency consequences of the
 //! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
-//! editors; `explore` and `replay` run schedules.
+//! editors; `explore` and `replay` run schedules; `merge` puts the shards of a CI
+//! `explore --affected --shard` run back together.
 
 mod check;
 mod explore;
+mod merge;
 mod report;
 mod sarif;
 mod select;
+mod shard;
 
 use std::process::ExitCode;
 
@@ -25,6 +28,7 @@ enum Command {
     Select(select::SelectArgs),
     Explore(explore::ExploreArgs),
     Replay(explore::ReplayArgs),
+    Merge(merge::MergeArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         Command::Select(args) => select::run(args),
         Command::Explore(args) => explore::run_explore(args),
         Command::Replay(args) => explore::run_replay(args),
+        Command::Merge(args) => merge::run(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {

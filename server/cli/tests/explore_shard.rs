@@ -1,0 +1,204 @@
+//! `racelens explore --affected --shard I/N` and `racelens merge` on a real JVM and a real
+//! git repository: the fixture `explore-models` with its change applied, where the change
+//! selects three multithreaded tests (two fail under exploration, one passes every
+//! schedule). The N shards run as N processes at once, as on N machines; their merged
+//! report must be the unsharded run's, to the schedule strings and traces (which also
+//! checks that a test's exploration is the same in another process), with the same exit
+//! status. Only timing differs: `stats.elapsed_ms` and `stats.schedules_per_sec` in each
+//! result, and the `(0.2 s)` of a passing test's text line.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use common::*;
+use serde_json::{json, Value};
+use support::*;
+
+const FIXTURE: &str = "explore-models";
+
+/// The report without what differs from run to run: each result's time.
+fn timeless(report: &Value) -> Value {
+    let mut r = report.clone();
+    for t in r["tests"].as_array_mut().unwrap() {
+        if let Some(stats) = t["result"]["stats"].as_object_mut() {
+            assert!(stats.remove("elapsed_ms").is_some() && stats.remove("schedules_per_sec").is_some(), "{stats:?}");
+        }
+    }
+    r
+}
+
+/// The text without the seconds a passing test took (`(0.2 s)`).
+fn timeless_text(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.starts_with("✓ "), l.rfind(" (")) {
+            (true, Some(i)) if l.ends_with(" s)") => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs shards 1/n to n/n of `explore --affected --json <extra>` at once, each its own
+/// process; writes each one's stdout to `shard-I.json` in `out`. Returns the files and the
+/// exit codes.
+fn run_shards(repo: &Path, out: &Path, n: usize, extra: &[&str]) -> (Vec<PathBuf>, Vec<i32>) {
+    let children: Vec<_> = (1..=n)
+        .map(|i| {
+            let shard = format!("{i}/{n}");
+            let args = [&["explore", "--affected", "--shard", &shard, "--json"][..], extra].concat();
+            racelens_command(repo, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    let mut files = Vec::new();
+    let mut codes = Vec::new();
+    for (i, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().unwrap();
+        let file = out.join(format!("shard-{}-of-{n}.json", i + 1));
+        std::fs::write(&file, &output.stdout).unwrap();
+        assert!(serde_json::from_slice::<Value>(&output.stdout).is_ok(), "shard {}/{n}: {}", i + 1, String::from_utf8_lossy(&output.stderr));
+        files.push(file);
+        codes.push(output.status.code().unwrap_or(-1));
+    }
+    (files, codes)
+}
+
+fn merge_command(repo: &Path, files: &[PathBuf]) -> std::process::Command {
+    let mut command = racelens_command(repo, &["merge"]);
+    command.args(files);
+    command
+}
+
+fn shard_json(file: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+#[test]
+fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
+    let repo = fixture_repo(FIXTURE);
+    let out = tempfile::tempdir().unwrap();
+    // The unsharded run also compiles the project into the test's cache, which the shards
+    // then find up to date (on CI each machine has its own).
+    let (code, single) = racelens(repo.path(), &["explore", "--affected"]);
+    assert_eq!((code, &single["selected"], &single["failed"]), (1, &json!(3), &json!(2)), "{single:#}");
+    let budgets: Vec<&Value> = single["tests"].as_array().unwrap().iter().map(|t| &t["budget"]).collect();
+    assert_eq!(budgets, [&json!(3_334), &json!(3_333), &json!(3_333)], "{single:#}");
+
+    // With 60 schedules each test gets 20, fewer than #1 needs to fail (34) and #3 to pass
+    // every schedule (61): the budget of each is the same in each shard as in one run.
+    let (code_60, single_60) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "60"]);
+    let ended: Vec<(&Value, &Value)> = single_60["tests"].as_array().unwrap().iter().map(|t| (&t["result"]["outcome"], &t["result"]["schedules"])).collect();
+    assert_eq!(ended, [(&json!("limit"), &json!(20)), (&json!("fail"), &json!(1)), (&json!("limit"), &json!(20))], "{single_60:#}");
+    for n in [2, 4] {
+        let (single, code, extra) = match n {
+            2 => (&single, code, &[][..]),
+            _ => (&single_60, code_60, &["--max-schedules", "60"][..]),
+        };
+        let (files, codes) = run_shards(repo.path(), out.path(), n, extra);
+        // Round-robin by rank: 2 shards hold #1 and #3, and #2; of 4, the last has no work.
+        let held: Vec<Vec<u64>> = files.iter().map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect()).collect();
+        let expected: Vec<Vec<u64>> = match n {
+            2 => vec![vec![1, 3], vec![2]],
+            _ => vec![vec![1], vec![2], vec![3], vec![]],
+        };
+        assert_eq!(held, expected);
+        // Each shard's status is its own tests': with 2 shards #1 and #2 fail; with 4 and
+        // 60 schedules only #2 does.
+        assert_eq!(codes, if n == 2 { vec![1, 1] } else { vec![0, 1, 0, 0] });
+        // The files in any order.
+        let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
+        let merged = merge_command(repo.path(), &reversed).arg("--json").output().unwrap();
+        let json: Value = serde_json::from_slice(&merged.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
+        assert_eq!(timeless(&json), timeless(single), "{n} shards");
+        assert_eq!(merged.status.code(), Some(code), "{n} shards");
+        if n == 4 {
+            let idle = shard_json(&files[3]);
+            assert_eq!((&idle["tests"], &idle["schedules"], &idle["shard"]["texts"]), (&json!([]), &json!(0), &json!({})), "{idle:#}");
+        }
+    }
+
+    // The text report too, and `--fail-fast`, which stops the merge where one run stops.
+    let (files, _) = run_shards(repo.path(), out.path(), 2, &[]);
+    let merged = merge_command(repo.path(), &files).output().unwrap();
+    let alone = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
+    assert_eq!(timeless_text(&String::from_utf8_lossy(&merged.stdout)), timeless_text(&String::from_utf8_lossy(&alone.stdout)));
+    assert_eq!((merged.status.code(), alone.status.code()), (Some(1), Some(1)));
+
+    let (code, fail_fast) = racelens(repo.path(), &["explore", "--affected", "--fail-fast"]);
+    let (files, codes) = run_shards(repo.path(), out.path(), 2, &["--fail-fast"]);
+    assert_eq!(codes, [1, 1]);
+    // Shard 1 stopped at #1's failure, before #3.
+    assert_eq!(shard_json(&files[0])["tests"].as_array().unwrap().len(), 1);
+    let merged = merge_command(repo.path(), &files).arg("--json").output().unwrap();
+    let json: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(timeless(&json), timeless(&fail_fast));
+    assert_eq!((merged.status.code(), code), (Some(1), 1));
+}
+
+#[test]
+fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
+    let repo = fixture_repo(FIXTURE);
+    // Three tests over five shards: shards 4 and 5 have no work (one test's schedules are
+    // not split). Neither needs a JVM.
+    let out = racelens_command(repo.path(), &["explore", "--affected", "--shard", "5/5"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "racelens: shard 5/5: no work for this shard: the change selects 3 tests, dealt to shards 1/5 to 3/5; the schedules of one test are not split over shards\n"
+    );
+    // A budget of 0 stops every test before its first run. The unsharded run compiles the
+    // project first, so that the shards do not all compile it into one cache at once.
+    let (code, single) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "0"]);
+    assert_eq!((code, &single["schedules"]), (0, &json!(0)), "{single:#}");
+    let dir = tempfile::tempdir().unwrap();
+    let (files, codes) = run_shards(repo.path(), dir.path(), 5, &["--max-schedules", "0"]);
+    assert_eq!(codes, [0; 5]);
+    let merge = |files: &[PathBuf]| {
+        let out = merge_command(repo.path(), files).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (code, stdout, stderr) = merge(&files[..4]);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", "racelens: error: shard 5/5 is missing: the merge needs the output of every shard, 1/5 to 5/5\n"));
+    let twice = [&files[..], &files[1..2]].concat();
+    let (code, _, stderr) = merge(&twice);
+    assert_eq!((code, stderr), (Some(2), format!("racelens: error: shard 2/5 is given twice: {} and {}\n", files[1].display(), files[1].display())));
+    // Every test stopped at once: the merge says so, as the one run does.
+    let merged = merge_command(repo.path(), &files).arg("--json").output().unwrap();
+    assert_eq!(timeless(&serde_json::from_slice(&merged.stdout).unwrap()), timeless(&single));
+    let (code, stdout, _) = merge(&files);
+    assert_eq!(code, Some(0));
+    assert!(stdout.ends_with("racelens: 3 selected tests explored: 0 failed, 3 passed (budget reached on 3), 0 of 0 schedules\n"), "{stdout}");
+    // A shard of a run with other options.
+    let other_dir = tempfile::tempdir().unwrap();
+    let (other, _) = run_shards(repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);
+    let (code, _, stderr) = merge(&[&files[..4], &other[4..]].concat());
+    assert_eq!((code, stderr), (Some(2), format!("racelens: error: {} and {} come from different runs: the options of `explore` differ\n", files[0].display(), other[4].display())));
+
+    // An unchanged tree selects nothing: every shard has no work, and the merge is the
+    // unsharded report.
+    let unchanged = repo_from(&fixtures_dir().join(FIXTURE), false);
+    let (code, single) = racelens(unchanged.path(), &["explore", "--affected"]);
+    let (files, codes) = run_shards(unchanged.path(), dir.path(), 2, &[]);
+    assert_eq!((code, codes), (0, vec![0, 0]));
+    let merged = merge_command(unchanged.path(), &files).arg("--json").output().unwrap();
+    assert_eq!((merged.status.code(), serde_json::from_slice::<Value>(&merged.stdout).unwrap()), (Some(0), single));
+    let merged = merge_command(unchanged.path(), &files).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), "racelens: the change selects no test (static reachability; no coverage history)\n");
+
+    for bad in ["0/2", "3/2", "2", "1/0", "x/y"] {
+        let out = racelens_command(repo.path(), &["explore", "--affected", "--shard", bad]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(2), true), "{bad}: {stderr}");
+        assert!(stderr.contains(&format!("invalid value '{bad}' for '--shard <I/N>'")), "{bad}: {stderr}");
+    }
+    let out = racelens_command(repo.path(), &["explore", "--test", "PositionTest#snapshotsAreNeverTorn", "--shard", "1/2"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "--shard needs --affected: {stderr}");
+    assert!(stderr.contains("'--test <CLASS#METHOD>' cannot be used with '--shard <I/N>'"), "{stderr}");
+    let help = racelens_command(repo.path(), &["explore", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("--shard <I/N>") && help.contains("a shard left without a test says \"no work for this shard\""), "{help}");
+}
