@@ -19,13 +19,20 @@ pub fn git(dir: &Path, args: &[&str]) {
 /// Copies `java/util/**.java` out of src.zip into `dir/src/`, in archive order, until
 /// `max_lines` (all of it when `None`); returns the line count.
 pub fn extract_java_util(zip_path: &Path, dir: &Path, max_lines: Option<usize>, keep: &[&str]) -> usize {
+    extract_packages(zip_path, dir, &["java/util/"], max_lines, keep)
+}
+
+/// Copies the `java.base` sources under any of `prefixes` (`java/util/`) out of src.zip
+/// into `dir/src/`, in archive order, until `max_lines` (all of them when `None`; files
+/// ending in one of `keep` always); returns the line count.
+pub fn extract_packages(zip_path: &Path, dir: &Path, prefixes: &[&str], max_lines: Option<usize>, keep: &[&str]) -> usize {
     let mut archive = zip::ZipArchive::new(std::fs::File::open(zip_path).unwrap()).unwrap();
     let mut lines = 0;
     for i in 0..archive.len() {
         let mut f = archive.by_index(i).unwrap();
         let Ok(name) = f.name().map(|n| n.to_string()) else { continue };
         let Some(rel) = name.strip_prefix("java.base/") else { continue };
-        if !rel.starts_with("java/util/") || !rel.ends_with(".java") {
+        if !prefixes.iter().any(|p| rel.starts_with(p)) || !rel.ends_with(".java") {
             continue;
         }
         let wanted = keep.iter().any(|k| rel.ends_with(k));

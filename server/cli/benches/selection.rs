@@ -23,6 +23,12 @@
 //! Versions: each fault alone, then every window of three consecutive faults applied at
 //! once (three subsystems changed).
 //!
+//! Then the cost of selection in a large workspace: the same subsystems next to the JDK's
+//! `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text` sources
+//! (about 500,000 lines), one fault applied: `racelens select` as a process (it parses the
+//! whole workspace each time), and the selection alone on a loaded workspace, as the
+//! language server runs it after an analysis (warm).
+//!
 //! Run: `cargo bench -p racelens --bench selection`
 
 #[path = "../../analysis/benches/corpus.rs"]
@@ -35,6 +41,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use corpus::git;
+use racelens_analysis::host::{Host, HostOptions};
+use racelens_analysis::impact::Options;
+use racelens_analysis::index::Jdk;
+use racelens_analysis::rank;
 use serde_json::Value;
 
 struct Fixture {
@@ -104,6 +114,61 @@ fn main() {
             mean(&random_apfd)
         );
     }
+    large_workspace(&bench, &fixtures);
+}
+
+/// The JDK packages that make the large workspace (about 500,000 lines).
+const LARGE: &[&str] = &["java/util/", "java/lang/", "java/io/", "java/net/", "java/math/", "java/text/"];
+
+fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
+    let Some(zip) = Jdk::locate() else {
+        println!("large workspace: skipped, the JDK's src.zip was not found (install openjdk-17-source)");
+        return;
+    };
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let jdk_lines = corpus::extract_packages(&zip, &root, LARGE, None, &[]);
+    for f in fixtures {
+        copy_tree(&bench.join(&f.name).join("base"), &root);
+    }
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "the JDK and fourteen subsystems"]);
+    let fault = &fixtures[0];
+    git(&root, &["apply", fault.patch.to_str().unwrap()]);
+    println!("large workspace: {jdk_lines} lines of the JDK ({}) and the fourteen subsystems; the {} change applied", LARGE.join(", "), fault.name);
+
+    let mut process = Vec::new();
+    let mut order = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(&root).output().unwrap();
+        process.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        order = json["tests"].as_array().unwrap().iter().map(|t| t["test"].as_str().unwrap().to_string()).collect();
+    }
+    println!("  `racelens select` (a process: open, parse, index, analyse, select): median {:.0} ms of 3; {} first of {} tests", median(&mut process), order.first().map_or("no test", String::as_str), order.len());
+
+    let started = Instant::now();
+    let mut host = Host::open(&root, &HostOptions::default()).unwrap();
+    host.load().unwrap();
+    let impact = host.analyze(&Options::new());
+    let sharing = host.sharing();
+    let loaded = started.elapsed().as_secs_f64() * 1000.0;
+    let mut warm = Vec::new();
+    for _ in 0..10 {
+        let started = Instant::now();
+        let selection = rank::select(host.index(), &sharing, &impact);
+        warm.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(selection.tests.first().map(|t| t.test.as_str()), Some(fault.test.as_str()), "the fault's test ranks first");
+    }
+    println!("  loaded workspace (the language server's state): load and analyse {loaded:.0} ms once, then the selection median {:.1} ms of 10 (max {:.1} ms)", median(&mut warm), warm.iter().cloned().fold(0.0, f64::max));
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
 }
 
 /// Applies the faults' patches to a clean checkout, then ranks the tests.
