@@ -1,9 +1,11 @@
 //! `racelens`: the command line. `check` reports the concurrency consequences of the
 //! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
-//! editors; `explore` and `replay` run schedules.
+//! editors; `explore` and `replay` run schedules; `record` runs tests once to keep the
+//! coverage history `select` selects from.
 
 mod check;
 mod explore;
+mod record;
 mod report;
 mod select;
 
@@ -24,6 +26,7 @@ enum Command {
     Select(select::SelectArgs),
     Explore(explore::ExploreArgs),
     Replay(explore::ReplayArgs),
+    Record(record::RecordArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Select(args) => select::run(args),
         Command::Explore(args) => explore::run_explore(args),
         Command::Replay(args) => explore::run_replay(args),
+        Command::Record(args) => record::run(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::{explore_session, print_result, result_json, ExploreArgs, Toolchain};
 use crate::check::print_notes;
-use crate::select::{analyze_and_select, count, EVIDENCE};
+use crate::select::{analyze_and_select, count};
 
 /// How a test's exploration ended, for the summary: a failure, no failure with what its
 /// coverage claims, or no exploration.
@@ -52,7 +52,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     if selected.is_empty() {
         match args.json {
             true => print_json(&json!({"tests": [], "selected": 0, "budget": args.max_schedules, "schedules": 0, "failed": 0})),
-            false => println!("racelens: the change selects no test ({EVIDENCE})"),
+            false => println!("racelens: the change selects no test ({})", selection.evidence),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -76,6 +76,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                         Value::Null
                     }
                 };
+                crate::record::remember_exploration(&host, &mut session, args.max_steps);
                 session.close();
                 (Ended::of(&report), result, Value::Null)
             }
