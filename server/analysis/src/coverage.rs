@@ -15,19 +15,23 @@
 //!   - recorded on the working tree's contents: lines are taken as they are;
 //!   - recorded on the base's contents: each recorded line moves to the new line that stands
 //!     for it ([`FileDiff::map_old_line`]: unchanged lines shift with what was inserted or
-//!     deleted above them), and an end on a line the change touched (new or changed code,
-//!     which the recorded run cannot have executed as it is) counts as executed by a thread
-//!     that executed its method: the method is the block the new hunk replaced;
+//!     deleted above them; a changed line keeps the recorded points of the line it replaced);
 //!   - too changed to map ([`too_changed`]: more than half the base file's code lines lost
 //!     tokens), new or renamed since the recording (no recorded contents under its path), or
 //!     stale (recorded on contents that are neither the base's nor the working tree's): the
 //!     record does not speak for the file, and pairs with an end there fall back to static
 //!     reachability, saying why ([`crate::rank`]).
 //! - **Matching an end** ([`TestView::threads_at`]): a read or write end is executed by the
-//!   threads that read or wrote a field of the same name (an array element, for element
-//!   ends) on its line; a lock, wait or notify end by the threads with any scheduling point
-//!   on its line or in its method (the agent places a `synchronized` method's monitor entry
-//!   on the method's first line, not on the line the analysis gives the end).
+//!   threads that read or wrote a field of the same name on its line (for element ends: an
+//!   array element, or a call, such as `List.add`, on a JDK collection's contents); a lock, wait or notify end by the threads with any scheduling point
+//!   on its line. When no thread executed the end's line, the threads that executed its
+//!   method stand for it: the method is the block (SimRT's unit of coverage is the basic
+//!   block, and section 3.3 maps a changed block to the old block it replaced). This covers
+//!   new or changed lines, which the recorded run cannot have executed as they are; branches
+//!   the one recorded schedule did not take but another may (a reader's fallback taken only
+//!   when a writer interleaves: `explore-models`' `Position.snapshot`); and a `synchronized`
+//!   method's monitor entry, which the agent places on the method's first line. It keeps what
+//!   the history is for: which threads run the two ends.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -125,8 +129,6 @@ pub struct TestView {
     pub threads: usize,
     /// By working-tree file: the recorded points mapped onto its lines, as `(line, access)`.
     points: HashMap<FileId, Vec<(u32, Access)>>,
-    /// Files whose lines the change touched since the recording (new or changed code).
-    touched: HashMap<FileId, BTreeSet<u32>>,
     /// Files the record does not speak for, and why.
     unusable: BTreeMap<FileId, String>,
 }
@@ -139,24 +141,24 @@ impl TestView {
             return Err(why);
         }
         let points = self.points.get(&end.file).map_or(&[][..], Vec::as_slice);
-        let method = end_method(index, end);
-        let in_method = |a: &Access| method.as_ref().is_some_and(|(class, name)| *class == a.class && method_matches(name, &a.method));
-        let touched = self.touched.get(&end.file).is_some_and(|lines| lines.contains(&end.span.line));
         let on_line = |a: &Access| match end.access {
             EndAccess::Read | EndAccess::Write => {
                 let write = end.access == EndAccess::Write;
                 match field.element {
-                    true => a.op == if write { "AWRITE" } else { "AREAD" },
+                    // The contents of a JDK collection are elements too: `list.add(x)` runs as
+                    // a `CALL` of `java.util.List.add`.
+                    true => a.op == if write { "AWRITE" } else { "AREAD" } || a.op == "CALL",
                     false => a.op == if write { "WRITE" } else { "READ" } && a.field() == Some(&field.name),
                 }
             }
             EndAccess::Acquire | EndAccess::Wait | EndAccess::Notify => true,
         };
-        let executed = |&(line, ref a): &(u32, Access)| {
-            let sync = matches!(end.access, EndAccess::Acquire | EndAccess::Wait | EndAccess::Notify);
-            (line == end.span.line && on_line(a)) || ((touched || sync) && in_method(a))
-        };
-        Ok(points.iter().filter(|p| executed(p)).map(|(_, a)| a.thread).collect())
+        let threads: BTreeSet<u8> = points.iter().filter(|(line, a)| *line == end.span.line && on_line(a)).map(|(_, a)| a.thread).collect();
+        if !threads.is_empty() {
+            return Ok(threads);
+        }
+        let Some((class, name)) = end_method(index, end) else { return Ok(threads) };
+        Ok(points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect())
     }
 
     /// Files the record does not speak for, and why (`Pool.java: changed too much ...`).
@@ -234,9 +236,6 @@ impl CoverageView {
                 }
             }
             for (file, map) in &owned {
-                if let FileMap::Base(diff) = map {
-                    view.touched.insert(*file, diff.touched_lines().collect());
-                }
                 maps.insert(known[file].0.as_str(), (*file, map));
             }
             for a in &run.accesses {

@@ -486,6 +486,38 @@ mod tests {
     }
 
     #[test]
+    fn reasons_and_the_summary_say_which_evidence_decided() {
+        let recorded = |test: &str, covers: &[usize], one_thread: usize, note: Option<&str>, static_pairs: usize| Footprint {
+            evidence: Evidence::Coverage,
+            revision: Some("abc1234".into()),
+            one_thread,
+            static_pairs,
+            note: note.map(str::to_string),
+            ..footprint(test, covers, 3)
+        };
+        let stale = Footprint { note: Some("its coverage (record at abc1234) was not used: the recording of A.java is stale".into()), ..footprint("stale", &[1], 4) };
+        let footprints = vec![
+            recorded("two", &[0], 0, None, 0),
+            recorded("one", &[], 2, None, 0),
+            recorded("mixed", &[0, 2], 0, Some("static for 1 pair: B.java is new or renamed since the recording"), 1),
+            stale,
+            footprint("plain", &[], 2),
+        ];
+        let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
+        let selection = rank(footprints, &labels);
+        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
+        expect![[r#"
+            #1 mixed Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads, and it starts threads and reaches both ends of 1 impacted pair more; 2 new (not covered by a test ranked before it); static for 1 pair: B.java is new or renamed since the recording
+            #2 stale Static selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); its coverage (record at abc1234) was not used: the recording of A.java is stale
+            #3 two Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
+            #4 one Coverage not selected: its recorded run (at abc1234) executed both ends of 2 impacted pairs in one thread only; touches no shared variable
+            #5 plain Static not selected: reaches both ends of no impacted pair; touches no shared variable
+        "#]]
+        .assert_eq(&lines.concat());
+        assert_eq!(selection.evidence, "coverage of 3 tests recorded at abc1234 (1 partly static), static for 2");
+    }
+
+    #[test]
     fn additional_coverage_beats_total_coverage_and_smaller_tests_win_ties() {
         // After `wide` (P0, P1, P2), `small` and `large` both add P3 and the smaller goes first;
         // `same` covers two pairs but adds none: it waits for the reset, then goes before

@@ -145,7 +145,7 @@ fn text(rows: &[Value]) -> String {
                 "recorded {test}: {} ({}), {} in {}\n",
                 count(r["threads"].as_u64().unwrap_or(0) as usize, "thread"),
                 r["outcome"].as_str().unwrap_or("?"),
-                count(r["accesses"].as_u64().unwrap_or(0) as usize, "distinct access"),
+                count(r["accesses"].as_u64().unwrap_or(0) as usize, "access point"),
                 count(r["files"].as_u64().unwrap_or(0) as usize, "file"),
             ),
         };

@@ -20,14 +20,15 @@ Selection (SimRT, Yu et al., ICSE 2014, Figure 4):
   - Evidence `coverage`: the test's record in the coverage history (`racelens record`, or
     the first schedule of `racelens explore`) shows one thread executing one end and another
     thread the other. A read or write end counts when a thread accessed that field on the
-    end's line; a lock, wait or notify end, when a thread ran its line or its method.
-    A record made on the base revision serves the change (SimRT section 3.3): recorded lines
-    move through the diff (lines inserted or deleted above them shift them), and an end on a
-    line the change added or changed counts as run by the threads that ran its method.
-  - Evidence `static`, for a test without a record: the test starts threads, and the project
-    methods its call graph reaches hold the methods of both ends. The call graph cannot tell
-    which thread runs which end, so a test may be selected whose threads never run the two
-    ends at once.
+    end's line; a lock, wait or notify end, when a thread ran its line. When no thread ran
+    the end's line (new or changed code, or a branch the recorded schedule did not take),
+    the threads that ran its method stand for it. A record made on the base revision serves
+    the change (SimRT section 3.3): recorded lines move through the diff (lines inserted or
+    deleted above them shift them).
+  - Evidence `static` (static reachability), for a test without a record: the test starts
+    threads, and the project methods its call graph reaches hold the methods of both ends.
+    The call graph cannot tell which thread runs which end, so a test may be selected whose
+    threads never run the two ends at once.
   A record does not speak for a file that is new or renamed since it was made, that changed
   too much to map (more than half of the base file's code lines changed), or whose recorded
   contents are neither the base's nor the working tree's (stale): pairs with an end there
@@ -49,7 +50,8 @@ what the selection rests on (`coverage of 3 tests recorded at abc1234, static fo
 Exit status: 0 when the analysis ran (tests selected or not), 2 on a usage or setup error.";
 
 /// List the tests that can reveal what the working-tree change broke, best first: those
-/// that reach both ends of an impacted shared-variable pair and start threads.
+/// whose threads run both ends of an impacted shared-variable pair (from the coverage
+/// history `racelens record` keeps, else from static reachability).
 #[derive(Args)]
 #[command(after_long_help = HOW)]
 pub struct SelectArgs {
