@@ -5,7 +5,8 @@
 //! threads that cover this block".
 //!
 //! - **What is recorded** ([`History`], [`TestRun`]): per test, its latest run: the revision
-//!   (HEAD's commit), the git blob id of every project source as it ran, and each distinct
+//!   (HEAD's commit), the sources it ran on (a snapshot: the git blob id of every project
+//!   source, kept once for all the tests recorded on the same sources), and each distinct
 //!   scheduling point executed: file, line, operation, field (or other target), the method it
 //!   is in, and the thread (0 the test's thread, then threads in start order). Lines stand in
 //!   for SimRT's blocks. Recording runs project code, so it is done elsewhere, on request
@@ -26,31 +27,63 @@
 //!   array element, or a call, such as `List.add`, on a JDK collection's contents); a lock, wait or notify end by the threads with any scheduling point
 //!   on its line. When no thread executed the end's line, the threads that executed its
 //!   method stand for it: the method is the block (SimRT's unit of coverage is the basic
-//!   block, and section 3.3 maps a changed block to the old block it replaced). This covers
+//!   block, and section 3.3 maps a changed block to the old block it replaced); and for a
+//!   method the recorded run never entered (new since), the nearest callers in its file
+//!   that it did enter (section 3.3: "the method that most directly calls M' that also exists
+//!   in P"). This covers
 //!   new or changed lines, which the recorded run cannot have executed as they are; branches
 //!   the one recorded schedule did not take but another may (a reader's fallback taken only
 //!   when a writer interleaves: `explore-models`' `Position.snapshot`); and a `synchronized`
 //!   method's monitor entry, which the agent places on the method's first line. It keeps what
 //!   the history is for: which threads run the two ends.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::diff::FileDiff;
 use crate::host::Host;
 use crate::impact::{EndAccess, Impact, PairEnd};
-use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
+use crate::index::{FieldKey, FileId, MethodRef, Origin, ProjectIndex};
+use crate::java::MethodIdx;
 
 /// The layout of the history file; a history of another version is not read.
 pub const HISTORY_VERSION: u32 = 1;
 
 /// Every test's latest recorded run, by test name (`pkg.PoolTest#borrow`, as `racelens
-/// explore --test` takes it).
+/// explore --test` takes it), and the sources they ran on.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
     pub version: u32,
+    /// The sources runs were recorded on, by [`Snapshot::id`]: the git blob id
+    /// ([`content_hash`]) of every project source, by path.
+    pub snapshots: BTreeMap<String, BTreeMap<String, String>>,
     pub tests: BTreeMap<String, TestRun>,
+}
+
+/// The project's sources as a run saw them: the git blob id of every source, by path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    /// The git blob id of the snapshot's listing: equal sources, equal ids.
+    pub fn id(&self) -> String {
+        let listing: String = self.files.iter().map(|(path, hash)| format!("{hash} {path}\n")).collect();
+        content_hash(listing.as_bytes())
+    }
+}
+
+impl History {
+    /// Adds runs recorded on `snapshot` (each replaces the test's earlier record), and drops
+    /// the snapshots no record refers to any more.
+    pub fn add(&mut self, snapshot: &Snapshot, runs: Vec<(String, TestRun)>) {
+        self.snapshots.insert(snapshot.id(), snapshot.files.clone());
+        self.tests.extend(runs);
+        let used: BTreeSet<&String> = self.tests.values().map(|r| &r.snapshot).collect();
+        self.snapshots.retain(|id, _| used.contains(id));
+    }
 }
 
 /// One run of one test under the agent, one schedule (the default one).
@@ -64,8 +97,8 @@ pub struct TestRun {
     pub recorded_at: u64,
     /// The run's outcome (`pass`, `fail`, `deadlock`, ...).
     pub outcome: String,
-    /// The git blob id ([`content_hash`]) of every project source as the run saw it, by path.
-    pub files: BTreeMap<String, String>,
+    /// The [`Snapshot::id`] of the sources it ran on (in [`History::snapshots`]).
+    pub snapshot: String,
     /// The run's threads by number: 0 the test's thread, then threads in start order.
     pub threads: BTreeMap<u8, String>,
     /// Each distinct scheduling point a thread executed in a project file, sorted.
@@ -157,13 +190,28 @@ impl TestView {
         if !threads.is_empty() {
             return Ok(threads);
         }
-        let Some((class, name)) = end_method(index, end) else { return Ok(threads) };
-        Ok(points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect())
-    }
-
-    /// Files the record does not speak for, and why (`Pool.java: changed too much ...`).
-    pub fn unusable(&self) -> impl Iterator<Item = (FileId, &str)> {
-        self.unusable.iter().map(|(f, why)| (*f, why.as_str()))
+        let Some(method) = crate::rank::end_method(index, end) else { return Ok(threads) };
+        let ran = |m: MethodRef| -> BTreeSet<u8> {
+            let Some((class, name)) = method_names(index, m) else { return BTreeSet::new() };
+            points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect()
+        };
+        let threads = ran(method);
+        if !threads.is_empty() {
+            return Ok(threads);
+        }
+        // SimRT section 3.3: for a method that does not exist in the old program, "the method
+        // that most directly calls M' that also exists in P". Callers in the same file, nearest
+        // first, up to three calls away.
+        let (mut frontier, mut seen) = (vec![method], HashSet::from([method]));
+        for _ in 0..3 {
+            let callers: Vec<MethodRef> = frontier.iter().flat_map(|&m| callers_in_file(index, m)).filter(|c| seen.insert(*c)).collect();
+            let threads: BTreeSet<u8> = callers.iter().flat_map(|&c| ran(c)).collect();
+            if !threads.is_empty() || callers.is_empty() {
+                return Ok(threads);
+            }
+            frontier = callers;
+        }
+        Ok(BTreeSet::new())
     }
 }
 
@@ -173,10 +221,19 @@ fn method_matches(name: &str, recorded: &str) -> bool {
     recorded == name || recorded.strip_prefix("lambda$").and_then(|r| r.rsplit_once('$')).is_some_and(|(m, _)| m == name)
 }
 
-/// The binary class and JVM name of the method an end is in (lambdas: the method they are
-/// written in).
-fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<(String, String)> {
-    let m = crate::rank::end_method(index, end)?;
+/// The methods of `m`'s file that call it.
+fn callers_in_file(index: &ProjectIndex, m: MethodRef) -> Vec<MethodRef> {
+    let Origin::Project(file) = m.origin else { return Vec::new() };
+    let Some(entry) = index.entry(file) else { return Vec::new() };
+    let (r, facts) = (index.resolver(), &entry.facts);
+    (0..facts.methods.len() as MethodIdx)
+        .filter(|&caller| facts.calls_of(caller).any(|call| r.callees(m.origin, facts, call).contains(&m)))
+        .map(|idx| MethodRef { origin: m.origin, idx })
+        .collect()
+}
+
+/// The binary class and JVM name of a project method.
+fn method_names(index: &ProjectIndex, m: MethodRef) -> Option<(String, String)> {
     let Origin::Project(file) = m.origin else { return None };
     let facts = &index.entry(file)?.facts;
     let method = &facts.methods[m.idx as usize];
@@ -210,13 +267,15 @@ impl CoverageView {
             known.insert(file, (path, working, base));
         }
         let mut tests = HashMap::new();
+        let no_files = BTreeMap::new();
         for (name, run) in &history.tests {
+            let files = history.snapshots.get(&run.snapshot).unwrap_or(&no_files);
             let mut view = TestView { revision: run.short_revision(), source: run.source.clone(), threads: run.threads.len(), ..TestView::default() };
             let mut maps: HashMap<&str, (FileId, &FileMap)> = HashMap::new();
             let mut owned: Vec<(FileId, FileMap)> = Vec::new();
             for (&file, (path, working, base)) in &known {
                 let short = path.rsplit('/').next().unwrap_or(path);
-                let map = match (run.files.get(path), base) {
+                let map = match (files.get(path), base) {
                     (None, _) => Err(format!("{short} is new or renamed since the recording")),
                     (Some(h), _) if h == working => Ok(FileMap::Same),
                     (Some(h), Some((b, diff))) if h == b => match too_changed(diff) {
@@ -318,6 +377,21 @@ mod tests {
         assert!(method_matches("borrow", "lambda$borrow$12"));
         assert!(!method_matches("borrow", "lambda$give$0"));
         assert!(!method_matches("borrow", "borrowed"));
+    }
+
+    #[test]
+    fn records_on_the_same_sources_share_one_snapshot_and_unused_ones_are_dropped() {
+        let snap = |hash: &str| Snapshot { files: BTreeMap::from([("A.java".to_string(), hash.to_string())]) };
+        let (old, new) = (snap("1111"), snap("2222"));
+        let run = |s: &Snapshot| TestRun { snapshot: s.id(), ..TestRun::default() };
+        let mut h = History::default();
+        h.add(&old, vec![("T#a".into(), run(&old)), ("T#b".into(), run(&old))]);
+        assert_eq!(h.snapshots.len(), 1);
+        h.add(&new, vec![("T#a".into(), run(&new))]);
+        assert_eq!(h.snapshots.len(), 2);
+        h.add(&new, vec![("T#b".into(), run(&new))]);
+        assert_eq!(h.snapshots.keys().collect::<Vec<_>>(), [&new.id()]);
+        assert_ne!(old.id(), new.id());
     }
 
     #[test]

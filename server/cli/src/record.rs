@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use racelens_analysis::coverage::TestRun;
+use racelens_analysis::coverage::{Snapshot, TestRun};
 use racelens_analysis::host::Host;
 use racelens_analysis::select;
 use racelens_explore::history;
@@ -66,9 +66,10 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
     }
     let toolchain = Toolchain::prepare(&host)?;
+    let snapshot = history::snapshot(&host);
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {
-        match record_test(&host, &toolchain, name, args.max_steps) {
+        match record_test(&host, &toolchain, &snapshot, name, args.max_steps) {
             Ok((test, run)) => {
                 rows.push(json!({
                     "test": test,
@@ -86,7 +87,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         }
     }
     let file = history::path(host.root());
-    history::save(&file, runs)?;
+    history::save(&file, &snapshot, runs)?;
     let revision = host.base().and_then(|b| b.commit).map(|c| c.to_string());
     if args.json {
         let out = json!({"history": file.display().to_string(), "revision": revision, "tests": rows});
@@ -110,25 +111,26 @@ fn multithreaded_tests(host: &Host) -> Vec<String> {
 }
 
 /// Runs the test `name` once and returns its name as `select` writes it, and its record.
-fn record_test(host: &Host, toolchain: &Toolchain, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
+fn record_test(host: &Host, toolchain: &Toolchain, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, name)?;
     let mut session = toolchain.session(spec);
-    let run = record_once(host, &mut session, max_steps, "record");
+    let run = record_once(host, snapshot, &mut session, max_steps, "record");
     session.close();
     Ok((session.spec.display(), run?))
 }
 
 /// Runs the session's test once on the default schedule in full mode (every scheduling point
 /// reported) and returns what its threads executed.
-pub fn record_once(host: &Host, session: &mut Session, max_steps: u32, source: &str) -> Result<TestRun, String> {
+fn record_once(host: &Host, snapshot: &Snapshot, session: &mut Session, max_steps: u32, source: &str) -> Result<TestRun, String> {
     let exec = session.run(&[], Mode::Full, max_steps)?;
-    Ok(history::run_of(host, &exec, &session.sites(), source))
+    Ok(history::run_of(host, snapshot, &exec, &session.sites(), source))
 }
 
 /// Adds the record of the session's test (its default schedule) to the history, after an
 /// exploration; a failure to record is a note on stderr, never the exploration's failure.
 pub fn remember_exploration(host: &Host, session: &mut Session, max_steps: u32) {
-    let recorded = record_once(host, session, max_steps, "explore").and_then(|run| history::save(&history::path(host.root()), vec![(session.spec.display(), run)]));
+    let snapshot = history::snapshot(host);
+    let recorded = record_once(host, &snapshot, session, max_steps, "explore").and_then(|run| history::save(&history::path(host.root()), &snapshot, vec![(session.spec.display(), run)]));
     if let Err(e) = recorded {
         eprintln!("racelens: note: the coverage of {} was not recorded: {e}", session.spec.display());
     }

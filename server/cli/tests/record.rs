@@ -150,6 +150,15 @@ fn coverage_selects_only_the_test_whose_threads_run_both_ends_and_falls_back_to_
     let (tests, _, _) = selection(dir);
     assert_eq!(tests, [row(ONE, false, "coverage", &[]), row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:13 <-> read Counter.java:17"])]);
 
+    // The write moved into a new method the recorded run never entered: the threads that ran
+    // its caller stand for it (SimRT section 3.3).
+    let extracted = unlocked()
+        .replace("    public void add() {\n        count++;\n    }\n", "    public void add() {\n        bump();\n    }\n")
+        .replace("        return count;\n    }\n", "        return count;\n    }\n\n    private void bump() {\n        count++;\n    }\n");
+    write(dir, COUNTER_PATH, &extracted);
+    let (tests, _, v) = selection(dir);
+    assert_eq!(tests, [row(ONE, false, "coverage", &[]), row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:15 <-> read Counter.java:11"])], "{v:#}");
+
     // Rewritten in most of its lines: the record does not map, and static reachability decides.
     let rewritten = "package org.c;\n\npublic final class Counter {\n    private long count = 0L;\n\n    public void add() {\n        count = count + 1;\n    }\n\n    public int get() {\n        return (int) count;\n    }\n}\n";
     write(dir, COUNTER_PATH, rewritten);

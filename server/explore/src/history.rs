@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use racelens_analysis::coverage::{content_hash, Access, History, TestRun, HISTORY_VERSION};
+use racelens_analysis::coverage::{content_hash, Access, History, Snapshot, TestRun, HISTORY_VERSION};
 use racelens_analysis::host::Host;
 use racelens_analysis::index::Origin;
 
@@ -30,25 +30,31 @@ pub fn path(root: &Path) -> PathBuf {
 /// The history in `file` ([`path`]; empty when there is none, or it cannot be read).
 pub fn load(file: &Path) -> History {
     let read = std::fs::read_to_string(file).ok().and_then(|text| serde_json::from_str::<History>(&text).ok());
-    read.filter(|h| h.version == HISTORY_VERSION).unwrap_or(History { version: HISTORY_VERSION, tests: BTreeMap::new() })
+    read.filter(|h| h.version == HISTORY_VERSION).unwrap_or(History { version: HISTORY_VERSION, snapshots: BTreeMap::new(), tests: BTreeMap::new() })
 }
 
-/// Adds `runs` to the history in `file` ([`path`]; each replaces the test's earlier record),
-/// read again just before writing so that records written meanwhile are kept.
-pub fn save(file: &Path, runs: Vec<(String, TestRun)>) -> Result<(), String> {
+/// Adds `runs`, recorded on `snapshot`, to the history in `file` ([`path`]; each replaces the
+/// test's earlier record), read again just before writing so that records written meanwhile
+/// are kept (a record written between that read and the rename is lost: the last writer wins).
+pub fn save(file: &Path, snapshot: &Snapshot, runs: Vec<(String, TestRun)>) -> Result<(), String> {
     let dir = file.parent().ok_or_else(|| format!("{} is not a file path", file.display()))?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut history = load(file);
-    history.tests.extend(runs);
+    history.add(snapshot, runs);
     let text = serde_json::to_string(&history).expect("the history serializes");
     let aside = dir.join(format!("coverage.json.{}", std::process::id()));
     std::fs::write(&aside, text).map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
     std::fs::rename(&aside, file).map_err(|e| format!("cannot write {}: {e}", file.display()))
 }
 
-/// The record of one full-mode execution `exec` of a test, on the sources `host` holds
-/// (`source`: `record` or `explore`).
-pub fn run_of(host: &Host, exec: &Execution, sites: &HashMap<u32, Site>, source: &str) -> TestRun {
+/// The sources `host` holds, as a run sees them.
+pub fn snapshot(host: &Host) -> Snapshot {
+    Snapshot { files: host.index().entries().map(|(_, e)| (e.path.clone(), content_hash(e.facts.text.as_bytes()))).collect() }
+}
+
+/// The record of one full-mode execution `exec` of a test, on the sources `host` holds, whose
+/// [`snapshot`] is `snapshot` (`source`: `record` or `explore`).
+pub fn run_of(host: &Host, snapshot: &Snapshot, exec: &Execution, sites: &HashMap<u32, Site>, source: &str) -> TestRun {
     let mut files_of: HashMap<&str, Option<String>> = HashMap::new();
     let mut accesses: BTreeSet<Access> = BTreeSet::new();
     for e in &exec.events {
@@ -65,13 +71,12 @@ pub fn run_of(host: &Host, exec: &Execution, sites: &HashMap<u32, Site>, source:
             thread: e.thread,
         });
     }
-    let files = host.index().entries().map(|(_, e)| (e.path.clone(), content_hash(e.facts.text.as_bytes()))).collect();
     TestRun {
         revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         source: source.to_string(),
         recorded_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         outcome: exec.outcome.kind().to_string(),
-        files,
+        snapshot: snapshot.id(),
         threads: exec.threads.clone(),
         accesses: accesses.into_iter().collect(),
     }
@@ -96,13 +101,15 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         let file = cache.path().join("shop-1/coverage.json");
         assert!(load(&file).tests.is_empty());
-        let run = |outcome: &str| TestRun { outcome: outcome.into(), source: "record".into(), ..TestRun::default() };
-        save(&file, vec![("a.T#x".into(), run("pass")), ("a.T#y".into(), run("fail"))]).unwrap();
-        save(&file, vec![("a.T#x".into(), run("deadlock"))]).unwrap();
+        let snapshot = Snapshot::default();
+        let run = |outcome: &str| TestRun { outcome: outcome.into(), source: "record".into(), snapshot: snapshot.id(), ..TestRun::default() };
+        save(&file, &snapshot, vec![("a.T#x".into(), run("pass")), ("a.T#y".into(), run("fail"))]).unwrap();
+        save(&file, &snapshot, vec![("a.T#x".into(), run("deadlock"))]).unwrap();
         let h = load(&file);
         assert_eq!(h.version, HISTORY_VERSION);
         let outcomes: Vec<(&str, &str)> = h.tests.iter().map(|(t, r)| (t.as_str(), r.outcome.as_str())).collect();
         assert_eq!(outcomes, [("a.T#x", "deadlock"), ("a.T#y", "fail")]);
+        assert_eq!(h.snapshots.keys().collect::<Vec<_>>(), [&snapshot.id()]);
         // A file that does not parse reads as no history.
         std::fs::write(&file, "{not json").unwrap();
         assert!(load(&file).tests.is_empty());
