@@ -259,7 +259,9 @@ impl CoverageView {
     /// `impact`'s impacted pairs (see the module documentation).
     pub fn of(host: &mut Host, history: &History, impact: &Impact) -> CoverageView {
         let files: BTreeSet<FileId> = impact.pairs.iter().filter(|p| p.impacted()).flat_map(|p| [p.a.file, p.b.file]).collect();
-        let mut known: HashMap<FileId, (String, String, Option<(String, FileDiff)>)> = HashMap::new();
+        // By file: its path, the id of its working-tree text, and its base id and diff.
+        type Known = (String, String, Option<(String, FileDiff)>);
+        let mut known: HashMap<FileId, Known> = HashMap::new();
         for &file in &files {
             let Some(entry) = host.index().entry(file) else { continue };
             let (path, working) = (entry.path.clone(), content_hash(entry.facts.text.as_bytes()));

@@ -3,7 +3,7 @@
 mod affected;
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -161,7 +161,7 @@ struct Prepared {
 }
 
 /// The loaded host of the work tree at `path`, or of the folder when it is not in git.
-pub(crate) fn open_host(path: &PathBuf) -> Result<Host, String> {
+pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
     let mut host = Host::open(path, &HostOptions::default()).or_else(|e| {
         if e.contains("not inside a git work tree") {
             Host::open(path, &HostOptions { no_git: true, ..HostOptions::default() })
@@ -173,7 +173,7 @@ pub(crate) fn open_host(path: &PathBuf) -> Result<Host, String> {
     Ok(host)
 }
 
-fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
+fn prepare(path: &Path, test: &str) -> Result<Prepared, String> {
     let host = open_host(path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
     let session = Toolchain::prepare(&host)?.session(spec);

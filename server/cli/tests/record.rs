@@ -73,11 +73,14 @@ fn unlocked() -> String {
     COUNTER.replace("public synchronized void add()", "public void add()")
 }
 
-/// `(test, selected, evidence, pairs)` of every test `select --json` lists, and the summary.
-fn selection(dir: &Path) -> (Vec<(String, bool, String, Vec<String>)>, String, Value) {
+/// `(test, selected, evidence, pairs)`.
+type Row = (String, bool, String, Vec<String>);
+
+/// The row of every test `select --json` lists, the summary, and the JSON.
+fn selection(dir: &Path) -> (Vec<Row>, String, Value) {
     let (code, v) = racelens(dir, &["select"]);
     assert_eq!(code, 0, "{v:#}");
-    let mut tests: Vec<(String, bool, String, Vec<String>)> = v["tests"]
+    let mut tests: Vec<Row> = v["tests"]
         .as_array()
         .unwrap()
         .iter()
@@ -94,7 +97,7 @@ fn reason<'a>(v: &'a Value, test: &str) -> &'a str {
     v["tests"].as_array().unwrap().iter().find(|t| t["test"] == test).unwrap()["reason"].as_str().unwrap()
 }
 
-fn row(test: &str, selected: bool, evidence: &str, pairs: &[&str]) -> (String, bool, String, Vec<String>) {
+fn row(test: &str, selected: bool, evidence: &str, pairs: &[&str]) -> Row {
     (test.to_string(), selected, evidence.to_string(), pairs.iter().map(|p| p.to_string()).collect())
 }
 
