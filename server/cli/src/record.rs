@@ -9,8 +9,9 @@ use clap::Args;
 use racelens_analysis::coverage::{Snapshot, TestRun};
 use racelens_analysis::host::Host;
 use racelens_analysis::select;
-use racelens_explore::history;
-use racelens_explore::jvm::{Mode, Session};
+use racelens_explore::history::{self, file_of};
+use racelens_explore::jvm::project::Sources;
+use racelens_explore::jvm::Session;
 use serde_json::{json, Value};
 
 use crate::explore::{open_host, Toolchain};
@@ -25,7 +26,8 @@ line, operation, field, method, and thread (0 the test's thread, then threads in
 The history lives in racelens's cache, outside the work tree
 ($XDG_CACHE_HOME/racelens/projects/<work tree>-<hash>/coverage.json), one record per test
 (the latest replaces the earlier), with the commit HEAD was at and the git blob id of every
-source as it ran. `racelens explore` adds the record of the schedule it runs first, too.
+source as it ran. `racelens explore` (and an exploration started from the editor) adds the
+record of the schedule it runs first, too.
 
 `racelens select` uses a test's record when the files of the impacted pairs are as recorded,
 or as in the base revision (lines are mapped through the diff); see `racelens select --help`.
@@ -66,7 +68,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
     }
     let toolchain = Toolchain::prepare(&host)?;
-    let snapshot = history::snapshot(&host);
+    let snapshot = history::snapshot(&Sources::of(&host));
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {
         match record_test(&host, &toolchain, &snapshot, name, args.max_steps) {
@@ -88,7 +90,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     }
     let file = history::path(host.root());
     history::save(&file, &snapshot, runs)?;
-    let revision = host.base().and_then(|b| b.commit).map(|c| c.to_string());
+    let revision = revision(&host);
     if args.json {
         let out = json!({"history": file.display().to_string(), "revision": revision, "tests": rows});
         println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
@@ -114,23 +116,26 @@ fn multithreaded_tests(host: &Host) -> Vec<String> {
 fn record_test(host: &Host, toolchain: &Toolchain, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, name)?;
     let mut session = toolchain.session(spec);
-    let run = record_once(host, snapshot, &mut session, max_steps, "record");
+    let files = |class: &str| file_of(host, class);
+    let recording = history::Recording { snapshot, revision: revision(host), file_of: &files, source: "record" };
+    let run = history::record(&mut session, &recording, max_steps);
     session.close();
     Ok((session.spec.display(), run?))
 }
 
-/// Runs the session's test once on the default schedule in full mode (every scheduling point
-/// reported) and returns what its threads executed.
-fn record_once(host: &Host, snapshot: &Snapshot, session: &mut Session, max_steps: u32, source: &str) -> Result<TestRun, String> {
-    let exec = session.run(&[], Mode::Full, max_steps)?;
-    Ok(history::run_of(host, snapshot, &exec, &session.sites(), source))
+/// The commit HEAD was at (its full id).
+fn revision(host: &Host) -> Option<String> {
+    host.base().and_then(|b| b.commit).map(|c| c.to_string())
 }
 
 /// Adds the record of the session's test (its default schedule) to the history, after an
 /// exploration; a failure to record is a note on stderr, never the exploration's failure.
 pub fn remember_exploration(host: &Host, session: &mut Session, max_steps: u32) {
-    let snapshot = history::snapshot(host);
-    let recorded = record_once(host, &snapshot, session, max_steps, "explore").and_then(|run| history::save(&history::path(host.root()), &snapshot, vec![(session.spec.display(), run)]));
+    let snapshot = history::snapshot(&Sources::of(host));
+    let files = |class: &str| file_of(host, class);
+    let recording = history::Recording { snapshot: &snapshot, revision: revision(host), file_of: &files, source: "explore" };
+    let recorded = history::record(session, &recording, max_steps)
+        .and_then(|run| history::save(&history::path(host.root()), &snapshot, vec![(session.spec.display(), run)]));
     if let Err(e) = recorded {
         eprintln!("racelens: note: the coverage of {} was not recorded: {e}", session.spec.display());
     }

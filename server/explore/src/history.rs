@@ -6,7 +6,7 @@
 //! folder when the work tree is gone. It is written aside and renamed, so a reader never sees
 //! half of it; a history that does not parse, or of another version, reads as empty.
 //!
-//! A record ([`run_of`]) is one full-mode execution: every scheduling point the agent
+//! A record ([`record`]) is one full-mode execution: every scheduling point the agent
 //! reported (`E` lines, PROTOCOL.md), with the site's class, method, line, operation and
 //! target, and the thread that executed it (SimRT section 3.5: "we also record the thread
 //! IDs that cover each block"), kept once per distinct point. Points in classes that are not
@@ -19,8 +19,9 @@ use racelens_analysis::coverage::{content_hash, Access, History, Snapshot, TestR
 use racelens_analysis::host::Host;
 use racelens_analysis::index::Origin;
 
-use crate::jvm::project::project_cache;
-use crate::jvm::protocol::{Execution, Site};
+use crate::jvm::project::{project_cache, Sources};
+use crate::jvm::protocol::{Execution, Outcome, Site};
+use crate::jvm::{Mode, Session};
 
 /// Where the history of the work tree at `root` lives.
 pub fn path(root: &Path) -> PathBuf {
@@ -47,19 +48,42 @@ pub fn save(file: &Path, snapshot: &Snapshot, runs: Vec<(String, TestRun)>) -> R
     std::fs::rename(&aside, file).map_err(|e| format!("cannot write {}: {e}", file.display()))
 }
 
-/// The sources `host` holds, as a run sees them.
-pub fn snapshot(host: &Host) -> Snapshot {
-    Snapshot { files: host.index().entries().map(|(_, e)| (e.path.clone(), content_hash(e.facts.text.as_bytes()))).collect() }
+/// The sources a test runs on (those [`Sources::of`] a host takes), as its record names them.
+pub fn snapshot(sources: &Sources) -> Snapshot {
+    Snapshot { files: sources.files.iter().map(|(path, text, _)| (path.clone(), content_hash(text.as_bytes()))).collect() }
 }
 
-/// The record of one full-mode execution `exec` of a test, on the sources `host` holds, whose
-/// [`snapshot`] is `snapshot` (`source`: `record` or `explore`).
-pub fn run_of(host: &Host, snapshot: &Snapshot, exec: &Execution, sites: &HashMap<u32, Site>, source: &str) -> TestRun {
+/// Where a record is made: the sources' [`snapshot`], the commit HEAD was at, and the project
+/// file of a class (`pkg.Pool$Worker` is in `.../pkg/Pool.java`; `None` outside the project).
+pub struct Recording<'a> {
+    pub snapshot: &'a Snapshot,
+    pub revision: Option<String>,
+    pub file_of: &'a dyn Fn(&str) -> Option<String>,
+    /// `record` or `explore`.
+    pub source: &'a str,
+}
+
+/// Runs the session's test once on the default schedule (the one an exploration runs first),
+/// in full mode so that every scheduling point is reported, and returns what its threads
+/// executed. A run the agent could not follow to its end (an agent error, a thread it does
+/// not control, a timeout, a divergence) gives no record: what it reports may be partial.
+pub fn record(session: &mut Session, recording: &Recording, max_steps: u32) -> Result<TestRun, String> {
+    let exec = session.run(&[], Mode::Full, max_steps)?;
+    match &exec.outcome {
+        Outcome::Error(_) | Outcome::Uncontrolled(_) | Outcome::Timeout | Outcome::Divergence { .. } => {
+            Err(format!("the run ended in `{}`: {}", exec.outcome.kind(), crate::results::report::headline(&exec)))
+        }
+        _ => Ok(run_of(recording, &exec, &session.sites())),
+    }
+}
+
+/// The record of one full-mode execution `exec` of a test.
+fn run_of(recording: &Recording, exec: &Execution, sites: &HashMap<u32, Site>) -> TestRun {
     let mut files_of: HashMap<&str, Option<String>> = HashMap::new();
     let mut accesses: BTreeSet<Access> = BTreeSet::new();
     for e in &exec.events {
         let Some(site) = sites.get(&e.site).filter(|s| s.op != "BEGIN") else { continue };
-        let file = files_of.entry(site.class.as_str()).or_insert_with(|| file_of(host, &site.class));
+        let file = files_of.entry(site.class.as_str()).or_insert_with(|| (recording.file_of)(&site.class));
         let Some(file) = file else { continue };
         accesses.insert(Access {
             file: file.clone(),
@@ -72,11 +96,11 @@ pub fn run_of(host: &Host, snapshot: &Snapshot, exec: &Execution, sites: &HashMa
         });
     }
     TestRun {
-        revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
-        source: source.to_string(),
+        revision: recording.revision.clone(),
+        source: recording.source.to_string(),
         recorded_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         outcome: exec.outcome.kind().to_string(),
-        snapshot: snapshot.id(),
+        snapshot: recording.snapshot.id(),
         threads: exec.threads.clone(),
         accesses: accesses.into_iter().collect(),
     }
