@@ -197,4 +197,9 @@ fn record_needs_tests_to_run() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no test that starts threads"), "{}", String::from_utf8_lossy(&out.stderr));
     let out = racelens_command(repo.path(), &["record"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "neither --all nor --test is a usage error");
+    let help = racelens_command(repo.path(), &["record", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for words in ["default one", "outside the work tree", "coverage.json", "racelens select --help", "Exit status"] {
+        assert!(help.contains(words), "{words}: {help}");
+    }
 }
