@@ -17,25 +17,25 @@
 //!   - recorded on the base's contents: each recorded line moves to the new line that stands
 //!     for it ([`FileDiff::map_old_line`]: unchanged lines shift with what was inserted or
 //!     deleted above them; a changed line keeps the recorded points of the line it replaced);
-//!   - too changed to map ([`too_changed`]: more than half the base file's code lines lost
-//!     tokens), new or renamed since the recording (no recorded contents under its path), or
+//!   - too changed to map ([`too_changed`]: the change touched more than half the base
+//!     file's code lines), new or renamed since the recording (no recorded contents under its path), or
 //!     stale (recorded on contents that are neither the base's nor the working tree's): the
 //!     record does not speak for the file, and pairs with an end there fall back to static
 //!     reachability, saying why ([`crate::rank`]).
 //! - **Matching an end** ([`TestView::threads_at`]): a read or write end is executed by the
 //!   threads that read or wrote a field of the same name on its line (for element ends: an
-//!   array element, or a call, such as `List.add`, on a JDK collection's contents); a lock, wait or notify end by the threads with any scheduling point
-//!   on its line. When no thread executed the end's line, the threads that executed its
-//!   method stand for it: the method is the block (SimRT's unit of coverage is the basic
-//!   block, and section 3.3 maps a changed block to the old block it replaced); and for a
-//!   method the recorded run never entered (new since), the nearest callers in its file
-//!   that it did enter (section 3.3: "the method that most directly calls M' that also exists
-//!   in P"). This covers
-//!   new or changed lines, which the recorded run cannot have executed as they are; branches
-//!   the one recorded schedule did not take but another may (a reader's fallback taken only
-//!   when a writer interleaves: `explore-models`' `Position.snapshot`); and a `synchronized`
-//!   method's monitor entry, which the agent places on the method's first line. It keeps what
-//!   the history is for: which threads run the two ends.
+//!   array element, or a call, such as `List.add`, on a JDK collection's contents); a lock,
+//!   wait or notify end by the threads with any scheduling point on its line. When no thread
+//!   executed the end's line, the threads that executed its method stand for it: the method
+//!   is the block (SimRT's unit of coverage is the basic block, and section 3.3 maps a
+//!   changed block to the old block it replaced). For a method the recorded run never
+//!   entered (new since), the nearest callers in its file that it did enter stand for it
+//!   (section 3.3: "the method that most directly calls M' that also exists in P"). This
+//!   covers new or changed lines, which the recorded run cannot have executed as they are;
+//!   branches the one recorded schedule did not take but another may (a reader's fallback
+//!   taken only when a writer interleaves: `explore-models`' `Position.snapshot`); and a
+//!   `synchronized` method's monitor entry, which the agent places on the method's first
+//!   line. It keeps what the history is for: which threads run the two ends.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -142,8 +142,8 @@ pub fn content_hash(bytes: &[u8]) -> String {
     git2::Oid::hash_object(git2::ObjectType::Blob, bytes).map_or_else(|_| String::new(), |o| o.to_string())
 }
 
-/// A base file changed too much for its recorded lines to stand for the new ones: more than
-/// half of its code lines lost tokens. SimRT (section 3.3) matches old and new blocks along
+/// A base file changed too much for its recorded lines to stand for the new ones: the change
+/// touched more than half of its code lines ([`FileDiff::old_lines_changed`]). SimRT (section 3.3) matches old and new blocks along
 /// an unchanged control-flow graph; past this share, most blocks have no counterpart left and
 /// a mapping would mostly guess.
 pub fn too_changed(diff: &FileDiff) -> bool {
@@ -247,11 +247,11 @@ pub struct CoverageView {
 }
 
 /// How the recorded lines of one file stand for the working tree's, whatever the test.
-enum FileMap {
+enum FileMap<'a> {
     /// Recorded on the working tree's contents.
     Same,
     /// Recorded on the base's contents: lines move through the diff.
-    Base(FileDiff),
+    Base(&'a FileDiff),
 }
 
 impl CoverageView {
@@ -273,15 +273,14 @@ impl CoverageView {
         for (name, run) in &history.tests {
             let files = history.snapshots.get(&run.snapshot).unwrap_or(&no_files);
             let mut view = TestView { revision: run.short_revision(), source: run.source.clone(), threads: run.threads.len(), ..TestView::default() };
-            let mut maps: HashMap<&str, (FileId, &FileMap)> = HashMap::new();
-            let mut owned: Vec<(FileId, FileMap)> = Vec::new();
+            let mut maps: HashMap<&str, (FileId, FileMap)> = HashMap::new();
             for (&file, (path, working, base)) in &known {
                 let short = path.rsplit('/').next().unwrap_or(path);
                 let map = match (files.get(path), base) {
                     (None, _) => Err(format!("{short} is new or renamed since the recording")),
                     (Some(h), _) if h == working => Ok(FileMap::Same),
                     (Some(h), Some((b, diff))) if h == b => match too_changed(diff) {
-                        false => Ok(FileMap::Base(diff.clone())),
+                        false => Ok(FileMap::Base(diff)),
                         true => {
                             let (changed, total) = diff.old_lines_changed();
                             Err(format!("{short} changed too much to map the recording ({changed} of its {total} code lines changed)"))
@@ -290,22 +289,21 @@ impl CoverageView {
                     (Some(_), _) => Err(format!("the recording of {short} is stale (made on contents that are neither the base's nor the working tree's)")),
                 };
                 match map {
-                    Ok(m) => owned.push((file, m)),
+                    Ok(m) => {
+                        maps.insert(path.as_str(), (file, m));
+                    }
                     Err(why) => {
                         view.unusable.insert(file, why);
                     }
                 }
             }
-            for (file, map) in &owned {
-                maps.insert(known[file].0.as_str(), (*file, map));
-            }
             for a in &run.accesses {
-                let Some(&(file, map)) = maps.get(a.file.as_str()) else { continue };
+                let Some((file, map)) = maps.get(a.file.as_str()) else { continue };
                 let line = match map {
                     FileMap::Same => a.line,
                     FileMap::Base(diff) => diff.map_old_line(a.line),
                 };
-                view.points.entry(file).or_default().push((line, a.clone()));
+                view.points.entry(*file).or_default().push((line, a.clone()));
             }
             tests.insert(name.clone(), view);
         }
@@ -317,9 +315,6 @@ impl CoverageView {
         self.tests.get(test)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.tests.is_empty()
-    }
 }
 
 #[cfg(test)]
