@@ -21,6 +21,8 @@ pub struct FileDiff {
     pub removed_old_lines: BTreeSet<u32>,
     /// For every old line (index = line), the new line that stands for it now.
     old_line_map: Vec<u32>,
+    /// Lines of the old text that hold tokens (code, not blank or comment lines).
+    old_code_lines: Vec<u32>,
     /// The file did not exist in the base: every line is new.
     pub is_new_file: bool,
 }
@@ -67,6 +69,7 @@ impl FileDiff {
         aligner.same(i..old.tokens.len(), j..new.tokens.len());
         let old_to_new_line = aligner.old_to_new_line;
         out.old_line_map = old_line_map(old, &old_to_new_line, new);
+        out.old_code_lines = old_lines.iter().map(|l| old.tokens[l.tokens.start].line).collect();
         out
     }
 
@@ -85,6 +88,14 @@ impl FileDiff {
         all.sort_unstable();
         all.dedup();
         all.into_iter()
+    }
+
+    /// How many of the old text's code lines (lines with tokens) the change touched, and how
+    /// many code lines it had. A line is touched when it lost tokens, or when the new line
+    /// that stands for it gained some.
+    pub fn old_lines_changed(&self) -> (usize, usize) {
+        let touched = |&&line: &&u32| self.removed_old_lines.contains(&line) || self.changed_lines.contains(&self.map_old_line(line));
+        (self.old_code_lines.iter().filter(touched).count(), self.old_code_lines.len())
     }
 
     /// The new line that stands for an old line now (the line of its first surviving

@@ -285,6 +285,18 @@ impl Host {
         facts
     }
 
+    /// The base version of a file as the diff sees it, for mapping lines recorded on the base
+    /// onto the working tree ([`crate::coverage`]): the base blob id, and the diff from it to
+    /// the file's current text (empty when they differ only in comments and white space).
+    /// `None` when the base lacks the file or the index does not hold it.
+    pub fn diff_from_base(&mut self, rel: &str) -> Option<(String, FileDiff)> {
+        let id = self.index.file_id(rel)?;
+        self.base_facts(rel)?;
+        let (oid, old) = self.base_facts.get(rel)?.as_ref()?.clone();
+        let new = self.index.entry(id)?.facts.clone();
+        Some((oid.to_string(), FileDiff::between(&old, &new)))
+    }
+
     /// The files the change touches, with their diffs against the base.
     pub fn change_set(&mut self) -> ChangeSet {
         let mut set = ChangeSet::default();

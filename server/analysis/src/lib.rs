@@ -11,6 +11,7 @@
 //! Nothing here knows about LSP or JSON-RPC.
 
 pub mod config;
+pub mod coverage;
 pub mod diff;
 pub mod git;
 pub mod host;

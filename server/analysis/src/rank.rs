@@ -5,17 +5,20 @@
 //!
 //! - **Evidence.** SimRT selects from a coverage history: which blocks each test ran, and in
 //!   which threads. A [`Footprint`] is what selection and ranking need to know of one test,
-//!   whatever the [`Evidence`]. Today every footprint is [`Evidence::Static`]: the test's
+//!   whatever the [`Evidence`]. [`Evidence::Coverage`]: the test's recorded run
+//!   ([`crate::coverage`]), mapped onto the working tree. [`Evidence::Static`]: the test's
 //!   static reach ([`select::reach`]), the project methods its call graph reaches and whether
-//!   one of them starts a thread. A recorded history (issue 11, not built) would add a kind
-//!   of evidence giving footprints of the same shape, test by test; [`rank`] would not
-//!   change.
+//!   one of them starts a thread; used for a test without a record, and, pair by pair, for
+//!   the pairs with an end in a file the record does not speak for (changed too much, new or
+//!   renamed, stale). [`rank`] is the same whatever the evidence.
 //! - **Selection** (Figure 4): a test is selected when it covers an impacted pair, that is,
-//!   runs both of its ends in different threads. Statically: its reach holds the methods of
-//!   both ends and starts threads. The reach cannot tell whether the two ends run in
-//!   different threads (a test may start a thread that runs neither end, or run both in the
-//!   thread it started); a test that reaches both ends and starts threads is the static
-//!   approximation, and selects more than a history would.
+//!   runs both of its ends in different threads. From coverage: some thread of its recorded
+//!   run executed one end and another thread the other (Figure 4, line 53: both blocks
+//!   covered, by different thread ids). Statically: its reach holds the methods of both ends
+//!   and starts threads. The reach cannot tell whether the two ends run in different threads
+//!   (a test may start a thread that runs neither end, or run both in the thread it started);
+//!   a test that reaches both ends and starts threads is the static approximation, and
+//!   selects more than a history would.
 //! - **Ranking** (section 3.6): among the selected tests, additional coverage: first the test
 //!   that covers the most pairs no test ranked before it covers, then again. When no remaining
 //!   selected test adds a pair (every pair is covered), the coverage is reset and the rest are
@@ -26,10 +29,11 @@
 //!   shared variables (fields with an impacted access), most first; then those that touch only
 //!   other shared variables, most first; then the rest, by name.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::coverage::{CoverageView, TestView};
 use crate::impact::{Impact, Pair, PairEnd, Sharing};
 use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
 use crate::select::{self, ThreadTest};
@@ -41,6 +45,9 @@ pub enum Evidence {
     /// The test's static reach: both ends of a pair among the methods its call graph reaches,
     /// and a thread started somewhere in them.
     Static,
+    /// The test's recorded run: which threads executed which ends (pairs with an end in a file
+    /// the record does not speak for are decided statically, and the reason says so).
+    Coverage,
 }
 
 /// What selection and ranking know of one test.
@@ -63,6 +70,12 @@ pub struct Footprint {
     pub other_vars: BTreeSet<FieldKey>,
     /// How much it runs (reached methods): the smaller of two tied tests goes first.
     pub size: usize,
+    /// With [`Evidence::Coverage`], the short revision the record was made at.
+    pub revision: Option<String>,
+    /// Of `covers`, how many were decided statically for want of a usable record.
+    pub static_pairs: usize,
+    /// Why the record was not used for some pairs (or at all), to end the reason with.
+    pub note: Option<String>,
 }
 
 /// One test's place in the ranking.
@@ -81,6 +94,12 @@ pub struct RankedTest {
     /// Why it is ranked here (the end of `reason`).
     #[serde(skip)]
     pub placed: String,
+    /// With [`Evidence::Coverage`], the short revision its record was made at.
+    #[serde(skip)]
+    pub revision: Option<String>,
+    /// Why its record was not used for some pairs, or at all (also at the end of `reason`).
+    #[serde(skip)]
+    pub note: Option<String>,
     /// The test's method.
     #[serde(skip)]
     pub method: MethodRef,
@@ -93,6 +112,9 @@ pub struct Selection {
     /// How many tests are selected (they come first).
     pub selected: usize,
     pub total: usize,
+    /// What the selection rests on: `static reachability; no coverage history`, or
+    /// `coverage of 3 tests recorded at abc1234, static for 1`.
+    pub evidence: String,
 }
 
 impl Selection {
@@ -105,11 +127,71 @@ impl Selection {
 /// Selects and ranks every test of the project (see [`select::tests_in`]) for the impacted
 /// pairs of `impact`, from static reach.
 pub fn select(index: &ProjectIndex, sharing: &Sharing, impact: &Impact) -> Selection {
+    select_with(index, sharing, impact, &CoverageView::default())
+}
+
+/// [`select`], from the recorded coverage of the tests `coverage` holds a record of, and
+/// from static reach for the others (and for the pairs a record does not speak for).
+pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView) -> Selection {
     let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
     let labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
     let cx = StaticCx::new(index, sharing, impact, &pairs);
-    let footprints: Vec<Footprint> = index.ids().flat_map(|f| select::tests_in(index, f)).map(|t| cx.footprint(&t)).collect();
+    let footprints: Vec<Footprint> = index
+        .ids()
+        .flat_map(|f| select::tests_in(index, f))
+        .map(|t| {
+            let f = cx.footprint(&t);
+            match coverage.get(&f.test) {
+                Some(view) => from_coverage(index, &pairs, f, view),
+                None => f,
+            }
+        })
+        .collect();
     rank(footprints, &labels)
+}
+
+/// A static footprint redone from a test's recorded run (SimRT Figure 4): a pair is covered
+/// when one thread executed one end and another thread the other. Pairs with an end in a
+/// file the record does not speak for keep the static decision; when that is every pair, the
+/// footprint stays static and says why the record was not used.
+fn from_coverage(index: &ProjectIndex, pairs: &[&Pair], stat: Footprint, view: &TestView) -> Footprint {
+    let (mut covers, mut one_thread, mut static_pairs) = (Vec::new(), 0, 0);
+    let mut fallback: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, p) in pairs.iter().enumerate() {
+        match (view.threads_at(index, &p.field, &p.a), view.threads_at(index, &p.field, &p.b)) {
+            (Ok(a), Ok(b)) => {
+                if a.iter().any(|x| b.iter().any(|y| x != y)) {
+                    covers.push(i);
+                } else if !a.is_empty() && !b.is_empty() {
+                    one_thread += 1;
+                }
+            }
+            (Err(why), _) | (_, Err(why)) => {
+                *fallback.entry(why).or_default() += 1;
+                if stat.covers.contains(&i) {
+                    covers.push(i);
+                    static_pairs += 1;
+                }
+            }
+        }
+    }
+    let why: Vec<String> = fallback.keys().map(|w| w.to_string()).collect();
+    let decided_statically: usize = fallback.values().sum();
+    if !pairs.is_empty() && decided_statically == pairs.len() {
+        let note = format!("its coverage ({} at {}) was not used: {}", view.source, view.revision, why.join("; "));
+        return Footprint { note: Some(note), ..stat };
+    }
+    let note = (decided_statically > 0).then(|| format!("static for {}: {}", plural(decided_statically, "pair"), why.join("; ")));
+    Footprint {
+        evidence: Evidence::Coverage,
+        threads: view.threads > 1,
+        covers,
+        one_thread,
+        revision: Some(view.revision.clone()),
+        static_pairs,
+        note,
+        ..stat
+    }
 }
 
 /// `RW Pool.numIdle: write Pool.java:62 <-> read Pool.java:40`
@@ -174,12 +256,15 @@ impl<'a> StaticCx<'a> {
             impacted_vars,
             other_vars,
             size: reach.methods.len(),
+            revision: None,
+            static_pairs: 0,
+            note: None,
         }
     }
 }
 
 /// The method (lambdas: the method they are written in) an end's access is in.
-fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRef> {
+pub(crate) fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRef> {
     let facts = &index.entry(end.file)?.facts;
     let idx = match facts.unit_at(end.span.start) {
         Some(unit) => facts.units[unit as usize].method,
@@ -247,10 +332,13 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String]) -> Selection {
         .map(|(r, (i, placed))| {
             let f = &footprints[i];
             let selected = !f.covers.is_empty();
-            let reason = match selected {
+            let mut reason = match selected {
                 true => format!("selected: {}; {placed}", covered_because(f)),
                 false => format!("not selected: {}; {placed}", not_covered_because(f, labels.len())),
             };
+            if let Some(note) = &f.note {
+                reason += &format!("; {note}");
+            }
             RankedTest {
                 test: f.test.clone(),
                 selected,
@@ -259,11 +347,36 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String]) -> Selection {
                 reason,
                 evidence: f.evidence,
                 placed,
+                revision: f.revision.clone(),
+                note: f.note.clone(),
                 method: f.method,
             }
         })
         .collect();
-    Selection { tests, selected, total }
+    let evidence = evidence_summary(&footprints);
+    Selection { tests, selected, total, evidence }
+}
+
+/// What the selection rests on, over every test: `static reachability; no coverage
+/// history`, or `coverage of 3 tests recorded at abc1234, static for 1`.
+fn evidence_summary(footprints: &[Footprint]) -> String {
+    let coverage: Vec<&Footprint> = footprints.iter().filter(|f| f.evidence == Evidence::Coverage).collect();
+    let unused = footprints.iter().filter(|f| f.evidence == Evidence::Static && f.note.is_some()).count();
+    if coverage.is_empty() {
+        return match unused {
+            0 => "static reachability; no coverage history".to_string(),
+            n => format!("static reachability; the coverage history of {} was not usable", plural(n, "test")),
+        };
+    }
+    let revisions: BTreeSet<&str> = coverage.iter().filter_map(|f| f.revision.as_deref()).collect();
+    let revisions: Vec<&str> = revisions.into_iter().collect();
+    let mut out = format!("coverage of {} recorded at {}", plural(coverage.len(), "test"), revisions.join(", "));
+    let partly = coverage.iter().filter(|f| f.note.is_some()).count();
+    if partly > 0 {
+        out += &format!(" ({} partly static)", partly);
+    }
+    out += &format!(", static for {}", footprints.len() - coverage.len());
+    out
 }
 
 /// SimRT's ties, made deterministic: fewer reached methods first, then the name.
@@ -282,6 +395,14 @@ fn covered_because(f: &Footprint) -> String {
     let pairs = plural(f.covers.len(), "impacted pair");
     match f.evidence {
         Evidence::Static => format!("starts threads and reaches both ends of {pairs}"),
+        Evidence::Coverage => {
+            let by_coverage = plural(f.covers.len() - f.static_pairs, "impacted pair");
+            let run = format!("its recorded run (at {}) executed both ends of {by_coverage} in different threads", f.revision.as_deref().unwrap_or("?"));
+            match f.static_pairs {
+                0 => run,
+                n => format!("{run}, and it starts threads and reaches both ends of {} more", plural(n, "impacted pair")),
+            }
+        }
     }
 }
 
@@ -293,6 +414,15 @@ fn not_covered_because(f: &Footprint, impacted_pairs: usize) -> String {
         (Evidence::Static, false, 0) => "starts no thread".to_string(),
         (Evidence::Static, false, n) => format!("starts no thread (it reaches both ends of {})", plural(n, "impacted pair")),
         (Evidence::Static, true, _) => "reaches both ends of no impacted pair".to_string(),
+        (Evidence::Coverage, false, n) => {
+            let run = format!("its recorded run (at {}) ran one thread", f.revision.as_deref().unwrap_or("?"));
+            match n {
+                0 => run,
+                n => format!("{run} (it executed both ends of {} there)", plural(n, "impacted pair")),
+            }
+        }
+        (Evidence::Coverage, true, 0) => format!("its recorded run (at {}) executed both ends of no impacted pair", f.revision.as_deref().unwrap_or("?")),
+        (Evidence::Coverage, true, n) => format!("its recorded run (at {}) executed both ends of {} in one thread only", f.revision.as_deref().unwrap_or("?"), plural(n, "impacted pair")),
     }
 }
 
@@ -329,6 +459,9 @@ mod tests {
             impacted_vars: BTreeSet::new(),
             other_vars: BTreeSet::new(),
             size,
+            revision: None,
+            static_pairs: 0,
+            note: None,
         }
     }
 
@@ -350,6 +483,38 @@ mod tests {
                 #3 tc2 [P0] selected: starts threads and reaches both ends of 1 impacted pair; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
             "#]],
         );
+    }
+
+    #[test]
+    fn reasons_and_the_summary_say_which_evidence_decided() {
+        let recorded = |test: &str, covers: &[usize], one_thread: usize, note: Option<&str>, static_pairs: usize| Footprint {
+            evidence: Evidence::Coverage,
+            revision: Some("abc1234".into()),
+            one_thread,
+            static_pairs,
+            note: note.map(str::to_string),
+            ..footprint(test, covers, 3)
+        };
+        let stale = Footprint { note: Some("its coverage (record at abc1234) was not used: the recording of A.java is stale".into()), ..footprint("stale", &[1], 4) };
+        let footprints = vec![
+            recorded("two", &[0], 0, None, 0),
+            recorded("one", &[], 2, None, 0),
+            recorded("mixed", &[0, 2], 0, Some("static for 1 pair: B.java is new or renamed since the recording"), 1),
+            stale,
+            footprint("plain", &[], 2),
+        ];
+        let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
+        let selection = rank(footprints, &labels);
+        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
+        expect![[r#"
+            #1 mixed Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads, and it starts threads and reaches both ends of 1 impacted pair more; 2 new (not covered by a test ranked before it); static for 1 pair: B.java is new or renamed since the recording
+            #2 stale Static selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); its coverage (record at abc1234) was not used: the recording of A.java is stale
+            #3 two Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
+            #4 one Coverage not selected: its recorded run (at abc1234) executed both ends of 2 impacted pairs in one thread only; touches no shared variable
+            #5 plain Static not selected: reaches both ends of no impacted pair; touches no shared variable
+        "#]]
+        .assert_eq(&lines.concat());
+        assert_eq!(selection.evidence, "coverage of 3 tests recorded at abc1234 (1 partly static), static for 2");
     }
 
     #[test]

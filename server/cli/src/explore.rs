@@ -5,7 +5,7 @@ mod sarif;
 
 use std::fmt::Write;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_explore::explorer::{self, Found, Options, Report, Stats, Verdict};
+use racelens_explore::history::file_of;
 use racelens_explore::jvm::Session;
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::TestSpec;
@@ -202,7 +203,8 @@ struct Prepared {
     session: Session,
 }
 
-fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
+/// The loaded host of the work tree at `path`, or of the folder when it is not in git.
+pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
     let mut host = Host::open(path, &HostOptions::default()).or_else(|e| {
         if e.contains("not inside a git work tree") {
             Host::open(path, &HostOptions { no_git: true, ..HostOptions::default() })
@@ -211,13 +213,18 @@ fn prepare(path: &PathBuf, test: &str) -> Result<Prepared, String> {
         }
     })?;
     host.load()?;
+    Ok(host)
+}
+
+fn prepare(path: &Path, test: &str) -> Result<Prepared, String> {
+    let host = open_host(path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
     let session = Toolchain::prepare(&host)?.session(spec);
     Ok(Prepared { session, host })
 }
 
 /// What the sessions of a project's tests share: the JDK, the agent, the compiled classes.
-struct Toolchain {
+pub(crate) struct Toolchain {
     jdk: Jdk,
     agent: PathBuf,
     project: project::Project,
@@ -225,27 +232,18 @@ struct Toolchain {
 
 impl Toolchain {
     /// Locates the JDK and compiles the host's project (a setup error otherwise).
-    fn prepare(host: &Host) -> Result<Toolchain, String> {
+    pub(crate) fn prepare(host: &Host) -> Result<Toolchain, String> {
         let jdk = Jdk::locate()?;
         let project = project::prepare(&project::Sources::of(host), &jdk)?;
         let agent = agent::agent_jar()?;
         Ok(Toolchain { jdk, agent, project })
     }
 
-    fn session(&self, spec: TestSpec) -> Session {
+    pub(crate) fn session(&self, spec: TestSpec) -> Session {
         Session::new(self.jdk.clone(), self.agent.clone(), self.project.clone(), spec)
     }
 }
 
-/// The project file of a class (`pkg.Pool$Worker` is in `.../pkg/Pool.java`).
-fn file_of(host: &Host, class: &str) -> Option<String> {
-    let outer = class.split('$').next().unwrap_or(class);
-    let c = host.index().symbols().by_binary(outer)?;
-    match c.origin {
-        racelens_analysis::index::Origin::Project(f) => Some(host.path_of(f).to_string()),
-        _ => None,
-    }
-}
 
 fn place(host: &Host, site: Option<&Site>) -> (Value, Value) {
     match site {
@@ -421,6 +419,7 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
         Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
     }
+    crate::record::remember_exploration(&prepared.host, &mut prepared.session, args.max_steps);
     prepared.session.close();
     Ok(ExitCode::from(exit_status(&report.verdict)))
 }

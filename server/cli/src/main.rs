@@ -1,11 +1,13 @@
 //! `racelens`: the command line. `check` reports the concurrency consequences of the
 //! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
-//! editors; `explore` and `replay` run schedules; `merge` puts the shards of a CI
+//! editors; `explore` and `replay` run schedules; `record` runs tests once to keep the
+//! coverage history `select` selects from; `merge` puts the shards of a CI
 //! `explore --affected --shard` run back together.
 
 mod check;
 mod explore;
 mod merge;
+mod record;
 mod report;
 mod sarif;
 mod select;
@@ -29,6 +31,7 @@ enum Command {
     Explore(explore::ExploreArgs),
     Replay(explore::ReplayArgs),
     Merge(merge::MergeArgs),
+    Record(record::RecordArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Explore(args) => explore::run_explore(args),
         Command::Replay(args) => explore::run_replay(args),
         Command::Merge(args) => merge::run(args),
+        Command::Record(args) => record::run(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {

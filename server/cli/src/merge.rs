@@ -20,7 +20,6 @@ use clap::Args;
 use serde_json::{json, Value};
 
 use crate::explore::affected::{exit_code, header, print_json, summary, Ended};
-use crate::select::EVIDENCE;
 use crate::shard::Shard;
 
 /// Combine the `--json` outputs of `racelens explore --affected --shard I/N --json` (one
@@ -59,6 +58,8 @@ struct Merged {
     selected: usize,
     budget: u64,
     notes: Vec<String>,
+    /// What the selection rested on (`select`'s summary of its evidence).
+    evidence: String,
 }
 
 pub fn run(args: MergeArgs) -> Result<ExitCode, String> {
@@ -70,7 +71,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode, String> {
         let tests: Vec<&Value> = merged.tests.iter().map(|(t, _)| t).collect();
         print_json(&json!({"tests": tests, "selected": merged.selected, "budget": merged.budget, "schedules": schedules, "failed": failed}));
     } else if merged.selected == 0 {
-        println!("racelens: the change selects no test ({EVIDENCE})");
+        println!("racelens: the change selects no test ({})", merged.evidence);
     } else {
         for (i, (t, text)) in merged.tests.iter().enumerate() {
             let (rank, pairs, share) = (t["rank"].as_u64().unwrap_or(0) as usize, t["pairs"].as_array().map_or(0, Vec::len), t["budget"].as_u64().unwrap_or(0));
@@ -138,7 +139,7 @@ fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     // Each shard's tests are its share of the deal, in rank order: all of it, or with
     // `--fail-fast` up to its first failure.
     let mut next: BTreeMap<usize, std::slice::Iter<Value>> = by_index.iter().map(|(&i, s)| (i, s.tests.iter())).collect();
-    let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data["options"]["max_schedules"].as_u64().unwrap_or(0), notes: note_lines(&first.data) };
+    let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data["options"]["max_schedules"].as_u64().unwrap_or(0), notes: note_lines(&first.data), evidence: first.data["evidence"].as_str().unwrap_or("unknown evidence").to_string() };
     for (p, wanted) in selection.iter().enumerate() {
         let owner = by_index.values().map(|s| s.shard).find(|s| s.owns(p)).expect("every position has a shard");
         let file = &by_index[&owner.index()].file;

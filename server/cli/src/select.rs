@@ -1,22 +1,38 @@
 //! `racelens select`: which tests can reveal what the working-tree change broke, best
-//! first (SimRT's selection and ranking, from static reachability).
+//! first (SimRT's selection and ranking, from the coverage history `racelens record` and
+//! `racelens explore` keep, and from static reachability for what it does not cover).
 
 use std::process::ExitCode;
 
 use clap::Args;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Impact, Options};
-use racelens_analysis::rank::{self, RankedTest, Selection};
+use racelens_analysis::coverage::CoverageView;
+use racelens_analysis::rank::{self, Evidence, RankedTest, Selection};
+use racelens_explore::history;
 
 use crate::check::{print_notes, ProjectArgs};
 
 const HOW: &str = "\
 Selection (SimRT, Yu et al., ICSE 2014, Figure 4):
   A test is selected when it can run both ends of an impacted shared-variable pair (see
-  `racelens check --help`) in different threads. Without a coverage history, racelens uses
-  static reachability: the test starts threads, and the project methods its call graph
-  reaches hold the methods of both ends. The call graph cannot tell which thread runs which
-  end, so a test may be selected whose threads never run the two ends at once.
+  `racelens check --help`) in different threads.
+  - Evidence `coverage`: the test's record in the coverage history (`racelens record`, or
+    the first schedule of `racelens explore`) shows one thread executing one end and another
+    thread the other. A read or write end counts when a thread accessed that field on the
+    end's line; a lock, wait or notify end, when a thread ran its line. When no thread ran
+    the end's line (new or changed code, or a branch the recorded schedule did not take),
+    the threads that ran its method stand for it. A record made on the base revision serves
+    the change (SimRT section 3.3): recorded lines move through the diff (lines inserted or
+    deleted above them shift them).
+  - Evidence `static` (static reachability), for a test without a record: the test starts
+    threads, and the project methods its call graph reaches hold the methods of both ends.
+    The call graph cannot tell which thread runs which end, so a test may be selected whose
+    threads never run the two ends at once.
+  A record does not speak for a file that is new or renamed since it was made, that changed
+  too much to map (more than half of the base file's code lines changed), or whose recorded
+  contents are neither the base's nor the working tree's (stale): pairs with an end there
+  are decided statically, and the test's reason says so.
   Tests: JUnit 3, 4 and 5 test methods, and `static main` methods that start threads.
 
 Ranking (SimRT section 3.6):
@@ -28,22 +44,21 @@ Ranking (SimRT section 3.6):
   touch impacted shared variables (most first), then those that touch other shared variables
   (most first), then the rest by name.
 
-Not yet: coverage history (what each test executed, in which threads); every test's evidence
-is `static`.
+Output: one line per test, with its evidence when a record was used, then a summary of
+what the selection rests on (`coverage of 3 tests recorded at abc1234, static for 1`).
 
 Exit status: 0 when the analysis ran (tests selected or not), 2 on a usage or setup error.";
 
-/// What every selection rests on today.
-pub const EVIDENCE: &str = "static reachability; no coverage history";
-
 /// List the tests that can reveal what the working-tree change broke, best first: those
-/// that reach both ends of an impacted shared-variable pair and start threads.
+/// whose threads run both ends of an impacted shared-variable pair (from the coverage
+/// history `racelens record` keeps, else from static reachability).
 #[derive(Args)]
 #[command(after_long_help = HOW)]
 pub struct SelectArgs {
     #[command(flatten)]
     project: ProjectArgs,
-    /// Print one JSON object (`tests` best first, `selected`, `total`) instead of text.
+    /// Print one JSON object (`tests` best first, each with its `evidence`: `coverage` or
+    /// `static`; `selected`, `total`, `evidence`: what the selection rests on) instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -60,12 +75,14 @@ pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The working-tree change's impact, and every test ranked for it (`explore --affected`
-/// explores the selected ones in this order).
+/// The working-tree change's impact, and every test ranked for it, from the coverage
+/// history where it serves (`explore --affected` explores the selected ones in this order).
 pub fn analyze_and_select(host: &mut Host) -> (Impact, Selection) {
     let impact = host.analyze(&Options::new());
     let sharing = host.sharing();
-    let selection = rank::select(host.index(), &sharing, &impact);
+    let history = history::load(&history::path(host.root()));
+    let coverage = CoverageView::of(host, &history, &impact);
+    let selection = rank::select_with(host.index(), &sharing, &impact, &coverage);
     (impact, selection)
 }
 
@@ -74,16 +91,23 @@ fn text(selection: &Selection) -> String {
     let mut out = String::new();
     for t in &selection.tests {
         out += &match t.selected {
-            true => format!("#{} selected {} — covers {} ({}); {}\n", t.rank, t.test, count(t.pairs.len(), "impacted pair"), first_pairs(t), t.placed),
-            false => format!("#{} {} — {}\n", t.rank, t.test, t.reason),
+            true => format!("#{} selected {} — covers {} ({}); {}{}\n", t.rank, t.test, count(t.pairs.len(), "impacted pair"), first_pairs(t), t.placed, evidence(t)),
+            false => format!("#{} {} — {}{}\n", t.rank, t.test, t.reason, evidence(t)),
         };
     }
-    out += &format!(
-        "racelens: {} of {} selected for this change ({EVIDENCE})\n",
-        selection.selected,
-        count(selection.total, "test")
-    );
+    out += &format!("racelens: {} of {} selected for this change ({})\n", selection.selected, count(selection.total, "test"), selection.evidence);
     out
+}
+
+/// A test's evidence, as its line ends: ` [static]`, ` [coverage at abc1234]`, with why
+/// the record was not used for some pairs (or at all) when it was not.
+fn evidence(t: &RankedTest) -> String {
+    match (t.evidence, &t.note) {
+        (Evidence::Coverage, None) => format!(" [coverage at {}]", t.revision.as_deref().unwrap_or("?")),
+        (Evidence::Coverage, Some(note)) => format!(" [coverage at {}; {note}]", t.revision.as_deref().unwrap_or("?")),
+        (Evidence::Static, Some(_)) => " [static: coverage not used]".to_string(),
+        (Evidence::Static, None) => " [static]".to_string(),
+    }
 }
 
 /// The first two pairs, and how many more.

@@ -83,6 +83,17 @@ fn the_selected_tests_are_explored_in_select_order_and_a_failure_does_not_hide_t
     let (code, v) = racelens(repo.path(), &["explore", "--affected", "--fail-fast"]);
     assert_eq!((code, explored(&v), &v["failed"]), (1, order[..1].to_vec(), &json!(1)), "{v:#}");
     assert_within_budget(&v);
+
+    // Each exploration recorded the coverage of its first schedule, and selection now rests on
+    // it for these three tests. FIXME: it drops LogShipperTest, which fails under exploration:
+    // its impacted pairs are all in `log()`, which only the application thread runs; the
+    // failure comes from the writer clearing the same list through the `Exchanger`, an alias
+    // the pairs do not name. Static reachability selected it only for being coarser.
+    let (code, v) = racelens(repo.path(), &["select"]);
+    assert_eq!(code, 0, "{v:#}");
+    assert!(v["evidence"].as_str().unwrap().starts_with("coverage of 3 tests recorded at "), "{v:#}");
+    let now: Vec<&str> = v["tests"].as_array().unwrap().iter().filter(|t| t["selected"] == true).map(|t| t["test"].as_str().unwrap()).collect();
+    assert_eq!(now, [order[0].0.as_str(), order[2].0.as_str()], "{v:#}");
 }
 
 #[test]
@@ -102,6 +113,9 @@ fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
     // A test stopped by the budget claims no more than `explore --test` does.
     assert_eq!(v["tests"][0]["result"]["coverage"]["budget_exhausted"], true, "{v:#}");
 
+    // A fresh copy: the run above recorded the coverage of the tests it explored, from which
+    // `select` would now select (tests/record.rs).
+    let repo = fixture_repo(FIXTURE);
     let out = racelens_command(repo.path(), &["explore", "--affected", "--max-schedules", "5"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");

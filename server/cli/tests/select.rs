@@ -41,7 +41,7 @@ fn json_lists_every_test_best_first_with_the_pairs_it_covers() {
     assert!(keys.windows(2).all(|w| at(w[0]) < at(w[1])), "{raw}");
     assert!(at("evidence") < raw.rfind("\"total\":").unwrap(), "{raw}");
 
-    assert_eq!((&v["selected"], &v["total"]), (&json!(4), &json!(10)));
+    assert_eq!((&v["selected"], &v["total"], &v["evidence"]), (&json!(4), &json!(10), &json!("static reachability; no coverage history")));
     let tests = v["tests"].as_array().unwrap();
     for t in tests {
         assert_eq!(t.as_object().unwrap().len(), 6, "{t}");
@@ -79,16 +79,16 @@ fn text_is_one_line_per_test_and_a_summary() {
     assert_eq!(
         text(&out.stdout),
         "\
-#1 selected org.x.pool.PoolTest#borrowersAndReturners — covers 14 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24, RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, and 12 more); 14 new (not covered by a test ranked before it)
-#2 selected org.x.EndToEndTest#borrowAndCount — covers 13 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24, RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, and 11 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since
-#3 selected org.x.pool.PoolTest#threeReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since; tied with org.x.pool.PoolTest#twoReturners (both reach 4 methods), first by name
-#4 selected org.x.pool.PoolTest#twoReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since
-#5 org.x.pool.PoolTest#borrowThenGiveBackAlone — not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)
-#6 org.x.pool.PoolTest#idleWatcher — not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle)
-#7 org.x.registry.RegistryTest#testConcurrentRegistrations — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
-#8 org.x.metrics.CounterTest#concurrentIncrements — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
-#9 org.x.text.SlugsTest#keepsDigits — not selected: starts no thread; touches no shared variable
-#10 org.x.text.SlugsTest#lowercases — not selected: starts no thread; touches no shared variable
+#1 selected org.x.pool.PoolTest#borrowersAndReturners — covers 14 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24, RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, and 12 more); 14 new (not covered by a test ranked before it) [static]
+#2 selected org.x.EndToEndTest#borrowAndCount — covers 13 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24, RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, and 11 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since [static]
+#3 selected org.x.pool.PoolTest#threeReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since; tied with org.x.pool.PoolTest#twoReturners (both reach 4 methods), first by name [static]
+#4 selected org.x.pool.PoolTest#twoReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since [static]
+#5 org.x.pool.PoolTest#borrowThenGiveBackAlone — not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle) [static]
+#6 org.x.pool.PoolTest#idleWatcher — not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle) [static]
+#7 org.x.registry.RegistryTest#testConcurrentRegistrations — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations) [static]
+#8 org.x.metrics.CounterTest#concurrentIncrements — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count) [static]
+#9 org.x.text.SlugsTest#keepsDigits — not selected: starts no thread; touches no shared variable [static]
+#10 org.x.text.SlugsTest#lowercases — not selected: starts no thread; touches no shared variable [static]
 racelens: 4 of 10 tests selected for this change (static reachability; no coverage history)
 "
     );
@@ -108,7 +108,7 @@ fn an_unchanged_tree_selects_nothing() {
 fn help_explains_selection_and_ranking_and_errors_exit_2() {
     let outside = tempfile::tempdir().unwrap();
     let help = text(&select(outside.path(), &["--help"]).stdout);
-    for words in ["Selection (SimRT", "static reachability", "Ranking (SimRT section 3.6)", "coverage is reset", "fewer methods", "Not yet: coverage history", "Exit status"] {
+    for words in ["Selection (SimRT", "static reachability", "Ranking (SimRT section 3.6)", "coverage is reset", "fewer methods", "Evidence `coverage`", "changed\n  too much to map", "Exit status"] {
         assert!(help.contains(words), "{words}: {help}");
     }
     let out = select(outside.path(), &[]);

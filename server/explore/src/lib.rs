@@ -10,8 +10,12 @@
 //!
 //! [`explorer`] is the loop that ties them: it asks the search for the next schedule, runs
 //! it on the JVM and hands the execution back to the search.
+//!
+//! [`history`] keeps, on disk, what each test's threads executed when it last ran (the
+//! coverage history `racelens select` selects from).
 
 pub mod explorer;
+pub mod history;
 pub mod jvm;
 pub mod results;
 pub mod search;

@@ -591,8 +591,10 @@ impl Core {
         out
     }
 
-    /// The workspace's tests ranked for the change (SimRT's selection from static reach).
-    /// Without an impacted pair nothing is selected, and the lenses need no ranking.
+    /// The workspace's tests ranked for the change (SimRT's selection, from the coverage
+    /// history that `racelens record` and explorations keep, else from static reach; reading
+    /// the history runs nothing). Without an impacted pair nothing is selected, and the
+    /// lenses need no ranking.
     fn selection(&mut self, w: usize) -> Arc<Selection> {
         let ws = &mut self.workspaces[w];
         if let Some(s) = &ws.selection {
@@ -601,7 +603,9 @@ impl Core {
         let selection = match ws.impact.pairs.iter().any(|p| p.impacted()) {
             true => {
                 let sharing = ws.host.sharing();
-                rank::select(ws.host.index(), &sharing, &ws.impact)
+                let history = racelens_explore::history::load(&racelens_explore::history::path(ws.host.root()));
+                let coverage = racelens_analysis::coverage::CoverageView::of(&mut ws.host, &history, &ws.impact);
+                rank::select_with(ws.host.index(), &sharing, &ws.impact, &coverage)
             }
             false => Selection::default(),
         };

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use racelens_explore::search::change::ChangeModel;
 use racelens_explore::explorer::{self, Options, Verdict};
+use racelens_explore::history;
 use racelens_explore::results::coverage::Coverage;
 use racelens_explore::jvm::Session;
 use racelens_explore::search::heuristics::{self, Choice};
@@ -111,6 +112,8 @@ pub struct Job {
     pub choice: Choice,
     /// The change the prioritization steers by (impacted points and pairs).
     pub change: ChangeModel,
+    /// The commit HEAD was at, for the coverage record an exploration leaves.
+    pub revision: Option<String>,
 }
 
 /// Priority change points of change-aware PCT when it is the editor's heuristic.
@@ -159,6 +162,9 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
         }
     };
     let report = heuristics::explore(session, &job.options, job.choice, Some(&job.change), PCT_DEPTH, &mut progress, &job.cancel)?;
+    if !matches!(report.verdict, Verdict::Cancelled) {
+        remember(job, session);
+    }
     let coverage = Coverage::of(&report);
     Ok(match report.verdict {
         Verdict::Failed(found) => {
@@ -187,6 +193,21 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
         Verdict::Cancelled => return Err("cancelled".into()),
         Verdict::Stopped(message) => ResultKind::Stopped { message },
     })
+}
+
+/// Adds the record of the test's default schedule (the one the exploration ran first) to the
+/// coverage history `racelens select` and the lenses' ranking read, as `racelens explore`
+/// does: one more run, part of the exploration the user asked for. A failure to record is
+/// logged, never the exploration's result.
+fn remember(job: &Job, session: &mut Session) {
+    let snapshot = history::snapshot(&job.sources);
+    let files = |class: &str| job.files.get(outer(class)).cloned();
+    let recording = history::Recording { snapshot: &snapshot, revision: job.revision.clone(), file_of: &files, source: "explore" };
+    let recorded = history::record(session, &recording, job.options.max_steps)
+        .and_then(|run| history::save(&history::path(&job.sources.root), &snapshot, vec![(job.test.display(), run)]));
+    if let Err(e) = recorded {
+        eprintln!("racelens: the coverage of {} was not recorded: {e}", job.test.display());
+    }
 }
 
 fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind, String> {

@@ -123,6 +123,14 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     c.request("workspace/executeCommand", json!({"command": replay["command"], "arguments": replay["arguments"]})).await;
     let said = c.expect("window/showMessage", |_| true).await;
     assert!(said["message"].as_str().unwrap().contains("still fails"), "{said}");
+
+    // The exploration left the coverage of its first schedule in the history `racelens select`
+    // and the lenses' ranking read: both threads of the test, in LatencyStats.java.
+    let history = racelens_explore::history::load(&racelens_explore::history::path(&repo.path().canonicalize().unwrap()));
+    let run = &history.tests[TEST];
+    assert_eq!((run.source.as_str(), run.threads.len()), ("explore", 3), "{run:?}");
+    let threads: std::collections::BTreeSet<u8> = run.accesses.iter().filter(|a| a.file == STATS).map(|a| a.thread).collect();
+    assert!(threads.len() >= 2, "{run:?}");
     c.finish().await;
 }
 

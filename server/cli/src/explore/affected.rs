@@ -19,7 +19,7 @@ use super::sarif::{self, Affected, AffectedTest};
 use super::{explore_session, outcome, render_result, result_json, ExploreArgs, SearchKind, Toolchain};
 use crate::check::{note_lines, print_notes};
 use crate::sarif::Fingerprints;
-use crate::select::{analyze_and_select, count, EVIDENCE};
+use crate::select::{analyze_and_select, count};
 use crate::shard::{self, Shard};
 use crate::Format;
 
@@ -74,15 +74,15 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let selected = &selection.tests[..selection.selected];
     let budgets = shard::budgets(args.max_schedules, selected.len());
     // What `racelens merge` needs from each shard, beside its tests' results.
-    let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets));
+    let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets, &selection.evidence));
     let mine: Vec<usize> = (0..selected.len()).filter(|&p| args.shard.is_none_or(|s| s.owns(p))).collect();
     if mine.is_empty() {
         let output = json!({"tests": [], "selected": selected.len(), "budget": args.max_schedules, "schedules": 0, "failed": 0});
         match (format, args.shard) {
             (Format::Json, _) => print_json(&with_shard(output, merge_data)),
             (Format::Sarif, _) => sarif::affected(&host, Vec::new(), 0, Affected { selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
-            (Format::Text, None) => println!("racelens: the change selects no test ({EVIDENCE})"),
-            (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(s, selected.len())),
+            (Format::Text, None) => println!("racelens: the change selects no test ({})", selection.evidence),
+            (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -111,6 +111,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                     Format::Text => Value::Null,
                 };
                 let text = render_result(&host, &session, args, &report);
+                crate::record::remember_exploration(&host, &mut session, args.max_steps);
                 session.close();
                 (Ended::of(&report), result, Value::Null, text)
             }
@@ -181,12 +182,13 @@ pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64) -> Strin
 /// tests each shard owed and whether all are there; what must be the same on every shard
 /// (the base revision and the options); and the lines the unsharded run would print
 /// (`texts` per test, `notes`).
-fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedTest], budgets: &[u64]) -> Value {
+fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedTest], budgets: &[u64], evidence: &str) -> Value {
     let selection: Vec<Value> = selected.iter().zip(budgets).map(|(t, b)| json!({"test": t.test, "rank": t.rank, "pairs": t.pairs, "budget": b})).collect();
     json!({
         "index": shard.index(),
         "count": shard.count(),
         "selection": selection,
+        "evidence": evidence,
         "base": host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         "options": {
             "path": args.path.display().to_string(),
@@ -215,9 +217,9 @@ fn with_shard(mut report: Value, shard: Option<Value>) -> Value {
 }
 
 /// Why shard `s` has nothing to do when `selected` tests are dealt.
-fn no_work(s: Shard, selected: usize) -> String {
+fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
     let dealt = match selected {
-        0 => format!("the change selects no test ({EVIDENCE})"),
+        0 => format!("the change selects no test ({evidence})"),
         n => format!("the change selects {}, dealt to shards 1/{c} to {n}/{c}; the schedules of one test are not split over shards", count(n, "test"), c = s.count()),
     };
     format!("no work for this shard: {dealt}")
@@ -327,8 +329,8 @@ mod tests {
         assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], 2, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 passed (bound 3 cleared on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
         assert_eq!(shard_summary(s, &[Ended::Failed], 2, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 passed, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
         let s = Shard::new(3, 3).unwrap();
-        assert_eq!(no_work(s, 2), "no work for this shard: the change selects 2 tests, dealt to shards 1/3 to 2/3; the schedules of one test are not split over shards");
-        assert_eq!(no_work(s, 0), "no work for this shard: the change selects no test (static reachability; no coverage history)");
+        assert_eq!(no_work(s, 2, "static reachability"), "no work for this shard: the change selects 2 tests, dealt to shards 1/3 to 2/3; the schedules of one test are not split over shards");
+        assert_eq!(no_work(s, 0, "static reachability for 2 tests"), "no work for this shard: the change selects no test (static reachability for 2 tests)");
         assert_eq!(header(1, "p.T#m", 1, 1), "#1 p.T#m — covers 1 impacted pair; up to 1 schedule");
         assert_eq!(header(2, "p.T#m", 4, 3_334), "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules");
     }

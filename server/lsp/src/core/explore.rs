@@ -125,6 +125,7 @@ impl Core {
             heuristic,
             choice,
             change,
+            revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         };
         Ok((job, (ws.root.clone(), test_name(test))))
     }

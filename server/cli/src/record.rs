@@ -1,0 +1,161 @@
+//! `racelens record`: run tests once under the agent, without exploring, and keep what each
+//! thread executed in the coverage history that `racelens select` selects from (SimRT
+//! section 3.5: the "preliminary phase of testing" that collects coverage per thread).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use racelens_analysis::coverage::{Snapshot, TestRun};
+use racelens_analysis::host::Host;
+use racelens_analysis::select;
+use racelens_explore::history::{self, file_of};
+use racelens_explore::jvm::project::Sources;
+use racelens_explore::jvm::Session;
+use serde_json::{json, Value};
+
+use crate::explore::{open_host, Toolchain};
+use crate::select::count;
+
+const HOW: &str = "\
+Each test runs once, on one schedule: the agent's default one (the running thread keeps
+running while it can; then the lowest-numbered thread), the schedule `racelens explore` runs
+first. Every scheduling point a thread executes in the project's classes is recorded: file,
+line, operation, field, method, and thread (0 the test's thread, then threads in start order).
+
+The history lives in racelens's cache, outside the work tree
+($XDG_CACHE_HOME/racelens/projects/<work tree>-<hash>/coverage.json), one record per test
+(the latest replaces the earlier), with the commit HEAD was at and the git blob id of every
+source as it ran. `racelens explore` (and an exploration started from the editor) adds the
+record of the schedule it runs first, too.
+
+`racelens select` uses a test's record when the files of the impacted pairs are as recorded,
+or as in the base revision (lines are mapped through the diff); see `racelens select --help`.
+
+Exit status: 0 when every test ran and was recorded (whatever its outcome), 2 when a test
+could not run (the others are still recorded), or on a usage or setup error.";
+
+/// Run tests once under the agent, without exploring, and record which shared accesses each
+/// of their threads executed (the coverage history `racelens select` selects from).
+#[derive(Args)]
+#[command(after_long_help = HOW)]
+pub struct RecordArgs {
+    /// A folder of the work tree.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Every test that starts threads (the tests `racelens select` can select).
+    #[arg(long, required_unless_present = "test", conflicts_with = "test")]
+    all: bool,
+    /// A test to record: `CLASS#METHOD`, or `CLASS` for its `static main` (repeatable).
+    #[arg(long, value_name = "CLASS#METHOD")]
+    test: Vec<String>,
+    /// Scheduling points before the run counts as a livelock.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u32,
+    /// Print one JSON object: `history` (the file), `revision`, `tests` (each: `test`,
+    /// `outcome`, `threads`, `accesses`, `files`, or `error` when it could not run).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
+    let host = open_host(&args.path)?;
+    let names = match args.all {
+        true => multithreaded_tests(&host),
+        false => args.test.clone(),
+    };
+    if names.is_empty() {
+        return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
+    }
+    let toolchain = Toolchain::prepare(&host)?;
+    let snapshot = history::snapshot(&Sources::of(&host));
+    let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
+    for name in &names {
+        match record_test(&host, &toolchain, &snapshot, name, args.max_steps) {
+            Ok((test, run)) => {
+                rows.push(json!({
+                    "test": test,
+                    "outcome": run.outcome,
+                    "threads": run.threads.len(),
+                    "accesses": run.accesses.len(),
+                    "files": run.accesses.iter().map(|a| a.file.as_str()).collect::<std::collections::BTreeSet<_>>().len(),
+                }));
+                runs.push((test, run));
+            }
+            Err(e) => {
+                failed = true;
+                rows.push(json!({"test": name, "error": e}));
+            }
+        }
+    }
+    let file = history::path(host.root());
+    history::save(&file, &snapshot, runs)?;
+    let revision = revision(&host);
+    if args.json {
+        let out = json!({"history": file.display().to_string(), "revision": revision, "tests": rows});
+        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
+    } else {
+        print!("{}", text(&rows));
+        let at = revision.map_or_else(|| "no commit".to_string(), |r| r[..7.min(r.len())].to_string());
+        let recorded = rows.iter().filter(|r| r["error"].is_null()).count();
+        println!("racelens: recorded {} at {at} in {}", count(recorded, "test"), file.display());
+    }
+    Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Every test whose static reach starts threads, by the name `explore --test` takes.
+fn multithreaded_tests(host: &Host) -> Vec<String> {
+    let index = host.index();
+    let mut names: Vec<String> = index.ids().flat_map(|f| select::thread_tests_in(index, f)).map(|t| t.display_name()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Runs the test `name` once and returns its name as `select` writes it, and its record.
+fn record_test(host: &Host, toolchain: &Toolchain, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
+    let spec = racelens_explore::jvm::tests::resolve(host, name)?;
+    let mut session = toolchain.session(spec);
+    let files = |class: &str| file_of(host, class);
+    let recording = history::Recording { snapshot, revision: revision(host), file_of: &files, source: "record" };
+    let run = history::record(&mut session, &recording, max_steps);
+    session.close();
+    Ok((session.spec.display(), run?))
+}
+
+/// The commit HEAD was at (its full id).
+fn revision(host: &Host) -> Option<String> {
+    host.base().and_then(|b| b.commit).map(|c| c.to_string())
+}
+
+/// Adds the record of the session's test (its default schedule) to the history, after an
+/// exploration; a failure to record is a note on stderr, never the exploration's failure.
+pub fn remember_exploration(host: &Host, session: &mut Session, max_steps: u32) {
+    let snapshot = history::snapshot(&Sources::of(host));
+    let files = |class: &str| file_of(host, class);
+    let recording = history::Recording { snapshot: &snapshot, revision: revision(host), file_of: &files, source: "explore" };
+    let recorded = history::record(session, &recording, max_steps)
+        .and_then(|run| history::save(&history::path(host.root()), &snapshot, vec![(session.spec.display(), run)]));
+    if let Err(e) = recorded {
+        eprintln!("racelens: note: the coverage of {} was not recorded: {e}", session.spec.display());
+    }
+}
+
+/// One line per test.
+fn text(rows: &[Value]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let test = r["test"].as_str().unwrap_or("?");
+        out += &match r["error"].as_str() {
+            Some(e) => format!("! {test}: not recorded: {e}\n"),
+            None => format!(
+                "recorded {test}: {} ({}), {} in {}\n",
+                count(r["threads"].as_u64().unwrap_or(0) as usize, "thread"),
+                r["outcome"].as_str().unwrap_or("?"),
+                count(r["accesses"].as_u64().unwrap_or(0) as usize, "access point"),
+                count(r["files"].as_u64().unwrap_or(0) as usize, "file"),
+            ),
+        };
+    }
+    out
+}
