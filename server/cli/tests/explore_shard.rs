@@ -11,14 +11,43 @@
 mod support;
 mod common;
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use common::*;
 use serde_json::{json, Value};
 use support::*;
 
 const FIXTURE: &str = "explore-models";
+
+/// Fresh caches, one per run of `racelens`: each run is as on a new machine.
+struct Machines {
+    dir: tempfile::TempDir,
+    used: Cell<usize>,
+}
+
+impl Machines {
+    fn new() -> Machines {
+        Machines { dir: tempfile::tempdir().unwrap(), used: Cell::new(0) }
+    }
+
+    /// `racelens <args>` in `repo`, on a machine of its own.
+    fn command(&self, repo: &Path, args: &[&str]) -> Command {
+        self.used.set(self.used.get() + 1);
+        let mut command = racelens_command(repo, args);
+        command.env("XDG_CACHE_HOME", self.dir.path().join(self.used.get().to_string()));
+        command
+    }
+
+    /// `racelens <args> --json` on a machine of its own: the exit code and the JSON.
+    fn json(&self, repo: &Path, args: &[&str]) -> (i32, Value) {
+        let out = self.command(repo, args).arg("--json").output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), json)
+    }
+}
 
 /// The report without what differs from run to run: each result's time.
 fn timeless(report: &Value) -> Value {
@@ -45,12 +74,12 @@ fn timeless_text(text: &str) -> String {
 /// Runs shards 1/n to n/n of `explore --affected --json <extra>` at once, each its own
 /// process; writes each one's stdout to `shard-I.json` in `out`. Returns the files and the
 /// exit codes.
-fn run_shards(repo: &Path, out: &Path, n: usize, extra: &[&str]) -> (Vec<PathBuf>, Vec<i32>) {
+fn run_shards(machines: &Machines, repo: &Path, out: &Path, n: usize, extra: &[&str]) -> (Vec<PathBuf>, Vec<i32>) {
     let children: Vec<_> = (1..=n)
         .map(|i| {
             let shard = format!("{i}/{n}");
             let args = [&["explore", "--affected", "--shard", &shard, "--json"][..], extra].concat();
-            racelens_command(repo, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+            machines.command(repo, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
         })
         .collect();
     let mut files = Vec::new();
@@ -80,16 +109,15 @@ fn shard_json(file: &Path) -> Value {
 fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     let repo = fixture_repo(FIXTURE);
     let out = tempfile::tempdir().unwrap();
-    // The unsharded run also compiles the project into the test's cache, which the shards
-    // then find up to date (on CI each machine has its own).
-    let (code, single) = racelens(repo.path(), &["explore", "--affected"]);
+    let machines = Machines::new();
+    let (code, single) = machines.json(repo.path(), &["explore", "--affected"]);
     assert_eq!((code, &single["selected"], &single["failed"]), (1, &json!(3), &json!(2)), "{single:#}");
     let budgets: Vec<&Value> = single["tests"].as_array().unwrap().iter().map(|t| &t["budget"]).collect();
     assert_eq!(budgets, [&json!(3_334), &json!(3_333), &json!(3_333)], "{single:#}");
 
     // With 60 schedules each test gets 20, fewer than #1 needs to fail (34) and #3 to pass
     // every schedule (61): the budget of each is the same in each shard as in one run.
-    let (code_60, single_60) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "60"]);
+    let (code_60, single_60) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "60"]);
     let ended: Vec<(&Value, &Value)> = single_60["tests"].as_array().unwrap().iter().map(|t| (&t["result"]["outcome"], &t["result"]["schedules"])).collect();
     assert_eq!(ended, [(&json!("limit"), &json!(20)), (&json!("fail"), &json!(1)), (&json!("limit"), &json!(20))], "{single_60:#}");
     for n in [2, 4] {
@@ -97,7 +125,7 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
             2 => (&single, code, &[][..]),
             _ => (&single_60, code_60, &["--max-schedules", "60"][..]),
         };
-        let (files, codes) = run_shards(repo.path(), out.path(), n, extra);
+        let (files, codes) = run_shards(&machines, repo.path(), out.path(), n, extra);
         // Round-robin by rank: 2 shards hold #1 and #3, and #2; of 4, the last has no work.
         let held: Vec<Vec<u64>> = files.iter().map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect()).collect();
         let expected: Vec<Vec<u64>> = match n {
@@ -121,14 +149,14 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     }
 
     // The text report too, and `--fail-fast`, which stops the merge where one run stops.
-    let (files, _) = run_shards(repo.path(), out.path(), 2, &[]);
+    let (files, _) = run_shards(&machines, repo.path(), out.path(), 2, &[]);
     let merged = merge_command(repo.path(), &files).output().unwrap();
-    let alone = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
+    let alone = machines.command(repo.path(), &["explore", "--affected"]).output().unwrap();
     assert_eq!(timeless_text(&String::from_utf8_lossy(&merged.stdout)), timeless_text(&String::from_utf8_lossy(&alone.stdout)));
     assert_eq!((merged.status.code(), alone.status.code()), (Some(1), Some(1)));
 
-    let (code, fail_fast) = racelens(repo.path(), &["explore", "--affected", "--fail-fast"]);
-    let (files, codes) = run_shards(repo.path(), out.path(), 2, &["--fail-fast"]);
+    let (code, fail_fast) = machines.json(repo.path(), &["explore", "--affected", "--fail-fast"]);
+    let (files, codes) = run_shards(&machines, repo.path(), out.path(), 2, &["--fail-fast"]);
     assert_eq!(codes, [1, 1]);
     // Shard 1 stopped at #1's failure, before #3.
     assert_eq!(shard_json(&files[0])["tests"].as_array().unwrap().len(), 1);
@@ -141,20 +169,20 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
 #[test]
 fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let repo = fixture_repo(FIXTURE);
+    let machines = Machines::new();
     // Three tests over five shards: shards 4 and 5 have no work (one test's schedules are
     // not split). Neither needs a JVM.
-    let out = racelens_command(repo.path(), &["explore", "--affected", "--shard", "5/5"]).output().unwrap();
+    let out = machines.command(repo.path(), &["explore", "--affected", "--shard", "5/5"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "racelens: shard 5/5: no work for this shard: the change selects 3 tests, dealt to shards 1/5 to 3/5; the schedules of one test are not split over shards\n"
     );
-    // A budget of 0 stops every test before its first run. The unsharded run compiles the
-    // project first, so that the shards do not all compile it into one cache at once.
-    let (code, single) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "0"]);
+    // A budget of 0 stops every test before its first run.
+    let (code, single) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "0"]);
     assert_eq!((code, &single["schedules"]), (0, &json!(0)), "{single:#}");
     let dir = tempfile::tempdir().unwrap();
-    let (files, codes) = run_shards(repo.path(), dir.path(), 5, &["--max-schedules", "0"]);
+    let (files, codes) = run_shards(&machines, repo.path(), dir.path(), 5, &["--max-schedules", "0"]);
     assert_eq!(codes, [0; 5]);
     let merge = |files: &[PathBuf]| {
         let out = merge_command(repo.path(), files).output().unwrap();
@@ -173,15 +201,15 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     assert!(stdout.ends_with("racelens: 3 selected tests explored: 0 failed, 3 passed (budget reached on 3), 0 of 0 schedules\n"), "{stdout}");
     // A shard of a run with other options.
     let other_dir = tempfile::tempdir().unwrap();
-    let (other, _) = run_shards(repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);
+    let (other, _) = run_shards(&machines, repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);
     let (code, _, stderr) = merge(&[&files[..4], &other[4..]].concat());
     assert_eq!((code, stderr), (Some(2), format!("racelens: error: {} and {} come from different runs: the options of `explore` differ\n", files[0].display(), other[4].display())));
 
     // An unchanged tree selects nothing: every shard has no work, and the merge is the
     // unsharded report.
     let unchanged = repo_from(&fixtures_dir().join(FIXTURE), false);
-    let (code, single) = racelens(unchanged.path(), &["explore", "--affected"]);
-    let (files, codes) = run_shards(unchanged.path(), dir.path(), 2, &[]);
+    let (code, single) = machines.json(unchanged.path(), &["explore", "--affected"]);
+    let (files, codes) = run_shards(&machines, unchanged.path(), dir.path(), 2, &[]);
     assert_eq!((code, codes), (0, vec![0, 0]));
     let merged = merge_command(unchanged.path(), &files).arg("--json").output().unwrap();
     assert_eq!((merged.status.code(), serde_json::from_slice::<Value>(&merged.stdout).unwrap()), (Some(0), single));
