@@ -21,7 +21,10 @@
 //!   revealing tests among n: exact, no sampling.
 //!
 //! Versions: each fault alone, then every window of three consecutive faults applied at
-//! once (three subsystems changed).
+//! once (three subsystems changed). Each from two kinds of evidence: static reach (a cache
+//! without history), and coverage (`racelens record --all` run once on the base, each test
+//! under the agent on a real JVM: SimRT Figure 4 on what the threads executed). Without a
+//! JDK, only the static one.
 //!
 //! Then the cost of selection in a large workspace: the same subsystems next to the JDK's
 //! `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text` sources
@@ -80,12 +83,26 @@ fn main() {
     let lines: usize = java_files(&root).iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
     println!("project: {} subsystems, {} tests, {lines} lines of Java (tests/bench/capp/*/base side by side)\n", fixtures.len(), fixtures.len());
 
+    let caches = tempfile::tempdir().unwrap();
+    let (static_cache, coverage_cache) = (caches.path().join("static"), caches.path().join("coverage"));
+    let mut evidences = vec![("static reach", static_cache)];
+    let started = Instant::now();
+    let record = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["record", "--all"]).arg(&root).env("XDG_CACHE_HOME", &coverage_cache).output().unwrap();
+    match record.status.success() {
+        true => {
+            println!("recorded: {} ({:.1} s)\n", String::from_utf8_lossy(&record.stdout).lines().last().unwrap_or("").trim(), started.elapsed().as_secs_f64());
+            evidences.push(("coverage", coverage_cache));
+        }
+        false => println!("coverage: not measured, `racelens record --all` failed: {}\n", String::from_utf8_lossy(&record.stderr).trim()),
+    }
+
     let singles: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| vec![i]).collect();
     let triples: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| (0..3).map(|k| (i + k) % fixtures.len()).collect()).collect();
-    for (title, versions) in [("one fault per version", singles), ("three faults per version (three subsystems changed)", triples)] {
-        println!("{title}:");
+    let versions = [("one fault per version", singles), ("three faults per version (three subsystems changed)", triples)];
+    for ((title, versions), (evidence, cache)) in versions.iter().flat_map(|v| evidences.iter().map(move |e| (v, e))) {
+        println!("{title}, from {evidence}:");
         println!("{:<64} {:>8} {:>9} {:>6} {:>6} {:>7} {:>7} {:>6}", "faults", "selected", "ranks", "prec", "recall", "APFD", "random", "ms");
-        let measured: Vec<Measured> = versions.iter().map(|faults| measure(&root, &fixtures, faults)).collect();
+        let measured: Vec<Measured> = versions.iter().map(|faults| measure(&root, cache, &fixtures, faults)).collect();
         let n = fixtures.len();
         // Precision is undefined for a version that selects nothing: left out of its mean.
         let (mut precisions, mut recalls, mut ranked_apfd, mut random_apfd) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -142,7 +159,7 @@ fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
     let mut order = Vec::new();
     for _ in 0..3 {
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(&root).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(&root).env("XDG_CACHE_HOME", repo.path().join(".cache")).output().unwrap();
         process.push(started.elapsed().as_secs_f64() * 1000.0);
         assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
         let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -172,14 +189,14 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// Applies the faults' patches to a clean checkout, then ranks the tests.
-fn measure(root: &Path, fixtures: &[Fixture], faults: &[usize]) -> Measured {
+fn measure(root: &Path, cache: &Path, fixtures: &[Fixture], faults: &[usize]) -> Measured {
     git(root, &["checkout", "-q", "--", "."]);
     git(root, &["clean", "-qfd"]);
     for &i in faults {
         git(root, &["apply", fixtures[i].patch.to_str().unwrap()]);
     }
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(root).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(root).env("XDG_CACHE_HOME", cache).output().unwrap();
     let millis = started.elapsed().as_millis();
     assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
     let json: Value = serde_json::from_slice(&out.stdout).expect("select --json prints JSON");
