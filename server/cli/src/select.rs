@@ -43,7 +43,8 @@ pub const EVIDENCE: &str = "static reachability; no coverage history";
 pub struct SelectArgs {
     #[command(flatten)]
     project: ProjectArgs,
-    /// Print one JSON object (`tests` best first, `selected`, `total`) instead of text.
+    /// Print one JSON object (`tests` best first, `selected`, `total`) instead of text. Its
+    /// schema: server/cli/schemas/select.schema.json.
     #[arg(long)]
     json: bool,
 }

@@ -18,6 +18,7 @@ use racelens_explore::explorer::Options;
 use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::jvm::project::Sources;
+use racelens_explore::reports::{Place, ResultKind, TestResult};
 use racelens_explore::search::Strategy;
 use serde_json::{json, Value};
 use tower_lsp_server::ls_types::*;
@@ -25,7 +26,7 @@ use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 
 use super::Core;
 use crate::convert::file_uri;
-use crate::explorations::{self, Job, JobEvent, JobKind, Place, ResultKind, TestResult};
+use crate::explorations::{self, Job, JobEvent, JobKind};
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
 use crate::positions::line_range;
