@@ -132,6 +132,7 @@ fn the_schemas_reject_reports_that_break_the_contract() {
     };
     // A shard's data is all there or not there; a test's result is a whole report.
     assert!(!with("shard", json!({"index": 1, "count": 2})).is_empty());
+    assert!(!with("shard", Value::Null).is_empty(), "`shard` is absent or whole");
     let entry = json!({"test": "A#a", "rank": 1, "pairs": [], "budget": 10, "result": {"outcome": "pass"}, "error": null});
     assert!(!with("tests", json!([entry])).is_empty());
     assert!(!with("failed", json!(-1)).is_empty());

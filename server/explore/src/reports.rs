@@ -165,8 +165,9 @@ pub struct AffectedReport {
     pub schedules: u64,
     /// Tests that failed.
     pub failed: usize,
-    /// With `--shard`: what `racelens merge` needs.
+    /// With `--shard`: what `racelens merge` needs. (Absent otherwise, never null.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ShardData")]
     pub shard: Option<ShardData>,
 }
 
