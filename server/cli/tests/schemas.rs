@@ -68,6 +68,10 @@ fn check_and_select_outputs_follow_their_schemas() {
     // The parts that the schema describes are really there, not empty.
     assert!(["icps", "pairs", "diagnostics"].iter().all(|k| !v[k].as_array().unwrap().is_empty()), "{v:#}");
     assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| !d["related"].as_array().unwrap().is_empty()), "{v:#}");
+    // Keys come sorted, as they always did (the CLI prints reports through `Value`s).
+    let raw = String::from_utf8(racelens_command(repo.path(), &["check", "--json"]).output().unwrap().stdout).unwrap();
+    let top: Vec<&str> = raw.lines().filter_map(|l| l.strip_prefix("  \"")?.split('"').next()).collect();
+    assert_eq!(top, ["base", "changed_files", "diagnostics", "files", "icps", "notes", "pairs", "root"], "{raw}");
     valid_output(repo.path(), &["check", "--all-pairs"]);
     // Outside git: no base revision.
     let plain = tempfile::tempdir().unwrap();
