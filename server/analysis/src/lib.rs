@@ -7,7 +7,8 @@
 //! impacted pairs (SimRT sections 3.2 to 3.4) and the warnings; [`select`] finds the tests
 //! and what they reach, and [`rank`] selects and ranks them for the change (SimRT sections
 //! 3.5 and 3.6); [`host`] owns all of it for a work tree (the CLI and the language server
-//! drive the same host).
+//! drive the same host); [`report`] is the typed JSON of `racelens check` (that of
+//! `racelens select` is [`rank::Selection`]).
 //! Nothing here knows about LSP or JSON-RPC.
 
 pub mod config;
@@ -19,6 +20,7 @@ pub mod impact;
 pub mod index;
 pub mod java;
 pub mod rank;
+pub mod report;
 pub mod select;
 pub mod text;
 pub mod workspace;

@@ -31,6 +31,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::coverage::{CoverageView, TestView};
@@ -39,7 +40,7 @@ use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
 use crate::select::{self, ThreadTest};
 
 /// Where what a [`Footprint`] says of a test comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Evidence {
     /// The test's static reach: both ends of a pair among the methods its call graph reaches,
@@ -79,7 +80,7 @@ pub struct Footprint {
 }
 
 /// One test's place in the ranking.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct RankedTest {
     /// `pkg.PoolTest#borrow` (a `main` method: `pkg.Main`), as `racelens explore --test` takes it.
     pub test: String,
@@ -106,7 +107,7 @@ pub struct RankedTest {
 }
 
 /// Every test of the project, best first.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 pub struct Selection {
     pub tests: Vec<RankedTest>,
     /// How many tests are selected (they come first).

@@ -59,7 +59,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     project: ProjectArgs,
     /// Print one JSON object (icps, pairs, diagnostics, notes) instead of text: the same as
-    /// `--format json`.
+    /// `--format json`. Its schema: server/cli/schemas/check.schema.json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
     /// How to print the result. The SARIF log has a rule per code and a result per warning
@@ -132,7 +132,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let analysis = Options { all_pairs: args.all_pairs, ..Options::new() };
     let impact = host.analyze(&analysis);
     match Format::of(args.json, args.format) {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report::json(&host, &impact)).expect("JSON values serialize")),
+        Format::Json => crate::print_json(&report::json(&host, &impact)),
         Format::Sarif => {
             sarif::check(&host, &impact, args.show.contains(&Show::Hints)).print();
             print_notes(&host);

@@ -26,10 +26,10 @@ use racelens_explore::search::Strategy;
 use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
 use racelens_explore::search::change::{self, ChangeModel};
-use serde_json::{json, Value};
+use racelens_explore::reports::{Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, Search, StatsReport, StreamPlace, TraceStep};
 
 use crate::shard::Shard;
-use crate::Format;
+use crate::{print_json, Format};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearchKind {
@@ -169,7 +169,8 @@ pub struct ExploreArgs {
     /// test could not be run; `budget`: its share), `selected`, `budget`, `schedules` (run,
     /// in all), `failed`; with `--shard`, also `shard` (what `racelens merge` needs: `index`,
     /// `count`, `selection`, `base`, `options`, `texts`, `notes`), and `tests` holds this
-    /// shard's. The same as `--format json`.
+    /// shard's. The same as `--format json`. The schemas: server/cli/schemas/explore.schema.json,
+    /// and with `--affected` explore-affected.schema.json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
     /// How to print the result (the SARIF log: above).
@@ -193,6 +194,8 @@ pub struct ReplayArgs {
     schedule: String,
     #[arg(long, default_value_t = 100_000)]
     max_steps: u32,
+    /// Print one JSON object (`test`, `outcome`, `message`, `file`, `line`, `divergence`,
+    /// `trace`) instead of text. Its schema: server/cli/schemas/replay.schema.json.
     #[arg(long)]
     json: bool,
 }
@@ -245,10 +248,11 @@ impl Toolchain {
 }
 
 
-fn place(host: &Host, site: Option<&Site>) -> (Value, Value) {
+/// The project file (if the class is the project's) and line of a site.
+fn place(host: &Host, site: Option<&Site>) -> (Option<String>, Option<u32>) {
     match site {
-        Some(s) => (file_of(host, &s.class).map_or(Value::Null, Value::from), json!(s.line)),
-        None => (Value::Null, Value::Null),
+        Some(s) => (file_of(host, &s.class), Some(s.line)),
+        None => (None, None),
     }
 }
 
@@ -258,70 +262,69 @@ fn failure_site(host: &Host, exec: &Execution) -> Option<(String, u32)> {
     f.frames.iter().find_map(|fr| Some((file_of(host, &fr.class)?, fr.line)))
 }
 
-/// [`failure_site`] as the JSON's `file` and `line` (null when unknown).
-fn failure_place(host: &Host, exec: &Execution) -> (Value, Value) {
-    match failure_site(host, exec) {
-        Some((file, line)) => (json!(file), json!(line)),
-        None => (Value::Null, Value::Null),
-    }
+/// [`failure_site`] as the report's `file` and `line` (null when unknown).
+fn failure_place(host: &Host, exec: &Execution) -> (Option<String>, Option<u32>) {
+    failure_site(host, exec).map_or((None, None), |(file, line)| (Some(file), Some(line)))
 }
 
-fn trace_json(host: &Host, exec: &Execution, session: &Session) -> Vec<Value> {
+fn trace(host: &Host, exec: &Execution, session: &Session) -> Vec<TraceStep> {
     exec.events
         .iter()
         .map(|e| {
             let site = session.site(e.site);
             let (file, line) = place(host, site.as_ref());
-            json!({
-                "step": e.step,
-                "thread": e.thread,
-                "op": site.as_ref().map(|s| s.op.clone()),
-                "target": site.as_ref().map(|s| s.target.clone()),
-                "file": file,
-                "line": line,
-                "object": e.object,
-                "value": e.value,
-            })
+            TraceStep {
+                step: e.step,
+                thread: e.thread,
+                op: site.as_ref().map(|s| s.op.clone()),
+                target: site.as_ref().map(|s| s.target.clone()),
+                file,
+                line,
+                object: e.object.clone(),
+                value: e.value.clone(),
+            }
         })
         .collect()
 }
 
-fn failure_json(host: &Host, found: &Found, session: &Session) -> Value {
+fn failure_report(host: &Host, found: &Found, session: &Session) -> FailureReport {
     let exec = &found.execution;
     let (file, line) = failure_place(host, &found.full);
     let (thread, message) = match &exec.outcome {
-        Outcome::Fail(f) => (json!(f.thread), json!(format!("{}{}", f.exception, if f.message.is_empty() { String::new() } else { format!(": {}", f.message) }))),
-        other => (Value::Null, json!(report::headline(&Execution { outcome: other.clone(), ..exec.clone() }))),
+        Outcome::Fail(f) => (Some(f.thread), format!("{}{}", f.exception, if f.message.is_empty() { String::new() } else { format!(": {}", f.message) })),
+        other => (None, report::headline(&Execution { outcome: other.clone(), ..exec.clone() })),
     };
-    json!({
-        "kind": exec.outcome.kind(),
-        "message": message,
-        "thread": thread,
-        "file": file,
-        "line": line,
-        "schedule": found.string.encode(),
-        "preemptions": found.preemptions.iter().map(|p| {
+    let preemptions = found
+        .preemptions
+        .iter()
+        .map(|p| {
             let (file, line) = place(host, p.site.as_ref());
-            json!({"step": p.step, "from": p.from, "to": p.to, "file": file, "line": line})
-        }).collect::<Vec<_>>(),
-        "trace": trace_json(host, &found.full, session),
-    })
+            PreemptionReport { step: p.step, from: p.from, to: p.to, file, line }
+        })
+        .collect();
+    FailureReport {
+        kind: exec.outcome.kind().to_string(),
+        message,
+        thread,
+        file,
+        line,
+        schedule: found.string.encode(),
+        preemptions,
+        trace: trace(host, &found.full, session),
+    }
 }
 
-fn stats_json(stats: &Stats, claim: &racelens_explore::search::Claim) -> Value {
-    json!({
-        "elapsed_ms": stats.elapsed.as_millis() as u64,
-        "schedules_per_sec": (stats.per_second() * 10.0).round() / 10.0,
-        "decision_points": stats.decision_points,
-        "livelocks": stats.livelocks,
-        // schedules beyond the largest bound, not run
-        "pruned": claim.deferred,
-        "failing_schedules": stats.failures,
-        // `--select`: schedules left out because their preemptions touch no impacted code
-        "skipped": claim.skipped,
-        // runs whose tail repeated schedules covered elsewhere
-        "redundant": claim.redundant,
-    })
+fn stats_report(stats: &Stats, claim: &racelens_explore::search::Claim) -> StatsReport {
+    StatsReport {
+        elapsed_ms: stats.elapsed.as_millis() as u64,
+        schedules_per_sec: (stats.per_second() * 10.0).round() / 10.0,
+        decision_points: stats.decision_points,
+        livelocks: stats.livelocks,
+        pruned: claim.deferred,
+        failing_schedules: stats.failures,
+        skipped: claim.skipped,
+        redundant: claim.redundant,
+    }
 }
 
 /// A progress line on stderr once an exploration runs longer than a second.
@@ -382,12 +385,13 @@ fn replay_command(found: &Found, spec: &TestSpec, root: &str) -> String {
 fn render_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "✗ {}", failure_headline(found));
-    if let (Value::String(file), Value::Number(line)) = failure_place(host, &found.full) {
+    if let (Some(file), Some(line)) = failure_place(host, &found.full) {
         let _ = writeln!(out, "  at {file}:{line}");
     }
     for pre in &found.preemptions {
         let (file, line) = place(host, pre.site.as_ref());
-        let _ = writeln!(out, "  ⇄ {} ({}:{})", pre.text(), file.as_str().unwrap_or("?"), line);
+        let line = line.map_or_else(|| "null".to_string(), |l| l.to_string());
+        let _ = writeln!(out, "  ⇄ {} ({}:{line})", pre.text(), file.as_deref().unwrap_or("?"));
     }
     out.push('\n');
     out += &report::table(&found.full, &session.sites());
@@ -415,7 +419,7 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
     let report = explore_session(&mut prepared.session, args, choice, model.as_ref(), args.max_schedules)?;
     let icps = model.as_ref().map_or(0, |m| m.icps.len());
     match Format::of(args.json, args.format) {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&result_json(&prepared.host, &prepared.session, args, icps, &report)).expect("JSON values serialize")),
+        Format::Json => print_json(&result_report(&prepared.host, &prepared.session, args, icps, &report)),
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
         Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
     }
@@ -439,24 +443,25 @@ fn explore_session(session: &mut Session, args: &ExploreArgs, choice: Choice, mo
     result
 }
 
-/// The `outcome` of the JSON result.
-fn outcome(verdict: &Verdict) -> &'static str {
+/// The `outcome` of the report.
+fn outcome(verdict: &Verdict) -> ExploreOutcome {
     match verdict {
-        Verdict::Failed(_) => "fail",
-        Verdict::Passed => "pass",
-        Verdict::Limit => "limit",
-        Verdict::Cancelled => "limit",
-        Verdict::Uncontrolled(_) => "uncontrolled",
-        Verdict::Stopped(_) => "error",
+        Verdict::Failed(_) => ExploreOutcome::Fail,
+        Verdict::Passed => ExploreOutcome::Pass,
+        Verdict::Limit => ExploreOutcome::Limit,
+        Verdict::Cancelled => ExploreOutcome::Limit,
+        Verdict::Uncontrolled(_) => ExploreOutcome::Uncontrolled,
+        Verdict::Stopped(_) => ExploreOutcome::Error,
     }
 }
 
-fn search_name(search: SearchKind) -> &'static str {
+fn search(search: SearchKind) -> Search {
     match search {
-        SearchKind::Icb => "icb",
-        SearchKind::Dfs => "dfs",
+        SearchKind::Icb => Search::Icb,
+        SearchKind::Dfs => Search::Dfs,
     }
 }
+
 
 /// Schedules run: up to and including the first failing one, unless `--all` went on.
 fn schedules_run(args: &ExploreArgs, report: &Report) -> u64 {
@@ -466,32 +471,31 @@ fn schedules_run(args: &ExploreArgs, report: &Report) -> u64 {
     }
 }
 
-/// The object `explore --json` prints for the session's test (`icps`: the impacted code
-/// points the prioritization knew).
-fn result_json(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, report: &Report) -> Value {
+/// What `explore --json` prints for the session's test (`icps`: the impacted code points
+/// the prioritization knew).
+fn result_report(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, report: &Report) -> ExploreReport {
     let Report { verdict, stats, claim, matched, sequential, .. } = report;
-    let failure = match verdict {
-        Verdict::Failed(f) => failure_json(host, f, session),
-        _ => Value::Null,
-    };
-    json!({
-        "test": session.spec.display(),
-        "search": search_name(args.search),
-        "heuristic": args.heuristic,
-        "icps": icps,
-        "matched_decision_points": matched,
-        "bound": args.bound,
-        "outcome": outcome(verdict),
-        "schedules": schedules_run(args, report),
-        "coverage": Coverage::of(report),
-        "sequential_streams": sequential.iter().map(|site| {
-            let (file, line) = place(host, Some(site));
-            json!({"file": file, "line": line, "call": site.target})
-        }).collect::<Vec<_>>(),
-        "failure": failure,
-        "error": match verdict { Verdict::Stopped(e) | Verdict::Uncontrolled(e) => json!(e), _ => Value::Null },
-        "stats": stats_json(stats, claim),
-    })
+    ExploreReport {
+        test: session.spec.display(),
+        search: search(args.search),
+        heuristic: args.heuristic.clone(),
+        icps,
+        matched_decision_points: *matched,
+        bound: args.bound,
+        outcome: outcome(verdict),
+        schedules: schedules_run(args, report),
+        coverage: Coverage::of(report),
+        sequential_streams: sequential.iter().map(|site| StreamPlace { file: file_of(host, &site.class), line: site.line, call: site.target.clone() }).collect(),
+        failure: match verdict {
+            Verdict::Failed(f) => Some(failure_report(host, f, session)),
+            _ => None,
+        },
+        error: match verdict {
+            Verdict::Stopped(e) | Verdict::Uncontrolled(e) => Some(e.clone()),
+            _ => None,
+        },
+        stats: stats_report(stats, claim),
+    }
 }
 
 /// The lines `explore` prints for the session's test: the failure, or what was covered.
@@ -508,8 +512,7 @@ fn render_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Re
     }
     if !sequential.is_empty() {
         let places: Vec<String> = sequential.iter().map(|site| {
-            let (file, line) = place(host, Some(site));
-            format!("{}:{line}", file.as_str().map_or_else(|| site.place(), String::from))
+            format!("{}:{}", file_of(host, &site.class).unwrap_or_else(|| site.place()), site.line)
         }).collect();
         let _ = writeln!(out, "note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
     }
@@ -558,21 +561,20 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
     let session = &prepared.session;
     let (file, line) = failure_place(host, &exec);
     if args.json {
-        let out = json!({
-            "test": session.spec.display(),
-            "outcome": if diverged.is_some() { "divergence" } else { exec.outcome.kind() },
-            "message": report::headline(&exec),
-            "file": file,
-            "line": line,
-            "divergence": diverged.as_ref().map(|(k, want, got)| json!({"decision": k, "expected": want, "found": got})),
-            "trace": trace_json(host, &exec, session),
+        print_json(&ReplayReport {
+            test: session.spec.display(),
+            outcome: if diverged.is_some() { "divergence" } else { exec.outcome.kind() }.to_string(),
+            message: report::headline(&exec),
+            file: file.clone(),
+            line,
+            divergence: diverged.as_ref().map(|(k, want, got)| Divergence { decision: *k, expected: want.clone(), found: got.clone() }),
+            trace: trace(host, &exec, session),
         });
-        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
     } else if let Some((k, want, got)) = &diverged {
         println!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there (the code changed there, or the test is nondeterministic)");
     } else if exec.outcome.is_bug() {
         println!("✗ still fails: {}", report::headline(&exec));
-        if let (Value::String(f), Value::Number(l)) = (&file, &line) {
+        if let (Some(f), Some(l)) = (&file, &line) {
             println!("  at {f}:{l}");
         }
         println!();

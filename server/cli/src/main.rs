@@ -2,7 +2,9 @@
 //! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
 //! editors; `explore` and `replay` run schedules; `record` runs tests once to keep the
 //! coverage history `select` selects from; `merge` puts the shards of a CI
-//! `explore --affected --shard` run back together.
+//! `explore --affected --shard` run back together. Every `--json` output is a typed report
+//! (`racelens_analysis::report`, `rank`, `racelens_explore::reports`) whose JSON Schema is
+//! published under `server/cli/schemas/` (hidden `schema` prints it).
 
 mod check;
 mod explore;
@@ -10,6 +12,7 @@ mod merge;
 mod record;
 mod report;
 mod sarif;
+mod schema;
 mod select;
 mod shard;
 
@@ -32,6 +35,8 @@ enum Command {
     Replay(explore::ReplayArgs),
     Merge(merge::MergeArgs),
     Record(record::RecordArgs),
+    #[command(hide = true)]
+    Schema(schema::SchemaArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
     /// editors): live race warnings, field hovers and test lenses.
     Lsp,
@@ -59,6 +64,15 @@ impl Format {
     }
 }
 
+/// A `--json` report on stdout, pretty-printed, with the keys of every object sorted: the
+/// order these reports had when they were built as `serde_json::Value`s (whose maps sort),
+/// kept so that their output stays byte for byte the same. (`select` prints its fields in
+/// declaration order, as it always did.)
+pub(crate) fn print_json(report: &impl serde::Serialize) {
+    let value = serde_json::to_value(report).expect("reports serialize");
+    println!("{}", serde_json::to_string_pretty(&value).expect("JSON values serialize"));
+}
+
 /// Reports printed into a closed pipe (`racelens check | head`) end quietly, as other
 /// command-line tools do, instead of panicking on the failed write.
 fn die_quietly_on_closed_pipes() {
@@ -81,6 +95,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => explore::run_replay(args),
         Command::Merge(args) => merge::run(args),
         Command::Record(args) => record::run(args),
+        Command::Schema(args) => schema::run(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };
     match result {

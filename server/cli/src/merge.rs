@@ -17,9 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{json, Value};
+use racelens_explore::reports::{AffectedReport, AffectedTest, ShardData};
+use serde_json::Value;
 
-use crate::explore::affected::{exit_code, header, print_json, summary, Ended};
+use crate::explore::affected::{exit_code, header, summary, Ended};
+use crate::print_json;
 use crate::shard::Shard;
 
 /// Combine the `--json` outputs of `racelens explore --affected --shard I/N --json` (one
@@ -34,7 +36,8 @@ pub struct MergeArgs {
     /// The shards' JSON files.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Print the JSON of `explore --affected --json` instead of its text.
+    /// Print the JSON of `explore --affected --json` instead of its text. Its schema:
+    /// server/cli/schemas/explore-affected.schema.json.
     #[arg(long)]
     json: bool,
 }
@@ -45,15 +48,15 @@ struct ShardFile {
     file: String,
     shard: Shard,
     /// The `shard` object (its `texts` and `notes` are read from it too).
-    data: Value,
-    tests: Vec<Value>,
+    data: ShardData,
+    tests: Vec<AffectedTest>,
 }
 
 /// The unsharded run's report, put back together.
 #[derive(Debug)]
 struct Merged {
     /// The `tests` entries, in rank order, and the text each test's block prints.
-    tests: Vec<(Value, String)>,
+    tests: Vec<(AffectedTest, String)>,
     ended: Vec<Ended>,
     selected: usize,
     budget: u64,
@@ -65,17 +68,16 @@ struct Merged {
 pub fn run(args: MergeArgs) -> Result<ExitCode, String> {
     let shards = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>, _>>()?;
     let merged = merge(shards)?;
-    let schedules: u64 = merged.tests.iter().map(|(t, _)| t["result"]["schedules"].as_u64().unwrap_or(0)).sum();
+    let schedules: u64 = merged.tests.iter().filter_map(|(t, _)| t.result.as_ref()).map(|r| r.schedules).sum();
     let failed = merged.ended.iter().filter(|&&e| e == Ended::Failed).count();
     if args.json {
-        let tests: Vec<&Value> = merged.tests.iter().map(|(t, _)| t).collect();
-        print_json(&json!({"tests": tests, "selected": merged.selected, "budget": merged.budget, "schedules": schedules, "failed": failed}));
+        let tests = merged.tests.iter().map(|(t, _)| t.clone()).collect();
+        print_json(&AffectedReport { tests, selected: merged.selected, budget: merged.budget, schedules, failed, shard: None });
     } else if merged.selected == 0 {
         println!("racelens: the change selects no test ({})", merged.evidence);
     } else {
         for (i, (t, text)) in merged.tests.iter().enumerate() {
-            let (rank, pairs, share) = (t["rank"].as_u64().unwrap_or(0) as usize, t["pairs"].as_array().map_or(0, Vec::len), t["budget"].as_u64().unwrap_or(0));
-            println!("{}{}", if i == 0 { "" } else { "\n" }, header(rank, t["test"].as_str().unwrap_or("?"), pairs, share));
+            println!("{}{}", if i == 0 { "" } else { "\n" }, header(t.rank, &t.test, t.pairs.len(), t.budget));
             print!("{text}");
         }
         println!();
@@ -94,16 +96,22 @@ fn read(path: &Path) -> Result<ShardFile, String> {
     parse(file, v)
 }
 
-fn parse(file: String, mut v: Value) -> Result<ShardFile, String> {
+/// The shard's report, typed. The commonest ways a file is not a shard's output are named
+/// first, in words; anything else the report's type rejects is named by serde.
+fn parse(file: String, v: Value) -> Result<ShardFile, String> {
     let not_a_shard = |why: &str| format!("{file} is not the output of `racelens explore --affected --shard I/N --json`: {why}");
-    let data = v.get_mut("shard").map(Value::take).ok_or_else(|| not_a_shard("it has no `shard`"))?;
+    let data = v.get("shard").ok_or_else(|| not_a_shard("it has no `shard`"))?;
     let number = |key: &str| data[key].as_u64().map(|n| n as usize).ok_or_else(|| not_a_shard(&format!("`shard.{key}` is not a number")));
     let shard = Shard::new(number("index")?, number("count")?).map_err(|e| not_a_shard(&e))?;
     if !data["selection"].is_array() || !data["options"].is_object() {
         return Err(not_a_shard("`shard` lacks the selection or the options"));
     }
-    let tests = v["tests"].as_array().cloned().ok_or_else(|| not_a_shard("it has no `tests`"))?;
-    Ok(ShardFile { file, shard, data, tests })
+    if !v["tests"].is_array() {
+        return Err(not_a_shard("it has no `tests`"));
+    }
+    let report: AffectedReport = serde_json::from_value(v).map_err(|e| not_a_shard(&e.to_string()))?;
+    let data = report.shard.expect("checked above");
+    Ok(ShardFile { file, shard, data, tests: report.tests })
 }
 
 fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
@@ -114,10 +122,13 @@ fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
         if s.shard.count() != n {
             return Err(format!("{} is shard {} but {} is shard {}: the shards come from runs split differently", s.file, s.shard, first.file, first.shard));
         }
-        for (key, what) in [("selection", "the selections (the tests the change selects, their ranks, impacted pairs or budgets)"), ("base", "the base revisions"), ("options", "the options of `explore`")] {
-            if s.data[key] != first.data[key] {
-                return Err(format!("{} and {} come from different runs: {what} differ", first.file, s.file));
-            }
+        let differ = [
+            (s.data.selection != first.data.selection, "the selections (the tests the change selects, their ranks, impacted pairs or budgets)"),
+            (s.data.base != first.data.base, "the base revisions"),
+            (s.data.options != first.data.options, "the options of `explore`"),
+        ];
+        if let Some((_, what)) = differ.iter().find(|(differs, _)| *differs) {
+            return Err(format!("{} and {} come from different runs: {what} differ", first.file, s.file));
         }
     }
     let mut by_index: BTreeMap<usize, &ShardFile> = BTreeMap::new();
@@ -134,24 +145,25 @@ fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
         };
         return Err(format!("{which} missing: the merge needs the output of every shard, 1/{n} to {n}/{n}"));
     }
-    let selection = first.data["selection"].as_array().expect("checked on reading");
-    let fail_fast = first.data["options"]["fail_fast"] == true;
+    let selection = &first.data.selection;
+    let fail_fast = first.data.options.fail_fast;
     // Each shard's tests are its share of the deal, in rank order: all of it, or with
     // `--fail-fast` up to its first failure.
-    let mut next: BTreeMap<usize, std::slice::Iter<Value>> = by_index.iter().map(|(&i, s)| (i, s.tests.iter())).collect();
-    let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data["options"]["max_schedules"].as_u64().unwrap_or(0), notes: note_lines(&first.data), evidence: first.data["evidence"].as_str().unwrap_or("unknown evidence").to_string() };
+    let mut next: BTreeMap<usize, std::slice::Iter<AffectedTest>> = by_index.iter().map(|(&i, s)| (i, s.tests.iter())).collect();
+    let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data.options.max_schedules, notes: first.data.notes.clone(), evidence: first.data.evidence.clone() };
+    // Names are quoted as JSON writes them (`{:?}` of a plain name), as the messages always were.
     for (p, wanted) in selection.iter().enumerate() {
         let owner = by_index.values().map(|s| s.shard).find(|s| s.owns(p)).expect("every position has a shard");
         let file = &by_index[&owner.index()].file;
         let entry = next.get_mut(&owner.index()).and_then(Iterator::next).ok_or_else(|| {
-            format!("{file} (shard {owner}) lacks #{} {}, which the deal gave it: its run did not finish", wanted["rank"], wanted["test"])
+            format!("{file} (shard {owner}) lacks #{} {:?}, which the deal gave it: its run did not finish", wanted.rank, wanted.test)
         })?;
-        if entry["test"] != wanted["test"] || entry["rank"] != wanted["rank"] {
-            return Err(format!("{file} (shard {owner}) has {} #{} where the deal gave it {} #{}", entry["test"], entry["rank"], wanted["test"], wanted["rank"]));
+        if entry.test != wanted.test || entry.rank != wanted.rank {
+            return Err(format!("{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}", entry.test, entry.rank, wanted.test, wanted.rank));
         }
-        let ended = Ended::of_entry(entry).map_err(|e| format!("{file}: {e}"))?;
-        let text = by_index[&owner.index()].data["texts"][wanted["test"].as_str().unwrap_or_default()].as_str().ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {}", wanted["test"]))?;
-        merged.tests.push((entry.clone(), text.to_string()));
+        let ended = Ended::of_entry(entry);
+        let text = by_index[&owner.index()].data.texts.get(&wanted.test).ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {:?}", wanted.test))?;
+        merged.tests.push((entry.clone(), text.clone()));
         merged.ended.push(ended);
         if fail_fast && ended == Ended::Failed {
             break;
@@ -160,38 +172,54 @@ fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     // Tests a shard explored beyond its share would be results of another run.
     if !(fail_fast && merged.ended.last() == Some(&Ended::Failed)) {
         if let Some((i, extra)) = next.iter_mut().find_map(|(i, it)| it.next().map(|t| (i, t))) {
-            return Err(format!("{} (shard {i}/{n}) has {}, which the deal did not give it", by_index[i].file, extra["test"]));
+            return Err(format!("{} (shard {i}/{n}) has {:?}, which the deal did not give it", by_index[i].file, extra.test));
         }
     }
     Ok(merged)
 }
 
-fn note_lines(data: &Value) -> Vec<String> {
-    data["notes"].as_array().map(|notes| notes.iter().filter_map(|n| n.as_str().map(String::from)).collect()).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
+    use racelens_explore::reports::{ExploreOutcome, Search, SelectedTest, ShardOptions};
+    use racelens_explore::results::coverage::Coverage;
+    use serde_json::json;
+    use ExploreOutcome::*;
+
     use super::*;
+    use crate::explore::affected::bare_result;
 
     /// The JSON a shard of `count` prints for the `selection` of `(test, outcome)` (outcome
     /// `None`: not run), holding the tests the deal gives shard `index`, up to `explored`
     /// of them.
-    fn shard_json(index: usize, count: usize, selection: &[(&str, Option<&str>)], explored: usize, fail_fast: bool) -> Value {
+    fn shard_json(index: usize, count: usize, selection: &[(&str, Option<ExploreOutcome>)], explored: usize, fail_fast: bool) -> Value {
         let shard = Shard::new(index, count).unwrap();
         let mine = selection.iter().enumerate().filter(|(p, _)| shard.owns(*p)).take(explored);
-        let tests: Vec<Value> = mine
+        let tests: Vec<AffectedTest> = mine
             .map(|(p, (test, outcome))| {
-                let result = outcome.map(|o| json!({"test": test, "outcome": o, "schedules": 3, "coverage": {"complete_bound": null, "all_schedules": o == "pass", "classes": 1, "runs": 3, "budget_exhausted": false, "open": null, "livelocks": 0}}));
-                json!({"test": test, "rank": p + 1, "pairs": ["RW A.x"], "budget": 10, "result": result, "error": if outcome.is_none() { json!("no such test") } else { Value::Null }})
+                let coverage = |o| Coverage { all_schedules: o == ExploreOutcome::Pass, classes: 1, runs: 3, ..Coverage::default() };
+                let result = outcome.map(|o| bare_result(test, o, coverage(o), 3));
+                let error = outcome.is_none().then(|| "no such test".to_string());
+                AffectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10, result, error }
             })
             .collect();
-        let texts: serde_json::Map<String, Value> = tests.iter().map(|t| (t["test"].as_str().unwrap().to_string(), json!(format!("text of {}\n", t["test"].as_str().unwrap())))).collect();
-        let sel: Vec<Value> = selection.iter().enumerate().map(|(p, (test, _))| json!({"test": test, "rank": p + 1, "pairs": ["RW A.x"], "budget": 10})).collect();
-        json!({
-            "shard": {"index": index, "count": count, "selection": sel, "base": "abc", "options": {"max_schedules": selection.len() * 10, "fail_fast": fail_fast}, "texts": texts, "notes": []},
-            "tests": tests, "selected": selection.len(), "budget": selection.len() * 10, "schedules": 0, "failed": 0,
-        })
+        let texts = tests.iter().map(|t| (t.test.clone(), format!("text of {}\n", t.test))).collect();
+        let sel = selection.iter().enumerate().map(|(p, (test, _))| SelectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10 }).collect();
+        let options = ShardOptions {
+            path: ".".into(),
+            search: Search::Icb,
+            heuristic: "pct+LA".into(),
+            bound: 2,
+            max_schedules: selection.len() as u64 * 10,
+            pct_depth: 3,
+            select: false,
+            seed: None,
+            max_steps: 100_000,
+            all: false,
+            fail_fast,
+        };
+        let shard = ShardData { index, count, selection: sel, base: Some("abc".into()), options, texts, notes: Vec::new() };
+        let report = AffectedReport { tests, selected: selection.len(), budget: selection.len() as u64 * 10, schedules: 0, failed: 0, shard: Some(shard) };
+        serde_json::to_value(report).unwrap()
     }
 
     fn merged(files: Vec<Value>) -> Result<Merged, String> {
@@ -199,10 +227,10 @@ mod tests {
     }
 
     fn names(m: &Merged) -> Vec<&str> {
-        m.tests.iter().map(|(t, _)| t["test"].as_str().unwrap()).collect()
+        m.tests.iter().map(|(t, _)| t.test.as_str()).collect()
     }
 
-    const FIVE: [(&str, Option<&str>); 5] = [("A#a", Some("pass")), ("B#b", Some("fail")), ("C#c", Some("limit")), ("D#d", None), ("E#e", Some("fail"))];
+    const FIVE: [(&str, Option<ExploreOutcome>); 5] = [("A#a", Some(Pass)), ("B#b", Some(Fail)), ("C#c", Some(Limit)), ("D#d", None), ("E#e", Some(Fail))];
 
     #[test]
     fn shards_in_any_order_merge_into_rank_order() {
@@ -239,7 +267,7 @@ mod tests {
         assert_eq!(e, "shard 1/2 is given twice: s0.json and s2.json");
         let e = merged(vec![shard_json(1, 2, &FIVE, 9, false), shard_json(2, 3, &FIVE, 9, false)]).unwrap_err();
         assert_eq!(e, "s1.json is shard 2/3 but s0.json is shard 1/2: the shards come from runs split differently");
-        let other = [("A#a", Some("pass")), ("B#b", Some("pass"))];
+        let other = [("A#a", Some(Pass)), ("B#b", Some(Pass))];
         let e = merged(vec![shard_json(1, 2, &FIVE, 9, false), shard_json(2, 2, &other, 9, false)]).unwrap_err();
         assert!(e.starts_with("s0.json and s1.json come from different runs: the selections"), "{e}");
         let mut changed = shard_json(2, 2, &FIVE, 9, false);
@@ -266,6 +294,11 @@ mod tests {
         let path = dir.path().join("text.json");
         std::fs::write(&path, "#1 A#a — covers 1 impacted pair\n").unwrap();
         assert!(read(&path).unwrap_err().contains("is not JSON"));
+        // A result that is not an exploration's report (here: without its coverage).
+        let mut partial = shard_json(1, 2, &FIVE, 9, false);
+        partial["tests"][0]["result"].as_object_mut().unwrap().remove("coverage");
+        let e = parse("p.json".into(), partial).unwrap_err();
+        assert!(e.starts_with("p.json is not the output of `racelens explore --affected --shard I/N --json`: missing field `coverage`"), "{e}");
         assert!(read(&dir.path().join("absent.json")).unwrap_err().starts_with("cannot read "));
     }
 }

@@ -12,9 +12,10 @@ use racelens_analysis::select;
 use racelens_explore::history::{self, file_of};
 use racelens_explore::jvm::project::Sources;
 use racelens_explore::jvm::Session;
-use serde_json::{json, Value};
+use racelens_explore::reports::{RecordReport, RecordedTest};
 
 use crate::explore::{open_host, Toolchain};
+use crate::print_json;
 use crate::select::count;
 
 const HOW: &str = "\
@@ -53,7 +54,8 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 100_000)]
     max_steps: u32,
     /// Print one JSON object: `history` (the file), `revision`, `tests` (each: `test`,
-    /// `outcome`, `threads`, `accesses`, `files`, or `error` when it could not run).
+    /// `outcome`, `threads`, `accesses`, `files`, or `error` when it could not run). Its
+    /// schema: server/cli/schemas/record.schema.json.
     #[arg(long)]
     json: bool,
 }
@@ -73,18 +75,18 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     for name in &names {
         match record_test(&host, &toolchain, &snapshot, name, args.max_steps) {
             Ok((test, run)) => {
-                rows.push(json!({
-                    "test": test,
-                    "outcome": run.outcome,
-                    "threads": run.threads.len(),
-                    "accesses": run.accesses.len(),
-                    "files": run.accesses.iter().map(|a| a.file.as_str()).collect::<std::collections::BTreeSet<_>>().len(),
-                }));
+                rows.push(RecordedTest::Recorded {
+                    test: test.clone(),
+                    outcome: run.outcome.clone(),
+                    threads: run.threads.len(),
+                    accesses: run.accesses.len(),
+                    files: run.accesses.iter().map(|a| a.file.as_str()).collect::<std::collections::BTreeSet<_>>().len(),
+                });
                 runs.push((test, run));
             }
             Err(e) => {
                 failed = true;
-                rows.push(json!({"test": name, "error": e}));
+                rows.push(RecordedTest::NotRecorded { test: name.clone(), error: e });
             }
         }
     }
@@ -92,12 +94,11 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     history::save(&file, &snapshot, runs)?;
     let revision = revision(&host);
     if args.json {
-        let out = json!({"history": file.display().to_string(), "revision": revision, "tests": rows});
-        println!("{}", serde_json::to_string_pretty(&out).expect("JSON values serialize"));
+        print_json(&RecordReport { history: file.display().to_string(), revision, tests: rows });
     } else {
         print!("{}", text(&rows));
         let at = revision.map_or_else(|| "no commit".to_string(), |r| r[..7.min(r.len())].to_string());
-        let recorded = rows.iter().filter(|r| r["error"].is_null()).count();
+        let recorded = rows.iter().filter(|r| matches!(r, RecordedTest::Recorded { .. })).count();
         println!("racelens: recorded {} at {at} in {}", count(recorded, "test"), file.display());
     }
     Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
@@ -142,19 +143,14 @@ pub fn remember_exploration(host: &Host, session: &mut Session, max_steps: u32) 
 }
 
 /// One line per test.
-fn text(rows: &[Value]) -> String {
+fn text(rows: &[RecordedTest]) -> String {
     let mut out = String::new();
     for r in rows {
-        let test = r["test"].as_str().unwrap_or("?");
-        out += &match r["error"].as_str() {
-            Some(e) => format!("! {test}: not recorded: {e}\n"),
-            None => format!(
-                "recorded {test}: {} ({}), {} in {}\n",
-                count(r["threads"].as_u64().unwrap_or(0) as usize, "thread"),
-                r["outcome"].as_str().unwrap_or("?"),
-                count(r["accesses"].as_u64().unwrap_or(0) as usize, "access point"),
-                count(r["files"].as_u64().unwrap_or(0) as usize, "file"),
-            ),
+        out += &match r {
+            RecordedTest::NotRecorded { test, error } => format!("! {test}: not recorded: {error}\n"),
+            RecordedTest::Recorded { test, outcome, threads, accesses, files } => {
+                format!("recorded {test}: {} ({outcome}), {} in {}\n", count(*threads, "thread"), count(*accesses, "access point"), count(*files, "file"))
+            }
         };
     }
     out

@@ -1,5 +1,5 @@
-//! Rendering an impact: compiler-style text for people, JSON for tools (the contract
-//! other parts and checks depend on).
+//! Rendering an impact: compiler-style text for people, and the typed JSON report for
+//! tools (`racelens_analysis::report`, the contract other parts and checks depend on).
 
 use std::collections::BTreeSet;
 
@@ -7,7 +7,7 @@ use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Diagnostic, Impact, Pair, PairEnd, Severity};
 use racelens_analysis::index::{FileId, Origin};
 use racelens_analysis::java::Span;
-use serde_json::{json, Value};
+use racelens_analysis::report::{BaseRevision, CheckReport, DiagnosticReport, FieldName, IcpReport, Level, LockReport, NoteReport, PairEndReport, PairReport, RelatedReport};
 
 use crate::check::Show;
 
@@ -36,75 +36,93 @@ pub(crate) fn end_position(host: &Host, file: FileId, span: Span) -> (u32, u32) 
     }
 }
 
-fn origin_path(host: &Host, origin: Option<Origin>) -> Value {
+fn origin_path(host: &Host, origin: Option<Origin>) -> Option<String> {
     match origin {
-        Some(Origin::Project(f)) => json!(host.path_of(f)),
-        _ => Value::Null,
+        Some(Origin::Project(f)) => Some(host.path_of(f).to_string()),
+        _ => None,
     }
 }
 
-/// `{file, line, column}` of a place, plus `extra` fields.
-fn place_json(host: &Host, file: FileId, span: Span, extra: Value) -> Value {
-    let (line, column) = position(host, file, span);
-    let mut v = json!({"file": host.path_of(file), "line": line, "column": column});
-    if let (Some(obj), Value::Object(more)) = (v.as_object_mut(), extra) {
-        obj.extend(more);
+fn level(s: Severity) -> Level {
+    match s {
+        Severity::Error => Level::Error,
+        Severity::Warning => Level::Warning,
+        Severity::Information => Level::Info,
+        Severity::Hint => Level::Hint,
     }
-    v
 }
 
-fn end_json(host: &Host, end: &PairEnd) -> Value {
-    let locks: Vec<Value> = end.locks.iter().map(|l| json!({"lock": l.display, "id": l.key, "read": l.shared})).collect();
-    place_json(host, end.file, end.span, json!({"method": end.method, "access": end.access.as_str(), "impacted": end.impacted, "locks": locks}))
+fn end_report(host: &Host, end: &PairEnd) -> PairEndReport {
+    let (line, column) = position(host, end.file, end.span);
+    PairEndReport {
+        file: host.path_of(end.file).to_string(),
+        line,
+        column,
+        method: end.method.clone(),
+        access: end.access.as_str().to_string(),
+        impacted: end.impacted,
+        locks: end.locks.iter().map(|l| LockReport { lock: l.display.clone(), id: l.key.clone(), read: l.shared }).collect(),
+    }
 }
 
-fn pair_json(host: &Host, p: &Pair) -> Value {
-    json!({
-        "field": {"class": &*p.field.class, "name": p.field.display_name()},
-        "kind": p.kind.as_str(),
-        "impacted": p.impacted(),
-        "protected": p.protected,
-        "a": end_json(host, &p.a),
-        "b": end_json(host, &p.b),
-    })
+fn pair_report(host: &Host, p: &Pair) -> PairReport {
+    PairReport {
+        field: FieldName { class: p.field.class.to_string(), name: p.field.display_name() },
+        kind: p.kind.as_str().to_string(),
+        impacted: p.impacted(),
+        protected: p.protected,
+        a: end_report(host, &p.a),
+        b: end_report(host, &p.b),
+    }
 }
 
-fn diagnostic_json(host: &Host, d: &Diagnostic) -> Value {
-    let related: Vec<Value> = d.related.iter().map(|r| place_json(host, r.file, r.span, json!({"message": r.message}))).collect();
-    place_json(
-        host,
-        d.file,
-        d.span,
-        json!({
-            "end_line": d.span.end_line,
-            "severity": severity(d.severity),
-            "code": d.code,
-            "message": d.message,
-            "related": related,
-        }),
-    )
+fn diagnostic_report(host: &Host, d: &Diagnostic) -> DiagnosticReport {
+    let (line, column) = position(host, d.file, d.span);
+    let related = d
+        .related
+        .iter()
+        .map(|r| {
+            let (line, column) = position(host, r.file, r.span);
+            RelatedReport { file: host.path_of(r.file).to_string(), line, column, message: r.message.clone() }
+        })
+        .collect();
+    DiagnosticReport {
+        file: host.path_of(d.file).to_string(),
+        line,
+        column,
+        end_line: d.span.end_line,
+        severity: level(d.severity),
+        code: d.code.to_string(),
+        message: d.message.clone(),
+        related,
+    }
 }
 
-pub fn json(host: &Host, impact: &Impact) -> Value {
+/// What `check --json` prints (`check.schema.json`).
+pub fn json(host: &Host, impact: &Impact) -> CheckReport {
     let changed: BTreeSet<&str> = impact.impacted_lines.keys().map(|&f| host.path_of(f)).collect();
-    json!({
-        "root": host.root().display().to_string(),
-        "base": host.base().map(|b| json!({"rev": b.rev, "commit": b.commit.map(|c| c.to_string())})),
-        "files": host.index().len(),
-        "changed_files": changed,
-        "icps": impact.icps.iter().map(|i| json!({
-            "file": origin_path(host, i.origin),
-            "class": i.class,
-            "method": i.method,
-            "line": i.line,
-            "field": i.field,
-            "reason": i.reason.code(),
-            "detail": i.reason.describe(),
-        })).collect::<Vec<_>>(),
-        "pairs": impact.pairs.iter().map(|p| pair_json(host, p)).collect::<Vec<_>>(),
-        "diagnostics": impact.diagnostics.iter().map(|d| diagnostic_json(host, d)).collect::<Vec<_>>(),
-        "notes": host.notes().iter().map(|n| json!({"file": n.path, "message": n.message})).collect::<Vec<_>>(),
-    })
+    CheckReport {
+        root: host.root().display().to_string(),
+        base: host.base().map(|b| BaseRevision { rev: b.rev.clone(), commit: b.commit.map(|c| c.to_string()) }),
+        files: host.index().len(),
+        changed_files: changed.into_iter().map(String::from).collect(),
+        icps: impact
+            .icps
+            .iter()
+            .map(|i| IcpReport {
+                file: origin_path(host, i.origin),
+                class: i.class.clone(),
+                method: i.method.clone(),
+                line: i.line,
+                field: i.field.clone(),
+                reason: i.reason.code().to_string(),
+                detail: i.reason.describe(),
+            })
+            .collect(),
+        pairs: impact.pairs.iter().map(|p| pair_report(host, p)).collect(),
+        diagnostics: impact.diagnostics.iter().map(|d| diagnostic_report(host, d)).collect(),
+        notes: host.notes().iter().map(|n| NoteReport { file: n.path.clone(), message: n.message.clone() }).collect(),
+    }
 }
 
 pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
@@ -122,7 +140,7 @@ pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
         out += "impacted code points:\n";
         for i in &impact.icps {
             let place = match (i.line, &i.field) {
-                (Some(l), _) => format!("{}:{l}", origin_path(host, i.origin).as_str().unwrap_or("?")),
+                (Some(l), _) => format!("{}:{l}", origin_path(host, i.origin).as_deref().unwrap_or("?")),
                 (None, Some(f)) => format!("field {f}"),
                 _ => String::new(),
             };

@@ -59,6 +59,7 @@ pub struct SelectArgs {
     project: ProjectArgs,
     /// Print one JSON object (`tests` best first, each with its `evidence`: `coverage` or
     /// `static`; `selected`, `total`, `evidence`: what the selection rests on) instead of text.
+    /// Its schema: server/cli/schemas/select.schema.json.
     #[arg(long)]
     json: bool,
 }

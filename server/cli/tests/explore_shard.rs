@@ -88,7 +88,8 @@ fn run_shards(machines: &Machines, repo: &Path, out: &Path, n: usize, extra: &[&
         let output = child.wait_with_output().unwrap();
         let file = out.join(format!("shard-{}-of-{n}.json", i + 1));
         std::fs::write(&file, &output.stdout).unwrap();
-        assert!(serde_json::from_slice::<Value>(&output.stdout).is_ok(), "shard {}/{n}: {}", i + 1, String::from_utf8_lossy(&output.stderr));
+        let json = serde_json::from_slice::<Value>(&output.stdout).unwrap_or_else(|_| panic!("shard {}/{n}: {}", i + 1, String::from_utf8_lossy(&output.stderr)));
+        assert_follows_schema("explore-affected", &json);
         files.push(file);
         codes.push(output.status.code().unwrap_or(-1));
     }
@@ -140,6 +141,7 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
         let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
         let merged = merge_command(repo.path(), &reversed).arg("--json").output().unwrap();
         let json: Value = serde_json::from_slice(&merged.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
+        assert_follows_schema("explore-affected", &json);
         assert_eq!(timeless(&json), timeless(single), "{n} shards");
         assert_eq!(merged.status.code(), Some(code), "{n} shards");
         if n == 4 {

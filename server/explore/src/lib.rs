@@ -6,7 +6,9 @@
 //! - [`jvm`]: the JVM side: the agent, the JDK and the project, one warm JVM per test and
 //!   the protocol it speaks;
 //! - [`search`]: which schedules to run and in what order;
-//! - [`results`]: failing schedules as strings, reports.
+//! - [`results`]: failing schedules as strings, reports;
+//! - [`reports`]: the typed JSON reports of explorations, which the CLI prints and the
+//!   language server stores.
 //!
 //! [`explorer`] is the loop that ties them: it asks the search for the next schedule, runs
 //! it on the JVM and hands the execution back to the search.
@@ -17,5 +19,6 @@
 pub mod explorer;
 pub mod history;
 pub mod jvm;
+pub mod reports;
 pub mod results;
 pub mod search;

@@ -31,6 +31,7 @@ use crate::explorations::JobEvent;
 use crate::jobs::Jobs;
 use crate::hover;
 use crate::lenses;
+use crate::payloads::{self, DocumentText};
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
 use crate::status::{SelectionStatus, SelectionStatusNotification};
@@ -688,15 +689,15 @@ fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     if let Some(n) = path.strip_prefix("schedule/") {
         let text = n.split('/').next().and_then(|n| jobs.document_text(n));
         let text = text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
-        return Ok(serde_json::json!({"text": text, "languageId": "markdown"}));
+        return Ok(payloads::value(&DocumentText::markdown(text.clone())));
     }
     if let Some(code) = path.strip_prefix("codes/") {
         let code = impact::codes::find(code).ok_or_else(|| format!("no racelens code `{code}`"))?;
-        return Ok(serde_json::json!({"text": impact::codes::markdown(code), "languageId": "markdown"}));
+        return Ok(payloads::value(&DocumentText::markdown(impact::codes::markdown(code))));
     }
     if path == "codes" || path.is_empty() {
         let text: String = impact::codes::CODES.iter().map(|c| format!("- **{}** {}\n", c.code, c.title)).collect();
-        return Ok(serde_json::json!({"text": format!("# racelens diagnostic codes\n\n{text}"), "languageId": "markdown"}));
+        return Ok(payloads::value(&DocumentText::markdown(format!("# racelens diagnostic codes\n\n{text}"))));
     }
     Err(format!("no racelens document at {uri}"))
 }

@@ -6,6 +6,7 @@
 //! through the core's channel, so that state keeps a single owner. Results are kept on
 //! disk next to the compiled classes (outside the work tree), keyed by test and by the
 //! content of the code the test reaches: a result whose code changed since is *stale*.
+//! The results' types live with the CLI's reports, in `racelens_explore::reports`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -26,67 +27,10 @@ use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::jvm::protocol::Outcome;
 use racelens_explore::results::schedule::ScheduleString;
 use racelens_explore::jvm::agent;
+use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::results::report;
-use serde::{Deserialize, Serialize};
 
 use crate::core::Msg;
-
-/// A place in a project file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Place {
-    pub file: String,
-    pub line: u32,
-}
-
-/// A preemption of the failing schedule, where it happened in the code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PreemptionPlace {
-    pub place: Option<Place>,
-    /// `T2 preempted here before T1 writes count`
-    pub text: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ResultKind {
-    Failed {
-        /// `NullPointerException`, `deadlock`, `System.exit(3)`.
-        title: String,
-        headline: String,
-        schedules: u64,
-        preemptions: Vec<PreemptionPlace>,
-        schedule: String,
-        /// Where the failure was raised.
-        place: Option<Place>,
-        /// The interleaving, one column per thread.
-        table: String,
-    },
-    /// No failure, and the search ended: `coverage` says what it covered.
-    Passed {
-        coverage: Coverage,
-        /// Impacted lines at which the exploration had a choice of thread.
-        covered: usize,
-    },
-    /// The budget ran out first.
-    Limit {
-        coverage: Coverage,
-    },
-    /// A thread racelens does not control ran project code: nothing was checked.
-    Uncontrolled {
-        message: String,
-    },
-    Stopped {
-        message: String,
-    },
-}
-
-/// What an exploration of a test found, for the code it reached then.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TestResult {
-    pub test: String,
-    pub fingerprint: u64,
-    pub kind: ResultKind,
-    pub heuristic: String,
-}
 
 #[derive(Clone, Debug)]
 pub enum JobKind {

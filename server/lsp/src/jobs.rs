@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::explorations::{self, Job, ResultKind, TestResult};
+use racelens_explore::reports::{ResultKind, TestResult};
+
+use crate::explorations::{self, Job};
 
 /// A test of a workspace: the workspace root and `pkg.Test#method`.
 pub type TestKey = (PathBuf, String);

@@ -7,9 +7,9 @@ use racelens_analysis::impact::Impact;
 use racelens_analysis::index::{FileId, MethodRef, Origin, ProjectIndex};
 use racelens_analysis::rank::Selection;
 use racelens_analysis::select::{self, ThreadTest};
-use serde_json::{json, Value};
 use tower_lsp_server::ls_types::{CodeLens, Command, Uri};
 
+use crate::payloads::{self, TestArgument};
 use crate::positions::{range, Encoding};
 
 pub const EXPLORE_COMMAND: &str = "racelens.exploreTest";
@@ -44,7 +44,7 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
                 command: Some(Command {
                     title: format!("▶ Explore schedules · {reach}"),
                     command: EXPLORE_COMMAND.to_string(),
-                    arguments: Some(vec![explore_arguments(uri, &t)]),
+                    arguments: Some(vec![payloads::value(&explore_arguments(uri, &t))]),
                 }),
                 data: None,
             }
@@ -53,6 +53,6 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
 }
 
 /// The argument of `racelens.exploreTest` for a test of the file at `uri`.
-pub fn explore_arguments(uri: &Uri, test: &ThreadTest) -> Value {
-    json!({"uri": uri.as_str(), "class": test.class, "method": test.name})
+pub fn explore_arguments(uri: &Uri, test: &ThreadTest) -> TestArgument {
+    TestArgument { uri: Some(uri.as_str().to_string()), class: test.class.clone(), method: test.name.clone() }
 }

@@ -9,6 +9,7 @@
 //!   (diagnostics, hovers, lenses, quick fixes);
 //! - [`jobs`], [`explorations`]: explorations started from the editor (a queue, workers
 //!   running them on a JVM, results kept on disk); `core::explore` shows them;
+//! - [`payloads`]: the JSON of the server's commands and `racelens/*` extensions, typed;
 //! - [`settings`], [`watch`]: editor settings, and our own file watcher where the client
 //!   cannot watch for us.
 
@@ -21,6 +22,7 @@ mod framing;
 mod hover;
 mod jobs;
 mod lenses;
+mod payloads;
 mod positions;
 mod server;
 mod settings;

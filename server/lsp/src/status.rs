@@ -11,10 +11,10 @@ use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::rank::{RankedTest, Selection};
 use racelens_analysis::select;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tower_lsp_server::ls_types::{notification, Uri};
 
 use crate::lenses::explore_arguments;
+use crate::payloads::TestArgument;
 
 /// The most tests a status carries: the item's tooltip and quick pick show the best ones.
 const MOST_TESTS: usize = 10;
@@ -42,7 +42,7 @@ pub struct StatusTest {
     /// What the selection rests on (`static`: the test's call graph).
     pub evidence: String,
     /// The `racelens.exploreTest` command's argument for it, as its lens has it.
-    pub explore: Value,
+    pub explore: TestArgument,
 }
 
 impl SelectionStatus {

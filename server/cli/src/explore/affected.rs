@@ -10,18 +10,18 @@ use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
 use racelens_explore::explorer::Report;
 use racelens_explore::jvm::Session;
+use racelens_explore::reports::{AffectedReport, AffectedTest, ExploreOutcome, SelectedTest, ShardData, ShardOptions};
 use racelens_explore::results::coverage::Coverage;
 use racelens_explore::search::change::{self, ChangeModel};
 use racelens_explore::search::heuristics::Choice;
-use serde_json::{json, Map, Value};
 
-use super::sarif::{self, Affected, AffectedTest};
-use super::{explore_session, outcome, render_result, result_json, ExploreArgs, SearchKind, Toolchain};
+use super::sarif::{self, Affected};
+use super::{explore_session, outcome, render_result, result_report, search, ExploreArgs, Toolchain};
 use crate::check::{note_lines, print_notes};
 use crate::sarif::Fingerprints;
 use crate::select::{analyze_and_select, count};
 use crate::shard::{self, Shard};
-use crate::Format;
+use crate::{print_json, Format};
 
 /// How a test's exploration ended, for the summary: a failure, no failure with what its
 /// coverage claims, or no exploration.
@@ -41,28 +41,25 @@ impl Ended {
         Ended::judge(outcome(&report.verdict), &Coverage::of(report))
     }
 
-    /// From a result's JSON `outcome` and `coverage`: one rule for a report and for its
-    /// JSON, so that `racelens merge` sums up shards as the run itself does.
-    fn judge(outcome: &str, coverage: &Coverage) -> Ended {
+    /// From a result's `outcome` and `coverage`: one rule for a report and for its JSON,
+    /// so that `racelens merge` sums up shards as the run itself does.
+    fn judge(outcome: ExploreOutcome, coverage: &Coverage) -> Ended {
         match outcome {
-            "fail" => Ended::Failed,
-            "pass" if coverage.all_schedules => Ended::EverySchedule,
-            "pass" => coverage.complete_bound.map_or(Ended::NoBound, Ended::Bound),
-            "limit" => Ended::Budget,
-            "uncontrolled" => Ended::NotExplored,
-            _ => Ended::Stopped,
+            ExploreOutcome::Fail => Ended::Failed,
+            ExploreOutcome::Pass if coverage.all_schedules => Ended::EverySchedule,
+            ExploreOutcome::Pass => coverage.complete_bound.map_or(Ended::NoBound, Ended::Bound),
+            ExploreOutcome::Limit => Ended::Budget,
+            ExploreOutcome::Uncontrolled => Ended::NotExplored,
+            ExploreOutcome::Error => Ended::Stopped,
         }
     }
 
-    /// From one entry of `tests` in the JSON (`result` null: the test could not be run).
-    pub(crate) fn of_entry(entry: &Value) -> Result<Ended, String> {
-        let result = &entry["result"];
-        if result.is_null() {
-            return Ok(Ended::NotExplored);
+    /// From one entry of `tests` (`result` null: the test could not be run).
+    pub(crate) fn of_entry(entry: &AffectedTest) -> Ended {
+        match &entry.result {
+            Some(result) => Ended::judge(result.outcome, &result.coverage),
+            None => Ended::NotExplored,
         }
-        let outcome = result["outcome"].as_str().ok_or_else(|| format!("{}: a result without an outcome", entry["test"]))?;
-        let coverage: Coverage = serde_json::from_value(result["coverage"].clone()).map_err(|e| format!("{}: a result without its coverage ({e})", entry["test"]))?;
-        Ok(Ended::judge(outcome, &coverage))
     }
 }
 
@@ -77,9 +74,8 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets, &selection.evidence));
     let mine: Vec<usize> = (0..selected.len()).filter(|&p| args.shard.is_none_or(|s| s.owns(p))).collect();
     if mine.is_empty() {
-        let output = json!({"tests": [], "selected": selected.len(), "budget": args.max_schedules, "schedules": 0, "failed": 0});
         match (format, args.shard) {
-            (Format::Json, _) => print_json(&with_shard(output, merge_data)),
+            (Format::Json, _) => print_json(&AffectedReport { tests: Vec::new(), selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, shard: merge_data }),
             (Format::Sarif, _) => sarif::affected(&host, Vec::new(), 0, Affected { selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
             (Format::Text, None) => println!("racelens: the change selects no test ({})", selection.evidence),
             (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
@@ -89,7 +85,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let toolchain = Toolchain::prepare(&host)?;
     let model = choice.is_change_aware().then(|| change::model(&host, &impact));
     let icps = model.as_ref().map_or(0, |m| m.icps.len());
-    let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), Map::new());
+    let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
     // `--format sarif`: the results, and what each test covered.
     let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
     for (i, &p) in mine.iter().enumerate() {
@@ -102,32 +98,33 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
             Ok((mut session, report)) => {
                 spent += report.stats.schedules;
                 let result = match format {
-                    Format::Json => result_json(&host, &session, args, icps, &report),
+                    Format::Json => Some(result_report(&host, &session, args, icps, &report)),
                     Format::Sarif => {
                         findings.extend(sarif::finding(&host, &session, args, &report, &mut fingerprints));
                         exploration = Some(sarif::exploration(&session, args, &report));
-                        Value::Null
+                        None
                     }
-                    Format::Text => Value::Null,
+                    Format::Text => None,
                 };
                 let text = render_result(&host, &session, args, &report);
                 crate::record::remember_exploration(&host, &mut session, args.max_steps);
                 session.close();
-                (Ended::of(&report), result, Value::Null, text)
+                (Ended::of(&report), result, None, text)
             }
             Err(e) => {
                 if format == Format::Sarif {
                     findings.push(sarif::not_explored(&host, &test.test, &format!("not explored: {e}"), &mut fingerprints));
                 }
-                (Ended::NotExplored, Value::Null, json!(e), format!("! not explored: {e}\n"))
+                let text = format!("! not explored: {e}\n");
+                (Ended::NotExplored, None, Some(e), text)
             }
         };
         if format == Format::Text {
             print!("{text}");
         }
-        explored.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration, error: error.as_str().map(String::from) });
-        texts.insert(test.test.clone(), json!(text));
-        results.push(json!({"test": test.test, "rank": test.rank, "pairs": test.pairs, "budget": share, "result": result, "error": error}));
+        explored.push(sarif::AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration, error: error.clone() });
+        texts.insert(test.test.clone(), text);
+        results.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: share, result, error });
         ended.push(end);
         if args.fail_fast && end == Ended::Failed {
             break;
@@ -135,10 +132,10 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     }
     let failed = ended.iter().filter(|&&e| e == Ended::Failed).count();
     if let Some(data) = &mut merge_data {
-        data["texts"] = Value::Object(texts);
+        data.texts = texts;
     }
     match format {
-        Format::Json => print_json(&with_shard(json!({"tests": results, "selected": selected.len(), "budget": args.max_schedules, "schedules": spent, "failed": failed}), merge_data)),
+        Format::Json => print_json(&AffectedReport { tests: results, selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, shard: merge_data }),
         Format::Sarif => {
             // With `--shard`, the log holds this shard's tests only.
             let properties = Affected { selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, tests: explored };
@@ -182,38 +179,29 @@ pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64) -> Strin
 /// tests each shard owed and whether all are there; what must be the same on every shard
 /// (the base revision and the options); and the lines the unsharded run would print
 /// (`texts` per test, `notes`).
-fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedTest], budgets: &[u64], evidence: &str) -> Value {
-    let selection: Vec<Value> = selected.iter().zip(budgets).map(|(t, b)| json!({"test": t.test, "rank": t.rank, "pairs": t.pairs, "budget": b})).collect();
-    json!({
-        "index": shard.index(),
-        "count": shard.count(),
-        "selection": selection,
-        "evidence": evidence,
-        "base": host.base().and_then(|b| b.commit).map(|c| c.to_string()),
-        "options": {
-            "path": args.path.display().to_string(),
-            "search": match args.search { SearchKind::Icb => "icb", SearchKind::Dfs => "dfs" },
-            "heuristic": args.heuristic,
-            "bound": args.bound,
-            "max_schedules": args.max_schedules,
-            "pct_depth": args.pct_depth,
-            "select": args.select,
-            "seed": args.seed,
-            "max_steps": args.max_steps,
-            "all": args.all,
-            "fail_fast": args.fail_fast,
+fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedTest], budgets: &[u64], evidence: &str) -> ShardData {
+    ShardData {
+        index: shard.index(),
+        count: shard.count(),
+        selection: selected.iter().zip(budgets).map(|(t, &budget)| SelectedTest { test: t.test.clone(), rank: t.rank, pairs: t.pairs.clone(), budget }).collect(),
+        evidence: evidence.to_string(),
+        base: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
+        options: ShardOptions {
+            path: args.path.display().to_string(),
+            search: search(args.search),
+            heuristic: args.heuristic.clone(),
+            bound: args.bound,
+            max_schedules: args.max_schedules,
+            pct_depth: args.pct_depth,
+            select: args.select,
+            seed: args.seed,
+            max_steps: args.max_steps,
+            all: args.all,
+            fail_fast: args.fail_fast,
         },
-        "texts": {},
-        "notes": note_lines(host),
-    })
-}
-
-/// The report, with `shard` when the run is sharded.
-fn with_shard(mut report: Value, shard: Option<Value>) -> Value {
-    if let Some(shard) = shard {
-        report["shard"] = shard;
+        texts: BTreeMap::new(),
+        notes: note_lines(host),
     }
-    report
 }
 
 /// Why shard `s` has nothing to do when `selected` tests are dealt.
@@ -232,10 +220,6 @@ fn explore_ranked(host: &Host, toolchain: &Toolchain, args: &ExploreArgs, choice
     let mut session = toolchain.session(spec);
     let report = explore_session(&mut session, args, choice, model, share)?;
     Ok((session, report))
-}
-
-pub(crate) fn print_json(v: &Value) {
-    println!("{}", serde_json::to_string_pretty(v).expect("JSON values serialize"));
 }
 
 /// `racelens: 3 selected tests explored: 1 failed, 2 passed (bound 2 cleared on 1, budget
@@ -309,6 +293,15 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
+/// A result with its outcome, coverage and schedules and nothing else of interest, for
+/// the tests of the summary and of `merge`.
+#[cfg(test)]
+pub(crate) fn bare_result(test: &str, outcome: ExploreOutcome, coverage: Coverage, schedules: u64) -> racelens_explore::reports::ExploreReport {
+    use racelens_explore::reports::{ExploreReport, Search, StatsReport};
+    let stats = StatsReport { elapsed_ms: 1, schedules_per_sec: 2.5, decision_points: 0, livelocks: 0, pruned: 0, failing_schedules: 0, skipped: 0, redundant: 0 };
+    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, error: None, stats }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,17 +330,20 @@ mod tests {
 
     #[test]
     fn a_json_entry_ends_as_its_report_did() {
-        let entry = |outcome: &str, all: bool, bound: Value| json!({"test": "T", "result": {"outcome": outcome, "coverage": {"complete_bound": bound, "all_schedules": all, "classes": 1, "runs": 2, "budget_exhausted": false, "open": null, "livelocks": 0}}});
-        let ended = |e: Value| Ended::of_entry(&e).unwrap();
-        assert_eq!(ended(entry("fail", false, Value::Null)), Ended::Failed);
-        assert_eq!(ended(entry("pass", true, Value::Null)), Ended::EverySchedule);
-        assert_eq!(ended(entry("pass", false, json!(2))), Ended::Bound(2));
-        assert_eq!(ended(entry("pass", false, Value::Null)), Ended::NoBound);
-        assert_eq!(ended(entry("limit", false, json!(1))), Ended::Budget);
-        assert_eq!(ended(entry("uncontrolled", false, Value::Null)), Ended::NotExplored);
-        assert_eq!(ended(entry("error", false, Value::Null)), Ended::Stopped);
-        assert_eq!(ended(json!({"test": "T", "result": null, "error": "no such test"})), Ended::NotExplored);
-        assert!(Ended::of_entry(&json!({"test": "T", "result": {"outcome": "pass"}})).unwrap_err().contains("without its coverage"));
+        use ExploreOutcome::*;
+        let entry = |outcome, all_schedules, complete_bound| {
+            let coverage = Coverage { complete_bound, all_schedules, classes: 1, runs: 2, ..Coverage::default() };
+            AffectedTest { test: "T".into(), rank: 1, pairs: Vec::new(), budget: 2, result: Some(bare_result("T", outcome, coverage, 2)), error: None }
+        };
+        let ended = |e: AffectedTest| Ended::of_entry(&e);
+        assert_eq!(ended(entry(Fail, false, None)), Ended::Failed);
+        assert_eq!(ended(entry(Pass, true, None)), Ended::EverySchedule);
+        assert_eq!(ended(entry(Pass, false, Some(2))), Ended::Bound(2));
+        assert_eq!(ended(entry(Pass, false, None)), Ended::NoBound);
+        assert_eq!(ended(entry(Limit, false, Some(1))), Ended::Budget);
+        assert_eq!(ended(entry(Uncontrolled, false, None)), Ended::NotExplored);
+        assert_eq!(ended(entry(Error, false, None)), Ended::Stopped);
+        assert_eq!(ended(AffectedTest { result: None, error: Some("no such test".into()), ..entry(Pass, false, None) }), Ended::NotExplored);
         // The exit status of the run and of the merge.
         let code = |e: &[Ended]| format!("{:?}", exit_code(e));
         assert_eq!(code(&[Ended::Stopped, Ended::Failed]), code(&[Ended::Failed]));

@@ -12,10 +12,11 @@ use racelens_explore::explorer::{Found, Report, Verdict};
 use racelens_explore::jvm::protocol::{Execution, Outcome, Site};
 use racelens_explore::jvm::Session;
 use racelens_explore::results::coverage::Coverage;
+use racelens_explore::reports::{ExploreOutcome, Search};
 use racelens_explore::results::report;
 use serde::Serialize;
 
-use super::{exit_status, failure_site, file_of, outcome, replay_command, schedules_run, search_name, verdict_words, ExploreArgs};
+use super::{exit_status, failure_site, file_of, outcome, replay_command, schedules_run, search, verdict_words, ExploreArgs};
 use crate::sarif::{self, CodeFlow, Finding, Fingerprints, Level, Location, Log, Region, Run, ScheduleFacts, ThreadFlow, ThreadFlowLocation};
 
 /// What one test's exploration covered: the run's `properties` for `explore --test`, one
@@ -23,11 +24,11 @@ use crate::sarif::{self, CodeFlow, Finding, Fingerprints, Level, Location, Log, 
 #[derive(Serialize)]
 pub(super) struct Exploration {
     test: String,
-    search: &'static str,
+    search: Search,
     heuristic: String,
     bound: u32,
     /// `fail`, `pass`, `limit`, `uncontrolled` or `error`, as in `--json`.
-    outcome: &'static str,
+    outcome: ExploreOutcome,
     schedules: u64,
     coverage: Coverage,
     /// What the exploration may claim, in words (`Coverage::text`).
@@ -38,7 +39,7 @@ pub(super) fn exploration(session: &Session, args: &ExploreArgs, report: &Report
     let coverage = Coverage::of(report);
     Exploration {
         test: session.spec.display(),
-        search: search_name(args.search),
+        search: search(args.search),
         heuristic: args.heuristic.clone(),
         bound: args.bound,
         outcome: outcome(&report.verdict),

@@ -1,6 +1,7 @@
 //! What the tests of `racelens explore` and `racelens replay` on real JVMs share: the binary
 //! run in a test repository with a compile cache of the test process, and the checks of a
 //! failure that replays and of a pass with a complete claim. Each test file uses a part.
+//! Every JSON output these helpers read is checked against its published schema.
 
 #![allow(dead_code)]
 
@@ -28,7 +29,36 @@ pub fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = racelens_command(dir, args).arg("--json").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+    assert_follows_schema(schema_of(args), &json);
     (out.status.code().unwrap_or(-1), json)
+}
+
+/// The published schema that `racelens <args> --json` follows.
+pub fn schema_of(args: &[&str]) -> &'static str {
+    match args.first().copied() {
+        Some("explore") if args.contains(&"--affected") => "explore-affected",
+        Some("explore") => "explore",
+        Some("merge") => "explore-affected",
+        Some("replay") => "replay",
+        Some("record") => "record",
+        Some("check") => "check",
+        Some("select") => "select",
+        other => panic!("no schema for `racelens {other:?}`"),
+    }
+}
+
+/// The violations of `server/cli/schemas/<name>.schema.json` in `json`, one line each.
+pub fn schema_errors(name: &str, json: &Value) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(format!("{name}.schema.json"));
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{} is not a valid schema: {e}", path.display()));
+    validator.iter_errors(json).map(|e| format!("{}: {e}", e.instance_path())).collect()
+}
+
+/// Panics, naming every violation, unless `json` follows the published schema `name`.
+pub fn assert_follows_schema(name: &str, json: &Value) {
+    let errors = schema_errors(name, json);
+    assert!(errors.is_empty(), "the output does not follow {name}.schema.json:\n{}\n{json:#}", errors.join("\n"));
 }
 
 /// Runs `racelens explore --test <test>` expecting a usage or setup error; returns its message.

@@ -3,12 +3,13 @@
 //! covers (runs cut at the step bound, parallel streams run sequentially). One place, so that the
 //! command line, its JSON and the editor never claim more than the search checked.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::explorer::{Report, Verdict};
 
 /// The bound being explored when the budget ran out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct OpenBound {
     pub bound: u32,
     /// Schedules of that bound run so far.
@@ -25,7 +26,8 @@ impl OpenBound {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// What an exploration covered, and so what its result may claim.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Coverage {
     /// Every schedule with at most this many preemptions is equivalent to one that ran.
     pub complete_bound: Option<u32>,

@@ -18,16 +18,18 @@ use racelens_explore::explorer::Options;
 use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::jvm::project::Sources;
+use racelens_explore::reports::{Place, ResultKind, TestResult};
 use racelens_explore::search::Strategy;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 
 use super::Core;
 use crate::convert::file_uri;
-use crate::explorations::{self, Job, JobEvent, JobKind, Place, ResultKind, TestResult};
+use crate::explorations::{self, Job, JobEvent, JobKind};
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
+use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, TestArgument};
 use crate::positions::line_range;
 
 pub type Progress = OngoingProgress<Unbounded, Cancellable>;
@@ -140,7 +142,7 @@ impl Core {
         }
         self.start_ready();
         self.refresh_lenses();
-        Ok(Some(json!({"queued": queued, "test": key.1})))
+        Ok(Some(payloads::value(&Queued { queued, test: Some(key.1) })))
     }
 
     /// `racelens.cancel {root?, test?}`: cancel one test's jobs, or every job.
@@ -151,7 +153,7 @@ impl Core {
         };
         let n = self.jobs.cancel(key.as_ref());
         self.refresh_lenses();
-        json!({"cancelled": n})
+        payloads::value(&Cancelled { cancelled: n })
     }
 
     pub(super) fn cancel_progress(&mut self, token: &str) {
@@ -171,7 +173,7 @@ impl Core {
         let (root, test, result) = self.result_of(arg)?;
         let uri = self.jobs.document(&test, jobs::schedule_document(&test, &root, &result));
         self.show_document(&uri);
-        Ok(Some(json!({"uri": uri})))
+        Ok(Some(payloads::value(&DocumentLink { uri })))
     }
 
     /// Asks the editor to show a `racelens:` document: `window/showDocument` where it can,
@@ -187,7 +189,7 @@ impl Core {
             });
         } else {
             let uri = uri.to_string();
-            self.rt.spawn(async move { client.send_notification::<ShowDocumentNotification>(json!({"uri": uri})).await });
+            self.rt.spawn(async move { client.send_notification::<ShowDocumentNotification>(DocumentLink { uri }).await });
         }
     }
 
@@ -206,7 +208,7 @@ impl Core {
         let (job, key) = self.job(w, &t, JobKind::Replay { schedule })?;
         self.jobs.enqueue(job, key);
         self.start_ready();
-        Ok(Some(json!({"queued": true})))
+        Ok(Some(payloads::value(&Queued { queued: true, test: None })))
     }
 
     /// `racelens.explore.onSave`: queue the tests that reach the change, those it selects
@@ -403,7 +405,7 @@ impl Core {
             let range = crate::positions::range(&entry.facts, t.span, encoding);
             let name = test_name(&t);
             let key = (root.clone(), name.clone());
-            let id = json!({"root": root_text, "test": name});
+            let id = payloads::value(&ResultArgument { root: root_text.clone(), test: name.clone(), schedule: None });
             let has_state = self.jobs.running_for(&key).is_some() || self.jobs.is_queued(&key) || results.contains_key(&name);
             if has_state {
                 // The exploration's state takes the place of `▶ Explore schedules`.
@@ -421,7 +423,7 @@ impl Core {
                 continue;
             }
             let Some(result) = results.get(&name) else { continue };
-            let again = json!({"uri": file_uri(&root, rel).map(|u| u.as_str().to_string()), "class": t.class, "method": t.name});
+            let again = payloads::value(&TestArgument { uri: file_uri(&root, rel).map(|u| u.as_str().to_string()), class: t.class.clone(), method: t.name.clone() });
             if result.fingerprint != fingerprint(index, &t, &heuristic) {
                 out.push(lens(range, "stale — re-explore".into(), lenses::EXPLORE_COMMAND, again));
                 continue;
@@ -435,9 +437,10 @@ impl Core {
                         id.clone(),
                     ));
                     out.push(lens(range, "Show schedule".into(), lenses::SHOW_COMMAND, id.clone()));
-                    out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, json!({"root": root_text, "test": name, "schedule": schedule})));
+                    let replay = ResultArgument { root: root_text.clone(), test: name.clone(), schedule: Some(schedule.clone()) };
+                    out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, payloads::value(&replay)));
                     let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
-                    out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, json!({"text": command})));
+                    out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, payloads::value(&CopyArgument { text: command })));
                     out.push(lens(range, "Explore again".into(), lenses::EXPLORE_COMMAND, again));
                 }
                 // Without a failing schedule, clicking explores again. A ✓ only for a claim
@@ -459,7 +462,7 @@ impl Core {
             let Some(entry) = index.file_id(rel).and_then(|f| index.entry(f)) else { return };
             for p in preemptions {
                 let Some(place) = p.place.as_ref().filter(|pl| pl.file == rel) else { continue };
-                let id = json!({"root": root_text, "test": result.test});
+                let id = payloads::value(&ResultArgument { root: root_text.clone(), test: result.test.clone(), schedule: None });
                 out.push(lens(line_range(&entry.facts, place.line, encoding), format!("⇄ {}", p.text), lenses::SHOW_COMMAND, id));
             }
         }
@@ -484,6 +487,6 @@ fn summary(kind: &ResultKind, replay: bool) -> String {
 pub enum ShowDocumentNotification {}
 
 impl notification::Notification for ShowDocumentNotification {
-    type Params = Value;
+    type Params = DocumentLink;
     const METHOD: &'static str = "racelens/showDocument";
 }

@@ -1,0 +1,103 @@
+//! The JSON the server sends that is not an LSP type: the arguments it puts on its lenses'
+//! commands (which clients send back), the answers of its commands, and the payloads of
+//! its `racelens/*` extensions, typed (editors/README.md documents them for clients).
+//!
+//! They stay in this crate, unlike the reports (`racelens_explore::reports`,
+//! `racelens_analysis::report`): they are part of the editor protocol, which only this
+//! layer speaks. Commands' arguments are read field by field in `core/explore.rs`, so that
+//! a client that sends a wrong one is told which field is missing.
+
+use serde::{Deserialize, Serialize};
+
+/// `racelens.exploreTest`'s argument: the test, as its lens names it. (Fields in the order
+/// the selection status has always sent them in.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestArgument {
+    pub class: String,
+    pub method: String,
+    /// The test's file, as a `file:` URI (null when the file has no URI; the command then
+    /// says it needs one).
+    pub uri: Option<String>,
+}
+
+/// The argument of `racelens.cancel` and `racelens.showSchedule` (a test's result or job),
+/// and with `schedule`, of `racelens.replay`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultArgument {
+    /// The workspace folder, as a path.
+    pub root: String,
+    pub test: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
+}
+
+/// `racelens.copySchedule`'s argument: the text the client copies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyArgument {
+    pub text: String,
+}
+
+/// The answer of `racelens.exploreTest` (`test` set) and `racelens.replay`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Queued {
+    /// False when the test was being explored already.
+    pub queued: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+}
+
+/// The answer of `racelens.cancel`: how many jobs were cancelled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cancelled {
+    pub cancelled: usize,
+}
+
+/// A `racelens:` document: the answer of `racelens.showSchedule`, and the params of the
+/// `racelens/showDocument` notification.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentLink {
+    pub uri: String,
+}
+
+/// The result of the `racelens/document` request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentText {
+    pub text: String,
+    #[serde(rename = "languageId")]
+    pub language_id: String,
+}
+
+impl DocumentText {
+    pub fn markdown(text: String) -> DocumentText {
+        DocumentText { text, language_id: "markdown".into() }
+    }
+}
+
+/// A payload as the `Value` that tower-lsp-server's untyped requests and commands carry.
+pub fn value(payload: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(payload).expect("payloads serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn payloads_have_the_shapes_editors_readme_documents() {
+        let test = TestArgument { class: "p.T".into(), method: "m".into(), uri: Some("file:///w/T.java".into()) };
+        assert_eq!(value(&test), json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m"}));
+        assert_eq!(serde_json::from_value::<TestArgument>(value(&test)).unwrap(), test);
+        let result = ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: None };
+        assert_eq!(value(&result), json!({"root": "/w", "test": "p.T#m"}));
+        let replay = ResultArgument { schedule: Some("v1_0".into()), ..result };
+        assert_eq!(value(&replay), json!({"root": "/w", "test": "p.T#m", "schedule": "v1_0"}));
+        assert_eq!(value(&CopyArgument { text: "racelens replay".into() }), json!({"text": "racelens replay"}));
+        assert_eq!(value(&Queued { queued: false, test: Some("p.T#m".into()) }), json!({"queued": false, "test": "p.T#m"}));
+        assert_eq!(value(&Queued { queued: true, test: None }), json!({"queued": true}));
+        assert_eq!(value(&Cancelled { cancelled: 2 }), json!({"cancelled": 2}));
+        assert_eq!(value(&DocumentLink { uri: "racelens:/schedule/1".into() }), json!({"uri": "racelens:/schedule/1"}));
+        assert_eq!(value(&DocumentText::markdown("# RL001".into())), json!({"text": "# RL001", "languageId": "markdown"}));
+    }
+}
