@@ -217,7 +217,7 @@ mod tests {
             all: false,
             fail_fast,
         };
-        let shard = ShardData { index, count, selection: sel, base: Some("abc".into()), options, texts, notes: Vec::new() };
+        let shard = ShardData { index, count, selection: sel, evidence: "static reachability; no coverage history".into(), base: Some("abc".into()), options, texts, notes: Vec::new() };
         let report = AffectedReport { tests, selected: selection.len(), budget: selection.len() as u64 * 10, schedules: 0, failed: 0, shard: Some(shard) };
         serde_json::to_value(report).unwrap()
     }
