@@ -3,14 +3,15 @@
 -- notification, a lens run as workspace/executeCommand, `racelens:` documents, the
 -- workspace/codeLens/refresh request, an exploration's progress and result lenses
 -- (:RacelensRunLens by title or with vim.ui.select, Copy, schedule documents shown on
--- the server's request, :RacelensCancel), restart, and a missing binary.
+-- the server's request, :RacelensCancel), restart, a missing binary, and a server that
+-- exits before it initializes.
 -- Run by tests/nvim/client.sh (env: RACELENS_NVIM_RTP, RACELENS_FAKE_SERVER, RACELENS_CLIENT_DIR).
 
 local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/harness.lua')
 local out, check = harness.out, harness.check
 
 vim.opt.runtimepath:prepend(vim.env.RACELENS_NVIM_RTP)
-vim.lsp.set_log_level('debug')
+harness.set_log_level('debug')
 local dir = vim.env.RACELENS_CLIENT_DIR
 local server = { vim.env.RACELENS_PYTHON or 'python3', vim.env.RACELENS_FAKE_SERVER }
 
@@ -19,10 +20,7 @@ local function noted(text)
   return harness.noted(notes, text) ~= nil
 end
 
-local function write(path, lines)
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
-  vim.fn.writefile(lines, path)
-end
+local write = harness.write
 
 local racelens = require('racelens')
 local compat = require('racelens.compat')
@@ -37,11 +35,7 @@ local function wait_client(bufnr)
   return client_of(bufnr)
 end
 
-local function seen(client)
-  local r = compat.request_sync(client, 'fake/seen', vim.empty_dict(), 5000, 0)
-  check(r and r.result, 'fake/seen failed')
-  return r.result
-end
+local seen = harness.fake_seen
 
 --- The windows of the current tab page that show `bufnr`.
 local function windows_showing(bufnr)
@@ -185,10 +179,7 @@ end
 
 local function test()
   vim.cmd('filetype on')
-  local proj = dir .. '/proj'
-  vim.fn.mkdir(proj .. '/.git', 'p')
-  write(proj .. '/src/Pool.java', { 'class Pool {', '  int n;', '    numActive++;', '}' })
-  write(proj .. '/src/PoolTest.java', { 'class PoolTest {', '  @Test', '  void testX() {}', '}' })
+  local proj = harness.fake_project(dir)
   write(proj .. '/sub/racelens.toml', { '' })
   write(proj .. '/sub/Other.java', { 'class Other {}' })
 
@@ -336,6 +327,18 @@ local function test()
   check(#notes == 1 and notes[1]:find('not an executable', 1, true) and notes[1]:find("cmd =", 1, true),
     'missing binary messages: ' .. vim.inspect(notes))
   out('ok: missing binary -> one message: ' .. notes[1]:gsub('\n', ' '))
+
+  -- A server that exits before it initializes: the plugin says so, with the command.
+  harness.clear_notes(notes)
+  racelens.setup({ cmd = { 'sh', '-c', 'exit 3' } })
+  vim.cmd('edit')
+  check(vim.wait(5000, function()
+    return harness.noted(notes, 'racelens: `sh -c exit 3` exited (code 3, signal 0) before it initialized') ~= nil
+  end, 20), 'no message about the server that exited: ' .. vim.inspect(notes))
+  check(vim.wait(3000, function()
+    return #racelens.clients() == 0
+  end, 20), 'a client is left: ' .. table.concat(racelens.info(), '\n'))
+  out('ok: a server that exits at once -> ' .. harness.noted(notes, 'exited (code 3'):gsub('\n', ' '))
 end
 
 harness.run('nvim client', test, function()

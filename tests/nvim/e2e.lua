@@ -176,12 +176,7 @@ local function test()
   check(vim.wait(5000, function()
     return exploration() ~= nil
   end, 20), 'no progress of the exploration: ' .. vim.inspect(require('racelens').explorations()))
-  vim.cmd('RacelensCancel')
-  check(vim.wait(60000, function()
-    return exploration().done
-  end, 50), 'the exploration did not end within 60 s of :RacelensCancel: ' .. vim.inspect(exploration()))
-  check(exploration().message == 'cancelled', 'the exploration ended with: ' .. tostring(exploration().message))
-  check(harness.noted(notes, 'racelens: cancelled 1 exploration'), ':RacelensCancel said nothing: ' .. vim.inspect(notes))
+  harness.cancel_exploration(exploration, notes)
   out('ok: the exploration it queued is cancelled by :RacelensCancel')
 
   -- 5. The racelens:/codes/RL001 document.

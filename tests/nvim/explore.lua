@@ -60,18 +60,10 @@ local function failure(test_buf)
   check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%)$'),
     'failure lens: ' .. failed.command.title)
   out('ok: lenses\n' .. harness.describe_lenses(test_buf))
-  local function rl200()
-    for _, d in ipairs(vim.diagnostic.get(test_buf)) do
-      if harness.diag_code(d) == 'RL200' and d.severity == vim.diagnostic.severity.ERROR then
-        return d
-      end
-    end
-    return nil
-  end
-  check(vim.wait(30000, function()
-    return rl200() ~= nil
-  end, 50), 'no RL200 error on the test; diagnostics:\n' .. harness.describe_diagnostics(test_buf))
-  out(string.format('ok: RL200 on line %d: %s', rl200().lnum, rl200().message))
+  local rl200 = harness.wait_diagnostic(test_buf, 'RL200 error on the test', 30000, function(d)
+    return harness.diag_code(d) == 'RL200' and d.severity == vim.diagnostic.severity.ERROR
+  end)
+  out(string.format('ok: RL200 on line %d: %s', rl200.lnum, rl200.message))
   return failed
 end
 

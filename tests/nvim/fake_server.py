@@ -3,7 +3,7 @@
 plugin's client side alone (tests/nvim/client.lua): it records what the client sends and
 answers the custom request `fake/seen` with the record.
 
-- initialize: records initializationOptions and the client capabilities.
+- initialize: records initializationOptions and the client's experimental capabilities.
 - initialized: pulls `workspace/configuration` section `racelens` (records the answer).
 - didOpen of a *Test.java file: code lenses are empty until 300 ms later, when it sends
   `racelens/codeLensRefresh` (or `workspace/codeLens/refresh` if the client advertises
@@ -42,6 +42,7 @@ seen = {
     "showDocumentAnswers": [],
     "progressCreated": [],
     "pid": None,
+    "experimental": None,
 }
 TEST = "org.example.FooTest#testX"
 TOKEN = "racelens/explore/1"
@@ -208,6 +209,7 @@ def handle(msg):
         seen["initializationOptions"] = params.get("initializationOptions")
         seen["pid"] = params.get("processId")
         caps = params.get("capabilities") or {}
+        seen["experimental"] = caps.get("experimental")
         refresh_support = bool(((caps.get("workspace") or {}).get("codeLens") or {}).get("refreshSupport"))
         show_document_support = bool(((caps.get("window") or {}).get("showDocument") or {}).get("support"))
         send({"id": mid, "result": {"capabilities": {

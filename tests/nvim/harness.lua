@@ -7,6 +7,25 @@ local H = {}
 
 local uv = vim.uv or vim.loop
 
+--- Every vim.deprecate() call while the test runs (Neovim warns about the hard deprecated
+--- ones; the soft ones become warnings in a later version): H.run fails on any.
+local deprecations = {}
+local orig_deprecate = vim.deprecate
+vim.deprecate = function(name, alternative, ...)
+  table.insert(deprecations, string.format('%s (use %s)\n%s', tostring(name), tostring(alternative),
+    debug.traceback('', 2)))
+  return orig_deprecate(name, alternative, ...)
+end
+
+--- Sets the LSP log level (`vim.lsp.set_log_level` is deprecated from 0.12 on).
+function H.set_log_level(level)
+  if vim.fn.has('nvim-0.11') == 1 then
+    vim.lsp.log.set_level(level)
+  else
+    vim.lsp.set_log_level(level)
+  end
+end
+
 --- Prints a line on stderr (headless Neovim's stdout is not the terminal's).
 function H.out(msg)
   io.stderr:write(msg .. '\n')
@@ -39,7 +58,7 @@ end
 function H.e2e_setup(project_variable)
   local project, bin = H.env(project_variable), H.env('RACELENS_BIN')
   vim.opt.runtimepath:prepend(H.env('RACELENS_NVIM_RTP'))
-  vim.lsp.set_log_level(vim.env.RACELENS_E2E_LOG_LEVEL or 'debug')
+  H.set_log_level(vim.env.RACELENS_E2E_LOG_LEVEL or 'debug')
   return project, bin, H.capture_notes()
 end
 
@@ -85,6 +104,55 @@ function H.describe_diagnostics(bufnr)
       tostring(H.diag_code(d)), d.message))
   end
   return #lines > 0 and table.concat(lines, '\n') or '  (no diagnostics)'
+end
+
+function H.write(path, lines)
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  vim.fn.writefile(lines, path)
+end
+
+--- A project for tests/nvim/fake_server.py in `dir`/proj, a root by its `.git` folder:
+--- src/Pool.java (it gets a diagnostic) and src/PoolTest.java (it gets a lens). Returns it.
+function H.fake_project(dir)
+  local proj = dir .. '/proj'
+  vim.fn.mkdir(proj .. '/.git', 'p')
+  H.write(proj .. '/src/Pool.java', { 'class Pool {', '  int n;', '    numActive++;', '}' })
+  H.write(proj .. '/src/PoolTest.java', { 'class PoolTest {', '  @Test', '  void testX() {}', '}' })
+  return proj
+end
+
+--- What tests/nvim/fake_server.py has seen (its request `fake/seen`).
+function H.fake_seen(client)
+  local r = require('racelens.compat').request_sync(client, 'fake/seen', vim.empty_dict(), 5000, 0)
+  H.check(r and r.result, 'fake/seen failed')
+  return r.result
+end
+
+--- Waits up to `ms` for a diagnostic of `bufnr` for which `pred(d)` holds; returns it.
+function H.wait_diagnostic(bufnr, what, ms, pred)
+  local function find()
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if pred(d) then
+        return d
+      end
+    end
+    return nil
+  end
+  H.check(vim.wait(ms, function()
+    return find() ~= nil
+  end, 50), string.format('no %s within %d s; diagnostics:\n%s', what, ms / 1000, H.describe_diagnostics(bufnr)))
+  return find()
+end
+
+--- :RacelensCancel, then waits for the exploration (`exploration()` returns it, as
+--- H.exploration does) to end as cancelled, and for the plugin to say so.
+function H.cancel_exploration(exploration, notes)
+  vim.cmd('RacelensCancel')
+  H.check(vim.wait(60000, function()
+    return exploration().done
+  end, 50), 'the exploration did not end within 60 s of :RacelensCancel: ' .. vim.inspect(exploration()))
+  H.check(exploration().message == 'cancelled', 'the exploration ended with: ' .. tostring(exploration().message))
+  H.check(H.noted(notes, 'racelens: cancelled 1 exploration'), ':RacelensCancel said nothing: ' .. vim.inspect(notes))
 end
 
 --- Waits for an initialized racelens client attached to `bufnr`; returns it.
@@ -174,9 +242,13 @@ end
 
 --- Runs `test`. On success prints `PASS: <name>` and quits; on failure prints `FAIL: ...`
 --- (the message of H.fail, or the error with its traceback), then what `report()` prints
---- (optional), then the LSP log's path, and exits with `cquit 1`.
+--- (optional), then the LSP log's path, and exits with `cquit 1`. A test that called
+--- something deprecated fails.
 function H.run(name, test, report)
-  local ok, e = xpcall(test, function(err)
+  local ok, e = xpcall(function()
+    test()
+    H.check(#deprecations == 0, 'deprecated functions called:\n' .. table.concat(deprecations, '\n'))
+  end, function(err)
     if type(err) == 'table' and err.racelens_test then
       return err.racelens_test
     end
@@ -187,7 +259,7 @@ function H.run(name, test, report)
     if report then
       report()
     end
-    H.out('LSP log: ' .. vim.lsp.get_log_path())
+    H.out('LSP log: ' .. require('racelens.compat').log_path())
     vim.cmd('cquit 1')
   else
     H.out('PASS: ' .. name)

@@ -3,12 +3,14 @@
 # headless Neovim, each on a fixture made a git repository (base committed, change
 # applied): tests/nvim/e2e.lua on object-pool (diagnostic, hover, code lens, lens run,
 # racelens:/codes/RL001), then tests/nvim/explore.lua on explore-lost-update (an
-# exploration from its lens to the failing schedule's document and replay).
+# exploration from its lens to the failing schedule's document and replay); on Neovim
+# 0.11+ also tests/nvim/enable.lua on object-pool (no setup(): vim.lsp.enable('racelens')
+# with editors/nvim/lsp/racelens.lua).
 #
 #   RACELENS_BIN=/path/to/racelens bash tests/nvim/run.sh
 #
 # RACELENS_BIN defaults to target/debug/racelens (build it first: cargo build -p racelens).
-# NVIM defaults to `nvim` on PATH. Exit status 0 on success; on failure the LSP log's last
+# NVIM defaults to `nvim` on PATH (`NVIM=$(bash .ci/nvim-current)` for a current one). Exit status 0 on success; on failure the LSP log's last
 # lines are printed and the temporary folder is kept.
 set -euo pipefail
 
@@ -62,5 +64,10 @@ run_script() {
 
 run_script e2e.lua 120
 run_script explore.lua 240
+if "$nvim" --headless -u NONE -i NONE -c 'if has("nvim-0.11") | qall! | else | cquit 1 | endif' </dev/null >/dev/null 2>&1; then
+  run_script enable.lua 120
+else
+  echo "tests/nvim: enable.lua skipped: vim.lsp.enable needs Neovim 0.11+, $("$nvim" --version | head -n 1)"
+fi
 [ -n "${RACELENS_E2E_KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
 echo "tests/nvim: ok"

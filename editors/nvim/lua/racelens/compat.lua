@@ -3,8 +3,9 @@
 -- Debian's Neovim 0.7.2 has `vim.lsp.start_client` + `vim.lsp.buf_attach_client` only;
 -- 0.8 adds `vim.lsp.start`; 0.10 adds `vim.lsp.get_clients` and `codelens.refresh({bufnr})`;
 -- 0.11 turns client functions into methods (`client:request(...)`, the dot form is
--- deprecated); 0.12 replaces `codelens.refresh` by `codelens.enable`. Everything is
--- detected at run time.
+-- deprecated) and adds `vim.lsp.config`/`vim.lsp.enable`; 0.12 replaces `codelens.refresh`
+-- by `codelens.enable` and `vim.lsp.get_log_path` by `vim.lsp.log.get_filename`.
+-- Everything is detected at run time.
 local M = {}
 
 local uv = vim.uv or vim.loop
@@ -52,8 +53,8 @@ end
 
 --- Every client named `name`, initialized or not when the version can tell.
 function M.clients_named(name)
-  if vim.lsp.get_clients then -- 0.10+
-    return vim.lsp.get_clients({ name = name })
+  if vim.lsp.get_clients then -- 0.10+ (0.11+ list the starting ones with `_uninitialized`)
+    return vim.lsp.get_clients({ name = name, _uninitialized = true })
   end
   local out = {}
   for _, client in ipairs(vim.lsp.get_active_clients()) do
@@ -93,6 +94,40 @@ end
 --- Asks the client to shut down (or kills the server with `force`).
 function M.stop(client, force)
   return call(client, 'stop', force)
+end
+
+--- The LSP log's path (`vim.lsp.get_log_path` is deprecated from 0.12 on).
+function M.log_path()
+  local log = vim.lsp.log
+  if type(log) == 'table' and type(log.get_filename) == 'function' then
+    return log.get_filename()
+  end
+  return vim.lsp.get_log_path()
+end
+
+--- 0.11+: `vim.lsp.config` and `vim.lsp.enable`, which read `lsp/<name>.lua`.
+M.has_lsp_enable = type(vim.lsp.enable) == 'function'
+
+--- Whether `vim.lsp.enable(name)` is in force (0.12 has `is_enabled`, 0.11 a table).
+function M.lsp_enabled(name)
+  if not M.has_lsp_enable then
+    return false
+  end
+  if type(vim.lsp.is_enabled) == 'function' then
+    return vim.lsp.is_enabled(name)
+  end
+  local enabled = rawget(vim.lsp, '_enabled_configs')
+  return type(enabled) == 'table' and enabled[name] ~= nil
+end
+
+--- Lets `vim.lsp.enable` start its clients again for the loaded buffers (what it does
+--- itself once Neovim has started: its `FileType` autocommands, run for each buffer).
+function M.lsp_start_enabled()
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      pcall(vim.api.nvim_exec_autocmds, 'FileType', { group = 'nvim.lsp.enable', buffer = bufnr })
+    end
+  end
 end
 
 --- Code lenses of a buffer, as a plain list of `lsp.CodeLens`, on every version

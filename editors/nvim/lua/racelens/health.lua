@@ -1,4 +1,8 @@
--- :checkhealth racelens
+-- :checkhealth racelens: the Neovim version, how racelens is configured (setup(), or on
+-- 0.11+ `vim.lsp.enable('racelens')` with the runtimepath config lsp/racelens.lua), the
+-- server command, and the running clients.
+local compat = require('racelens.compat')
+
 local M = {}
 
 local function reporter()
@@ -15,6 +19,48 @@ local function reporter()
   }
 end
 
+local SETUP_ADVICE = "call require('racelens').setup() in init.lua (editors/nvim/README.md)"
+local ENABLE_ADVICE = "call vim.lsp.enable('racelens') in init.lua, with editors/nvim on the runtimepath"
+
+--- How racelens is configured. Returns the server command in use.
+local function check_configuration(r, options)
+  local setup_used = options.configured
+  if not compat.has_lsp_enable then
+    if setup_used then
+      r.ok("configured with require('racelens').setup()")
+    else
+      r.warn("require('racelens').setup() has not been called", { SETUP_ADVICE })
+    end
+    r.info('vim.lsp.enable needs Neovim 0.11 or newer: this version uses setup()')
+    return options.cmd
+  end
+  local files = vim.api.nvim_get_runtime_file('lsp/racelens.lua', true)
+  if #files > 0 then
+    r.ok('lsp/racelens.lua found on the runtimepath: ' .. table.concat(files, ', '))
+  else
+    r.error('lsp/racelens.lua is not on the runtimepath', { 'add editors/nvim of the racelens repository to the runtimepath' })
+  end
+  local enabled = compat.lsp_enabled('racelens')
+  if enabled then
+    r.ok("vim.lsp.enable('racelens') is in force")
+  end
+  if setup_used then
+    r.ok("configured with require('racelens').setup()")
+  end
+  if enabled and setup_used then
+    r.warn("both vim.lsp.enable('racelens') and setup() are in use: the clients share a name and a root, "
+      .. 'but which config starts one depends on the order of events', { 'keep one of them' })
+  elseif not enabled and not setup_used then
+    r.warn("neither vim.lsp.enable('racelens') nor require('racelens').setup() has been called",
+      { ENABLE_ADVICE, 'or ' .. SETUP_ADVICE })
+  end
+  if enabled and not setup_used and #files > 0 then
+    local resolved = vim.lsp.config.racelens -- reads lsp/racelens.lua and vim.lsp.config('racelens', ...)
+    return resolved and resolved.cmd or options.cmd, true
+  end
+  return options.cmd
+end
+
 function M.check()
   local r = reporter()
   r.start('racelens')
@@ -26,18 +72,18 @@ function M.check()
     r.ok('Neovim ' .. version .. (vim.lsp.start and ' (vim.lsp.start)' or ' (vim.lsp.start_client)'))
   end
   local racelens = require('racelens')
-  local lines = racelens.info()
-  local cmd = racelens._options().cmd
-  if vim.fn.executable(cmd[1]) == 1 then
+  local cmd, from_lsp_config = check_configuration(r, racelens._options())
+  local where = from_lsp_config and "vim.lsp.config('racelens', { cmd = { '/path/to/racelens', 'lsp' } })"
+    or "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })"
+  if type(cmd) ~= 'table' then
+    r.info('server command: ' .. tostring(cmd))
+  elseif vim.fn.executable(cmd[1]) == 1 then
     r.ok(string.format('server command `%s`: %s', table.concat(cmd, ' '), vim.fn.exepath(cmd[1])))
   else
     r.error(string.format('server command `%s`: `%s` is not executable', table.concat(cmd, ' '), cmd[1]),
-      { 'build racelens (cargo build --release -p racelens) and put it on PATH',
-        "or pass its path: require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })" })
+      { 'build racelens (cargo build --release -p racelens) and put it on PATH', 'or pass its path: ' .. where })
   end
-  if not racelens._options().configured then
-    r.warn("require('racelens').setup() has not been called")
-  end
+  local lines = racelens.info()
   for i = 2, #lines do
     r.info(lines[i])
   end

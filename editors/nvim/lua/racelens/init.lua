@@ -2,9 +2,13 @@
 -- root), keeps its code lenses fresh, runs them (commands.lua), shows explorations'
 -- progress (progress.lua), `racelens:` documents (documents.lua) and how many tests the
 -- change selects (status.lua).
+-- Two ways in: `require('racelens').setup()` (every version), or on 0.11+
+-- `vim.lsp.enable('racelens')`, which reads lsp/racelens.lua (M.lsp_config); both build
+-- the client config with config.lua.
 -- Works on Neovim 0.7.2 (Debian 12) and current Neovim; see compat.lua.
 local commands = require('racelens.commands')
 local compat = require('racelens.compat')
+local config = require('racelens.config')
 local documents = require('racelens.documents')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
@@ -12,18 +16,12 @@ local selection_status = require('racelens.status')
 
 local M = {}
 
-local NAME = 'racelens'
-
-local defaults = {
-  cmd = { 'racelens', 'lsp' },
-  settings = {},
-  filetypes = { 'java' },
-  root_markers = { 'racelens.toml', '.git' },
-  on_attach = nil,
-}
+local NAME = config.NAME
+local defaults = config.defaults
 
 local state = {
   opts = nil, -- the options of the last setup()
+  lsp_config = false, -- whether lsp/racelens.lua was read (vim.lsp.enable, 0.11+)
   roots = {}, -- root dir -> client id (one client per root)
   warned_cmd = false, -- the missing-binary message is shown once
   lens_retry = {}, -- bufnr -> true while a refresh waits for an in-flight one
@@ -31,17 +29,10 @@ local state = {
 
 local augroup = 'racelens'
 local lens_augroup = 'racelens_codelens'
+local documents_augroup = 'racelens_documents'
 
 local function notify(msg, level)
   vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
-end
-
---- The settings as JSON wants them: an empty table must go out as `{}`, not `[]`.
-local function settings_value(settings)
-  if type(settings) ~= 'table' or next(settings) == nil then
-    return vim.empty_dict()
-  end
-  return vim.deepcopy(settings)
 end
 
 --- Every racelens client: the ones Neovim lists, plus the ones we started that are still
@@ -187,7 +178,7 @@ function M.refresh_codelens(bufnr)
 end
 
 --- Refreshes the lenses of every buffer the client is attached to.
-local function refresh_client_lenses(client_id)
+function M.refresh_client_lenses(client_id)
   local client = vim.lsp.get_client_by_id(client_id)
   if not client then
     return
@@ -217,38 +208,9 @@ end
 
 -- Starting and attaching ----------------------------------------------------------------
 
-local function make_capabilities()
-  local caps = vim.lsp.protocol.make_client_capabilities()
-  caps.workspace = caps.workspace or {}
-  -- 0.7 answers `workspace/configuration` from `settings` but does not say so.
-  if caps.workspace.configuration == nil and vim.lsp.handlers['workspace/configuration'] then
-    caps.workspace.configuration = true
-  end
-  caps.experimental = caps.experimental or {}
-  caps.experimental.racelens = { selectionStatus = true }
-  return caps
-end
-
-local function make_handlers()
-  local handlers = commands.handlers()
-  -- Sent instead of `workspace/codeLens/refresh` to clients without refreshSupport.
-  handlers['racelens/codeLensRefresh'] = function(_, _, ctx)
-    refresh_client_lenses(ctx.client_id)
-  end
-  handlers['racelens/selectionStatus'] = selection_status.on_status
-  if not vim.lsp.handlers['workspace/codeLens/refresh'] then
-    -- 0.7 has no handler for the standard request; answer it rather than fail it.
-    handlers['workspace/codeLens/refresh'] = function(_, _, ctx)
-      vim.schedule(function()
-        refresh_client_lenses(ctx.client_id)
-      end)
-      return vim.NIL
-    end
-  end
-  return handlers
-end
-
-local function on_attach(client, bufnr)
+--- on_attach of every racelens client (config.lua): the lenses, then the user's on_attach
+--- of setup().
+function M.on_attach(client, bufnr)
   setup_lens_autocmds(bufnr)
   M.refresh_codelens(bufnr)
   local user = state.opts and state.opts.on_attach
@@ -260,45 +222,29 @@ local function on_attach(client, bufnr)
   end
 end
 
-local function make_config(root)
-  local opts = state.opts
-  local settings = settings_value(opts.settings)
-  local cmd = vim.deepcopy(opts.cmd)
-  local initialized = false
-  return {
-    name = NAME,
-    cmd = cmd,
-    root_dir = root,
-    init_options = settings,
-    settings = { racelens = settings },
-    capabilities = make_capabilities(),
-    handlers = make_handlers(),
-    commands = commands.client_commands(),
-    on_init = function()
-      initialized = true
-    end,
-    on_attach = on_attach,
-    on_exit = function(code, signal, client_id)
-      -- May run in a libuv callback: plain Lua here, the rest scheduled.
-      for r, id in pairs(state.roots) do
-        if id == client_id then
-          state.roots[r] = nil
-        end
-      end
-      progress.forget_client(client_id)
-      selection_status.forget(client_id)
-      if not initialized and (code ~= 0 or (signal ~= 0 and signal ~= 15)) then
-        vim.schedule(function()
-          notify(string.format(
-            '`%s` exited (code %s, signal %s) before it initialized. Does `%s --help` work in a '
-              .. 'shell? The server\'s stderr is in the LSP log: %s',
-            table.concat(cmd, ' '), tostring(code), tostring(signal), table.concat(cmd, ' '),
-            vim.lsp.get_log_path()),
-            vim.log.levels.ERROR)
-        end)
-      end
-    end,
-  }
+--- on_exit of every racelens client (config.lua). May run in a libuv callback: plain Lua
+--- here, the rest scheduled.
+function M._on_exit(code, signal, client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  local cmd = client and client.config and client.config.cmd
+  local initialized = client and client.initialized
+  for r, id in pairs(state.roots) do
+    if id == client_id then
+      state.roots[r] = nil
+    end
+  end
+  progress.forget_client(client_id)
+  selection_status.forget(client_id)
+  if not initialized and (code ~= 0 or (signal ~= 0 and signal ~= 15)) then
+    vim.schedule(function()
+      local shown = type(cmd) == 'table' and table.concat(cmd, ' ') or tostring(cmd)
+      notify(string.format(
+        '`%s` exited (code %s, signal %s) before it initialized. Does `%s --help` work in a '
+          .. 'shell? The server\'s stderr is in the LSP log: %s',
+        shown, tostring(code), tostring(signal), shown, compat.log_path()),
+        vim.log.levels.ERROR)
+    end)
+  end
 end
 
 local function matches_filetype(bufnr)
@@ -353,13 +299,14 @@ function M.attach(bufnr)
     return nil
   end
 
-  local config = make_config(root)
+  local client_config = config.client_config(state.opts)
+  client_config.root_dir = root
   local ok, id = pcall(function()
     if compat.has_lsp_start then
       -- 0.8+: starts a client for this root or reuses the one that has it, and attaches.
-      return vim.lsp.start(config, { bufnr = bufnr })
+      return vim.lsp.start(client_config, { bufnr = bufnr })
     end
-    local client_id = vim.lsp.start_client(config)
+    local client_id = vim.lsp.start_client(client_config)
     if client_id then
       vim.lsp.buf_attach_client(bufnr, client_id)
     end
@@ -407,7 +354,11 @@ function M.restart()
   end
   state.roots = {}
   state.warned_cmd = false
-  attach_all()
+  if state.opts then
+    attach_all()
+  elseif compat.lsp_enabled(NAME) then
+    compat.lsp_start_enabled()
+  end
   notify(string.format('restarted (%d client%s stopped)', #clients, #clients == 1 and '' or 's'))
 end
 
@@ -440,7 +391,7 @@ function M.info()
     table.insert(lines, 'explorations running:')
     vim.list_extend(lines, running)
   end
-  table.insert(lines, 'LSP log: ' .. vim.lsp.get_log_path())
+  table.insert(lines, 'LSP log: ' .. compat.log_path())
   return lines
 end
 
@@ -507,11 +458,10 @@ end
 --- Sends new settings to the running servers (`workspace/didChangeConfiguration`; the
 --- server pulls the `racelens` section again) and uses them for the next clients.
 function M.set_settings(settings)
-  if not state.opts then
-    return
+  if state.opts then
+    state.opts.settings = settings or {}
   end
-  state.opts.settings = settings or {}
-  local value = settings_value(state.opts.settings)
+  local value = config.settings_value(settings)
   for _, client in ipairs(all_clients()) do
     client.config.settings = { racelens = value }
     if client.settings ~= nil then
@@ -523,6 +473,7 @@ function M.set_settings(settings)
   end
 end
 
+--- What both ways in set up besides the clients: the commands, and `racelens:` documents.
 local function create_commands()
   local cmds = {
     RacelensRestart = { M.restart, 'racelens: restart the language server' },
@@ -543,45 +494,38 @@ local function create_commands()
     complete = lenses.complete,
     desc = 'racelens: run a code lens of the current line (optionally: its title)',
   })
+  vim.api.nvim_create_autocmd('BufReadCmd', {
+    group = vim.api.nvim_create_augroup(documents_augroup, { clear = true }),
+    pattern = documents.pattern,
+    desc = 'racelens: show a racelens: document',
+    callback = function(args)
+      documents.read(args.buf, vim.api.nvim_buf_get_name(args.buf), all_clients)
+    end,
+  })
 end
 
 -- Setup ---------------------------------------------------------------------------------
 
---- The options in use (for :checkhealth), with `configured` = whether setup() ran.
+--- The options in use (for :checkhealth), with `configured` = whether setup() ran and
+--- `lsp_config` = whether lsp/racelens.lua was read.
 function M._options()
   local o = {}
   for k, v in pairs(state.opts or defaults) do
     o[k] = v
   end
   o.configured = state.opts ~= nil
+  o.lsp_config = state.lsp_config
   return o
 end
 
--- (vim.validate's table form is deprecated from 0.11 on: checked by hand.)
-local function validate(opts)
-  local function list_of_strings(v)
-    if type(v) ~= 'table' then
-      return false
-    end
-    for _, x in ipairs(v) do
-      if type(x) ~= 'string' then
-        return false
-      end
-    end
-    return true
-  end
-  if not list_of_strings(opts.cmd) or #opts.cmd == 0 then
-    return 'cmd must be a list of strings, like { "racelens", "lsp" }'
-  elseif type(opts.settings) ~= 'table' then
-    return 'settings must be a table, like { base = "HEAD" }'
-  elseif not list_of_strings(opts.filetypes) then
-    return 'filetypes must be a list of strings'
-  elseif not list_of_strings(opts.root_markers) then
-    return 'root_markers must be a list of strings'
-  elseif opts.on_attach ~= nil and type(opts.on_attach) ~= 'function' then
-    return 'on_attach must be a function(client, bufnr)'
-  end
-  return nil
+--- The config that lsp/racelens.lua returns for `vim.lsp.enable('racelens')` (0.11+):
+--- the one setup() starts clients with, for the default options (`vim.lsp.config`
+--- overrides them), without a root (Neovim finds it from `root_markers`). Reading it also
+--- creates the commands and the `racelens:` document reader.
+function M.lsp_config()
+  state.lsp_config = true
+  create_commands()
+  return config.client_config(defaults)
 end
 
 --- Sets racelens up. `opts` (all optional):
@@ -592,7 +536,7 @@ end
 ---   on_attach    function(client, bufnr), called for each attached buffer
 function M.setup(opts)
   opts = vim.tbl_extend('force', vim.deepcopy(defaults), opts or {})
-  local problem = validate(opts)
+  local problem = config.validate(opts)
   if problem then
     notify('setup: ' .. problem, vim.log.levels.ERROR)
     return
@@ -607,14 +551,6 @@ function M.setup(opts)
     desc = 'racelens: start the language server',
     callback = function(args)
       M.attach(args.buf)
-    end,
-  })
-  vim.api.nvim_create_autocmd('BufReadCmd', {
-    group = group,
-    pattern = documents.pattern,
-    desc = 'racelens: show a racelens: document',
-    callback = function(args)
-      documents.read(args.buf, vim.api.nvim_buf_get_name(args.buf), all_clients)
     end,
   })
   create_commands()
