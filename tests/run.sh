@@ -2,7 +2,8 @@
 # The test command (README): installs what the tests need, then runs all of them:
 # the Rust tests (analysis, CLI, language server in process and over stdio), the VS Code
 # extension's type-check, lint and packaging, the stdio end-to-end test through the
-# protocol library VS Code uses, and the headless Neovim end-to-end tests.
+# protocol library VS Code uses, and the headless Neovim tests on Debian's Neovim 0.7.2
+# and on a current one (NVIM_CURRENT, default: the one .ci/nvim-current installs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/setup
@@ -11,5 +12,8 @@ cargo build --locked -q -p racelens
 export RACELENS_BIN="$PWD/target/debug/racelens"
 (cd editors/vscode && npm run -s check && npm run -s smoke)
 (cd tests/lsp && npm test)
+nvim_current=${NVIM_CURRENT:-$(bash .ci/nvim-current)}
 bash tests/nvim/run.sh
 bash tests/nvim/client.sh
+NVIM="$nvim_current" bash tests/nvim/run.sh
+NVIM="$nvim_current" bash tests/nvim/client.sh
