@@ -91,6 +91,8 @@ local function enabled(proj)
   reports(report, "vim.lsp.enable('racelens') is in force")
   reports(report, 'server command `' .. table.concat(server, ' ') .. '`: ')
   reports(report, 'client ' .. client.id .. '  root ' .. proj .. '  running')
+  local info = require('racelens').info()[1]
+  check(info:find('server command `' .. table.concat(server, ' ') .. '` (found: ', 1, true), ':RacelensInfo says ' .. info)
   reports(report, 'setup()', true)
   reports(report, 'WARN', true)
   reports(report, 'ERROR', true)

@@ -22,7 +22,7 @@ end
 local SETUP_ADVICE = "call require('racelens').setup() in init.lua (editors/nvim/README.md)"
 local ENABLE_ADVICE = "call vim.lsp.enable('racelens') in init.lua, with editors/nvim on the runtimepath"
 
---- How racelens is configured. Returns the server command in use.
+--- How racelens is configured. Returns whether it is the config of vim.lsp.enable.
 local function check_configuration(r, options)
   local setup_used = options.configured
   if not compat.has_lsp_enable then
@@ -32,7 +32,7 @@ local function check_configuration(r, options)
       r.warn("require('racelens').setup() has not been called", { SETUP_ADVICE })
     end
     r.info('vim.lsp.enable needs Neovim 0.11 or newer: this version uses setup()')
-    return options.cmd
+    return false
   end
   local files = vim.api.nvim_get_runtime_file('lsp/racelens.lua', true)
   if #files > 0 then
@@ -54,11 +54,7 @@ local function check_configuration(r, options)
     r.warn("neither vim.lsp.enable('racelens') nor require('racelens').setup() has been called",
       { ENABLE_ADVICE, 'or ' .. SETUP_ADVICE })
   end
-  if enabled and not setup_used and #files > 0 then
-    local resolved = vim.lsp.config.racelens -- reads lsp/racelens.lua and vim.lsp.config('racelens', ...)
-    return resolved and resolved.cmd or options.cmd, true
-  end
-  return options.cmd
+  return enabled and not setup_used
 end
 
 function M.check()
@@ -72,7 +68,8 @@ function M.check()
     r.ok('Neovim ' .. version .. (vim.lsp.start and ' (vim.lsp.start)' or ' (vim.lsp.start_client)'))
   end
   local racelens = require('racelens')
-  local cmd, from_lsp_config = check_configuration(r, racelens._options())
+  local from_lsp_config = check_configuration(r, racelens._options())
+  local cmd = racelens.server_cmd()
   local where = from_lsp_config and "vim.lsp.config('racelens', { cmd = { '/path/to/racelens', 'lsp' } })"
     or "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })"
   if type(cmd) ~= 'table' then

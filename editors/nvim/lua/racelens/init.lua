@@ -21,7 +21,6 @@ local defaults = config.defaults
 
 local state = {
   opts = nil, -- the options of the last setup()
-  lsp_config = false, -- whether lsp/racelens.lua was read (vim.lsp.enable, 0.11+)
   roots = {}, -- root dir -> client id (one client per root)
   warned_cmd = false, -- the missing-binary message is shown once
   lens_retry = {}, -- bufnr -> true while a refresh waits for an in-flight one
@@ -362,13 +361,30 @@ function M.restart()
   notify(string.format('restarted (%d client%s stopped)', #clients, #clients == 1 and '' or 's'))
 end
 
+--- The server command that starts the next client: setup()'s, else (0.11+) the one of
+--- the config `vim.lsp.enable('racelens')` uses (lsp/racelens.lua with what
+--- `vim.lsp.config('racelens', ...)` changed), else the default.
+function M.server_cmd()
+  if state.opts then
+    return state.opts.cmd
+  end
+  if compat.lsp_enabled(NAME) then
+    local resolved = vim.lsp.config[NAME]
+    if resolved and resolved.cmd then
+      return resolved.cmd
+    end
+  end
+  return defaults.cmd
+end
+
 --- Lines describing the racelens clients (what :RacelensInfo shows).
 function M.info()
   local lines = {}
   local opts = state.opts or defaults
-  local cmd = opts.cmd
+  local cmd = M.server_cmd()
   local problem = cmd_problem(cmd)
-  table.insert(lines, string.format('racelens: server command `%s` (%s)', table.concat(cmd, ' '),
+  table.insert(lines, string.format('racelens: server command `%s` (%s)',
+    type(cmd) == 'table' and table.concat(cmd, ' ') or tostring(cmd),
     problem and problem or ('found: ' .. vim.fn.exepath(cmd[1]))))
   local clients = all_clients()
   if #clients == 0 then
@@ -506,15 +522,13 @@ end
 
 -- Setup ---------------------------------------------------------------------------------
 
---- The options in use (for :checkhealth), with `configured` = whether setup() ran and
---- `lsp_config` = whether lsp/racelens.lua was read.
+--- The options in use (for :checkhealth), with `configured` = whether setup() ran.
 function M._options()
   local o = {}
   for k, v in pairs(state.opts or defaults) do
     o[k] = v
   end
   o.configured = state.opts ~= nil
-  o.lsp_config = state.lsp_config
   return o
 end
 
@@ -523,7 +537,6 @@ end
 --- overrides them), without a root (Neovim finds it from `root_markers`). Reading it also
 --- creates the commands and the `racelens:` document reader.
 function M.lsp_config()
-  state.lsp_config = true
   create_commands()
   return config.client_config(defaults)
 end
