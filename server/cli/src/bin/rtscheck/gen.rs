@@ -67,7 +67,8 @@ pub enum Op {
     MoveOutOfLock,
     FieldHiding,
     Overriding,
-    NoOp,
+    /// A comment, or a brace on its own line: the code does not change.
+    Cosmetic,
 }
 
 impl Op {
@@ -81,7 +82,7 @@ impl Op {
         Op::MoveOutOfLock,
         Op::FieldHiding,
         Op::Overriding,
-        Op::NoOp,
+        Op::Cosmetic,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,7 +96,7 @@ impl Op {
             Op::MoveOutOfLock => "move-access-out-of-lock",
             Op::FieldHiding => "field-hiding",
             Op::Overriding => "override-without-synchronized",
-            Op::NoOp => "no-op",
+            Op::Cosmetic => "no-op",
         }
     }
 }
@@ -276,7 +277,7 @@ impl Component {
             Kind::Slot => vec![(Op::NotifyAllToNotify, 3), (Op::RemoveSync, 2)],
             Kind::Hits => vec![(Op::RemoveVolatile, 1), (Op::AddSync, 1), (Op::RemoveSync, 1)],
         };
-        ops.push((Op::NoOp, 2));
+        ops.push((Op::Cosmetic, 2));
         ops
     }
 
@@ -284,8 +285,8 @@ impl Component {
     fn place(&self, op: Op, variant: u8) -> String {
         let (class, sub) = (&self.class, self.sub.as_deref().unwrap_or("?"));
         match (self.kind, op, variant) {
-            (_, Op::NoOp, 0) => format!("a comment in {class}"),
-            (_, Op::NoOp, _) => format!("{class}'s opening brace on its own line"),
+            (_, Op::Cosmetic, 0) => format!("a comment in {class}"),
+            (_, Op::Cosmetic, _) => format!("{class}'s opening brace on its own line"),
             (Kind::Tally { .. }, Op::AddSync, _) => format!("{class}.isEmpty()"),
             (Kind::Tally { .. }, Op::RemoveSync, _) => format!("{class}.add()"),
             (Kind::Tally { .. }, Op::SplitSection, _) => format!("{class}.add(): count and total in two blocks"),
@@ -325,10 +326,10 @@ impl Component {
         files.push(self.test(pkg));
         // The no-ops touch the class's own file only.
         let main = &mut files[0];
-        if is(Op::NoOp, 0) {
+        if is(Op::Cosmetic, 0) {
             let at = main.text.find("    private").or_else(|| main.text.find("    protected")).expect("a field");
             main.text.insert_str(at, "    // Updated by several threads at once: see the test.\n");
-        } else if is(Op::NoOp, 1) {
+        } else if is(Op::Cosmetic, 1) {
             let decl = format!("public class {} {{", self.class);
             main.text = main.text.replacen(&decl, &format!("public class {}\n{{", self.class), 1);
         }

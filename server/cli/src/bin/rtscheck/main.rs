@@ -92,7 +92,7 @@ impl fmt::Display for Rule {
 }
 
 #[derive(Default)]
-struct Tally {
+struct Counts {
     programs: u64,
     evolutions: u64,
     checks: BTreeMap<Rule, u64>,
@@ -107,7 +107,7 @@ struct Checker {
     args: Args,
     work: PathBuf,
     racelens: Option<Racelens>,
-    tally: Tally,
+    tally: Counts,
 }
 
 fn main() -> ExitCode {
@@ -156,7 +156,7 @@ fn run(args: Args) -> Result<bool, String> {
         }
         return Ok(true);
     }
-    let mut checker = Checker { args, work: work.clone(), racelens, tally: Tally::default() };
+    let mut checker = Checker { args, work: work.clone(), racelens, tally: Counts::default() };
     let mut ok = true;
     for seed in checker.args.first..checker.args.first + checker.args.seeds {
         ok &= checker.program(seed)?;
@@ -253,7 +253,7 @@ impl Checker {
             let scratch = statics::fresh(&dir)?;
             let differs = (typed != scratch).then(|| format!("the edit typed into a loaded host differs from a fresh analysis:\n{}", typed.difference(&scratch)));
             ok &= self.check(Rule::Incremental, differs, seed, Some(&m), &program, &evolved, &dir);
-            if m.op == Op::NoOp {
+            if m.op == Op::Cosmetic {
                 ok &= self.check(Rule::R5, nothing_selected(&scratch).map(|e| format!("a no-op change: {e}")), seed, Some(&m), &program, &evolved, &dir);
             } else if let Some(results) = &base_results {
                 ok &= self.newly_failing(seed, &program, &m, &evolved, &dir, results)?;
@@ -306,15 +306,17 @@ impl Checker {
             jvm::junit(&classes, &classes_run)
         });
         let _ = std::fs::remove_dir_all(&classes);
-        let failed = match plain {
-            Ok(f) if f.is_empty() => f,
+        match plain {
+            Ok(f) if f.is_empty() => {}
             Ok(f) => return self.generator(seed, program, base, dir, format!("the base fails when run plainly: {}", f.join(", "))),
             Err(e) => return self.generator(seed, program, base, dir, e),
-        };
-        debug_assert!(failed.is_empty());
+        }
         let mut results = BTreeMap::new();
         for t in program.tests() {
-            let explored = racelens.explore(dir, &t.name)?;
+            let explored = match racelens.explore(dir, &t.name) {
+                Ok(e) => e,
+                Err(e) => Explored { outcome: "no result".into(), detail: e, schedule: None, schedules: 0 },
+            };
             let message = match explored.outcome.as_str() {
                 "pass" => None,
                 "limit" => {
@@ -346,11 +348,11 @@ impl Checker {
             if base.get(&t.name).is_none_or(|b| b.outcome != "pass") {
                 continue;
             }
-            let now = racelens.explore(dir, &t.name)?;
-            match now.outcome.as_str() {
-                "fail" => failing.push((t.name, now)),
-                "pass" => {}
-                _ => *self.tally.inconclusive.entry(Rule::R1).or_default() += 1,
+            match racelens.explore(dir, &t.name) {
+                Ok(now) if now.outcome == "fail" => failing.push((t.name, now)),
+                Ok(now) if now.outcome == "pass" => {}
+                Ok(_) => *self.tally.inconclusive.entry(Rule::R1).or_default() += 1,
+                Err(e) => return Ok(self.check(Rule::R1, Some(format!("{}: the exhaustive exploration gave no result: {e}", t.name)), seed, Some(m), program, evolved, dir)),
             }
         }
         if failing.is_empty() {
@@ -359,7 +361,10 @@ impl Checker {
         }
         *self.tally.newly_failing.entry(m.op.name()).or_default() += failing.len() as u64;
         let threaded = program.tests().iter().filter(|t| t.threads).count();
-        let affected = racelens.affected(dir, threaded)?;
+        let affected = match racelens.affected(dir, threaded) {
+            Ok(a) => a,
+            Err(e) => return Ok(self.check(Rule::R1, Some(format!("`explore --affected` gave no result: {e}")), seed, Some(m), program, evolved, dir)),
+        };
         let mut ok = true;
         for (test, truth) in failing {
             let message = match affected.iter().find(|(t, _)| *t == test) {

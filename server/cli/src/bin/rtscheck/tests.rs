@@ -66,7 +66,7 @@ fn each_operator_changes_what_its_name_says() {
             seen.insert(m.op);
             let evolved = p.files(Some(&m));
             let what = p.describe(&m);
-            if m.op == Op::NoOp {
+            if m.op == Op::Cosmetic {
                 let changed: Vec<_> = base.iter().zip(&evolved).filter(|(a, b)| a.text != b.text).collect();
                 assert_eq!(changed.len(), 1, "{what}");
                 assert_eq!(tokens(&changed[0].0.text), tokens(&changed[0].1.text), "{what}: only comments and white space change");
@@ -118,7 +118,7 @@ fn each_operator_changes_what_its_name_says() {
                     assert!(added.contains(&"@Override") && added.contains(&"public void add(int n) {"), "{what}: {added:?}");
                     assert!(!added.iter().any(|l| l.contains("synchronized")), "{what}");
                 }
-                Op::NoOp => unreachable!(),
+                Op::Cosmetic => unreachable!(),
             }
         }
     }
