@@ -52,7 +52,7 @@ struct Args {
     #[arg(long, value_name = "NAME")]
     op: Option<String>,
     /// Print each program's first revision instead of checking it (with `--op`, the
-    /// evolutions of that operator too).
+    /// evolutions of that operator too); nothing runs.
     #[arg(long)]
     print: bool,
     /// The `racelens` binary (default: the one next to this one).
@@ -111,6 +111,12 @@ struct Checker {
 }
 
 fn main() -> ExitCode {
+    // `rtscheck --print | head` ends quietly, as `racelens check | head` does.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = Args::parse();
     match run(args) {
         Ok(true) => ExitCode::SUCCESS,
@@ -129,6 +135,18 @@ fn run(args: Args) -> Result<bool, String> {
             return Err(format!("no operator `{op}`; the operators: {}", Op::ALL.map(Op::name).join(", ")));
         }
     }
+    if args.print {
+        for seed in args.first..args.first + args.seeds {
+            let program = Program::generate(seed);
+            println!("seed {seed}: {}", program.summary());
+            print_files(&program.files(None));
+            for m in program.evolutions().iter().filter(|m| args.op.as_deref() == Some(m.op.name())) {
+                println!("seed {seed}: {}", program.describe(m));
+                print_files(&program.files(Some(m)));
+            }
+        }
+        return Ok(true);
+    }
     let work = std::env::temp_dir().join(format!("rtscheck-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let racelens = match args.no_jvm {
@@ -144,18 +162,6 @@ fn run(args: Args) -> Result<bool, String> {
             Some(Racelens { binary, cache: work.join("cache"), bound: args.bound, budget: args.budget })
         }
     };
-    if args.print {
-        for seed in args.first..args.first + args.seeds {
-            let program = Program::generate(seed);
-            println!("seed {seed}: {}", program.summary());
-            print_files(&program.files(None));
-            for m in program.evolutions().iter().filter(|m| args.op.as_deref() == Some(m.op.name())) {
-                println!("seed {seed}: {}", program.describe(m));
-                print_files(&program.files(Some(m)));
-            }
-        }
-        return Ok(true);
-    }
     let mut checker = Checker { args, work: work.clone(), racelens, tally: Counts::default() };
     let mut ok = true;
     for seed in checker.args.first..checker.args.first + checker.args.seeds {
