@@ -160,6 +160,8 @@ pub struct TestView {
     pub source: String,
     /// How many threads the run had.
     pub threads: usize,
+    /// How the run ended (`pass`, `fail`, ...).
+    pub outcome: String,
     /// By working-tree file: the recorded points mapped onto its lines, as `(line, access)`.
     points: HashMap<FileId, Vec<(u32, Access)>>,
     /// Files the record does not speak for, and why.
@@ -272,7 +274,7 @@ impl CoverageView {
         let no_files = BTreeMap::new();
         for (name, run) in &history.tests {
             let files = history.snapshots.get(&run.snapshot).unwrap_or(&no_files);
-            let mut view = TestView { revision: run.short_revision(), source: run.source.clone(), threads: run.threads.len(), ..TestView::default() };
+            let mut view = TestView { revision: run.short_revision(), source: run.source.clone(), threads: run.threads.len(), outcome: run.outcome.clone(), ..TestView::default() };
             let mut maps: HashMap<&str, (FileId, FileMap)> = HashMap::new();
             for (&file, (path, working, base)) in &known {
                 let short = path.rsplit('/').next().unwrap_or(path);

@@ -156,6 +156,13 @@ pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, cov
 /// file the record does not speak for keep the static decision; when that is every pair, the
 /// footprint stays static and says why the record was not used.
 fn from_coverage(index: &ProjectIndex, pairs: &[&Pair], stat: Footprint, view: &TestView) -> Footprint {
+    // A run that failed stopped early, and the test fails already: what it executed is no
+    // reason to leave it out (a field that starts hiding another fails a test on every
+    // schedule, whatever its threads run).
+    if view.outcome != "pass" {
+        let note = format!("its recorded run ({} at {}) ended with `{}`: static reach decides", view.source, view.revision, view.outcome);
+        return Footprint { note: Some(note), ..stat };
+    }
     let (mut covers, mut one_thread, mut static_pairs) = (Vec::new(), 0, 0);
     let mut fallback: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, p) in pairs.iter().enumerate() {

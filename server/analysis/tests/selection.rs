@@ -74,3 +74,29 @@ fn an_unchanged_tree_selects_nothing() {
         #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
     "#]]);
 }
+
+#[test]
+fn a_field_that_starts_hiding_an_inherited_one_impacts_the_accesses_it_rebinds() {
+    // `BatchTally` declares its own `count`: its unchanged `addPair()` now writes that field
+    // while the inherited `count()` reads `Tally`'s (JLS 8.3). Not a line of `addPair()`
+    // changed, but its accesses mean another variable: the test that runs them in two
+    // threads is selected (found first by rtscheck's field-hiding operator).
+    let tally = "package t;\n\npublic class Tally {\n    protected int count;\n\n    public synchronized void add() {\n        count++;\n    }\n\n    public synchronized int count() {\n        return count;\n    }\n}\n";
+    let batch = "package t;\n\npublic class BatchTally extends Tally {\n    public synchronized void addPair() {\n        count += 2;\n    }\n}\n";
+    let test = "package t;\n\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\n\npublic class TallyTest {\n    @Test\n    public void pairsFromTwoThreads() throws Exception {\n        BatchTally tally = new BatchTally();\n        Thread a = new Thread(tally::addPair);\n        Thread b = new Thread(tally::addPair);\n        a.start();\n        b.start();\n        a.join();\n        b.join();\n        assertEquals(4, tally.count());\n    }\n}\n";
+    let hiding = batch.replace("extends Tally {\n", "extends Tally {\n    protected int count;\n\n");
+    let files = [("src/t/Tally.java", tally), ("src/t/BatchTally.java", batch), ("src/t/TallyTest.java", test)];
+    let repo = repo_with(&files, &[("src/t/BatchTally.java", &hiding)]);
+    let (mut host, impact) = analyze(repo.path());
+    let sharing = host.sharing();
+    let selection = rank::select(host.index(), &sharing, &impact);
+    check(&selection, expect![[r#"
+        1 of 1 selected
+        #1 selected t.TallyTest#pairsFromTwoThreads (2 pairs, Static): selected: starts threads and reaches both ends of 2 impacted pairs; 2 new (not covered by a test ranked before it)
+    "#]]);
+    // Without the new declaration nothing is impacted, and nothing selected.
+    let unchanged = repo_with(&files, &[]);
+    let (mut host, impact) = analyze(unchanged.path());
+    let sharing = host.sharing();
+    assert_eq!(rank::select(host.index(), &sharing, &impact).selected, 0);
+}

@@ -6,7 +6,11 @@
 //!    is how Figure 1 leaves SV5 and SV6, before `modCount++` in `clear()`, unimpacted);
 //!    these pairs are explored, only rules 1, 3 and 4 make warnings;
 //! 3. every access in a synchronized block or lock region whose synchronization changed;
-//! 4. every access of a field whose `volatile` the change removed;
+//! 4. every access of a field whose `volatile` the change removed; and, in the same spirit
+//!    (a declaration change that changes what unchanged code accesses), every access whose
+//!    binding a field declared or removed by the change may have changed: a field that
+//!    starts or stops hiding an inherited one of that name (JLS 8.3) rebinds the accesses
+//!    of that name in its class and subclasses, though not one of their lines changed;
 //! 5. accesses in the forward impact of the change: statements that use locals the change
 //!    defines (intra-procedural slicing), and methods called from changed lines.
 
@@ -15,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use super::matching::method_map;
 use super::regions::RegionCause;
 use super::{ChangeSet, Cx, Sharing};
-use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
-use crate::java::{FileFacts, UnitIdx};
+use crate::index::{ClassRef, FieldKey, FileId, Origin, ProjectIndex, TypeName};
+use crate::java::{ClassKind, FileFacts, UnitIdx};
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum SvReason {
@@ -30,6 +34,9 @@ pub(crate) enum SvReason {
     Synchronization(String),
     /// Rule 4.
     VolatileRemoved,
+    /// Rule 4's kind: the change declared (or removed) a field of this name in this class,
+    /// which now hides (or no longer hides) an inherited one: `(class, field, declared)`.
+    Redeclared(String, String, bool),
     /// Rule 5, through locals.
     ForwardSlice,
     /// Rule 5, through a call on a changed line.
@@ -149,7 +156,64 @@ pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
             }
         }
     }
+    // Rule 4's kind: accesses a new or removed field declaration may rebind.
+    let redeclared = redeclared_fields(index, changes);
+    if !redeclared.is_empty() {
+        for (id, e) in index.entries() {
+            for (i, s) in e.resolved.sites.iter().enumerate() {
+                let class = ClassRef { origin: Origin::Project(id), idx: e.facts.methods[e.facts.units[s.unit as usize].method as usize].class };
+                let hit = redeclared.iter().find(|r| r.field == s.field.name.as_ref() && extends(index, class, &r.class));
+                if let Some(r) = hit {
+                    out.add(index, sharing, id, i, SvReason::Redeclared(r.class.clone(), r.field.clone(), r.declared));
+                }
+            }
+        }
+    }
     out
+}
+
+/// A field declaration the change added to, or removed from, a class that existed before.
+struct Redeclared {
+    /// The class's binary name.
+    class: String,
+    field: String,
+    declared: bool,
+}
+
+/// Field declarations the change added to or removed from existing classes. A new field in
+/// a new class rebinds nothing that did not change with it; in an existing class it can
+/// hide an inherited field that unchanged code of the class (and its subclasses) used.
+fn redeclared_fields(index: &ProjectIndex, changes: &ChangeSet) -> Vec<Redeclared> {
+    let mut out = Vec::new();
+    for change in &changes.files {
+        let (Some(old), Some(entry)) = (&change.old, index.entry(change.file)) else { continue };
+        let names = |f: &FileFacts| -> BTreeSet<(String, String)> { f.fields.iter().map(|x| (f.classes[x.class as usize].binary_name.clone(), x.name.clone())).collect() };
+        let (before, after) = (names(old), names(&entry.facts));
+        let classes_before: BTreeSet<&str> = old.classes.iter().map(|c| c.binary_name.as_str()).collect();
+        for ((class, field), declared) in after.difference(&before).map(|k| (k, true)).chain(before.difference(&after).map(|k| (k, false))) {
+            if classes_before.contains(class.as_str()) && entry.facts.classes.iter().any(|c| &c.binary_name == class) {
+                out.push(Redeclared { class: class.clone(), field: field.clone(), declared });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `class` is the class named `binary` or extends it, through project classes.
+fn extends(index: &ProjectIndex, class: ClassRef, binary: &str) -> bool {
+    let mut current = Some(class);
+    for _ in 0..32 {
+        let Some(c) = current else { return false };
+        let Some(facts) = index.facts(c.origin) else { return false };
+        if facts.classes[c.idx as usize].binary_name == binary {
+            return true;
+        }
+        current = index.resolver().supertypes(c).into_iter().find_map(|t| match t {
+            TypeName::Class(sup) if index.facts(sup.origin).is_some_and(|f| f.classes[sup.idx as usize].kind != ClassKind::Interface) => Some(sup),
+            _ => None,
+        });
+    }
+    false
 }
 
 /// Fields that are `volatile` in the base and not in the working tree.

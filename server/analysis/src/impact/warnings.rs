@@ -175,6 +175,8 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             Some(SvReason::NewMethod) => format!("the change added `{}()`", entry.facts.method_display(entry.facts.units[site.unit as usize].method)),
             Some(SvReason::Synchronization(why)) => why.clone(),
             Some(SvReason::VolatileRemoved) => format!("the change removed `volatile` from `{}`", field.name),
+            Some(SvReason::Redeclared(class, name, true)) => format!("the change declared `{name}` in `{}`, so this access may now mean that field instead of an inherited one", class.rsplit(['.', '$']).next().unwrap_or(class)),
+            Some(SvReason::Redeclared(class, name, false)) => format!("the change removed `{name}` from `{}`, so this access may now mean an inherited field", class.rsplit(['.', '$']).next().unwrap_or(class)),
             _ => continue,
         };
         // An end that holds a lock is not where the fix goes when the other end is also
