@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::ThreadId;
 use crate::results::coverage::Coverage;
+use crate::results::swimlane::Lanes;
 
 /// `racelens explore --test T --json`: one test's exploration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -294,6 +295,10 @@ pub enum ResultKind {
         place: Option<Place>,
         /// The interleaving, one column per thread.
         table: String,
+        /// The same rows for the swimlane picture (absent in results kept by an earlier
+        /// racelens: those show the table only).
+        #[serde(default)]
+        lanes: Option<Lanes>,
     },
     /// No failure, and the search ended: `coverage` says what it covered.
     Passed {
