@@ -51,7 +51,9 @@ pub struct LaneRow {
     pub lane: Option<usize>,
     /// For a switch, the column of the thread that ran next (the arrow's head).
     pub to: Option<usize>,
+    /// The step's number in the execution (none for the rows that are not steps).
     pub step: Option<u32>,
+    /// The table's words for the row.
     pub text: String,
     /// Where in the project, when the code is the project's.
     pub place: Option<Place>,
@@ -185,10 +187,10 @@ pub fn svg(lanes: &Lanes, id: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, r#"<svg class="lanes" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="the failing schedule, one column per thread">"#);
     let _ = writeln!(out, r#"<defs><marker id="head-{id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="head"/></marker></defs>"#);
+    // One line per thread and per row: a diff of two pages reads row by row.
     for (i, title) in lanes.threads.iter().enumerate() {
-        let x = GUTTER + i * COLUMN;
-        let _ = writeln!(out, r#"<line class="lane" x1="{c}" y1="{HEADER}" x2="{c}" y2="{height}"/>"#, c = center(i));
-        let _ = writeln!(out, r#"<rect class="thread" x="{}" y="4" width="{}" height="24" rx="4"/><text class="thread" x="{}" y="21" text-anchor="middle">{}</text>"#, x + 4, COLUMN - 8, center(i), escape(&fit(title)));
+        let (x, c) = (GUTTER + i * COLUMN, center(i));
+        let _ = writeln!(out, r#"<line class="lane" x1="{c}" y1="{HEADER}" x2="{c}" y2="{height}"/><rect class="thread" x="{}" y="4" width="{}" height="24" rx="4"/><text class="thread" x="{c}" y="21" text-anchor="middle">{}</text>"#, x + 4, COLUMN - 8, escape(&fit(title)));
     }
     for (k, row) in lanes.rows.iter().enumerate() {
         let y = HEADER + k * ROW;
@@ -203,26 +205,26 @@ pub fn svg(lanes: &Lanes, id: usize) -> String {
             Some(p) => format!(r#" data-file="{}" data-line="{}" tabindex="0" role="link""#, escape(&p.file), p.line),
             None => String::new(),
         };
-        let _ = writeln!(out, r#"<g class="row {class}"{link}><title>{}</title>"#, escape(&row.text));
+        let _ = write!(out, r#"<g class="row {class}"{link}><title>{}</title>"#, escape(&row.text));
         if let Some(step) = row.step {
-            let _ = writeln!(out, r#"<text class="step-no" x="{}" y="{}" text-anchor="end">{step}</text>"#, GUTTER - 8, y + 16);
+            let _ = write!(out, r#"<text class="step-no" x="{}" y="{}" text-anchor="end">{step}</text>"#, GUTTER - 8, y + 16);
         }
         match row.lane {
             Some(lane) => {
                 let x = GUTTER + lane * COLUMN;
-                let _ = writeln!(out, r#"<rect class="box" x="{}" y="{}" width="{}" height="{}" rx="3"/><text x="{}" y="{}">{}</text>"#, x + 8, y + 2, COLUMN - 16, ROW - 4, x + 14, y + 16, escape(&fit(&row.text)));
+                let _ = write!(out, r#"<rect class="box" x="{}" y="{}" width="{}" height="{}" rx="3"/><text x="{}" y="{}">{}</text>"#, x + 8, y + 2, COLUMN - 16, ROW - 4, x + 14, y + 16, escape(&fit(&row.text)));
             }
             None => {
-                let _ = writeln!(out, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, GUTTER + n * COLUMN / 2, y + 16, escape(&row.text));
+                let _ = write!(out, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, GUTTER + n * COLUMN / 2, y + 16, escape(&row.text));
             }
         }
         if let (Some(from), Some(to)) = (row.lane, row.to) {
             // From the edge of the stopped thread's box to the next thread's lane.
             let (x1, x2) = if to > from { (GUTTER + from * COLUMN + COLUMN - 8, center(to) - 6) } else { (GUTTER + from * COLUMN + 8, center(to) + 6) };
-            let _ = writeln!(out, r#"<line class="arrow" x1="{x1}" y1="{yy}" x2="{x2}" y2="{yy}" marker-end="url(#head-{id})"/>"#, yy = y + ROW / 2);
+            let _ = write!(out, r#"<line class="arrow" x1="{x1}" y1="{yy}" x2="{x2}" y2="{yy}" marker-end="url(#head-{id})"/>"#, yy = y + ROW / 2);
         }
         if let Some(l) = label(row) {
-            let _ = writeln!(out, r#"<text class="src" x="{labels_x}" y="{}">{}</text>"#, y + 16, escape(&l));
+            let _ = write!(out, r#"<text class="src" x="{labels_x}" y="{}">{}</text>"#, y + 16, escape(&l));
         }
         out += "</g>\n";
     }
@@ -390,76 +392,23 @@ END 1 fail 10 3 5";
         expect![[r#"
             <svg class="lanes" xmlns="http://www.w3.org/2000/svg" width="1523" height="384" viewBox="0 0 1523 384" role="img" aria-label="the failing schedule, one column per thread">
             <defs><marker id="head-0" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="head"/></marker></defs>
-            <line class="lane" x1="226" y1="36" x2="226" y2="384"/>
-            <rect class="thread" x="60" y="4" width="332" height="24" rx="4"/><text class="thread" x="226" y="21" text-anchor="middle">T0 (main)</text>
-            <line class="lane" x1="566" y1="36" x2="566" y2="384"/>
-            <rect class="thread" x="400" y="4" width="332" height="24" rx="4"/><text class="thread" x="566" y="21" text-anchor="middle">T1 (Thread-0)</text>
-            <line class="lane" x1="906" y1="36" x2="906" y2="384"/>
-            <rect class="thread" x="740" y="4" width="332" height="24" rx="4"/><text class="thread" x="906" y="21" text-anchor="middle">T2 (Thread-1)</text>
-            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="19" tabindex="0" role="link"><title>start T1 (LatencyStatsTest.java:19)</title>
-            <text class="step-no" x="48" y="52" text-anchor="end">1</text>
-            <rect class="box" x="64" y="38" width="324" height="20" rx="3"/><text x="70" y="52">start T1 (LatencyStatsTest.java:19)</text>
-            <text class="src" x="1088" y="52">src/test/java/org/example/metrics/LatencyStatsTest.java:19</text>
-            </g>
-            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="19" tabindex="0" role="link"><title>start T2 (LatencyStatsTest.java:19)</title>
-            <text class="step-no" x="48" y="76" text-anchor="end">2</text>
-            <rect class="box" x="64" y="62" width="324" height="20" rx="3"/><text x="70" y="76">start T2 (LatencyStatsTest.java:19)</text>
-            <text class="src" x="1088" y="76">src/test/java/org/example/metrics/LatencyStatsTest.java:19</text>
-            </g>
-            <g class="row switch"><title>⇄ waiting for T1 to finish</title>
-            <rect class="box" x="64" y="86" width="324" height="20" rx="3"/><text x="70" y="100">⇄ waiting for T1 to finish</text>
-            </g>
-            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="21" tabindex="0" role="link"><title>join T1 (LatencyStatsTest.java:21)</title>
-            <text class="step-no" x="48" y="124" text-anchor="end">3</text>
-            <rect class="box" x="64" y="110" width="324" height="20" rx="3"/><text x="70" y="124">join T1 (LatencyStatsTest.java:21)</text>
-            <text class="src" x="1088" y="124">src/test/java/org/example/metrics/LatencyStatsTest.java:21</text>
-            </g>
-            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>read LatencyStats.count = 0 (LatencyStats.java:22)</title>
-            <text class="step-no" x="48" y="148" text-anchor="end">4</text>
-            <rect class="box" x="404" y="134" width="324" height="20" rx="3"/><text x="410" y="148">read LatencyStats.count = 0 (LatencyStats.j…</text>
-            <text class="src" x="1088" y="148">src/main/java/org/example/metrics/LatencyStats.java:22</text>
-            </g>
-            <g class="row preemption"><title>⇄ preempted</title>
-            <rect class="box" x="404" y="158" width="324" height="20" rx="3"/><text x="410" y="172">⇄ preempted</text>
-            <line class="arrow" x1="728" y1="168" x2="900" y2="168" marker-end="url(#head-0)"/>
-            </g>
-            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>read LatencyStats.count = 0 (LatencyStats.java:22)</title>
-            <text class="step-no" x="48" y="196" text-anchor="end">5</text>
-            <rect class="box" x="744" y="182" width="324" height="20" rx="3"/><text x="750" y="196">read LatencyStats.count = 0 (LatencyStats.j…</text>
-            <text class="src" x="1088" y="196">src/main/java/org/example/metrics/LatencyStats.java:22</text>
-            </g>
-            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>write LatencyStats.count := 1 (LatencyStats.java:22)</title>
-            <text class="step-no" x="48" y="220" text-anchor="end">6</text>
-            <rect class="box" x="744" y="206" width="324" height="20" rx="3"/><text x="750" y="220">write LatencyStats.count := 1 (LatencyStats…</text>
-            <text class="src" x="1088" y="220">src/main/java/org/example/metrics/LatencyStats.java:22</text>
-            </g>
-            <g class="row switch"><title>⇄ finished</title>
-            <rect class="box" x="744" y="230" width="324" height="20" rx="3"/><text x="750" y="244">⇄ finished</text>
-            <line class="arrow" x1="744" y1="240" x2="572" y2="240" marker-end="url(#head-0)"/>
-            </g>
-            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>write LatencyStats.count := 1 (LatencyStats.java:22)</title>
-            <text class="step-no" x="48" y="268" text-anchor="end">7</text>
-            <rect class="box" x="404" y="254" width="324" height="20" rx="3"/><text x="410" y="268">write LatencyStats.count := 1 (LatencyStats…</text>
-            <text class="src" x="1088" y="268">src/main/java/org/example/metrics/LatencyStats.java:22</text>
-            </g>
-            <g class="row switch"><title>⇄ finished</title>
-            <rect class="box" x="404" y="278" width="324" height="20" rx="3"/><text x="410" y="292">⇄ finished</text>
-            <line class="arrow" x1="404" y1="288" x2="232" y2="288" marker-end="url(#head-0)"/>
-            </g>
-            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="21" tabindex="0" role="link"><title>join T2 (LatencyStatsTest.java:21)</title>
-            <text class="step-no" x="48" y="316" text-anchor="end">8</text>
-            <rect class="box" x="64" y="302" width="324" height="20" rx="3"/><text x="70" y="316">join T2 (LatencyStatsTest.java:21)</text>
-            <text class="src" x="1088" y="316">src/test/java/org/example/metrics/LatencyStatsTest.java:21</text>
-            </g>
-            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="30" tabindex="0" role="link"><title>lock LatencyStats@1 (LatencyStats.java:30)</title>
-            <text class="step-no" x="48" y="340" text-anchor="end">9</text>
-            <rect class="box" x="64" y="326" width="324" height="20" rx="3"/><text x="70" y="340">lock LatencyStats@1 (LatencyStats.java:30)</text>
-            <text class="src" x="1088" y="340">src/main/java/org/example/metrics/LatencyStats.java:30</text>
-            </g>
-            <g class="row failure" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="23" tabindex="0" role="link"><title>✗ java.lang.AssertionError: expected:&lt;2&gt; but was:&lt;1&gt; (LatencyStatsTest.java:23)</title>
-            <rect class="box" x="64" y="350" width="324" height="20" rx="3"/><text x="70" y="364">✗ java.lang.AssertionError: expected:&lt;2&gt; bu…</text>
-            <text class="src" x="1088" y="364">src/test/java/org/example/metrics/LatencyStatsTest.java:23</text>
-            </g>
+            <line class="lane" x1="226" y1="36" x2="226" y2="384"/><rect class="thread" x="60" y="4" width="332" height="24" rx="4"/><text class="thread" x="226" y="21" text-anchor="middle">T0 (main)</text>
+            <line class="lane" x1="566" y1="36" x2="566" y2="384"/><rect class="thread" x="400" y="4" width="332" height="24" rx="4"/><text class="thread" x="566" y="21" text-anchor="middle">T1 (Thread-0)</text>
+            <line class="lane" x1="906" y1="36" x2="906" y2="384"/><rect class="thread" x="740" y="4" width="332" height="24" rx="4"/><text class="thread" x="906" y="21" text-anchor="middle">T2 (Thread-1)</text>
+            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="19" tabindex="0" role="link"><title>start T1 (LatencyStatsTest.java:19)</title><text class="step-no" x="48" y="52" text-anchor="end">1</text><rect class="box" x="64" y="38" width="324" height="20" rx="3"/><text x="70" y="52">start T1 (LatencyStatsTest.java:19)</text><text class="src" x="1088" y="52">src/test/java/org/example/metrics/LatencyStatsTest.java:19</text></g>
+            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="19" tabindex="0" role="link"><title>start T2 (LatencyStatsTest.java:19)</title><text class="step-no" x="48" y="76" text-anchor="end">2</text><rect class="box" x="64" y="62" width="324" height="20" rx="3"/><text x="70" y="76">start T2 (LatencyStatsTest.java:19)</text><text class="src" x="1088" y="76">src/test/java/org/example/metrics/LatencyStatsTest.java:19</text></g>
+            <g class="row switch"><title>⇄ waiting for T1 to finish</title><rect class="box" x="64" y="86" width="324" height="20" rx="3"/><text x="70" y="100">⇄ waiting for T1 to finish</text></g>
+            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="21" tabindex="0" role="link"><title>join T1 (LatencyStatsTest.java:21)</title><text class="step-no" x="48" y="124" text-anchor="end">3</text><rect class="box" x="64" y="110" width="324" height="20" rx="3"/><text x="70" y="124">join T1 (LatencyStatsTest.java:21)</text><text class="src" x="1088" y="124">src/test/java/org/example/metrics/LatencyStatsTest.java:21</text></g>
+            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>read LatencyStats.count = 0 (LatencyStats.java:22)</title><text class="step-no" x="48" y="148" text-anchor="end">4</text><rect class="box" x="404" y="134" width="324" height="20" rx="3"/><text x="410" y="148">read LatencyStats.count = 0 (LatencyStats.j…</text><text class="src" x="1088" y="148">src/main/java/org/example/metrics/LatencyStats.java:22</text></g>
+            <g class="row preemption"><title>⇄ preempted</title><rect class="box" x="404" y="158" width="324" height="20" rx="3"/><text x="410" y="172">⇄ preempted</text><line class="arrow" x1="728" y1="168" x2="900" y2="168" marker-end="url(#head-0)"/></g>
+            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>read LatencyStats.count = 0 (LatencyStats.java:22)</title><text class="step-no" x="48" y="196" text-anchor="end">5</text><rect class="box" x="744" y="182" width="324" height="20" rx="3"/><text x="750" y="196">read LatencyStats.count = 0 (LatencyStats.j…</text><text class="src" x="1088" y="196">src/main/java/org/example/metrics/LatencyStats.java:22</text></g>
+            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>write LatencyStats.count := 1 (LatencyStats.java:22)</title><text class="step-no" x="48" y="220" text-anchor="end">6</text><rect class="box" x="744" y="206" width="324" height="20" rx="3"/><text x="750" y="220">write LatencyStats.count := 1 (LatencyStats…</text><text class="src" x="1088" y="220">src/main/java/org/example/metrics/LatencyStats.java:22</text></g>
+            <g class="row switch"><title>⇄ finished</title><rect class="box" x="744" y="230" width="324" height="20" rx="3"/><text x="750" y="244">⇄ finished</text><line class="arrow" x1="744" y1="240" x2="572" y2="240" marker-end="url(#head-0)"/></g>
+            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="22" tabindex="0" role="link"><title>write LatencyStats.count := 1 (LatencyStats.java:22)</title><text class="step-no" x="48" y="268" text-anchor="end">7</text><rect class="box" x="404" y="254" width="324" height="20" rx="3"/><text x="410" y="268">write LatencyStats.count := 1 (LatencyStats…</text><text class="src" x="1088" y="268">src/main/java/org/example/metrics/LatencyStats.java:22</text></g>
+            <g class="row switch"><title>⇄ finished</title><rect class="box" x="404" y="278" width="324" height="20" rx="3"/><text x="410" y="292">⇄ finished</text><line class="arrow" x1="404" y1="288" x2="232" y2="288" marker-end="url(#head-0)"/></g>
+            <g class="row step" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="21" tabindex="0" role="link"><title>join T2 (LatencyStatsTest.java:21)</title><text class="step-no" x="48" y="316" text-anchor="end">8</text><rect class="box" x="64" y="302" width="324" height="20" rx="3"/><text x="70" y="316">join T2 (LatencyStatsTest.java:21)</text><text class="src" x="1088" y="316">src/test/java/org/example/metrics/LatencyStatsTest.java:21</text></g>
+            <g class="row step" data-file="src/main/java/org/example/metrics/LatencyStats.java" data-line="30" tabindex="0" role="link"><title>lock LatencyStats@1 (LatencyStats.java:30)</title><text class="step-no" x="48" y="340" text-anchor="end">9</text><rect class="box" x="64" y="326" width="324" height="20" rx="3"/><text x="70" y="340">lock LatencyStats@1 (LatencyStats.java:30)</text><text class="src" x="1088" y="340">src/main/java/org/example/metrics/LatencyStats.java:30</text></g>
+            <g class="row failure" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="23" tabindex="0" role="link"><title>✗ java.lang.AssertionError: expected:&lt;2&gt; but was:&lt;1&gt; (LatencyStatsTest.java:23)</title><rect class="box" x="64" y="350" width="324" height="20" rx="3"/><text x="70" y="364">✗ java.lang.AssertionError: expected:&lt;2&gt; bu…</text><text class="src" x="1088" y="364">src/test/java/org/example/metrics/LatencyStatsTest.java:23</text></g>
             </svg>
         "#]].assert_eq(&svg(&lanes(LOST_UPDATE), 0));
     }
@@ -491,10 +440,13 @@ END 1 fail 10 3 5";
 
     #[test]
     fn java_strings_cannot_inject_markup() {
-        let evil = LOST_UPDATE
-            .replace("THREAD 1 Thread-0", "THREAD 1 \"><script>alert(1)</script>")
-            .replace("expected:<2> but was:<1>", "<script>alert('x')</script> & <img src=x onerror=alert(2)>")
-            .replace("E 4 1 2 LatencyStats@1 0", "E 4 1 2 LatencyStats@1 </text><script>");
+        // A thread's name, an exception's message and a value read, as Java could make them.
+        let injected = [
+            ("THREAD 1 Thread-0", "THREAD 1 \"><script>alert(1)</script>"),
+            ("expected:<2> but was:<1>", "<script>alert('x')</script> & <img src=x onerror=alert(2)>"),
+            ("E 4 1 2 LatencyStats@1 0", "E 4 1 2 LatencyStats@1 </text><script>"),
+        ];
+        let evil = injected.iter().fold(LOST_UPDATE.to_string(), |trace, (from, to)| trace.replace(from, to));
         let lanes = lanes(&evil);
         let sections = [Section::Failure { test: "T#<b>".into(), headline: "✗ <script>".into(), lanes, replay: Some("racelens replay . --test 'T#m'".into()) }];
         let page = html("<title>", &sections, &Options { text_uri: Some("racelens:/x\"><script>".into()), ..Options::default() });
