@@ -357,3 +357,16 @@ pub enum RecordedTest {
         error: String,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_kept_before_the_picture_still_loads_without_it() {
+        // `explorations.json` as a racelens without the swimlane page wrote it.
+        let kept = r#"{"Failed": {"title": "AssertionError", "headline": "h", "schedules": 2, "preemptions": [], "schedule": "v1_0_", "place": null, "table": "| T0 (main) |\n"}}"#;
+        let ResultKind::Failed { lanes, table, .. } = serde_json::from_str::<ResultKind>(kept).unwrap() else { panic!("not a failure") };
+        assert_eq!((lanes, table.as_str()), (None, "| T0 (main) |\n"));
+    }
+}
