@@ -23,6 +23,7 @@ import type {
     ServerOptions,
 } from 'vscode-languageclient/node';
 import { SCHEME } from './documents';
+import { isSchedulePage, scheduleHtmlFeature } from './schedule';
 import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './server';
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
@@ -31,6 +32,11 @@ import type { SelectionStatusItem } from './status';
 
 /** Sent by the server instead of `workspace/codeLens/refresh` to clients without refreshSupport. */
 export const CodeLensRefreshNotification = new NotificationType0('racelens/codeLensRefresh');
+
+/** Shows a schedule's swimlane page (`ScheduleView`). */
+export interface SchedulePages {
+    show(uri: vscode.Uri): Promise<boolean>;
+}
 
 /** What the client needs of the `racelens:` documents when the server shows one. */
 export interface ShownDocuments {
@@ -59,6 +65,7 @@ export class RacelensClient implements vscode.Disposable {
         private readonly output: vscode.OutputChannel,
         private readonly documents: ShownDocuments,
         private readonly status: SelectionStatusItem,
+        private readonly schedules: SchedulePages,
     ) {}
 
     /** The running client, waiting for a start in progress; undefined if the server is not running. */
@@ -210,7 +217,16 @@ export class RacelensClient implements vscode.Disposable {
                     // `racelens:/schedule/1` names a document of this server run; VS Code
                     // may still hold the text an earlier run served under that URI.
                     showDocument: async (params, next) => {
-                        const uri = vscode.Uri.parse(params.uri);
+                        let uri = vscode.Uri.parse(params.uri);
+                        if (isSchedulePage(uri)) {
+                            // The swimlane page goes to a webview; if it cannot, the same
+                            // schedule as markdown.
+                            if (await this.schedules.show(uri)) {
+                                return { success: true };
+                            }
+                            uri = uri.with({ path: uri.path.replace(/\.html$/, '.md') });
+                            params = { ...params, uri: uri.toString(true) };
+                        }
                         if (uri.scheme === SCHEME) {
                             this.documents.reload(uri);
                         }
@@ -226,6 +242,7 @@ export class RacelensClient implements vscode.Disposable {
             refreshCodeLenses(client);
         });
         client.registerFeature(selectionStatusFeature);
+        client.registerFeature(scheduleHtmlFeature);
         this.status.attach(client);
         return client;
     }

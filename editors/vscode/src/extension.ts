@@ -1,11 +1,13 @@
 // Wires the racelens extension: the output channel, the `racelens:` documents, the
-// language client, the status item of the tests the change selects, and the commands.
+// schedule pages' webview, the language client, the status item of the tests the change
+// selects, and the commands.
 
 import * as vscode from 'vscode';
 import { RacelensClient } from './client';
 import { registerExplorationCommands } from './commands';
 import { RacelensDocuments } from './documents';
 import { warnIfNoJdk } from './jdk';
+import { ScheduleView } from './schedule';
 import { SelectionStatusItem } from './status';
 
 let racelens: RacelensClient | undefined;
@@ -18,7 +20,9 @@ export function activate(context: vscode.ExtensionContext): void {
     context.subscriptions.push(documents);
     const status = new SelectionStatusItem(() => client.current());
     context.subscriptions.push(status);
-    const client: RacelensClient = new RacelensClient(context, output, documents, status);
+    const schedules = new ScheduleView(() => client.current(), output);
+    context.subscriptions.push(schedules);
+    const client: RacelensClient = new RacelensClient(context, output, documents, status, schedules);
     racelens = client;
 
     context.subscriptions.push(

@@ -32,16 +32,21 @@ export interface SelectionStatus {
 export const SelectionStatusNotification = new NotificationType<SelectionStatus>('racelens/selectionStatus');
 
 /** Tells the server that this client shows `racelens/selectionStatus`. */
-export const selectionStatusFeature: StaticFeature = {
-    fillClientCapabilities(capabilities) {
-        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-        const ours = (experimental.racelens ?? {}) as Record<string, unknown>;
-        capabilities.experimental = { ...experimental, racelens: { ...ours, selectionStatus: true } };
-    },
-    initialize: () => undefined,
-    getState: () => ({ kind: 'static' }),
-    clear: () => undefined,
-};
+export const selectionStatusFeature: StaticFeature = racelensCapability('selectionStatus');
+
+/** A feature that only sets `capabilities.experimental.racelens.<name> = true`. */
+export function racelensCapability(name: string): StaticFeature {
+    return {
+        fillClientCapabilities(capabilities) {
+            const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+            const ours = (experimental.racelens ?? {}) as Record<string, unknown>;
+            capabilities.experimental = { ...experimental, racelens: { ...ours, [name]: true } };
+        },
+        initialize: () => undefined,
+        getState: () => ({ kind: 'static' }),
+        clear: () => undefined,
+    };
+}
 
 function plural(n: number, what: string): string {
     return `${n} ${what}${n === 1 ? '' : 's'}`;

@@ -5,7 +5,8 @@
 // ../../target/debug/racelens), whose warnings must reach the diagnostics collection;
 // then the extension's side of explorations: its own commands (Copy, Cancel
 // Explorations), the settings held back in an untrusted workspace, and a real
-// exploration from the lens to the schedule document.
+// exploration from the lens to the schedule's swimlane page in a webview (a click on a
+// row opens its line) and to the schedule as text.
 //
 // Run after `npm run build`: `npm run smoke` (or `npm test`).
 
@@ -336,7 +337,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         );
     });
 
-    test('an exploration from the lens: progress, failure lenses, Copy, the schedule shown read-only, Cancel Explorations', { skip: noServer, timeout: 2 * EXPLORATION_MS }, async () => {
+    test('an exploration from the lens: progress, failure lenses, Copy, the schedule as a picture and as text, Cancel Explorations', { skip: noServer, timeout: 2 * EXPLORATION_MS }, async () => {
         const repo = makeRepository('explore-lost-update');
         await activateOnServer(repo);
         const doc = openFile(repo, 'src/test/java/org/example/metrics/LatencyStatsTest.java');
@@ -360,27 +361,61 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         await click(copy);
         assert.match(stub.record.clipboard, /^racelens replay .+ --test org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted --schedule \S+$/);
 
-        // Show schedule: the server asks VS Code to show racelens:/schedule/<run>-<n>/<Class>.<method>.md (window/showDocument),
-        // which opens through the content provider, as markdown.
+        // Show schedule: the server renders the swimlane page racelens:/schedule/<run>-<n>/<Class>.<method>.html
+        // and asks VS Code to show it (window/showDocument); the extension puts it in a webview.
         const shown = await click(byTitle('Show schedule'));
-        const uri = await until('the schedule shown in an editor', () => stub.record.shown.find((s) => s.uri.scheme === 'racelens')?.uri);
-        assert.match(uri.toString(), /^racelens:\/schedule\/[0-9a-f]+-\d+\/\w+Test\.\w+\.md$/);
-        assert.equal(shown?.uri, uri.toString(), 'the command answers the same URI');
+        assert.match(shown?.uri ?? '', /^racelens:\/schedule\/[0-9a-f]+-\d+\/\w+Test\.\w+\.md$/, JSON.stringify(shown));
+        assert.equal(shown.html, shown.uri.replace(/\.md$/, '.html'));
+        const panel = await until('the schedule in a webview panel', () => stub.record.webviews.find((p) => p.webview.html.includes('<svg')));
+        assert.equal(panel.viewType, 'racelens.schedule');
+        assert.equal(panel.options.enableScripts, true);
+        assert.deepEqual(panel.options.localResourceRoots, []);
+        const html = panel.webview.html;
+        const nonce = /script-src 'nonce-([A-Za-z0-9]+)'/.exec(html)?.[1];
+        assert.ok(nonce && html.includes(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'">`), html.slice(0, 600));
+        assert.equal((html.match(/<script/g) ?? []).length, 1);
+        assert.ok(html.includes(`<script nonce="${nonce}">`));
+        for (const thread of ['T0 (main)', 'T1 (Thread-0)', 'T2 (Thread-1)']) {
+            assert.ok(html.includes(`>${thread}</text>`), `a column for ${thread}`);
+        }
+        assert.match(html, /<g class="row preemption"/);
+        assert.match(html, /<g class="row failure" data-file="src\/test\/java\/org\/example\/metrics\/LatencyStatsTest\.java" data-line="\d+"/);
+        assert.ok(html.includes(`data-root="${repo}"`), 'the page knows the work tree its places are relative to');
+        assert.ok(html.includes(stub.record.clipboard.replace(/'/g, '&#39;')), 'the page has the replay command of the Copy lens');
+
+        // A click on a row posts { type: 'open', file, line, root }: the file opens at the line.
+        const row = /<g class="row step" data-file="([^"]+)" data-line="(\d+)"/.exec(html);
+        assert.ok(row, 'a step linked to its line');
+        const shownBefore = stub.record.shown.length;
+        await panel.webview.receive({ type: 'open', file: row[1], line: Number(row[2]), root: repo });
+        const opened = stub.record.shown.slice(shownBefore).find((s) => s.uri.scheme === 'file');
+        assert.equal(opened?.uri.fsPath, path.join(repo, row[1]), JSON.stringify(stub.record.shown.slice(shownBefore)));
+        assert.deepEqual([opened.options.selection.start.line, opened.options.selection.start.character], [Number(row[2]) - 1, 0]);
+        // A path out of the work tree is refused.
+        await panel.webview.receive({ type: 'open', file: '../../etc/passwd', line: 1, root: repo });
+        assert.ok(stub.record.messages.some((m) => m.kind === 'warning' && /is not a file of the workspace/.test(m.message)));
+        assert.equal(stub.record.shown.filter((s) => s.uri.fsPath === '/etc/passwd').length, 0);
+
+        // "Open as text": the markdown table, read-only through the content provider.
+        const textUri = /data-action="text" data-uri="([^"]+)"/.exec(html)?.[1];
+        assert.equal(textUri, shown.uri);
+        await panel.webview.receive({ type: 'text', uri: textUri });
+        const uri = await until('the schedule shown as text', () => stub.record.shown.find((s) => s.uri.scheme === 'racelens')?.uri);
+        assert.equal(uri.toString(), shown.uri);
         const schedule = stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         assert.match(schedule.getText(), /\| T0 \(main\)/);
         assert.ok(schedule.getText().includes(stub.record.clipboard), 'the document has the replay command of the Copy lens');
         assert.equal(schedule.languageId, 'markdown');
 
         // A restarted server names its documents anew: the old document says it is gone, and
-        // Show schedule opens the new server's own (the failure is kept on disk).
+        // Show schedule shows the new server's own page in the same panel (the failure is kept on disk).
         await stub.record.commands.get('racelens.restartServer')();
         await until('the old server\'s document gone with it', () => /no schedule document/.test(schedule.getText()));
         const again = await until('the ✗ lens after the restart', async () => (await codeLenses(doc)).find((l) => l.command?.title === 'Show schedule'));
-        const shownBefore = stub.record.shown.length;
-        await click(again);
-        const renamed = await until('the schedule shown again', () => stub.record.shown.slice(shownBefore).find((s) => s.uri.scheme === 'racelens')?.uri);
-        assert.notEqual(renamed.toString(), uri.toString());
-        await until('the schedule document loaded again', () => stub.vscode.workspace.textDocuments.find((d) => d.uri.toString() === renamed.toString())?.getText().includes('| T0 (main)'));
+        const renamed = await click(again);
+        assert.notEqual(renamed.uri, shown.uri);
+        await until('the new page in the panel', () => panel.webview.html.includes(`data-uri="${renamed.uri}"`));
+        assert.equal(stub.record.webviews.length, 1, 'one panel, reused');
 
         await stub.record.commands.get('racelens.cancelAll')();
         await until('the answer of Cancel Explorations', () => stub.record.messages.some((m) => m.kind === 'info' && /no exploration was running or queued/.test(m.message)));

@@ -1,10 +1,13 @@
 // A stand-in for the `vscode` module, enough to activate the bundled extension in plain
 // Node: VS Code itself cannot run here. It records what the extension and
 // vscode-languageclient do (commands, messages, diagnostics, output, progress, the
-// clipboard, the documents shown) for the smoke test. Documents of other schemes open
-// through their content provider, and load again when it says they changed, as in
-// VS Code. Anything it does not model is a harmless no-op that returns a disposable.
+// clipboard, the documents shown, the webview panels) for the smoke test. `file:`
+// documents are read from disk; documents of other schemes open through their content
+// provider, and load again when it says they changed, as in VS Code. A webview panel keeps
+// its html and options; `panel.webview.receive(message)` stands for the page's
+// `postMessage` and resolves once the extension's listeners have handled it. Anything it does not model is a harmless no-op that returns a disposable.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** A callable, constructible no-op: every property is another one, calls return one. */
@@ -227,6 +230,8 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         progress: [],
         /** Documents shown in an editor: `{ uri, options }`. */
         shown: [],
+        /** Webview panels created: `{ viewType, title, showOptions, options, webview: { html, ... }, disposed }`. */
+        webviews: [],
         clipboard: '',
         /** Status bar items by id: `{ text, tooltip, command, visible }`. */
         statusItems: new Map(),
@@ -304,6 +309,11 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         if (open !== undefined) {
             return open;
         }
+        if (uri.scheme === 'file') {
+            const doc = textDocument(uri, uri.path.endsWith('.java') ? 'java' : 'plaintext', fs.readFileSync(uri.fsPath, 'utf8'));
+            openDocument(doc);
+            return doc;
+        }
         const provider = record.contentProviders.get(uri.scheme);
         if (provider === undefined) {
             throw new Error(`cannot open ${uri.toString()}: no content provider for ${uri.scheme}`);
@@ -341,6 +351,7 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
         DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
         ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+        ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
         StatusBarAlignment: { Left: 1, Right: 2 },
         env: lenient('env', {
             language: 'en',
@@ -407,6 +418,43 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
                 const doc = target instanceof Uri ? await openTextDocument(target) : target;
                 record.shown.push({ uri: doc.uri, options });
                 return { document: doc };
+            },
+            createWebviewPanel(viewType, title, showOptions, options) {
+                const messages = new EventEmitter();
+                const disposed = new EventEmitter();
+                const listeners = [];
+                const panel = {
+                    viewType,
+                    title,
+                    showOptions,
+                    options,
+                    disposed: false,
+                    reveals: 0,
+                    webview: {
+                        html: '',
+                        options,
+                        cspSource: 'vscode-webview:',
+                        onDidReceiveMessage(listener, thisArg, disposables) {
+                            const bound = thisArg ? listener.bind(thisArg) : listener;
+                            listeners.push(bound);
+                            return messages.event(bound, undefined, disposables);
+                        },
+                        postMessage: async () => true,
+                        asWebviewUri: (uri) => uri,
+                        /** The page posts `message`: resolves when every listener is done. */
+                        receive: (message) => Promise.all(listeners.map((l) => l(message))),
+                    },
+                    reveal() {
+                        panel.reveals++;
+                    },
+                    onDidDispose: disposed.event,
+                    dispose() {
+                        panel.disposed = true;
+                        disposed.fire();
+                    },
+                };
+                record.webviews.push(panel);
+                return panel;
             },
             activeTextEditor: undefined,
             visibleTextEditors: [],

@@ -25,6 +25,7 @@ use racelens_explore::results::coverage::Coverage;
 use racelens_explore::search::Strategy;
 use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
+use racelens_explore::results::swimlane::{self, Lanes, Section};
 use racelens_explore::search::change::{self, ChangeModel};
 use racelens_explore::reports::{Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, Search, StatsReport, StreamPlace, TraceStep};
 
@@ -86,9 +87,18 @@ pub enum SearchKind {
 /// result: the run's `properties` say what was covered (`coverage`, `claim`), with the
 /// schedules and the bound, and its `invocations` the exit status.
 ///
+/// `--html FILE` also writes the result as a self-contained web page (for CI artifacts and
+/// for readers without the editor extension): a failing schedule as a swimlane picture,
+/// one column per thread and time downwards, the steps in the table's words, preemptions
+/// marked `⇄` with an arrow to the thread that ran next, the failure in red, and each row
+/// labelled and tagged (`data-file`, `data-line`) with its source line, relative to the
+/// work tree. A test without a failure gets a line saying what was covered, never a
+/// picture. With `--affected`, one page for the whole run: a section per test explored,
+/// in rank order, then the summary.
+///
 /// Exit status: 0 no failing schedule within the budget, 1 a failing schedule found, 2 a
-/// usage or setup error, or a thread racelens does not control ran project code (`! not
-/// explored`: never a pass). With `--affected`: 1 when a test failed, else 2 when a test
+/// usage or setup error (a `--html` file that cannot be written included), or a thread
+/// racelens does not control ran project code (`! not explored`: never a pass). With `--affected`: 1 when a test failed, else 2 when a test
 /// could not be explored or its exploration stopped, else 0 (also when nothing is selected).
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -176,6 +186,10 @@ pub struct ExploreArgs {
     /// How to print the result (the SARIF log: above).
     #[arg(long, value_enum, value_name = "FORMAT")]
     format: Option<Format>,
+    /// Also write the result as a web page with the failing schedule as a swimlane picture
+    /// (above); what is printed does not change.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// Run exactly one schedule of a test (a string from `racelens explore`) and say whether
@@ -198,6 +212,10 @@ pub struct ReplayArgs {
     /// `trace`) instead of text. Its schema: server/cli/schemas/replay.schema.json.
     #[arg(long)]
     json: bool,
+    /// Also write the run as a web page: a failure as a swimlane picture (see `racelens
+    /// explore --help`), else a line saying how the run ended.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// Everything an exploration needs: the host (sources and index), the test, a JVM session.
@@ -423,6 +441,10 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
         Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
     }
+    if let Some(path) = &args.html {
+        let section = html_section(&prepared.host, &prepared.session, args, &report, prepared.session.spec.display());
+        write_html(path, &format!("racelens explore --test {}", prepared.session.spec.display()), &[section])?;
+    }
     crate::record::remember_exploration(&prepared.host, &mut prepared.session, args.max_steps);
     prepared.session.close();
     Ok(ExitCode::from(exit_status(&report.verdict)))
@@ -441,6 +463,34 @@ fn explore_session(session: &mut Session, args: &ExploreArgs, choice: Choice, mo
     let result = heuristics::explore(session, &options, choice, model, args.pct_depth, &mut |s| progress.update(s), &cancel);
     progress.done();
     result
+}
+
+/// The rows of a full-mode execution for the swimlane picture, placed in the project.
+fn lanes(host: &Host, exec: &Execution, session: &Session) -> Lanes {
+    Lanes::of(exec, &session.sites(), &|class| file_of(host, class))
+}
+
+/// The session's test on the `--html` page, under `title`: its failing schedule as a
+/// picture, or what was covered in the words `explore` prints (no picture: a picture
+/// means a failure).
+fn html_section(host: &Host, session: &Session, args: &ExploreArgs, report: &Report, title: String) -> Section {
+    match &report.verdict {
+        Verdict::Failed(found) => Section::Failure {
+            test: title,
+            headline: format!("✗ {}", failure_headline(found)),
+            lanes: lanes(host, &found.full, session),
+            replay: Some(replay_command(found, &session.spec, &args.path.display().to_string())),
+        },
+        _ => {
+            let (mark, words) = verdict_words(report);
+            Section::Outcome { test: title, words: format!("{mark}{words}") }
+        }
+    }
+}
+
+/// Writes the `--html` page; a file that cannot be written is an error of the command.
+fn write_html(path: &Path, title: &str, sections: &[Section]) -> Result<(), String> {
+    std::fs::write(path, swimlane::html(title, sections, &swimlane::Options::default())).map_err(|e| format!("cannot write the page {}: {e}", path.display()))
 }
 
 /// The `outcome` of the report.
@@ -560,6 +610,15 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
     let host = &prepared.host;
     let session = &prepared.session;
     let (file, line) = failure_place(host, &exec);
+    if let Some(path) = &args.html {
+        let test = session.spec.display();
+        let section = match &diverged {
+            Some((k, want, got)) => Section::Outcome { test, words: format!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there") },
+            None if exec.outcome.is_bug() => Section::Failure { test, headline: format!("✗ still fails: {}", report::headline(&exec)), lanes: lanes(host, &exec, session), replay: None },
+            None => Section::Outcome { test, words: format!("✓ the schedule does not fail: {}", report::headline(&exec)) },
+        };
+        write_html(path, &format!("racelens replay --test {} --schedule {}", session.spec.display(), args.schedule), &[section])?;
+    }
     if args.json {
         print_json(&ReplayReport {
             test: session.spec.display(),

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::ThreadId;
 use crate::results::coverage::Coverage;
+use crate::results::swimlane::Lanes;
 
 /// `racelens explore --test T --json`: one test's exploration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -294,6 +295,10 @@ pub enum ResultKind {
         place: Option<Place>,
         /// The interleaving, one column per thread.
         table: String,
+        /// The same rows for the swimlane picture (absent in results kept by an earlier
+        /// racelens: those show the table only).
+        #[serde(default)]
+        lanes: Option<Lanes>,
     },
     /// No failure, and the search ended: `coverage` says what it covered.
     Passed {
@@ -351,4 +356,17 @@ pub enum RecordedTest {
         test: String,
         error: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_kept_before_the_picture_still_loads_without_it() {
+        // `explorations.json` as a racelens without the swimlane page wrote it.
+        let kept = r#"{"Failed": {"title": "AssertionError", "headline": "h", "schedules": 2, "preemptions": [], "schedule": "v1_0_", "place": null, "table": "| T0 (main) |\n"}}"#;
+        let ResultKind::Failed { lanes, table, .. } = serde_json::from_str::<ResultKind>(kept).unwrap() else { panic!("not a failure") };
+        assert_eq!((lanes, table.as_str()), (None, "| T0 (main) |\n"));
+    }
 }

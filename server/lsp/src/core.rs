@@ -53,6 +53,9 @@ pub struct ClientCaps {
     pub show_document: bool,
     /// `experimental.racelens.selectionStatus`: the client shows `racelens/selectionStatus`.
     pub selection_status: bool,
+    /// `experimental.racelens.scheduleHtml`: the client shows a schedule's swimlane page
+    /// (`racelens:/schedule/.../*.html`) rather than its markdown.
+    pub schedule_html: bool,
 }
 
 pub enum Msg {
@@ -682,12 +685,18 @@ fn lens_key(impact: &Impact) -> u64 {
 }
 
 /// `racelens:` documents: `racelens:/codes/RL001`, and schedules
-/// (`racelens:/schedule/<run>-3/PoolTest.borrow.md`: the name after the id is for people).
+/// (`racelens:/schedule/<run>-3/PoolTest.borrow.md`: the name after the id is for people;
+/// the same with `.html`: the swimlane page).
 fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     let path = uri.strip_prefix("racelens:").ok_or_else(|| format!("not a racelens: document: {uri}"))?;
     let path = path.trim_start_matches('/');
     if let Some(n) = path.strip_prefix("schedule/") {
-        let text = n.split('/').next().and_then(|n| jobs.document_text(n));
+        let name = n.split('/').next().unwrap_or_default();
+        if n.ends_with(".html") {
+            let page = jobs.document_page(name).ok_or_else(|| format!("no schedule page at {uri} (schedules are kept while the server runs)"))?;
+            return Ok(payloads::value(&DocumentText { text: page.clone(), language_id: "html".into() }));
+        }
+        let text = jobs.document_text(name);
         let text = text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
         return Ok(payloads::value(&DocumentText::markdown(text.clone())));
     }

@@ -29,6 +29,7 @@ use racelens_explore::results::schedule::ScheduleString;
 use racelens_explore::jvm::agent;
 use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::results::report;
+use racelens_explore::results::swimlane::Lanes;
 
 use crate::core::Msg;
 
@@ -129,6 +130,7 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
                 schedule: found.string.encode(),
                 place,
                 table: report::table(&found.full, &session.sites()),
+                lanes: Some(lanes(&found.full, session, &job.files)),
             }
         }
         Verdict::Passed => ResultKind::Passed { coverage, covered: covered(session, &job.change) },
@@ -169,6 +171,7 @@ fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind
             schedule: schedule.to_string(),
             place: failure_place(&exec, &job.files),
             table: report::table(&exec, &session.sites()),
+            lanes: Some(lanes(&exec, session, &job.files)),
         }
     } else {
         ResultKind::Passed { coverage: Coverage { runs: 1, ..Coverage::default() }, covered: 0 }
@@ -182,6 +185,11 @@ fn covered(session: &Session, change: &ChangeModel) -> usize {
     places.sort();
     places.dedup();
     places.len()
+}
+
+/// The rows of the swimlane picture, placed in the project's files.
+fn lanes(exec: &racelens_explore::jvm::protocol::Execution, session: &Session, files: &HashMap<String, String>) -> Lanes {
+    Lanes::of(exec, &session.sites(), &|class| files.get(outer(class)).cloned())
 }
 
 fn outer(class: &str) -> &str {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use racelens_explore::reports::{ResultKind, TestResult};
+use racelens_explore::results::swimlane::{self, Section};
 
 use crate::explorations::{self, Job};
 
@@ -32,8 +33,8 @@ pub struct Jobs {
     queue: Vec<(Job, TestKey)>,
     pub running: BTreeMap<u64, Running>,
     results: BTreeMap<PathBuf, BTreeMap<String, TestResult>>,
-    /// `racelens:/schedule/<name>/...` documents.
-    documents: BTreeMap<String, String>,
+    /// `racelens:/schedule/<name>/...` documents: the markdown text, and the swimlane page.
+    documents: BTreeMap<String, (String, Option<String>)>,
     next_document: u64,
     /// Names documents apart from those of earlier server runs (an editor may still show one).
     run: u64,
@@ -131,13 +132,48 @@ impl Jobs {
         let simple = test.rsplit('.').next().unwrap_or(test).replace('#', ".");
         let title: String = simple.chars().map(|c| if c.is_alphanumeric() || c == '.' || c == '_' || c == '$' { c } else { '_' }).collect();
         let uri = format!("racelens:/schedule/{name}/{title}.md");
-        self.documents.insert(name, text);
+        self.documents.insert(name, (text, None));
         uri
     }
 
-    pub fn document_text(&self, name: &str) -> Option<&String> {
-        self.documents.get(name)
+    /// Adds the swimlane page to the document at `uri` (from [`Jobs::document`]); returns
+    /// its URI, the same with `.html` for `.md`.
+    pub fn attach_page(&mut self, uri: &str, page: String) -> Option<String> {
+        let name = uri.strip_prefix("racelens:/schedule/")?.split('/').next()?;
+        self.documents.get_mut(name)?.1 = Some(page);
+        Some(format!("{}.html", uri.strip_suffix(".md")?))
     }
+
+    pub fn document_text(&self, name: &str) -> Option<&String> {
+        self.documents.get(name).map(|(text, _)| text)
+    }
+
+    pub fn document_page(&self, name: &str) -> Option<&String> {
+        self.documents.get(name).and_then(|(_, page)| page.as_ref())
+    }
+}
+
+/// The swimlane page of a failing result (none for other results, and for failures kept
+/// by a racelens that did not record the picture's rows). `text_uri` is the markdown
+/// document's, for the page's "Open as text"; the nonce is fresh for every page.
+pub fn schedule_page(test: &str, root: &Path, result: &TestResult, text_uri: &str) -> Option<String> {
+    let ResultKind::Failed { headline, schedules, schedule, lanes: Some(lanes), .. } = &result.kind else { return None };
+    let section = Section::Failure {
+        test: test.to_string(),
+        headline: format!("✗ {headline} after {schedules} schedule{} by `{}`", if *schedules == 1 { "" } else { "s" }, result.heuristic),
+        lanes: lanes.clone(),
+        replay: Some(format!("racelens replay {} --test {test} --schedule {schedule}", root.display())),
+    };
+    let options = swimlane::Options { nonce: Some(nonce()), root: Some(root.display().to_string()), text_uri: Some(text_uri.to_string()) };
+    Some(swimlane::html(test, &[section], &options))
+}
+
+/// 128 random bits in hex, from the standard library's randomly keyed hasher (no crate
+/// needed for a Content-Security-Policy nonce).
+fn nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let half = || std::collections::hash_map::RandomState::new().build_hasher().finish();
+    format!("{:016x}{:016x}", half(), half())
 }
 
 /// The text of a `racelens:/schedule/...` document for a failing result.

@@ -52,11 +52,19 @@ pub struct Cancelled {
     pub cancelled: usize,
 }
 
-/// A `racelens:` document: the answer of `racelens.showSchedule`, and the params of the
-/// `racelens/showDocument` notification.
+/// A `racelens:` document: the params of the `racelens/showDocument` notification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocumentLink {
     pub uri: String,
+}
+
+/// The answer of `racelens.showSchedule`: the schedule's markdown document, and its
+/// swimlane page when the result has one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduleLinks {
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 /// The result of the `racelens/document` request.
@@ -98,6 +106,9 @@ mod tests {
         assert_eq!(value(&Queued { queued: true, test: None }), json!({"queued": true}));
         assert_eq!(value(&Cancelled { cancelled: 2 }), json!({"cancelled": 2}));
         assert_eq!(value(&DocumentLink { uri: "racelens:/schedule/1".into() }), json!({"uri": "racelens:/schedule/1"}));
+        let links = ScheduleLinks { uri: "racelens:/schedule/1/T.m.md".into(), html: Some("racelens:/schedule/1/T.m.html".into()) };
+        assert_eq!(value(&links), json!({"uri": "racelens:/schedule/1/T.m.md", "html": "racelens:/schedule/1/T.m.html"}));
+        assert_eq!(value(&ScheduleLinks { html: None, ..links }), json!({"uri": "racelens:/schedule/1/T.m.md"}));
         assert_eq!(value(&DocumentText::markdown("# RL001".into())), json!({"text": "# RL001", "languageId": "markdown"}));
     }
 }

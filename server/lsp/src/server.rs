@@ -78,6 +78,7 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
         configuration: c.workspace.as_ref().and_then(|w| w.configuration).unwrap_or(false),
         show_document: c.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|s| s.support),
         selection_status: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/selectionStatus")).and_then(Value::as_bool).unwrap_or(false),
+        schedule_html: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/scheduleHtml")).and_then(Value::as_bool).unwrap_or(false),
     }
 }
 

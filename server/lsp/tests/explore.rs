@@ -117,6 +117,14 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     let text = doc["text"].as_str().unwrap();
     assert!(text.contains("| T0") || text.contains("T0 "), "a column per thread:\n{text}");
     assert!(text.contains("preempted") && text.contains("racelens replay ") && text.contains(TEST), "{text}");
+    // And the swimlane page beside it (shown instead only to clients that ask for it,
+    // `experimental.racelens.scheduleHtml`), which links back to the text.
+    assert_eq!(shown["html"], doc_uri.replace(".md", ".html").as_str(), "{shown}");
+    let page = c.request("racelens/document", json!({"uri": shown["html"]})).await;
+    assert_eq!(page["languageId"], "html");
+    let html = page["text"].as_str().unwrap();
+    assert!(html.contains("<svg") && html.contains(">T0 (main)</text>") && html.contains(r#"<g class="row failure" data-file="src/test/java/"#), "{html}");
+    assert!(html.contains(&format!(r#"data-uri="{doc_uri}""#)) && html.contains(r#"<body data-root=""#), "{html}");
 
     // Replay: exactly that schedule, on the current code, still fails.
     let replay = &all[2]["command"];

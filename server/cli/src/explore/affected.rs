@@ -16,7 +16,8 @@ use racelens_explore::search::change::{self, ChangeModel};
 use racelens_explore::search::heuristics::Choice;
 
 use super::sarif::{self, Affected};
-use super::{explore_session, outcome, render_result, result_report, search, ExploreArgs, Toolchain};
+use super::{explore_session, html_section, outcome, render_result, result_report, search, write_html, ExploreArgs, Toolchain};
+use racelens_explore::results::swimlane::Section;
 use crate::check::{note_lines, print_notes};
 use crate::sarif::Fingerprints;
 use crate::select::{analyze_and_select, count};
@@ -74,6 +75,13 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets, &selection.evidence));
     let mine: Vec<usize> = (0..selected.len()).filter(|&p| args.shard.is_none_or(|s| s.owns(p))).collect();
     if mine.is_empty() {
+        if let Some(path) = &args.html {
+            let words = match args.shard {
+                None => format!("racelens: the change selects no test ({})", selection.evidence),
+                Some(s) => format!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
+            };
+            write_html(path, HTML_TITLE, &[Section::Outcome { test: "No test explored".into(), words }])?;
+        }
         match (format, args.shard) {
             (Format::Json, _) => print_json(&AffectedReport { tests: Vec::new(), selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, shard: merge_data }),
             (Format::Sarif, _) => sarif::affected(&host, Vec::new(), 0, Affected { selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
@@ -88,8 +96,11 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
     // `--format sarif`: the results, and what each test covered.
     let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
+    // `--html`: one section per test explored.
+    let mut sections = Vec::new();
     for (i, &p) in mine.iter().enumerate() {
         let (test, share) = (&selected[p], budgets[p]);
+        let title = header(test.rank, &test.test, test.pairs.len(), share);
         if format == Format::Text {
             println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
         }
@@ -107,6 +118,9 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                     Format::Text => None,
                 };
                 let text = render_result(&host, &session, args, &report);
+                if args.html.is_some() {
+                    sections.push(html_section(&host, &session, args, &report, title));
+                }
                 crate::record::remember_exploration(&host, &mut session, args.max_steps);
                 session.close();
                 (Ended::of(&report), result, None, text)
@@ -116,6 +130,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                     findings.push(sarif::not_explored(&host, &test.test, &format!("not explored: {e}"), &mut fingerprints));
                 }
                 let text = format!("! not explored: {e}\n");
+                sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
                 (Ended::NotExplored, None, Some(e), text)
             }
         };
@@ -133,6 +148,14 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     let failed = ended.iter().filter(|&&e| e == Ended::Failed).count();
     if let Some(data) = &mut merge_data {
         data.texts = texts;
+    }
+    if let Some(path) = &args.html {
+        let words = match args.shard {
+            None => summary(&ended, selected.len(), spent, args.max_schedules),
+            Some(s) => shard_summary(s, &ended, mine.len(), selected.len(), spent, mine.iter().map(|&p| budgets[p]).sum()),
+        };
+        sections.push(Section::Outcome { test: "Summary".into(), words });
+        write_html(path, HTML_TITLE, &sections)?;
     }
     match format {
         Format::Json => print_json(&AffectedReport { tests: results, selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, shard: merge_data }),
@@ -153,6 +176,9 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     }
     Ok(exit_code(&ended))
 }
+
+/// The title of the `--affected --html` page.
+const HTML_TITLE: &str = "racelens explore --affected";
 
 /// 1 when a test failed, else 2 when a test could not be explored or its exploration
 /// stopped, else 0 (`racelens merge` applies it to the merged tests).

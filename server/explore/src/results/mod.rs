@@ -4,3 +4,4 @@
 pub mod report;
 pub mod schedule;
 pub mod coverage;
+pub mod swimlane;

@@ -69,37 +69,71 @@ fn cell(text: &str) -> String {
     format!("{t:<WIDTH$}")
 }
 
-/// The interleaving of a full-mode execution as a table.
-pub fn table(exec: &Execution, sites: &HashMap<u32, Site>) -> String {
-    let ids: Vec<ThreadId> = exec.threads.keys().copied().collect();
-    let col = |t: ThreadId| ids.iter().position(|&x| x == t).unwrap_or(0);
+/// What a row of the interleaving shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// A shared access or synchronization operation at a site.
+    Step,
+    /// The thread stopped running (`⇄ preempted`, `⇄ blocked on lock ...`, `⇄ finished`).
+    Switch,
+    /// Steps left out of a long execution.
+    Elided,
+}
+
+/// One row of the interleaving: the thread it belongs to (none for [`RowKind::Elided`]),
+/// its words, and the site of a step. The table and the swimlane picture
+/// (`swimlane.rs`) both draw these rows, so they show the same steps in the same words.
+#[derive(Clone, Debug)]
+pub struct Row<'a> {
+    pub kind: RowKind,
+    pub thread: Option<ThreadId>,
+    pub step: u32,
+    pub text: String,
+    pub site: Option<&'a Site>,
+    /// A switch's reason (`preempted`).
+    pub reason: Option<&'a str>,
+}
+
+/// The rows of a full-mode execution: every step at a known site and every switch, in
+/// order; longer executions keep their beginning and their end.
+pub fn rows<'a>(exec: &'a Execution, sites: &'a HashMap<u32, Site>) -> Vec<Row<'a>> {
     let by_name: HashMap<String, ThreadId> = exec.threads.iter().map(|(t, n)| (n.clone(), *t)).collect();
-    let mut rows: Vec<(usize, String)> = Vec::new();
+    let switch = |s: &'a crate::jvm::protocol::Switch| Row { kind: RowKind::Switch, thread: Some(s.thread), step: s.step, text: format!("⇄ {}", s.reason), site: None, reason: Some(s.reason.as_str()) };
+    let mut rows: Vec<Row<'a>> = Vec::new();
     let mut switches = exec.switches.iter().peekable();
     for e in &exec.events {
         while let Some(s) = switches.peek().filter(|s| s.step <= e.step) {
-            rows.push((col(s.thread), format!("⇄ {}", s.reason)));
+            rows.push(switch(s));
             switches.next();
         }
         let Some(site) = sites.get(&e.site) else { continue };
-        rows.push((col(e.thread), describe(site, e.object.as_deref(), e.value.as_deref(), &by_name)));
+        let text = describe(site, e.object.as_deref(), e.value.as_deref(), &by_name);
+        rows.push(Row { kind: RowKind::Step, thread: Some(e.thread), step: e.step, text, site: Some(site), reason: None });
     }
-    for s in switches {
-        rows.push((col(s.thread), format!("⇄ {}", s.reason)));
-    }
+    rows.extend(switches.map(switch));
     if rows.len() > MAX_ROWS {
         let skipped = rows.len() - MAX_ROWS;
         let tail = rows.split_off(rows.len() - MAX_ROWS / 2);
         rows.truncate(MAX_ROWS / 2);
-        rows.push((usize::MAX, format!("… {skipped} steps not shown …")));
+        let step = rows.last().map_or(0, |r| r.step);
+        rows.push(Row { kind: RowKind::Elided, thread: None, step, text: format!("… {skipped} steps not shown …"), site: None, reason: None });
         rows.extend(tail);
     }
+    rows
+}
+
+/// The interleaving of a full-mode execution as a table.
+pub fn table(exec: &Execution, sites: &HashMap<u32, Site>) -> String {
+    let ids: Vec<ThreadId> = exec.threads.keys().copied().collect();
+    let col = |t: ThreadId| ids.iter().position(|&x| x == t).unwrap_or(0);
     let mut out = String::new();
     let header: Vec<String> = ids.iter().map(|t| cell(&format!("T{t} ({})", exec.threads[t]))).collect();
     out += &format!("| {} |\n", header.join(" | "));
     out += &format!("|{}|\n", ids.iter().map(|_| "-".repeat(WIDTH + 2)).collect::<Vec<_>>().join("|"));
-    for (c, text) in rows {
-        let cells: Vec<String> = (0..ids.len()).map(|i| if i == c || c == usize::MAX && i == 0 { cell(&text) } else { cell("") }).collect();
+    for row in rows(exec, sites) {
+        // An elided row goes in the first column.
+        let c = row.thread.map_or(0, col);
+        let cells: Vec<String> = (0..ids.len()).map(|i| if i == c { cell(&row.text) } else { cell("") }).collect();
         out += &format!("| {} |\n", cells.join(" | "));
     }
     out

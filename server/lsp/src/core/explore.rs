@@ -29,7 +29,7 @@ use crate::convert::file_uri;
 use crate::explorations::{self, Job, JobEvent, JobKind};
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
-use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, TestArgument};
+use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, TestArgument};
 use crate::positions::line_range;
 
 pub type Progress = OngoingProgress<Unbounded, Cancellable>;
@@ -168,12 +168,19 @@ impl Core {
         Ok((root, test.to_string(), result))
     }
 
-    /// `racelens.showSchedule {root, test}`: opens the failing schedule's document.
+    /// `racelens.showSchedule {root, test}`: registers the failing schedule's documents (the
+    /// markdown table, and the swimlane page when the result has its rows) and shows the
+    /// page to a client that asked for it (`experimental.racelens.scheduleHtml`), the
+    /// markdown to others.
     pub(super) fn show_schedule_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
         let (root, test, result) = self.result_of(arg)?;
         let uri = self.jobs.document(&test, jobs::schedule_document(&test, &root, &result));
-        self.show_document(&uri);
-        Ok(Some(payloads::value(&DocumentLink { uri })))
+        let html = jobs::schedule_page(&test, &root, &result, &uri).and_then(|page| self.jobs.attach_page(&uri, page));
+        match &html {
+            Some(page) if self.caps.schedule_html => self.show_document(page),
+            _ => self.show_document(&uri),
+        }
+        Ok(Some(payloads::value(&ScheduleLinks { uri, html })))
     }
 
     /// Asks the editor to show a `racelens:` document: `window/showDocument` where it can,
