@@ -27,6 +27,7 @@ import { isSchedulePage, scheduleHtmlFeature } from './schedule';
 import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './server';
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
+import { ExplorationProgressFeature } from './progress';
 import { selectionStatusFeature } from './status';
 import type { SelectionStatusItem } from './status';
 
@@ -242,6 +243,7 @@ export class RacelensClient implements vscode.Disposable {
             refreshCodeLenses(client);
         });
         client.registerFeature(selectionStatusFeature);
+        client.registerFeature(new ExplorationProgressFeature(client));
         client.registerFeature(scheduleHtmlFeature);
         this.status.attach(client);
         return client;

@@ -352,6 +352,12 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         const progress = stub.record.progress.find((p) => /exploring org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted/.test(p.title));
         assert.ok(progress, `a progress for the exploration: ${JSON.stringify(stub.record.progress)}`);
         assert.equal(progress.cancellable, true);
+        // A notification, where its Cancel button is (the library alone puts it in the status bar).
+        assert.equal(progress.location, stub.vscode.ProgressLocation.Notification);
+        progress.cancel();
+        await until('window/workDoneProgress/cancel for the exploration', () =>
+            /Sending notification 'window\/workDoneProgress\/cancel'.\nParams: \{\s*"token": "racelens\/explore\//.test(stub.record.output.join('')),
+        );
 
         // Copy: the extension's own command puts the replay command line on the clipboard.
         const lenses = await codeLenses(doc);

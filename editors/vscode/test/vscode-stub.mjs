@@ -180,11 +180,17 @@ class CodeLens {
 }
 
 class CancellationTokenSource {
-    token = { isCancellationRequested: false, onCancellationRequested: () => new Disposable() };
+    cancelled = new EventEmitter();
+    token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
     cancel() {
-        this.token.isCancellationRequested = true;
+        if (!this.token.isCancellationRequested) {
+            this.token.isCancellationRequested = true;
+            this.cancelled.fire();
+        }
     }
-    dispose() {}
+    dispose() {
+        this.cancelled.dispose();
+    }
 }
 
 /** A text document as VS Code hands it out; `setText` stands for VS Code loading it again. */
@@ -226,7 +232,7 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         contentProviders: new Map(),
         codeLensProviders: [],
         hoverProviders: [],
-        /** withProgress options, in order (`title`, `cancellable`). */
+        /** withProgress options, in order (`location`, `title`, `cancellable`), and `cancel()`. */
         progress: [],
         /** Documents shown in an editor: `{ uri, options }`. */
         shown: [],
@@ -411,8 +417,10 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
                 return record.pickAnswer(items);
             },
             withProgress: async (options, task) => {
-                record.progress.push(options);
-                return task({ report: () => {} }, new CancellationTokenSource().token);
+                // `cancel()` is the Cancel button of a cancellable notification.
+                const source = new CancellationTokenSource();
+                record.progress.push({ ...options, cancel: () => source.cancel() });
+                return task({ report: () => {} }, source.token);
             },
             showTextDocument: async (target, options) => {
                 const doc = target instanceof Uri ? await openTextDocument(target) : target;
