@@ -6,7 +6,7 @@
 use racelens_analysis::impact::Impact;
 use racelens_analysis::index::{FileId, MethodRef, Origin, ProjectIndex};
 use racelens_analysis::rank::Selection;
-use racelens_analysis::select::{self, ThreadTest};
+use racelens_analysis::select;
 use tower_lsp_server::ls_types::{CodeLens, Command, Uri};
 
 use crate::payloads::{self, TestArgument};
@@ -44,7 +44,7 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
                 command: Some(Command {
                     title: format!("▶ Explore schedules · {reach}"),
                     command: EXPLORE_COMMAND.to_string(),
-                    arguments: Some(vec![payloads::value(&explore_arguments(uri, &t))]),
+                    arguments: Some(vec![payloads::value(&explore_arguments(uri, &t.class, &t.name))]),
                 }),
                 data: None,
             }
@@ -52,7 +52,8 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
         .collect()
 }
 
-/// The argument of `racelens.exploreTest` for a test of the file at `uri`.
-pub fn explore_arguments(uri: &Uri, test: &ThreadTest) -> TestArgument {
-    TestArgument { uri: Some(uri.as_str().to_string()), class: test.class.clone(), method: test.name.clone() }
+/// The argument of `racelens.exploreTest` for the test `class#method` of the file at `uri`
+/// (`class`: the declaring class's binary name).
+pub fn explore_arguments(uri: &Uri, class: &str, method: &str) -> TestArgument {
+    TestArgument { uri: Some(uri.as_str().to_string()), class: class.to_string(), method: method.to_string() }
 }

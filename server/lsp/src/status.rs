@@ -9,7 +9,6 @@ use std::path::Path;
 
 use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::rank::{RankedTest, Selection};
-use racelens_analysis::select;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::{notification, Uri};
 
@@ -56,10 +55,13 @@ impl SelectionStatus {
 
 fn status_test(index: &ProjectIndex, root: &Path, ranked: &RankedTest) -> Option<StatusTest> {
     let Origin::Project(file) = ranked.method.origin else { return None };
-    let test = select::thread_tests_in(index, file).into_iter().find(|t| t.method == ranked.method.idx)?;
+    // Named from the declaration: the selection has already worked out each test's reach.
+    let facts = &index.entry(file)?.facts;
+    let method = facts.methods.get(ranked.method.idx as usize)?;
+    let class = &facts.classes[method.class as usize].binary_name;
     let uri = Uri::from_file_path(root.join(index.path(ranked.method.origin)))?;
     let evidence = serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
-    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len(), evidence, explore: explore_arguments(&uri, &test) })
+    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len(), evidence, explore: explore_arguments(&uri, class, &method.name) })
 }
 
 pub enum SelectionStatusNotification {}
