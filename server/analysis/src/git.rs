@@ -93,6 +93,32 @@ impl GitRepo {
         Some((entry.id(), blob.content().to_vec()))
     }
 
+    /// Every file of the base revision's tree that `keep` accepts (by path), with its
+    /// content: what racelens compiles to run a test on the base version.
+    pub fn base_files(&self, base: &Base, keep: &dyn Fn(&str) -> bool) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let Some(tree) = base.tree else { return Ok(Vec::new()) };
+        let tree = self.repo.find_tree(tree).map_err(|e| e.message().to_string())?;
+        let mut out = Vec::new();
+        let mut failed = None;
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(ObjectType::Blob) {
+                let path = format!("{dir}{}", entry.name().unwrap_or(""));
+                if keep(&path) {
+                    match self.repo.find_blob(entry.id()) {
+                        Ok(blob) => out.push((path, blob.content().to_vec())),
+                        Err(e) => failed = Some(format!("cannot read {path} at the base revision: {}", e.message())),
+                    }
+                }
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .map_err(|e| e.message().to_string())?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
     /// A token that changes when HEAD moves or the index is rewritten (commit, checkout,
     /// reset, stash): the language server re-bases when it changes.
     pub fn state(&self) -> String {

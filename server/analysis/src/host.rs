@@ -285,6 +285,16 @@ impl Host {
         facts
     }
 
+    /// The Java sources of the base revision (paths and texts), read from the git objects;
+    /// with the commit they come from. `None` outside git or before the first commit.
+    pub fn base_sources(&self) -> Result<Option<(String, Vec<(String, String)>)>, String> {
+        let (Some(git), Some(base)) = (&self.git, &self.base) else { return Ok(None) };
+        let Some(commit) = base.commit else { return Ok(None) };
+        let keep = |rel: &str| rel.ends_with(".java") && self.workspace.is_source(rel);
+        let files = git.base_files(base, &keep)?.into_iter().map(|(p, bytes)| (p, String::from_utf8_lossy(&bytes).into_owned())).collect();
+        Ok(Some((commit.to_string(), files)))
+    }
+
     /// The base version of a file as the diff sees it, for mapping lines recorded on the base
     /// onto the working tree ([`crate::coverage`]): the base blob id, and the diff from it to
     /// the file's current text (empty when they differ only in comments and white space).

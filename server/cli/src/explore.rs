@@ -222,6 +222,7 @@ pub struct ReplayArgs {
 struct Prepared {
     host: Host,
     session: Session,
+    toolchain: Toolchain,
 }
 
 /// The loaded host of the work tree at `path`, or of the folder when it is not in git.
@@ -240,8 +241,9 @@ pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
 fn prepare(path: &Path, test: &str) -> Result<Prepared, String> {
     let host = open_host(path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let session = Toolchain::prepare(&host)?.session(spec);
-    Ok(Prepared { session, host })
+    let toolchain = Toolchain::prepare(&host)?;
+    let session = toolchain.session(spec);
+    Ok(Prepared { session, host, toolchain })
 }
 
 /// What the sessions of a project's tests share: the JDK, the agent, the compiled classes.
@@ -262,6 +264,13 @@ impl Toolchain {
 
     pub(crate) fn session(&self, spec: TestSpec) -> Session {
         Session::new(self.jdk.clone(), self.agent.clone(), self.project.clone(), spec)
+    }
+
+    /// A session of the test on the base revision (compiled once per base commit), with
+    /// the commit; `None` when the work tree has no base revision.
+    pub(crate) fn base_session(&self, host: &Host, spec: TestSpec) -> Result<Option<(String, Session)>, String> {
+        let Some((commit, project)) = project::prepare_base(host, &self.jdk)? else { return Ok(None) };
+        Ok(Some((commit, Session::new(self.jdk.clone(), self.agent.clone(), project, spec))))
     }
 }
 

@@ -2,12 +2,14 @@
 //! working-tree change; `select` ranks the tests that can reveal them; `lsp` serves
 //! editors; `explore` and `replay` run schedules; `record` runs tests once to keep the
 //! coverage history `select` selects from; `merge` puts the shards of a CI
-//! `explore --affected --shard` run back together. Every `--json` output is a typed report
+//! `explore --affected --shard` run back together; `impact` runs a test on the base revision
+//! and the working tree and prints the accesses the change impacts (ReConTest). Every `--json` output is a typed report
 //! (`racelens_analysis::report`, `rank`, `racelens_explore::reports`) whose JSON Schema is
 //! published under `server/cli/schemas/` (hidden `schema` prints it).
 
 mod check;
 mod explore;
+mod impact;
 mod merge;
 mod record;
 mod report;
@@ -35,6 +37,7 @@ enum Command {
     Replay(explore::ReplayArgs),
     Merge(merge::MergeArgs),
     Record(record::RecordArgs),
+    Impact(impact::ImpactArgs),
     #[command(hide = true)]
     Schema(schema::SchemaArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for VS Code, Neovim and other
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => explore::run_replay(args),
         Command::Merge(args) => merge::run(args),
         Command::Record(args) => record::run(args),
+        Command::Impact(args) => impact::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Lsp => return ExitCode::from(racelens_lsp::run_stdio() as u8),
     };

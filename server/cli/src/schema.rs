@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use racelens_analysis::rank::Selection;
 use racelens_analysis::report::CheckReport;
-use racelens_explore::reports::{AffectedReport, ExploreReport, RecordReport, ReplayReport};
+use racelens_explore::reports::{AffectedReport, ExploreReport, ImpactReport, RecordReport, ReplayReport};
 
 /// Print the JSON Schema of a command's `--json` output (published in the repository as
 /// `server/cli/schemas/<NAME>.schema.json`).
@@ -33,6 +33,8 @@ pub enum Report {
     Replay,
     /// `record --json`
     Record,
+    /// `impact --json`
+    Impact,
 }
 
 pub fn schema(report: Report) -> schemars::Schema {
@@ -43,6 +45,7 @@ pub fn schema(report: Report) -> schemars::Schema {
         Report::ExploreAffected => schemars::schema_for!(AffectedReport),
         Report::Replay => schemars::schema_for!(ReplayReport),
         Report::Record => schemars::schema_for!(RecordReport),
+        Report::Impact => schemars::schema_for!(ImpactReport),
     }
 }
 

@@ -19,7 +19,7 @@ use support::subsystems::*;
 use support::*;
 
 /// One per `--json` output; `merge --json` prints `explore --affected`'s report.
-const NAMES: [&str; 6] = ["check", "select", "explore", "explore-affected", "replay", "record"];
+const NAMES: [&str; 7] = ["check", "select", "explore", "explore-affected", "replay", "record", "impact"];
 
 fn schemas_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas")

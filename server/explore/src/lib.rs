@@ -13,11 +13,15 @@
 //! [`explorer`] is the loop that ties them: it asks the search for the next schedule, runs
 //! it on the JVM and hands the execution back to the search.
 //!
+//! [`impact`] finds the accesses a change impacts from two executions of a test, one per
+//! version (ReConTest): a second source of impact besides the static analysis.
+//!
 //! [`history`] keeps, on disk, what each test's threads executed when it last ran (the
 //! coverage history `racelens select` selects from).
 
 pub mod explorer;
 pub mod history;
+pub mod impact;
 pub mod jvm;
 pub mod reports;
 pub mod results;

@@ -1,6 +1,6 @@
 //! The JSON reports of explorations, typed: what `racelens explore --json` (one test, or
 //! `--affected` with `--shard`), `racelens merge --json`, `racelens replay --json` and
-//! `racelens record --json` print,
+//! `racelens record --json` and `racelens impact --json` print,
 //! and the results the language server keeps in its project cache (`explorations.json`).
 //!
 //! One definition per report, shared by the CLI (which fills and prints them, and parses
@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::impact::compare::Reason;
 use crate::jvm::protocol::ThreadId;
 use crate::results::coverage::Coverage;
 use crate::results::swimlane::Lanes;
@@ -369,4 +370,63 @@ mod tests {
         let ResultKind::Failed { lanes, table, .. } = serde_json::from_str::<ResultKind>(kept).unwrap() else { panic!("not a failure") };
         assert_eq!((lanes, table.as_str()), (None, "| T0 (main) |\n"));
     }
+}
+
+/// `racelens impact --test T --json`: the accesses of one run of the test on the working
+/// tree that the change impacts (ReConTest phase I), each with why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactReport {
+    pub test: String,
+    /// The base revision's commit the test also ran on; null outside git.
+    pub base: Option<String>,
+    /// The run on the base revision; null when there is none (`base_unavailable`).
+    pub base_run: Option<ImpactRun>,
+    /// Why the test could not be recorded on the base revision (it does not compile there,
+    /// the test does not exist there, ...): every access then counts as new.
+    pub base_unavailable: Option<String>,
+    pub working_tree_run: ImpactRun,
+    pub counts: ImpactCounts,
+    /// One entry per statement, kind of access and target, in file and line order.
+    pub impacted: Vec<ImpactedAccess>,
+}
+
+/// One recorded run (the default schedule, every access recorded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactRun {
+    /// `pass`, `fail`, `deadlock`, `livelock`, `exit`: how the run ended.
+    pub outcome: String,
+    pub steps: u32,
+    pub threads: usize,
+    /// Shared-memory accesses recorded.
+    pub accesses: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactCounts {
+    /// Impacted accesses of the working tree's run (each dynamic occurrence).
+    pub impacted_accesses: usize,
+    /// Distinct statements (file and line) among them.
+    pub statements: usize,
+}
+
+/// Impacted accesses of one statement to one target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactedAccess {
+    /// The project file; null when the class's file is unknown.
+    pub file: Option<String>,
+    pub line: u32,
+    /// Binary name of the class whose code it is.
+    pub class: String,
+    pub method: String,
+    /// `read` or `write`.
+    pub access: String,
+    /// `pkg.Shop.count` (a field), `[]` (an array element), or the JDK method called on a
+    /// shared object (`java.util.Map.put`).
+    pub target: String,
+    /// The threads that made them (names in this run).
+    pub threads: Vec<String>,
+    /// How many of the run's accesses are impacted here.
+    pub occurrences: u32,
+    /// Why, one per kind (the first access's detail).
+    pub reasons: Vec<Reason>,
 }

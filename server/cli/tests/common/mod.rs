@@ -41,6 +41,7 @@ pub fn schema_of(args: &[&str]) -> &'static str {
         Some("merge") => "explore-affected",
         Some("replay") => "replay",
         Some("record") => "record",
+        Some("impact") => "impact",
         Some("check") => "check",
         Some("select") => "select",
         other => panic!("no schema for `racelens {other:?}`"),

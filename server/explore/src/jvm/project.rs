@@ -176,10 +176,54 @@ fn write_manifest(path: &Path, m: &Manifest) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// The base revision's classes, for running a test on the version before the change
+/// (`racelens impact`): its sources read from the git objects, compiled once per base commit
+/// into the project's cache (outside the work tree). `None` outside git or before the first
+/// commit. A project that builds itself (`[java] build`) cannot be built at another
+/// revision by racelens: an error says so.
+pub fn prepare_base(host: &Host, jdk: &Jdk) -> Result<Option<(String, Project)>, String> {
+    let Some((commit, files)) = host.base_sources()? else { return Ok(None) };
+    let config = host.config();
+    if config.build.is_some() {
+        return Err("the project builds itself (`[java] build` in racelens.toml): racelens cannot build the base revision".into());
+    }
+    let root = host.root().to_path_buf();
+    claim_cache(&root);
+    let libs = libraries(&root, &config.classpath)?;
+    // The base never changes: the content hash stands for the API hash too.
+    let files = files.into_iter().map(|(p, text)| { let h = hash(&text); (p, Arc::from(text), h) }).collect();
+    let sources = Sources { root: root.clone(), config: config.clone(), files };
+    let bases = project_cache(&root).join("base");
+    prune_bases(&bases, &commit);
+    let project = compile_into(&sources, jdk, libs, &bases.join(&commit)).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
+    Ok(Some((commit, project)))
+}
+
+/// Keeps the newest few base builds besides `keep` (one folder per commit).
+fn prune_bases(bases: &Path, keep: &str) {
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(bases)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy() != keep)
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    dirs.sort();
+    let excess = dirs.len().saturating_sub(2);
+    for (_, dir) in dirs.into_iter().take(excess) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
 /// Compiles the sources into the cache.
 fn compile(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>) -> Result<Project, String> {
+    compile_into(sources, jdk, libs, &project_cache(&sources.root))
+}
+
+/// Compiles the sources into `cache` (`src/`, `classes/`, `manifest.txt`), incrementally.
+fn compile_into(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>, cache: &Path) -> Result<Project, String> {
     let root = sources.root.clone();
-    let cache = project_cache(&root);
+    let cache = cache.to_path_buf();
     let (src, classes, manifest_path) = (cache.join("src"), cache.join("classes"), cache.join("manifest.txt"));
     let old = if classes.is_dir() { read_manifest(&manifest_path) } else { Manifest::new() };
     let mut now = Manifest::new();

@@ -172,6 +172,16 @@ pub struct Execution {
     /// Sites of parallel streams that ran sequentially (their own interleavings are not
     /// explored).
     pub sequential: Vec<u32>,
+    /// RUN option `alloc`: every object the trace names, with its class and its `NEW` site
+    /// (`None`: not allocated by application code in this execution).
+    pub objects: BTreeMap<i32, ObjectInfo>,
+}
+
+/// Where an object of the trace comes from (`N` lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectInfo {
+    pub class: String,
+    pub site: Option<u32>,
 }
 
 /// Reassembles the lines of one execution's response.
@@ -189,6 +199,7 @@ pub struct ResponseParser {
     diverged: Option<(u32, ThreadId, u64)>,
     trace: Option<Trace>,
     sequential: Vec<u32>,
+    objects: BTreeMap<i32, ObjectInfo>,
 }
 
 fn parse_pending(entry: &str) -> Result<Pending, String> {
@@ -320,6 +331,14 @@ impl ResponseParser {
             "SEQUENTIAL" => self.sequential.push(num(rest.trim())?),
             "X" => self.trace.get_or_insert_with(Trace::default).push_steps(rest)?,
             "P" => self.trace.get_or_insert_with(Trace::default).push_pending(rest)?,
+            "N" => {
+                let f: Vec<&str> = rest.splitn(3, ' ').collect();
+                if f.len() < 3 {
+                    return Err(format!("bad N line: {line}"));
+                }
+                let site = if f[1] == "-" { None } else { Some(num(f[1])?) };
+                self.objects.insert(num(f[0])?, ObjectInfo { class: f[2].to_string(), site });
+            }
             "DIVERGED" => {
                 let f: Vec<&str> = rest.split(' ').collect();
                 if f.len() >= 3 {
@@ -356,6 +375,7 @@ impl ResponseParser {
                     millis: num(f[4])?,
                     trace: self.trace.take(),
                     sequential: std::mem::take(&mut self.sequential),
+                    objects: std::mem::take(&mut self.objects),
                 };
                 *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
                 return Ok(Some(exec));
@@ -384,6 +404,8 @@ mod tests {
             "FAIL 1 java.lang.AssertionError expected:<2> but was:<1>",
             "FRAME demo.PoolTest run PoolTest.java 20",
             "SEQUENTIAL 3",
+            "N 2097153 9 demo.Pool",
+            "N 1 - java.lang.Class<demo.Pool>",
         ] {
             assert_eq!(p.line(l).unwrap(), None);
         }
@@ -397,6 +419,8 @@ mod tests {
         assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
         assert_eq!(e.threads[&1], "worker\nA");
         assert_eq!(e.sequential, vec![3]);
+        assert_eq!(e.objects[&2097153], ObjectInfo { class: "demo.Pool".into(), site: Some(9) });
+        assert_eq!(e.objects[&1].site, None);
         let Outcome::Fail(f) = &e.outcome else { panic!() };
         assert_eq!(f.message, "expected:<2> but was:<1>");
         assert_eq!(f.frames[0].line, 20);

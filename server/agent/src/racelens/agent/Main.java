@@ -153,6 +153,7 @@ public final class Main {
         int[] choices;
         boolean stacks = false;
         boolean trace = false;
+        boolean alloc = false;
         String sleep = null;
         racelens.rt.Pct pct = null;
         try {
@@ -177,6 +178,8 @@ public final class Main {
                         stacks = true;
                     } else if (opt.equals("trace")) {
                         trace = true;
+                    } else if (opt.equals("alloc")) {
+                        alloc = true;
                     } else if (opt.startsWith("sleep=")) {
                         sleep = opt.substring(6);
                     } else if (opt.startsWith("pct=")) {
@@ -202,6 +205,7 @@ public final class Main {
                 Rt.failHere(err);
             }
         }, "main", 0);
+        Rt.recordAllocations(alloc);
         Rt.begin(thread0, maxSteps, full, choices, stacks, pct, trace);
         thread0.start();
         long tB = System.nanoTime();

@@ -172,6 +172,22 @@ public final class Rt {
         }
     }
 
+    /** The same, at the allocation's {@code NEW} site (recorded with RUN option {@code alloc}). */
+    public static void born(Object o, int site) {
+        TS s = Sched.current;
+        if (s.thread == Thread.currentThread()) {
+            Trace.born(o, s);
+            if (Trace.allocs) {
+                Trace.allocatedAt(o, site);
+            }
+        }
+    }
+
+    /** RUN option {@code alloc} for the next execution: report objects' allocation sites (N lines). */
+    public static void recordAllocations(boolean on) {
+        Trace.allocsNext = on;
+    }
+
     /** {@code System.arraycopy}: not a scheduling point, but it reads one array and writes another. */
     public static void arraycopy(Object src, int srcPos, Object dst, int dstPos, int length) {
         if (Trace.on && Sched.current.thread == Thread.currentThread()) {

@@ -48,10 +48,26 @@ final class Trace {
     static Object[] obj = new Object[1 << 12];
     static int[] slot = new int[1 << 12];
 
+    /**
+     * RUN option {@code alloc} (with {@code trace}): after the X and P lines, an {@code N} line
+     * for every object they name, with its class and allocation site, so that the controller
+     * can compare objects across program versions by allocation site (ReConTest §III.B).
+     */
+    static boolean allocs;
+    static boolean allocsNext;
+    /** Birth name → {@code NEW} site of the allocation, this execution (option alloc). */
+    private static final java.util.HashMap<Integer, Integer> allocSite = new java.util.HashMap<>();
+    /** Object number → class, of the objects this response names (option alloc). */
+    private static final java.util.TreeMap<Integer, String> named = new java.util.TreeMap<>();
+
     static void reset(boolean enabled) {
         java.util.Arrays.fill(obj, 0, count, null);
         java.util.Arrays.fill(bornObj, 0, bornCount, null);
         bornCount = 0;
+        allocs = enabled && allocsNext;
+        allocsNext = false;
+        allocSite.clear();
+        named.clear();
         on = enabled;
         steps = 0;
         count = 0;
@@ -162,6 +178,15 @@ final class Trace {
         bornCount++;
     }
 
+    /** Object {@code o}, just born, was allocated at {@code NEW} site {@code site} (the first site counts). */
+    static void allocatedAt(Object o, int site) {
+        int b = birthName(o);
+        if (b != 0 && !allocSite.containsKey(b)) {
+            allocSite.put(b, site);
+            Sites.announce(site, Lines.siteLines);
+        }
+    }
+
     /**
      * The object number of an effect on {@code o} (slot {@code s}) as the response will write it,
      * when the object has a birth name or is no object; else some number below {@link Sleep#BORN}.
@@ -219,6 +244,15 @@ final class Trace {
     private static int seq;
 
     private static int idOf(Object o) {
+        int id = numberOf(o);
+        if (allocs && !named.containsKey(id)) {
+            // A Class is a static lock: which class counts, not that it is a Class.
+            named.put(id, o instanceof Class ? "java.lang.Class<" + ((Class<?>) o).getName() + ">" : o.getClass().getName());
+        }
+        return id;
+    }
+
+    private static int numberOf(Object o) {
         if (o instanceof Tagged) {
             Tagged t = (Tagged) o;
             long v = t.$racelens$tag();
@@ -278,6 +312,14 @@ final class Trace {
         out.append('\n');
         java.util.Arrays.fill(untagged, 0, untaggedCount, null);
         untaggedCount = 0;
+        if (allocs) {
+            // N <object> <NEW site, or - when it was not born in application code> <class>
+            for (java.util.Map.Entry<Integer, String> n : named.entrySet()) {
+                Integer site = allocSite.get(n.getKey());
+                out.append("N ").append(n.getKey()).append(' ').append(site == null ? "-" : site.toString()).append(' ')
+                        .append(n.getValue()).append('\n');
+            }
+        }
     }
 
     /** The effects of what live thread {@code t} was about to do (appended, then dropped). */

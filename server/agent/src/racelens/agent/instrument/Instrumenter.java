@@ -772,12 +772,14 @@ public final class Instrumenter {
          * object is on the stack: {@code Rt.born} names it by its allocating thread and how many
          * objects that thread allocated before, a name no other schedule of the same class
          * changes (PROTOCOL.md, "Effects"). An application object is named earlier, when its
-         * constructor's {@code super(...)} returns; this second call then changes nothing.
+         * constructor's {@code super(...)} returns; this second call then only records where
+         * it was allocated (its {@code NEW} site, RUN option {@code alloc}).
          */
         void born(AbstractInsnNode n) {
             InsnList l = new InsnList();
             l.add(new InsnNode(Opcodes.DUP));
-            l.add(rt("born", "(Ljava/lang/Object;)V"));
+            l.add(ldc(site("NEW", "-")));
+            l.add(rt("born", "(Ljava/lang/Object;I)V"));
             insns.insert(n, l);
         }
 

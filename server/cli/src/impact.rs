@@ -1,0 +1,131 @@
+//! `racelens impact`: the dynamic change impact of one test (ReConTest phase I). The test
+//! runs once on the base revision (compiled from the git objects into the cache) and once
+//! on the working tree, every shared access recorded with its concurrency context; the
+//! accesses that are new or whose context changed are printed with why.
+//!
+//! [`dynamic_impact`] is shared with `explore --icps dynamic|both`, which prioritizes (or
+//! with `--select`, selects) schedules at those accesses.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use racelens_analysis::host::Host;
+use racelens_explore::history::file_of;
+use racelens_explore::impact::{self, HostVersions};
+use racelens_explore::jvm::Session;
+use racelens_explore::reports::ImpactReport;
+
+use crate::explore::Toolchain;
+use crate::print_json;
+
+/// Run a test once on the base revision and once on the working tree, and print the
+/// shared-memory accesses the change impacts (ReConTest): accesses of new statements or new
+/// paths, and unchanged accesses whose lockset, happens-before events (start, join, wait,
+/// notify, hand-offs of java.util.concurrent) or lock releases since the thread's previous
+/// access changed.
+///
+/// The base revision is compiled from the git objects into racelens's cache (once per base
+/// commit), never into the work tree. Both runs follow the default schedule. Running the
+/// test is this command's purpose: it runs project code.
+///
+/// Exit status: 0 the impact was computed (also when it is empty), 2 a usage or setup error,
+/// or the test could not be recorded on the working tree.
+#[derive(Args)]
+pub struct ImpactArgs {
+    /// A folder of the work tree.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// The test: `CLASS#METHOD`, or `CLASS` for its `static main` or only test method.
+    #[arg(long, value_name = "CLASS#METHOD")]
+    test: String,
+    /// Scheduling points per run before it counts as a livelock.
+    #[arg(long, default_value_t = 100_000)]
+    max_steps: u32,
+    /// Print one JSON object (`test`, `base`, `base_run`, `base_unavailable`,
+    /// `working_tree_run`, `counts`, `impacted`: each with `file`, `line`, `class`, `method`,
+    /// `access`, `target`, `threads`, `occurrences`, `reasons` with their `kind`). Its
+    /// schema: server/cli/schemas/impact.schema.json.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
+    let host = crate::explore::open_host(&args.path)?;
+    let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
+    let toolchain = Toolchain::prepare(&host)?;
+    let mut host = host;
+    let mut session = toolchain.session(spec);
+    let report = dynamic_impact(&mut host, &toolchain, &mut session, args.max_steps);
+    session.close();
+    let report = report?;
+    if args.json {
+        print_json(&report);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records the session's test on the working tree (an error when it cannot be recorded)
+/// and on the base revision (when that fails, the report says why and every access counts
+/// as new), and compares.
+pub(crate) fn dynamic_impact(host: &mut Host, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
+    let new = impact::record_run(session, max_steps).map_err(|e| format!("cannot record {} on the working tree: {e}", session.spec.display()))?;
+    let (commit, base) = match toolchain.base_session(host, session.spec.clone()) {
+        Ok(Some((commit, mut base_session))) => {
+            let recorded = impact::record_run(&mut base_session, max_steps).map_err(|e| format!("the test could not be recorded on the base revision: {e}"));
+            base_session.close();
+            (Some(commit), recorded)
+        }
+        Ok(None) => (None, Err("the work tree has no base revision (not a git work tree, or no commit yet)".to_string())),
+        Err(e) => (None, Err(e)),
+    };
+    let versions = HostVersions::new(host);
+    let host_ref: &Host = host;
+    Ok(impact::report(&session.spec.display(), commit.as_deref(), base.as_ref().map_err(String::as_str), &new, &versions, &|class| file_of(host_ref, class)))
+}
+
+/// The report for people.
+pub(crate) fn render(r: &ImpactReport) -> String {
+    let mut out = String::new();
+    let n = r.counts.impacted_accesses;
+    let _ = writeln!(
+        out,
+        "dynamic impact of {}: {n} impacted access{} at {} statement{}",
+        r.test,
+        if n == 1 { "" } else { "es" },
+        r.counts.statements,
+        if r.counts.statements == 1 { "" } else { "s" }
+    );
+    let run = |label: &str, run: &racelens_explore::reports::ImpactRun| {
+        format!("  {label}: {}, {} steps, {} threads, {} accesses\n", run.outcome, run.steps, run.threads, run.accesses)
+    };
+    match (&r.base_run, &r.base_unavailable) {
+        (Some(b), _) => out += &run(&format!("base {}", r.base.as_deref().map_or("", |c| &c[..c.len().min(10)])), b),
+        (None, Some(why)) => {
+            let _ = writeln!(out, "  base: not recorded ({why}); every access counts as new");
+        }
+        (None, None) => {}
+    }
+    out += &run("working tree", &r.working_tree_run);
+    for a in &r.impacted {
+        let place = format!("{}:{}", a.file.as_deref().unwrap_or(&a.class), a.line);
+        let simple = a.class.rsplit('.').next().unwrap_or(&a.class);
+        let _ = writeln!(
+            out,
+            "\n{place}  {} {}  ({simple}.{}; {}; {} access{})",
+            a.access,
+            a.target,
+            a.method,
+            a.threads.join(", "),
+            a.occurrences,
+            if a.occurrences == 1 { "" } else { "es" }
+        );
+        for reason in &a.reasons {
+            let _ = writeln!(out, "    {}", reason.describe());
+        }
+    }
+    out
+}

@@ -1,0 +1,333 @@
+//! One execution of a test as ReConTest's trace model sees it (Terragni et al., ICSE 2015,
+//! §II): the shared-memory accesses of every thread, each with its *concurrency context* —
+//! the locks its thread holds (lockset), the start/join/wait/notify events its thread took
+//! part in since it was created (happens-before, encoded as that sequence, §II "CC
+//! encoding"), and the locks its thread released since its previous access (lock-release
+//! history).
+//!
+//! Objects are named by a heap abstraction that means the same object in an execution of
+//! another program version (§III.B): the statement that allocated it and how many objects
+//! that statement allocated before it, never an address or a per-run number. Threads are
+//! named the same way: by the chain of statements that started them.
+//!
+//! Built from one full-mode execution with the agent's `trace` and `alloc` options (the
+//! `E` lines say which site each step ran, the `X` line what it did, the `N` lines where each
+//! object was allocated).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::jvm::protocol::{Execution, ObjectInfo, Site, ThreadId};
+use crate::jvm::trace::{slot, Access as Effect, BORN};
+
+/// A statement of the program: the class that declares the code and a source line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Statement {
+    /// Binary name (`pkg.Shop$1`).
+    pub class: String,
+    pub line: u32,
+}
+
+impl Statement {
+    /// `Shop.java:12`.
+    pub fn place(&self) -> String {
+        let simple = self.class.rsplit('.').next().unwrap_or(&self.class);
+        format!("{}.java:{}", simple.split('$').next().unwrap_or(simple), self.line)
+    }
+}
+
+/// A thread, named by the statements that started it: the test's thread is the empty chain;
+/// a thread started by `parent` is `parent`'s chain plus the start statement and how many
+/// threads `parent` started there before.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ThreadKey(pub Vec<(Statement, u32)>);
+
+/// An object, named so that executions of two program versions can be compared (§III.B).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AbsObj {
+    /// Allocated by application code: its class, the allocating statement, and how many
+    /// objects that statement allocated before it in this execution.
+    Alloc { class: String, at: Statement, occurrence: u32 },
+    /// A class's static fields, or its `Class` object (a static lock).
+    Class(String),
+    /// Not allocated by application code (by the JDK, by reflection, before the test): its
+    /// class and how many objects of that class were met before it.
+    Other { class: String, occurrence: u32 },
+    /// A thread (started, joined).
+    Thread(ThreadKey),
+}
+
+impl AbsObj {
+    /// `Counter@Shop.java:12`, `Shop.class`, `HashMap#2`.
+    pub fn display(&self) -> String {
+        let simple = |c: &str| c.rsplit('.').next().unwrap_or(c).to_string();
+        match self {
+            AbsObj::Alloc { class, at, occurrence } => {
+                let n = if *occurrence > 0 { format!("#{}", occurrence + 1) } else { String::new() };
+                format!("{}@{}{n}", simple(class), at.place())
+            }
+            AbsObj::Class(c) => format!("{}.class", simple(c)),
+            AbsObj::Other { class, occurrence } => format!("{}#{}", simple(class), occurrence + 1),
+            AbsObj::Thread(k) => match k.0.last() {
+                None => "the test thread".to_string(),
+                Some((at, n)) => format!("thread started at {}{}", at.place(), if *n > 0 { format!(" (#{})", n + 1) } else { String::new() }),
+            },
+        }
+    }
+}
+
+/// How a thread takes part in a happens-before edge (§II: `snd`/`rcv` at `start`, `join`,
+/// `wait`, `notify`, `notifyAll`; racelens adds the hand-offs of `java.util.concurrent`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyncKind {
+    /// Started the thread (parent), or was started (the child's first event).
+    Start,
+    Started,
+    Join,
+    Wait,
+    Notify,
+    NotifyAll,
+    /// A synchronizing call of `java.util.concurrent` (`countDown`, `await`, `signal`,
+    /// `put`, `take`, ...), by its method name.
+    Call(String),
+}
+
+/// One `snd`/`rcv` event of a thread: the object and the kind (`(o, type)`, §II).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Message {
+    pub obj: AbsObj,
+    pub kind: SyncKind,
+}
+
+impl Message {
+    pub fn display(&self) -> String {
+        let kind = match &self.kind {
+            SyncKind::Start => "start".to_string(),
+            SyncKind::Started => "started".to_string(),
+            SyncKind::Join => "join".to_string(),
+            SyncKind::Wait => "wait".to_string(),
+            SyncKind::Notify => "notify".to_string(),
+            SyncKind::NotifyAll => "notifyAll".to_string(),
+            SyncKind::Call(m) => m.clone(),
+        };
+        format!("{}.{kind}", self.obj.display())
+    }
+}
+
+/// A shared-memory access with its concurrency context `(LS, HB, LR)` (Definition 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub thread: ThreadKey,
+    /// The thread's name in this execution, for people.
+    pub thread_name: String,
+    pub at: Statement,
+    pub method: String,
+    pub write: bool,
+    /// `pkg.Shop.count` for a field, `[]` for an array element, the method for a call into
+    /// a JDK object (`java.util.Map.put`).
+    pub target: String,
+    /// The object accessed.
+    pub obj: AbsObj,
+    /// How many accesses this thread made before at the same statement and target with the
+    /// same kind: with the thread and statement, what aligns it across executions (§III).
+    pub occurrence: u32,
+    /// Locks held (LS).
+    pub lockset: BTreeSet<AbsObj>,
+    /// HB: the first `hb` messages of the thread's sequence ([`Recording::messages`]).
+    pub hb: usize,
+    /// LR: locks the thread released since its previous access, in order.
+    pub released: Vec<AbsObj>,
+    pub step: u32,
+}
+
+/// Every access of one execution, in execution order, and each thread's messages.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    pub accesses: Vec<Access>,
+    pub messages: HashMap<ThreadKey, Vec<Message>>,
+    /// `pass`, `fail`, ...
+    pub outcome: String,
+    pub steps: u32,
+    pub threads: usize,
+}
+
+/// Calls into `java.util.concurrent` that hand something from one thread to another: a
+/// happens-before edge as `wait`/`notify` are (their receiver is the message object).
+const SYNC_CALLS: &[&str] = &[
+    "await", "signal", "signalAll", "countDown", "put", "take", "offer", "poll", "transfer", "exchange", "arrive", "arriveAndAwaitAdvance",
+    "arriveAndDeregister", "awaitAdvance", "acquire", "release", "tryAcquire", "complete", "get", "join", "submit", "execute", "invokeAll",
+];
+
+/// Builds the recording of `exec` (run in full mode with `trace` and `alloc`); `sites` are
+/// the sites the agent announced.
+pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording, String> {
+    let trace = exec.trace.as_ref().ok_or("the execution has no trace (RUN option `trace`)")?;
+    let objects = Objects::new(&exec.objects, sites);
+    let site_at: HashMap<u32, u32> = exec.events.iter().map(|e| (e.step, e.site)).collect();
+    let mut threads: BTreeMap<ThreadId, ThreadState> = BTreeMap::new();
+    threads.insert(0, ThreadState::default());
+    let mut keys: HashMap<ThreadId, ThreadKey> = HashMap::from([(0, ThreadKey::default())]);
+    let mut starts: HashMap<(ThreadKey, Statement), u32> = HashMap::new();
+    let mut last_statement: HashMap<ThreadId, Statement> = HashMap::new();
+    let mut out = Recording { outcome: exec.outcome.kind().to_string(), steps: exec.steps, threads: exec.threads.len(), ..Recording::default() };
+    let mut occurrences: HashMap<(ThreadKey, Statement, bool, String), u32> = HashMap::new();
+
+    for (k, step) in trace.steps.iter().enumerate() {
+        let t = step.thread;
+        let key = keys.get(&t).cloned().unwrap_or_default();
+        let state = threads.entry(t).or_default();
+        if !state.begun {
+            state.begun = true;
+            if t != 0 {
+                state.messages.push(Message { obj: AbsObj::Thread(key.clone()), kind: SyncKind::Started });
+            }
+        }
+        let site = site_at.get(&(k as u32)).and_then(|s| sites.get(s).map(|site| (*s, site)));
+        if let Some((_, s)) = site {
+            if s.line > 0 {
+                last_statement.insert(t, Statement { class: s.class.clone(), line: s.line });
+            }
+        }
+        let effects = trace.step_effects(k);
+        for (i, e) in effects.iter().enumerate() {
+            let state = threads.get_mut(&t).expect("inserted above");
+            match e.access {
+                Effect::Acquire => {
+                    *state.held.entry(objects.abs(e.var.obj, &keys)).or_insert(0) += 1;
+                }
+                Effect::Release => {
+                    let lock = objects.abs(e.var.obj, &keys);
+                    state.held.remove(&lock);
+                    state.released.push(lock);
+                }
+                Effect::Start(child) => {
+                    let at = last_statement.get(&t).cloned().unwrap_or(Statement { class: "-".into(), line: 0 });
+                    let n = starts.entry((key.clone(), at.clone())).or_insert(0);
+                    let mut chain = key.0.clone();
+                    chain.push((at, *n));
+                    *n += 1;
+                    let child_key = ThreadKey(chain);
+                    keys.insert(child, child_key.clone());
+                    threads.get_mut(&t).expect("inserted above").messages.push(Message { obj: AbsObj::Thread(child_key), kind: SyncKind::Start });
+                }
+                Effect::Join(target) => {
+                    let obj = AbsObj::Thread(keys.get(&target).cloned().unwrap_or_default());
+                    state.messages.push(Message { obj, kind: SyncKind::Join });
+                }
+                Effect::Read | Effect::Write | Effect::Global => {}
+            }
+            // The point's own operation is the step's first effect.
+            let Some((_, s)) = site.filter(|_| i == 0) else { continue };
+            let state = threads.get_mut(&t).expect("inserted above");
+            let message = match s.op.as_str() {
+                "WAIT" => Some(SyncKind::Wait),
+                "NOTIFY" => Some(SyncKind::Notify),
+                "NOTIFYALL" => Some(SyncKind::NotifyAll),
+                "CALL" => {
+                    let callee = s.target.rsplit('.').next().unwrap_or("");
+                    (s.target.starts_with("java.util.concurrent.") && SYNC_CALLS.contains(&callee)).then(|| SyncKind::Call(callee.to_string()))
+                }
+                _ => None,
+            };
+            if let Some(kind) = message {
+                state.messages.push(Message { obj: objects.abs(e.var.obj, &keys), kind });
+                if s.op != "CALL" {
+                    continue;
+                }
+            }
+            let target = match (s.op.as_str(), e.var.slot) {
+                ("READ" | "WRITE", _) => s.target.clone(),
+                ("AREAD" | "AWRITE", slot::ARRAY) => "[]".to_string(),
+                ("CALL", slot::CALL) => s.target.clone(),
+                _ => continue,
+            };
+            let write = match e.access {
+                Effect::Read => false,
+                Effect::Write => true,
+                _ => continue,
+            };
+            let at = Statement { class: s.class.clone(), line: s.line };
+            let n = occurrences.entry((key.clone(), at.clone(), write, target.clone())).or_insert(0);
+            out.accesses.push(Access {
+                thread: key.clone(),
+                thread_name: exec.threads.get(&t).cloned().unwrap_or_else(|| format!("T{t}")),
+                at,
+                method: s.method.clone(),
+                write,
+                target,
+                obj: objects.abs(e.var.obj, &keys),
+                occurrence: *n,
+                lockset: state.held.keys().cloned().collect(),
+                hb: state.messages.len(),
+                released: std::mem::take(&mut state.released),
+                step: k as u32,
+            });
+            *n += 1;
+        }
+    }
+    for (t, state) in threads {
+        out.messages.insert(keys.get(&t).cloned().unwrap_or_default(), state.messages);
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct ThreadState {
+    begun: bool,
+    /// Locks held, with how many times taken (the agent reports re-entry as a take, and a
+    /// release as releasing fully).
+    held: BTreeMap<AbsObj, u32>,
+    released: Vec<AbsObj>,
+    messages: Vec<Message>,
+}
+
+/// The heap abstraction of one execution's object numbers.
+struct Objects {
+    named: HashMap<i32, AbsObj>,
+}
+
+impl Objects {
+    fn new(objects: &BTreeMap<i32, ObjectInfo>, sites: &HashMap<u32, Site>) -> Objects {
+        let mut named = HashMap::new();
+        let mut per_site: HashMap<Statement, u32> = HashMap::new();
+        let mut per_class: HashMap<String, u32> = HashMap::new();
+        // Birth names sort by allocating thread, then by the thread's allocation count; first-use
+        // numbers by first use: both orders are the same in every execution of the schedule.
+        let mut ids: Vec<(&i32, &ObjectInfo)> = objects.iter().collect();
+        ids.sort_by_key(|(id, _)| (**id < BORN, **id));
+        for (&id, info) in ids {
+            if let Some(c) = info.class.strip_prefix("java.lang.Class<").and_then(|c| c.strip_suffix('>')) {
+                named.insert(id, AbsObj::Class(c.to_string()));
+                continue;
+            }
+            let site = info.site.and_then(|s| sites.get(&s));
+            let abs = match site {
+                Some(s) => {
+                    let at = Statement { class: s.class.clone(), line: s.line };
+                    let n = per_site.entry(at.clone()).or_insert(0);
+                    *n += 1;
+                    AbsObj::Alloc { class: info.class.clone(), at, occurrence: *n - 1 }
+                }
+                None => {
+                    let n = per_class.entry(info.class.clone()).or_insert(0);
+                    *n += 1;
+                    AbsObj::Other { class: info.class.clone(), occurrence: *n - 1 }
+                }
+            };
+            named.insert(id, abs);
+        }
+        Objects { named }
+    }
+
+    /// The abstraction of object number `obj` (`0`: the static fields; negative: a thread's
+    /// own variables or the model's).
+    fn abs(&self, obj: i32, keys: &HashMap<ThreadId, ThreadKey>) -> AbsObj {
+        if obj == 0 {
+            return AbsObj::Class("<static>".into());
+        }
+        if (-1000 < obj) && obj < 0 {
+            let t = ThreadId::try_from(-1 - obj).unwrap_or(0);
+            return AbsObj::Thread(keys.get(&t).cloned().unwrap_or_default());
+        }
+        self.named.get(&obj).cloned().unwrap_or(AbsObj::Other { class: "?".into(), occurrence: obj.unsigned_abs() })
+    }
+}
