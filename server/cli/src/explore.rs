@@ -27,8 +27,10 @@ use racelens_explore::jvm::{agent, project};
 use racelens_explore::results::report;
 use racelens_explore::results::swimlane::{self, Lanes, Section};
 use racelens_explore::search::change::{self, ChangeModel};
-use racelens_explore::reports::{Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, Search, StatsReport, StreamPlace, TraceStep};
+use racelens_explore::impact::HostVersions;
+use racelens_explore::reports::{Divergence, ExploreOutcome, ExploreReport, ImpactSources, FailureReport, PreemptionReport, ReplayReport, Search, StatsReport, StreamPlace, TraceStep};
 
+use crate::impact::{model_for, sources_line, IcpsArg};
 use crate::shard::Shard;
 use crate::{print_json, Format};
 
@@ -150,9 +152,20 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 3)]
     pct_depth: u32,
     /// Selection instead of prioritization: stop after the prioritized iteration (only
-    /// schedules whose preemptions touch impacted code) and report what was skipped.
+    /// schedules whose preemptions touch impacted code) and report what was skipped. With
+    /// the dynamic impact (`--icps`), only schedules that preempt at an impacted access run
+    /// (ReConTest phase II).
     #[arg(long)]
     select: bool,
+    /// Where a change-aware prioritization takes its impacted code points from: `static`
+    /// (the analysis), `dynamic` (the test run once on the base revision and once on the
+    /// working tree: accesses that are new or whose locks, happens-before events or lock
+    /// releases changed; `racelens impact`), or `both`. Default: `both` when the test can
+    /// be recorded on both versions (the base revision compiles and has the test), else
+    /// `static`, with a note saying why. The dynamic impact costs two runs of the test and
+    /// compiling the base revision once per base commit.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    icps: Option<IcpsArg>,
     /// Randomize the order of the search (which decision point branches first, and to which
     /// thread), reproducibly; also PCT's random choices.
     #[arg(long)]
@@ -269,7 +282,8 @@ impl Toolchain {
     /// A session of the test on the base revision (compiled once per base commit), with
     /// the commit; `None` when the work tree has no base revision.
     pub(crate) fn base_session(&self, host: &Host, spec: TestSpec) -> Result<Option<(String, Session)>, String> {
-        let Some((commit, project)) = project::prepare_base(host, &self.jdk)? else { return Ok(None) };
+        let Some((commit, sources)) = project::base_sources(host)? else { return Ok(None) };
+        let project = project::build_base(&commit, &sources, &self.jdk)?;
         Ok(Some((commit, Session::new(self.jdk.clone(), self.agent.clone(), project, spec))))
     }
 }
@@ -438,15 +452,22 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
 /// `explore --test`: one test, the whole budget.
 fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCode, String> {
     let mut prepared = prepare(&args.path, test)?;
-    // The change, for the change-aware prioritizations.
+    // The change, for the change-aware prioritizations: the analysis', and the test's dynamic
+    // impact (`--icps`).
     let model = choice.is_change_aware().then(|| {
         let impact = prepared.host.analyze(&AnalysisOptions::new());
-        change::model(&prepared.host, &impact)
+        let model = change::model(&prepared.host, &impact);
+        let versions = HostVersions::new(&mut prepared.host);
+        model_for(&model, args.icps, &prepared.host, &versions, &prepared.toolchain, &mut prepared.session, args.max_steps)
     });
-    let report = explore_session(&mut prepared.session, args, choice, model.as_ref(), args.max_schedules)?;
-    let icps = model.as_ref().map_or(0, |m| m.icps.len());
-    match Format::of(args.json, args.format) {
-        Format::Json => print_json(&result_report(&prepared.host, &prepared.session, args, icps, &report)),
+    let format = Format::of(args.json, args.format);
+    if let (Some((_, used)), Format::Text) = (&model, format) {
+        println!("{}", sources_line(used));
+    }
+    let report = explore_session(&mut prepared.session, args, choice, model.as_ref().map(|(m, _)| m), args.max_schedules)?;
+    let (icps, used) = (model.as_ref().map_or(0, |(m, _)| m.icps.len()), model.as_ref().map(|(_, u)| u));
+    match format {
+        Format::Json => print_json(&result_report(&prepared.host, &prepared.session, args, icps, used, &report)),
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
         Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
     }
@@ -532,13 +553,14 @@ fn schedules_run(args: &ExploreArgs, report: &Report) -> u64 {
 
 /// What `explore --json` prints for the session's test (`icps`: the impacted code points
 /// the prioritization knew).
-fn result_report(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, report: &Report) -> ExploreReport {
+fn result_report(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, used: Option<&ImpactSources>, report: &Report) -> ExploreReport {
     let Report { verdict, stats, claim, matched, sequential, .. } = report;
     ExploreReport {
         test: session.spec.display(),
         search: search(args.search),
         heuristic: args.heuristic.clone(),
         icps,
+        impact: used.cloned(),
         matched_decision_points: *matched,
         bound: args.bound,
         outcome: outcome(verdict),

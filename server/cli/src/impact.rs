@@ -10,12 +10,13 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use racelens_analysis::host::Host;
 use racelens_explore::history::file_of;
-use racelens_explore::impact::{self, HostVersions};
+use racelens_explore::impact::{self, HostVersions, IcpSource};
 use racelens_explore::jvm::Session;
-use racelens_explore::reports::ImpactReport;
+use racelens_explore::reports::{ImpactReport, ImpactSources};
+use racelens_explore::search::change::ChangeModel;
 
 use crate::explore::Toolchain;
 use crate::print_json;
@@ -56,8 +57,9 @@ pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
     let toolchain = Toolchain::prepare(&host)?;
     let mut host = host;
+    let versions = HostVersions::new(&mut host);
     let mut session = toolchain.session(spec);
-    let report = dynamic_impact(&mut host, &toolchain, &mut session, args.max_steps);
+    let report = dynamic_impact(&host, &versions, &toolchain, &mut session, args.max_steps);
     session.close();
     let report = report?;
     if args.json {
@@ -68,23 +70,48 @@ pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Records the session's test on the working tree (an error when it cannot be recorded)
-/// and on the base revision (when that fails, the report says why and every access counts
-/// as new), and compares.
-pub(crate) fn dynamic_impact(host: &mut Host, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
-    let new = impact::record_run(session, max_steps).map_err(|e| format!("cannot record {} on the working tree: {e}", session.spec.display()))?;
-    let (commit, base) = match toolchain.base_session(host, session.spec.clone()) {
-        Ok(Some((commit, mut base_session))) => {
-            let recorded = impact::record_run(&mut base_session, max_steps).map_err(|e| format!("the test could not be recorded on the base revision: {e}"));
-            base_session.close();
-            (Some(commit), recorded)
-        }
-        Ok(None) => (None, Err("the work tree has no base revision (not a git work tree, or no commit yet)".to_string())),
-        Err(e) => (None, Err(e)),
+/// Where change-aware prioritization takes its impacted code points from (`explore --icps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IcpsArg {
+    /// the analysis of the source (CAPP's impacted code points)
+    Static,
+    /// the test's runs on the base revision and the working tree (`racelens impact`)
+    Dynamic,
+    /// both together
+    Both,
+}
+
+/// The change model a test's exploration prioritizes by, with `--icps`
+/// ([`impact::model_for`]), and what it was built from.
+pub(crate) fn model_for(model: &ChangeModel, asked: Option<IcpsArg>, host: &Host, versions: &HostVersions, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> (ChangeModel, ImpactSources) {
+    let asked = asked.map(|a| match a {
+        IcpsArg::Static => IcpSource::Static,
+        IcpsArg::Dynamic => IcpSource::Dynamic,
+        IcpsArg::Both => IcpSource::Both,
+    });
+    let (model, used, _) = impact::model_for(model, asked, || dynamic_impact(host, versions, toolchain, session, max_steps));
+    (model, used)
+}
+
+/// `impact: both (12 impacted code points of the analysis, 3 statements of the test's
+/// dynamic impact)`: the line `explore` prints about [`ImpactSources`].
+pub(crate) fn sources_line(s: &ImpactSources) -> String {
+    let dynamic = s.dynamic_statements.map(|n| format!("{n} statement{} of the test's dynamic impact", if n == 1 { "" } else { "s" }));
+    let analysis = format!("{} impacted code point{} of the analysis", s.static_icps, if s.static_icps == 1 { "" } else { "s" });
+    let parts = match s.source.as_str() {
+        "dynamic" => dynamic.unwrap_or_default(),
+        "both" => format!("{analysis}, {}", dynamic.unwrap_or_default()),
+        _ => analysis,
     };
-    let versions = HostVersions::new(host);
-    let host_ref: &Host = host;
-    Ok(impact::report(&session.spec.display(), commit.as_deref(), base.as_ref().map_err(String::as_str), &new, &versions, &|class| file_of(host_ref, class)))
+    let note = s.note.as_ref().map(|n| format!("; {n}")).unwrap_or_default();
+    format!("impact: {} ({parts}){note}", s.source)
+}
+
+/// The session's test's dynamic impact ([`impact::dynamic_impact`]), with its base
+/// revision built by the toolchain.
+pub(crate) fn dynamic_impact(host: &Host, versions: &HostVersions, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
+    let base = toolchain.base_session(host, session.spec.clone());
+    impact::dynamic_impact(session, base, versions, &|class| file_of(host, class), max_steps)
 }
 
 /// The report for people.

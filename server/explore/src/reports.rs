@@ -34,6 +34,9 @@ pub struct ExploreReport {
     pub heuristic: String,
     /// Impacted code points the prioritization knew (0 for a change-unaware one).
     pub icps: usize,
+    /// Where the impacted code points came from (`--icps`); null for a change-unaware
+    /// prioritization.
+    pub impact: Option<ImpactSources>,
     /// Decision points at which a thread stood at an impacted point.
     pub matched_decision_points: u64,
     /// The largest preemption bound (`--bound`).
@@ -429,4 +432,18 @@ pub struct ImpactedAccess {
     pub occurrences: u32,
     /// Why, one per kind (the first access's detail).
     pub reasons: Vec<Reason>,
+}
+
+/// The impacted code points an exploration prioritized by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImpactSources {
+    /// `static` (the analysis), `dynamic` (the test's runs on both versions, ReConTest), or
+    /// `both` (their union).
+    pub source: String,
+    /// Impacted code points of the analysis in use (0 with `dynamic`).
+    pub static_icps: usize,
+    /// Statements of the dynamic impact in use; null when it was not used.
+    pub dynamic_statements: Option<usize>,
+    /// Why the dynamic impact was not used, or what it could not see.
+    pub note: Option<String>,
 }

@@ -12,7 +12,11 @@ use racelens_explore::explorer::Report;
 use racelens_explore::jvm::Session;
 use racelens_explore::reports::{AffectedReport, AffectedTest, ExploreOutcome, SelectedTest, ShardData, ShardOptions};
 use racelens_explore::results::coverage::Coverage;
+use racelens_explore::impact::HostVersions;
+use racelens_explore::reports::ImpactSources;
 use racelens_explore::search::change::{self, ChangeModel};
+
+use crate::impact::{model_for, sources_line};
 use racelens_explore::search::heuristics::Choice;
 
 use super::sarif::{self, Affected};
@@ -92,7 +96,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
     }
     let toolchain = Toolchain::prepare(&host)?;
     let model = choice.is_change_aware().then(|| change::model(&host, &impact));
-    let icps = model.as_ref().map_or(0, |m| m.icps.len());
+    let versions = HostVersions::new(&mut host);
     let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
     // `--format sarif`: the results, and what each test covered.
     let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
@@ -105,11 +109,13 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
             println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
         }
         let mut exploration = None;
-        let (end, result, error, text) = match explore_ranked(&host, &toolchain, args, choice, model.as_ref(), test, share) {
-            Ok((mut session, report)) => {
+        let (end, result, error, text) = match explore_ranked(&host, &versions, &toolchain, args, choice, model.as_ref(), test, share) {
+            Ok((mut session, report, used)) => {
                 spent += report.stats.schedules;
+                let icps = used.as_ref().map_or(0, |(m, _)| m.icps.len());
+                let used = used.map(|(_, u)| u);
                 let result = match format {
-                    Format::Json => Some(result_report(&host, &session, args, icps, &report)),
+                    Format::Json => Some(result_report(&host, &session, args, icps, used.as_ref(), &report)),
                     Format::Sarif => {
                         findings.extend(sarif::finding(&host, &session, args, &report, &mut fingerprints));
                         exploration = Some(sarif::exploration(&session, args, &report));
@@ -117,7 +123,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                     }
                     Format::Text => None,
                 };
-                let text = render_result(&host, &session, args, &report);
+                let text = used.as_ref().map(|u| format!("{}\n", sources_line(u))).unwrap_or_default() + &render_result(&host, &session, args, &report);
                 if args.html.is_some() {
                     sections.push(html_section(&host, &session, args, &report, title));
                 }
@@ -240,12 +246,15 @@ fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
 }
 
 /// Explores one selected test with at most `share` schedules; returns its session (for the
-/// report) and the exploration's report, or why it could not run.
-fn explore_ranked(host: &Host, toolchain: &Toolchain, args: &ExploreArgs, choice: Choice, model: Option<&ChangeModel>, test: &RankedTest, share: u64) -> Result<(Session, Report), String> {
+/// report), the exploration's report and the change model it prioritized by (with the
+/// test's dynamic impact, `--icps`), or why it could not run.
+#[allow(clippy::too_many_arguments)]
+fn explore_ranked(host: &Host, versions: &HostVersions, toolchain: &Toolchain, args: &ExploreArgs, choice: Choice, model: Option<&ChangeModel>, test: &RankedTest, share: u64) -> Result<(Session, Report, Option<(ChangeModel, ImpactSources)>), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
     let mut session = toolchain.session(spec);
-    let report = explore_session(&mut session, args, choice, model, share)?;
-    Ok((session, report))
+    let model = model.map(|m| model_for(m, args.icps, host, versions, toolchain, &mut session, args.max_steps));
+    let report = explore_session(&mut session, args, choice, model.as_ref().map(|(m, _)| m), share)?;
+    Ok((session, report, model))
 }
 
 /// `racelens: 3 selected tests explored: 1 failed, 2 passed (bound 2 cleared on 1, budget
@@ -325,7 +334,7 @@ pub(crate) fn thousands(n: u64) -> String {
 pub(crate) fn bare_result(test: &str, outcome: ExploreOutcome, coverage: Coverage, schedules: u64) -> racelens_explore::reports::ExploreReport {
     use racelens_explore::reports::{ExploreReport, Search, StatsReport};
     let stats = StatsReport { elapsed_ms: 1, schedules_per_sec: 2.5, decision_points: 0, livelocks: 0, pruned: 0, failing_schedules: 0, skipped: 0, redundant: 0 };
-    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, error: None, stats }
+    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, error: None, stats }
 }
 
 #[cfg(test)]

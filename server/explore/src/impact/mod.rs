@@ -23,9 +23,86 @@ use racelens_analysis::diff::FileDiff;
 
 use crate::jvm::protocol::Outcome;
 use crate::jvm::session::{Mode, Session};
-use crate::reports::{ImpactCounts, ImpactReport, ImpactRun, ImpactedAccess};
+use crate::search::capp::IcpTuple;
+use crate::reports::{ImpactCounts, ImpactReport, ImpactRun, ImpactSources, ImpactedAccess};
+use crate::search::change::ChangeModel;
 use compare::{Reason, Versions};
 use recording::Recording;
+
+/// Where change-aware prioritization takes its impacted code points from (`--icps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IcpSource {
+    /// The analysis of the source (CAPP's impacted code points).
+    Static,
+    /// The test's runs on the base revision and the working tree.
+    Dynamic,
+    /// Both together.
+    Both,
+}
+
+/// The test on the base revision: its session and the base commit, `None` when the work
+/// tree has no base revision, or why it cannot be built.
+pub type BaseSession = Result<Option<(String, Session)>, String>;
+
+/// Phase I for the test of `new` (a session on the working tree): records it there (an
+/// error when it cannot be recorded) and on the base revision (when that fails, the report
+/// says why and every access counts as new), and compares. Two runs of the test.
+pub fn dynamic_impact(new: &mut Session, base: BaseSession, versions: &dyn Versions, file_of: &dyn Fn(&str) -> Option<String>, max_steps: u32) -> Result<ImpactReport, String> {
+    let test = new.spec.display();
+    let recorded = record_run(new, max_steps).map_err(|e| format!("cannot record {test} on the working tree: {e}"))?;
+    let (commit, base) = match base {
+        Ok(Some((commit, mut session))) => {
+            let r = record_run(&mut session, max_steps).map_err(|e| format!("the test could not be recorded on the base revision: {e}"));
+            session.close();
+            (Some(commit), r)
+        }
+        Ok(None) => (None, Err("the work tree has no base revision (not a git work tree, or no commit yet)".to_string())),
+        Err(e) => (None, Err(e)),
+    };
+    Ok(report(&test, commit.as_deref(), base.as_ref().map_err(String::as_str), &recorded, versions, file_of))
+}
+
+/// The change model one test's exploration prioritizes by: the analysis' `model`, extended
+/// by the test's dynamic impact (`both`, the default when the test records on both
+/// versions) or replaced by it (`dynamic`); what it was built from; and the dynamic impact
+/// when one was computed.
+///
+/// Without an explicit source, a dynamic impact that cannot be computed (no base revision,
+/// a base that does not compile, a test the base lacks, an uncontrolled thread) falls back
+/// to the analysis, and the note says why. With `Dynamic` the dynamic impact is used
+/// whatever it is (a base that cannot run the test makes every access new).
+pub fn model_for(model: &ChangeModel, asked: Option<IcpSource>, dynamic: impl FnOnce() -> Result<ImpactReport, String>) -> (ChangeModel, ImpactSources, Option<ImpactReport>) {
+    let static_icps = model.icps.len();
+    let static_only = |note: Option<String>| (model.clone(), ImpactSources { source: "static".into(), static_icps, dynamic_statements: None, note });
+    let source = asked.unwrap_or(IcpSource::Both);
+    if source == IcpSource::Static {
+        let (m, s) = static_only(None);
+        return (m, s, None);
+    }
+    let report = match dynamic() {
+        Ok(r) => r,
+        Err(e) if asked == Some(IcpSource::Dynamic) => {
+            let (m, s) = static_only(Some(format!("the dynamic impact was asked for, but {e}; the analysis' impacted code points are used")));
+            return (m, s, None);
+        }
+        Err(e) => {
+            let (m, s) = static_only(Some(format!("dynamic impact not used: {e}")));
+            return (m, s, None);
+        }
+    };
+    if let (Some(why), None | Some(IcpSource::Both)) = (&report.base_unavailable, asked) {
+        let (m, s) = static_only(Some(format!("dynamic impact not used: {why}")));
+        return (m, s, Some(report));
+    }
+    let keep_static = source == IcpSource::Both;
+    let used = ImpactSources {
+        source: if keep_static { "both" } else { "dynamic" }.into(),
+        static_icps: if keep_static { static_icps } else { 0 },
+        dynamic_statements: Some(report.counts.statements),
+        note: report.base_unavailable.as_ref().map(|why| format!("{why}: every access of the test counts as new")),
+    };
+    (model.clone().with_dynamic(icps(&report), keep_static), used, Some(report))
+}
 
 /// Records one execution of the session's test under the default schedule (the agent's
 /// `trace` and `alloc` options, full mode).
@@ -128,7 +205,7 @@ pub fn report(test: &str, commit: Option<&str>, base: Result<&Recording, &str>, 
 /// The report's impacted statements as impacted code points for the prioritization, as
 /// [`crate::search::capp::IcpIndex::new`] takes them (`class, file, line, field, method
 /// range`): each statement, and each field accessed there (by its declaring class).
-pub fn icps(report: &ImpactReport) -> Vec<(Option<String>, Option<String>, Option<u32>, Option<String>, Option<(String, u32, u32)>)> {
+pub fn icps(report: &ImpactReport) -> Vec<IcpTuple> {
     let mut out = Vec::new();
     for a in &report.impacted {
         out.push((Some(a.class.clone()), a.file.clone(), Some(a.line), None, None));

@@ -176,27 +176,31 @@ fn write_manifest(path: &Path, m: &Manifest) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// The base revision's classes, for running a test on the version before the change
-/// (`racelens impact`): its sources read from the git objects, compiled once per base commit
-/// into the project's cache (outside the work tree). `None` outside git or before the first
-/// commit. A project that builds itself (`[java] build`) cannot be built at another
-/// revision by racelens: an error says so.
-pub fn prepare_base(host: &Host, jdk: &Jdk) -> Result<Option<(String, Project)>, String> {
+/// The base revision's sources (read from the git objects, unsaved buffers aside) and its
+/// commit: what [`build_base`] compiles to run a test on the version before the change
+/// (`racelens impact`). `None` outside git or before the first commit. A project that
+/// builds itself (`[java] build`) cannot be built at another revision by racelens: an
+/// error says so.
+pub fn base_sources(host: &Host) -> Result<Option<(String, Sources)>, String> {
     let Some((commit, files)) = host.base_sources()? else { return Ok(None) };
     let config = host.config();
     if config.build.is_some() {
         return Err("the project builds itself (`[java] build` in racelens.toml): racelens cannot build the base revision".into());
     }
-    let root = host.root().to_path_buf();
-    claim_cache(&root);
-    let libs = libraries(&root, &config.classpath)?;
     // The base never changes: the content hash stands for the API hash too.
     let files = files.into_iter().map(|(p, text)| { let h = hash(&text); (p, Arc::from(text), h) }).collect();
-    let sources = Sources { root: root.clone(), config: config.clone(), files };
-    let bases = project_cache(&root).join("base");
-    prune_bases(&bases, &commit);
-    let project = compile_into(&sources, jdk, libs, &bases.join(&commit)).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
-    Ok(Some((commit, project)))
+    Ok(Some((commit, Sources { root: host.root().to_path_buf(), config: config.clone(), files })))
+}
+
+/// Compiles the base revision's sources once per commit into the project's cache
+/// (outside the work tree; the newest few commits are kept).
+pub fn build_base(commit: &str, sources: &Sources, jdk: &Jdk) -> Result<Project, String> {
+    let root = &sources.root;
+    claim_cache(root);
+    let libs = libraries(root, &sources.config.classpath)?;
+    let bases = project_cache(root).join("base");
+    prune_bases(&bases, commit);
+    compile_into(sources, jdk, libs, &bases.join(commit)).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))
 }
 
 /// Keeps the newest few base builds besides `keep` (one folder per commit).

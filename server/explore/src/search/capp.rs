@@ -110,6 +110,10 @@ pub struct ThreadState {
     pub stack: Vec<Position>,
 }
 
+/// An impacted code point as the index takes it: `(class, file, line, field, method range)`,
+/// `None` for what is unknown (⊥).
+pub type IcpTuple = (Option<String>, Option<String>, Option<u32>, Option<String>, Option<(String, u32, u32)>);
+
 /// The impacted code points, indexed for matching at run time.
 #[derive(Clone, Debug, Default)]
 pub struct IcpIndex {
@@ -128,8 +132,15 @@ pub struct IcpIndex {
 impl IcpIndex {
     /// `icps`: `(class, file, line, field)` as the analysis reports them (⊥ = `None`), and
     /// `method_range` the source lines of an ICP's method (file, first, last).
-    pub fn new(icps: impl IntoIterator<Item = (Option<String>, Option<String>, Option<u32>, Option<String>, Option<(String, u32, u32)>)>) -> IcpIndex {
+    pub fn new(icps: impl IntoIterator<Item = IcpTuple>) -> IcpIndex {
         let mut idx = IcpIndex::default();
+        idx.extend(icps);
+        idx
+    }
+
+    /// Adds impacted code points (another source of impact: `--icps both`).
+    pub fn extend(&mut self, icps: impl IntoIterator<Item = IcpTuple>) {
+        let idx = self;
         for (class, file, line, field, method_range) in icps {
             idx.count += 1;
             if let Some(c) = &class {
@@ -147,7 +158,6 @@ impl IcpIndex {
                 idx.fields.insert((c, f));
             }
         }
-        idx
     }
 
     /// Calls to these methods count as accesses to impacted fields.

@@ -7,7 +7,7 @@ use racelens_analysis::host::Host;
 use racelens_analysis::impact::{EndAccess, Impact, IcpReason, PairKind};
 use racelens_analysis::index::Origin;
 
-use crate::search::capp::{IcpIndex, SiteMap};
+use crate::search::capp::{IcpIndex, IcpTuple, SiteMap};
 
 /// One end of an impacted pair, where it is in the code.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +27,7 @@ pub struct PairTarget {
     pub protected: bool,
 }
 
+#[derive(Clone)]
 pub struct ChangeModel {
     pub icps: IcpIndex,
     pub files: HashMap<String, String>,
@@ -42,6 +43,24 @@ pub struct ChangeModel {
 impl ChangeModel {
     pub fn site_map(&self) -> SiteMap {
         SiteMap { files: self.files.clone() }
+    }
+
+    /// The model with the dynamic impact's code points ([`crate::impact::icps`]) instead of
+    /// the analysis' (`keep_static` false: `--icps dynamic`) or besides them (`both`).
+    /// Impacted pairs stay the analysis'.
+    pub fn with_dynamic(mut self, dynamic: Vec<IcpTuple>, keep_static: bool) -> ChangeModel {
+        let lines: Vec<String> = dynamic.iter().filter_map(|(class, _, line, _, _)| Some(format!("{}:{}", class.as_ref()?, line.as_ref()?))).collect();
+        if keep_static {
+            self.icps.extend(dynamic);
+            self.pct_sites.extend(lines);
+        } else {
+            self.icps = IcpIndex::new(dynamic);
+            self.effect_callees.clear();
+            self.pct_sites = lines;
+        }
+        self.pct_sites.sort();
+        self.pct_sites.dedup();
+        self
     }
 }
 

@@ -194,13 +194,17 @@ impl Search {
     /// Whether a claim is made: the exhaustive tree has nothing left, or the bounded one
     /// nothing up to its largest bound.
     ///
-    /// Under selection a tree that has nothing left claims nothing (it left schedules out):
-    /// the search goes on until neither tree has a selected schedule left.
+    /// Under selection a tree that has nothing left but left schedules out claims nothing:
+    /// the search goes on until neither tree has a selected schedule left (the two select
+    /// differently: the exhaustive tree's reduction never reverses a race that starts at
+    /// code the selection leaves out). An exhaustive tree that left nothing out has run
+    /// every class of schedules: then a selection costs no more than exploring everything.
     fn is_over(&self) -> bool {
         let done = |t: &Option<Tree>| t.as_ref().is_none_or(|t| !t.has_next());
         let select = self.exhaustive.as_ref().is_some_and(|t| t.config().select);
+        let everything = self.exhaustive.as_ref().is_some_and(|t| !t.has_next() && t.coverage().skipped == 0);
         if select {
-            done(&self.exhaustive) && done(&self.bounded)
+            everything || (done(&self.exhaustive) && done(&self.bounded))
         } else {
             (self.exhaustive.is_some() && done(&self.exhaustive)) || (self.bounded.is_some() && done(&self.bounded))
         }

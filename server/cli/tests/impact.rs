@@ -1,0 +1,201 @@
+//! `racelens impact`, end to end: the real binary, a real git repository and a real JVM.
+//! One change holds each way ReConTest (§III, Figure 1) says an access becomes impacted:
+//! a lock removed by a change elsewhere (its accesses are unchanged), a branch taken only
+//! now (a new path), a `notifyAll` added before an unchanged access (happens-before), and a
+//! critical section split in two (a lock released earlier) — next to unchanged accesses
+//! with the same lockset and history, which must not be marked.
+
+#[path = "../../analysis/tests/support/mod.rs"]
+mod support;
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use serde_json::Value;
+use support::*;
+
+const BIN_PATH: &str = "src/main/java/org/w/Bin.java";
+
+const BIN: &str = r#"package org.w;
+
+/** A warehouse bin shared by a picker, a closer, an auditor and a reader. */
+public class Bin {
+    private static final int LIMIT = 100;
+    private final Object auditLock = new Object();
+    private int units;
+    private int overflows;
+    private boolean closed;
+    private int closings;
+    private int lastAudit;
+    private int audits;
+
+    public synchronized void restock(int n) {
+        addUnits(n);
+    }
+
+    private void addUnits(int n) {
+        units += n;
+        if (units > LIMIT) {
+            overflows++;
+        }
+    }
+
+    public synchronized void close() {
+        closed = true;
+        closings++;
+    }
+
+    public void audit() {
+        synchronized (auditLock) {
+            lastAudit = units;
+            audits++;
+        }
+    }
+
+    public synchronized int units() {
+        return units;
+    }
+}
+"#;
+
+const BIN_TEST: (&str, &str) = (
+    "src/test/java/org/w/BinTest.java",
+    r#"package org.w;
+
+import static org.junit.Assert.assertTrue;
+
+import org.junit.Test;
+
+public class BinTest {
+    @Test
+    public void pickerCloserAuditorReader() throws Exception {
+        Bin bin = new Bin();
+        Thread picker = new Thread(() -> bin.restock(50));
+        Thread closer = new Thread(bin::close);
+        Thread auditor = new Thread(bin::audit);
+        Thread reader = new Thread(bin::units);
+        picker.start();
+        closer.start();
+        auditor.start();
+        reader.start();
+        picker.join();
+        closer.join();
+        auditor.join();
+        reader.join();
+        assertTrue(bin.units() >= 50);
+    }
+}
+"#,
+);
+
+const TEST: &str = "org.w.BinTest#pickerCloserAuditorReader";
+
+/// The change: `restock` loses its monitor (its callee's accesses are unchanged), the limit
+/// drops so that the overflow branch runs, `close` notifies before its last access, and the
+/// audit's critical section is split in two.
+fn changed() -> String {
+    BIN.replace("LIMIT = 100;", "LIMIT = 5;")
+        .replace("public synchronized void restock", "public void restock")
+        .replace("        closed = true;\n", "        closed = true;\n        notifyAll();\n")
+        .replace("            lastAudit = units;\n", "            lastAudit = units;\n        }\n        synchronized (auditLock) {\n")
+}
+
+/// The 1-based line of the working tree's `Bin.java` that holds `text`.
+fn line_of(text: &str) -> u64 {
+    changed().lines().position(|l| l.contains(text)).unwrap_or_else(|| panic!("no line with `{text}`")) as u64 + 1
+}
+
+/// `(line, access, field, reason kinds)` of every impacted entry.
+fn entries(r: &Value) -> BTreeSet<(u64, String, String, Vec<String>)> {
+    r["impacted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            assert_eq!(a["file"], BIN_PATH, "{a:#}");
+            let reasons = a["reasons"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap().to_string()).collect();
+            let field = a["target"].as_str().unwrap().trim_start_matches("org.w.Bin.").to_string();
+            (a["line"].as_u64().unwrap(), a["access"].as_str().unwrap().to_string(), field, reasons)
+        })
+        .collect()
+}
+
+fn entry(text: &str, access: &str, field: &str, reasons: &[&str]) -> (u64, String, String, Vec<String>) {
+    (line_of(text), access.into(), field.into(), reasons.iter().map(|r| r.to_string()).collect())
+}
+
+#[test]
+fn each_way_an_access_becomes_impacted_and_no_other_access() {
+    let dir = repo_with(&[(BIN_PATH, BIN), BIN_TEST], &[(BIN_PATH, &changed())]);
+    let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
+    assert_eq!(code, 0, "{r:#}");
+    let expected: BTreeSet<_> = [
+        // restock's monitor is gone: addUnits is unchanged, its lockset is not.
+        entry("units += n;", "read", "units", &["lockset_changed"]),
+        entry("units += n;", "write", "units", &["lockset_changed"]),
+        entry("if (units > LIMIT)", "read", "units", &["lockset_changed"]),
+        // Unchanged statements the base never reached.
+        entry("overflows++;", "read", "overflows", &["new_path"]),
+        entry("overflows++;", "write", "overflows", &["new_path"]),
+        // After the new notifyAll, in the same thread.
+        entry("closings++;", "read", "closings", &["happens_before_changed"]),
+        entry("closings++;", "write", "closings", &["happens_before_changed"]),
+        // The lock is released (and taken again) between the two accesses now.
+        entry("audits++;", "read", "audits", &["lock_released_earlier"]),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(entries(&r), expected, "{r:#}");
+    // Not marked: `closed = true` (before the notify), `lastAudit = units` (same lock, same
+    // history), the reader's and the test thread's reads, the write of `audits` right after
+    // its read.
+    let reason = &r["impacted"].as_array().unwrap().iter().find(|a| a["line"] == line_of("units += n;")).unwrap()["reasons"][0];
+    assert_eq!(reason["old"], serde_json::json!(["Bin@BinTest.java:10"]), "{reason:#}");
+    assert_eq!(reason["new"], serde_json::json!([]), "{reason:#}");
+    assert_eq!((r["base_run"]["outcome"].as_str(), r["working_tree_run"]["outcome"].as_str()), (Some("pass"), Some("pass")));
+    assert_eq!(r["counts"]["statements"], 5);
+    assert_eq!(r["base"].as_str().map(str::len), Some(40));
+
+    // The text names each reason, and the base build is kept in the cache per commit.
+    let out = racelens_command(dir.path(), &["impact", "--test", TEST]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("8 impacted accesses at 5 statements"), "{text}");
+    assert!(text.contains("lock released earlier: since its previous access the thread released no lock before, Object@Bin.java:6 now"), "{text}");
+    assert!(text.contains("happens-before changed: nothing before, Bin@BinTest.java:10.notifyAll now"), "{text}");
+    let commit = r["base"].as_str().unwrap();
+    let projects = cache().join("racelens").join("projects");
+    let bases = std::fs::read_dir(&projects).unwrap().flatten().filter(|p| p.path().join("base").join(commit).join("classes/org/w/Bin.class").is_file()).count();
+    assert_eq!(bases, 1, "the base build is cached per commit under {}", projects.display());
+}
+
+#[test]
+fn an_unchanged_tree_impacts_nothing() {
+    let dir = repo_with(&[(BIN_PATH, BIN), BIN_TEST], &[]);
+    let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
+    assert_eq!((code, r["counts"]["impacted_accesses"].as_u64()), (0, Some(0)), "{r:#}");
+    assert!(r["base_run"]["accesses"].as_u64().unwrap() > 10, "{r:#}");
+    assert_eq!(r["base_run"]["accesses"], r["working_tree_run"]["accesses"]);
+}
+
+#[test]
+fn a_test_the_base_revision_lacks_makes_every_access_new() {
+    let dir = repo_with(&[(BIN_PATH, BIN)], &[BIN_TEST]);
+    let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["base_run"].is_null(), "{r:#}");
+    let why = r["base_unavailable"].as_str().unwrap();
+    assert!(why.contains("could not be recorded on the base revision"), "{why}");
+    assert_eq!(r["counts"]["impacted_accesses"], r["working_tree_run"]["accesses"], "{r:#}");
+}
+
+#[test]
+fn a_base_that_does_not_compile_is_said_and_loses_nothing() {
+    let broken = BIN.replace("private int audits;", "private int audits");
+    let dir = repo_with(&[(BIN_PATH, &broken), BIN_TEST], &[(BIN_PATH, BIN)]);
+    let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
+    assert_eq!(code, 0, "{r:#}");
+    let why = r["base_unavailable"].as_str().unwrap();
+    assert!(why.contains("does not compile"), "{why}");
+    assert!(r["counts"]["impacted_accesses"].as_u64().unwrap() > 0);
+}
