@@ -150,12 +150,26 @@ pub struct Recording {
     pub threads: usize,
 }
 
-/// Calls into `java.util.concurrent` that hand something from one thread to another: a
-/// happens-before edge as `wait`/`notify` are (their receiver is the message object).
-const SYNC_CALLS: &[&str] = &[
-    "await", "signal", "signalAll", "countDown", "put", "take", "offer", "poll", "transfer", "exchange", "arrive", "arriveAndAwaitAdvance",
-    "arriveAndDeregister", "awaitAdvance", "acquire", "release", "tryAcquire", "complete", "get", "join", "submit", "execute", "invokeAll",
-];
+/// Whether a call (`java.util.concurrent.CountDownLatch.countDown`) hands something from
+/// one thread to another by blocking or releasing a blocked thread: a happens-before edge as
+/// `wait`/`notify` are (its receiver is the message object). Non-blocking calls of
+/// concurrent collections and atomics are accesses, not messages: counting them would make
+/// every later access of a thread impacted once a change adds one `poll`.
+fn is_sync_call(target: &str) -> bool {
+    let Some((class, method)) = target.rsplit_once('.') else { return false };
+    let class = class.rsplit('.').next().unwrap_or(class);
+    match method {
+        "await" | "signal" | "signalAll" | "awaitUninterruptibly" => class.contains("Condition") || class == "CountDownLatch" || class == "CyclicBarrier",
+        "countDown" => class == "CountDownLatch",
+        "acquire" | "release" | "acquireUninterruptibly" => class == "Semaphore",
+        "arrive" | "arriveAndAwaitAdvance" | "arriveAndDeregister" | "awaitAdvance" => class == "Phaser",
+        "exchange" => class == "Exchanger",
+        "put" | "take" | "transfer" | "putFirst" | "putLast" | "takeFirst" | "takeLast" => class.contains("BlockingQueue") || class.contains("BlockingDeque") || class.contains("TransferQueue") || class == "SynchronousQueue",
+        "get" | "join" => class.contains("Future") || class.contains("ForkJoinTask"),
+        "submit" | "execute" | "invokeAll" | "invokeAny" | "schedule" => class.contains("Executor"),
+        _ => false,
+    }
+}
 
 /// Builds the recording of `exec` (run in full mode with `trace` and `alloc`); `sites` are
 /// the sites the agent announced.
@@ -222,10 +236,7 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                 "WAIT" => Some(SyncKind::Wait),
                 "NOTIFY" => Some(SyncKind::Notify),
                 "NOTIFYALL" => Some(SyncKind::NotifyAll),
-                "CALL" => {
-                    let callee = s.target.rsplit('.').next().unwrap_or("");
-                    (s.target.starts_with("java.util.concurrent.") && SYNC_CALLS.contains(&callee)).then(|| SyncKind::Call(callee.to_string()))
-                }
+                "CALL" => is_sync_call(&s.target).then(|| SyncKind::Call(s.target.rsplit('.').next().unwrap_or("").to_string())),
                 _ => None,
             };
             if let Some(kind) = message {
