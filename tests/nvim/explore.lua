@@ -57,7 +57,7 @@ end
 --- The failure's lenses on the test, and its RL200 diagnostic.
 local function failure(test_buf)
   local failed = harness.wait_lens(test_buf, '✗ ', EXPLORATION_MS)
-  check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%)$'),
+  check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%) · pct%+LA$'),
     'failure lens: ' .. failed.command.title)
   out('ok: lenses\n' .. harness.describe_lenses(test_buf))
   local rl200 = harness.wait_diagnostic(test_buf, 'RL200 error on the test', 30000, function(d)

@@ -348,7 +348,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.deepEqual(queued, { queued: true, test: 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted' });
 
         const failed = await until('the ✗ lens of the failing schedule', async () => (await codeLenses(doc)).find((l) => l.command?.title.startsWith('✗ ')), EXPLORATION_MS);
-        assert.match(failed.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(failed.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         const progress = stub.record.progress.find((p) => /exploring org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted/.test(p.title));
         assert.ok(progress, `a progress for the exploration: ${JSON.stringify(stub.record.progress)}`);
         assert.equal(progress.cancellable, true);
