@@ -1,7 +1,9 @@
 -- racelens for Neovim: starts `racelens lsp` for Java buffers (one client per project
--- root), keeps its code lenses fresh, runs them (commands.lua), shows explorations'
--- progress (progress.lua), `racelens:` documents (documents.lua) and how many tests the
--- change selects (status.lua).
+-- root), keeps its code lenses fresh, runs them (commands.lua), explores a test again
+-- with a picked heuristic and seed (explore.lua), shows explorations' progress
+-- (progress.lua), `racelens:` documents (documents.lua) and how many tests the change
+-- selects (status.lua). Without a configured `cmd` it runs the racelens on PATH or in the
+-- cargo bin folder (config.lua), and says what to do when there is none.
 -- Two ways in: `require('racelens').setup()` (every version), or on 0.11+
 -- `vim.lsp.enable('racelens')`, which reads lsp/racelens.lua (M.lsp_config); both build
 -- the client config with config.lua.
@@ -10,6 +12,7 @@ local commands = require('racelens.commands')
 local compat = require('racelens.compat')
 local config = require('racelens.config')
 local documents = require('racelens.documents')
+local explore = require('racelens.explore')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
 local selection_status = require('racelens.status')
@@ -423,6 +426,10 @@ M.run_lens = commands.run_lens
 --- Cancels every exploration of every racelens server.
 M.cancel = commands.cancel_all
 
+--- Explores the test at the cursor again: `explore_again('basic 7')` with that heuristic and
+--- seed, `explore_again()` with the ones picked with vim.ui.select and vim.ui.input.
+M.explore_again = explore.run
+
 --- The explorations the servers reported (running, and the last finished ones):
 --- `{ client_id, token, title, message, done }`, oldest first.
 M.explorations = progress.list
@@ -509,6 +516,13 @@ local function create_commands()
     nargs = '?',
     complete = lenses.complete,
     desc = 'racelens: run a code lens of the current line (optionally: its title)',
+  })
+  vim.api.nvim_create_user_command('RacelensExplore', function(args)
+    explore.run(args.args)
+  end, {
+    nargs = '*',
+    complete = explore.complete,
+    desc = 'racelens: explore the test at the cursor again (optionally: a heuristic, a seed)',
   })
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = vim.api.nvim_create_augroup(documents_augroup, { clear = true }),
