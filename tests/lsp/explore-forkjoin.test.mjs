@@ -37,7 +37,7 @@ describe('racelens lsp: exploring a test whose work runs on fork/join workers', 
         const end = await session.explore(TEST_FILE, TEST, EXPLORATION_MS);
         assert.match(end.message, /^✗ AssertionError after \d+ schedules?$/);
         const failed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✗ ')), '✗ …', EXPLORATION_MS);
-        assert.match(titleOf(failed), /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(titleOf(failed), /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         const diagnostic = await session.waitForRl200(TEST_FILE, EXPLORATION_MS);
         assert.ok(diagnostic.message.startsWith(`${TEST}: `), JSON.stringify(diagnostic));
         // Show schedule: the per-thread table, a column per pool worker.

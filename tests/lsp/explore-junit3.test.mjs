@@ -37,7 +37,7 @@ describe('racelens lsp: exploring a JUnit 3 test', () => {
         const end = await session.explore(TEST_FILE, TEST, EXPLORATION_MS);
         assert.match(end.message, /^✗ AssertionFailedError after \d+ schedules?$/);
         const failed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✗ ')), '✗ …', EXPLORATION_MS);
-        assert.match(titleOf(failed), /^✗ AssertionFailedError after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(titleOf(failed), /^✗ AssertionFailedError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         const diagnostic = await session.waitForRl200(TEST_FILE, EXPLORATION_MS);
         assert.equal(diagnostic.severity, SEVERITY_ERROR, JSON.stringify(diagnostic));
         assert.equal(diagnostic.range.start.line, session.lineOf(TEST_FILE, 'assertFalse('), JSON.stringify(diagnostic));

@@ -40,7 +40,7 @@ describe('racelens lsp: exploring a test whose second thread is a Timer', () => 
         // a missing rate (IllegalArgumentException) or a mix of both tables (the assertion)
         assert.match(end.message, /^✗ (IllegalArgumentException|AssertionError) after \d+ schedules?$/);
         const failed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✗ ')), '✗ …', EXPLORATION_MS);
-        assert.match(titleOf(failed), /^✗ (IllegalArgumentException|AssertionError) after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(titleOf(failed), /^✗ (IllegalArgumentException|AssertionError) after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         // the RL200 error stands where the failure was raised: the missing rate in the table,
         // the mix of tables at the test's assertion
         const [file, text] = titleOf(failed).startsWith('✗ IllegalArgumentException') ? [TABLE_FILE, 'throw new IllegalArgumentException'] : [TEST_FILE, 'assertTrue('];

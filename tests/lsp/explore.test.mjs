@@ -82,9 +82,9 @@ describe('racelens lsp: exploring a change that loses updates', () => {
         await session.waitFor('a message about the failure', () => session.messages.find((m) => m.message.startsWith(`racelens: ${TEST}: ✗`)));
     });
 
-    test('the test gets the ✗ lens, with Show schedule, Replay, a client-side Copy and Explore again', { timeout: EXPLORATION_MS }, async () => {
+    test('the test gets the ✗ lens, with Show schedule, Replay, a client-side Copy and ↻ Explore again', { timeout: EXPLORATION_MS }, async () => {
         const failed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✗ ')), '✗ …', EXPLORATION_MS);
-        assert.match(titleOf(failed), /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(titleOf(failed), /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         lenses = await session.codeLenses(TEST_FILE);
         const id = { root: session.root, test: TEST };
         assert.equal(failed.command.command, 'racelens.showSchedule');
@@ -96,7 +96,9 @@ describe('racelens lsp: exploring a change that loses updates', () => {
         assert.equal(copy?.command, 'racelens.copySchedule');
         assert.equal(copy.arguments[0].text, `racelens replay ${session.root} --test ${TEST} --schedule ${replay.arguments[0].schedule}`);
         assert.equal(exploreLens(lenses), undefined, 'the result takes the place of the ▶ lens');
-        assert.equal(withTitle(lenses, 'Explore again')?.command.command, 'racelens.exploreTest', 'a failure can be explored again');
+        const again = withTitle(lenses, '↻ Explore again')?.command;
+        assert.equal(again?.command, 'racelens.exploreTest', 'a failure can be explored again');
+        assert.equal(again.arguments[0].again, true);
     });
 
     test('⇄ lenses mark where the failing schedule preempted a thread', { timeout: EXPLORATION_MS }, async () => {
@@ -167,7 +169,7 @@ describe('racelens lsp: exploring the correct version', () => {
         assertReports(session, token);
         const passed = await session.waitForLenses(TEST_FILE, (all) => all.find((l) => titleOf(l).startsWith('✓ ')), '✓ …');
         const brief = '(every schedule explored|bound \\d+ complete) \\(\\d+ class(es)?, \\d+ runs?\\)';
-        assert.match(titleOf(passed), new RegExp(`^✓ no failure: ${brief} · \\d+ impacted points? covered$`));
+        assert.match(titleOf(passed), new RegExp(`^✓ no failure: ${brief} · \\d+ impacted points? covered · pct\\+LA$`));
         const lenses = await session.codeLenses(TEST_FILE);
         assert.deepEqual(lenses.filter((l) => /^(✗|⇄|⏳)/.test(titleOf(l))).map(titleOf), []);
         assert.ok(!session.published.some((p) => p.diagnostics.some((d) => d.code === 'RL200')), 'an RL200 without a failure');

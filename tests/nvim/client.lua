@@ -324,6 +324,10 @@ local function test()
   vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/src/Pool.java'))
   vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/src/PoolTest.java'))
   check(#racelens.clients() == 0, 'a client started with a missing binary')
+  vim.wait(1000, function()
+    return #notes > 0
+  end, 20)
+  vim.wait(200)
   check(#notes == 1 and notes[1]:find('not an executable', 1, true) and notes[1]:find("cmd =", 1, true),
     'missing binary messages: ' .. vim.inspect(notes))
   out('ok: missing binary -> one message: ' .. notes[1]:gsub('\n', ' '))

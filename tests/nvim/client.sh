@@ -18,6 +18,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/racelens-nvim-client.XXXXXX")
 isolate_nvim "$work"
 export RACELENS_NVIM_RTP="$root/editors/nvim" RACELENS_FAKE_SERVER="$here/fake_server.py"
 export RACELENS_PYTHON="$python" RACELENS_CLIENT_DIR="$work"
+# No racelens of the machine's cargo bin folder: the plugin's own search must find none.
+export CARGO_HOME="$work/cargo"
 
 for script in client.lua health.lua; do
   status=0

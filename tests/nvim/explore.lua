@@ -3,7 +3,9 @@
 -- LatencyStats.record() so that two threads lose an update. The test clicks the
 -- `▶ Explore schedules` lens with :RacelensRunLens, follows the progress, waits for the
 -- failure's lenses and RL200 diagnostic, shows the schedule in a scratch buffer, copies
--- the replay command, replays it, and cancels what is left.
+-- the replay command, replays it, restarts (the result comes back from the cache with
+-- `↻ Explore again`), explores again with :RacelensExplore (another heuristic and a seed;
+-- then an unknown heuristic, refused), and cancels what is left.
 -- Run by tests/nvim/run.sh, which makes the git repository and sets:
 --   RACELENS_E2E_EXPLORE_PROJECT  the repository
 --   RACELENS_BIN                  the racelens binary
@@ -27,6 +29,7 @@ local function exploration()
 end
 
 local buffer_text = harness.buffer_text
+local uv = vim.uv or vim.loop
 
 --- Puts the cursor on the line of `lens` in the test's buffer, and runs :RacelensRunLens `title`.
 local function run_lens(test_buf, lens, title)
@@ -57,7 +60,7 @@ end
 --- The failure's lenses on the test, and its RL200 diagnostic.
 local function failure(test_buf)
   local failed = harness.wait_lens(test_buf, '✗ ', EXPLORATION_MS)
-  check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%)$'),
+  check(failed.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%) · pct%+LA$'),
     'failure lens: ' .. failed.command.title)
   out('ok: lenses\n' .. harness.describe_lenses(test_buf))
   local rl200 = harness.wait_diagnostic(test_buf, 'RL200 error on the test', 30000, function(d)
@@ -84,6 +87,73 @@ local function show_schedule(test_buf, lens)
   out(string.format('ok: %s in a scratch buffer (%d lines)', uri, vim.api.nvim_buf_line_count(schedule)))
   vim.cmd('only')
   return text
+end
+
+--- Waits for the lens of a finished exploration whose title ends with ` · <by>`.
+local function wait_result(test_buf, by)
+  local function find()
+    for _, lens in ipairs(harness.codelenses(test_buf)) do
+      local title = lens.command and lens.command.title or ''
+      local suffix = ' · ' .. by
+      if title:sub(1, #'✗ ') == '✗ ' and title:sub(-#suffix) == suffix then
+        return lens
+      end
+    end
+    return nil
+  end
+  local deadline = uv.now() + EXPLORATION_MS
+  while not find() and uv.now() < deadline do
+    require('racelens').refresh_codelens(test_buf)
+    vim.wait(1000, function()
+      return find() ~= nil
+    end, 50)
+  end
+  check(find(), 'no ✗ lens by ' .. by .. '; lenses:\n' .. harness.describe_lenses(test_buf))
+  return find()
+end
+
+--- After a restart the result comes back from the cache, naming its heuristic, with
+--- `↻ Explore again`; :RacelensExplore (vim.ui.select, vim.ui.input) explores the test again
+--- with another heuristic and a seed, and refuses an unknown heuristic with the server's error.
+local function explore_again(test_buf)
+  vim.cmd('RacelensRestart')
+  harness.wait_attached(test_buf, TEST_FILE)
+  local again = harness.wait_lens(test_buf, '↻ Explore again', 30000, 'racelens.exploreTest')
+  check(again.command.arguments[1].again == true, 'the ↻ lens does not replace: ' .. vim.inspect(again.command))
+  local restored = wait_result(test_buf, 'pct+LA')
+  out('ok: after :RacelensRestart: ' .. restored.command.title .. ' | ' .. again.command.title)
+
+  vim.api.nvim_set_current_buf(test_buf)
+  vim.api.nvim_win_set_cursor(0, { again.range.start.line + 2, 0 })
+  local offered, asked
+  local orig_select, orig_input = vim.ui.select, vim.ui.input
+  vim.ui.select = function(items, _, on_choice)
+    offered = items
+    on_choice('basic')
+  end
+  vim.ui.input = function(opts, on_confirm)
+    asked = opts.prompt
+    on_confirm('7')
+  end
+  vim.cmd('RacelensExplore')
+  vim.ui.select, vim.ui.input = orig_select, orig_input
+  check(offered and offered[2] == 'basic' and vim.tbl_contains(offered, 'pct+LA') and vim.tbl_contains(offered, 'LOS')
+    and #offered == 19, ':RacelensExplore offered ' .. vim.inspect(offered))
+  check(asked and asked:find('seed', 1, true), ':RacelensExplore asked ' .. tostring(asked))
+  local redone = wait_result(test_buf, 'basic, seed 7')
+  check(redone.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%) · basic, seed 7$'), redone.command.title)
+  check(vim.wait(10000, function()
+    return noted('racelens: ' .. TEST .. ': ✗ AssertionError after ') and noted(' · basic, seed 7') ~= nil
+  end, 50), 'the server did not say what the new exploration found: ' .. vim.inspect(notes))
+  out('ok: :RacelensExplore (basic, seed 7): ' .. redone.command.title)
+
+  check(vim.deep_equal(vim.fn.getcompletion('RacelensExplore pct', 'cmdline'), { 'pct', 'pct+LA' }),
+    ':RacelensExplore completes ' .. vim.inspect(vim.fn.getcompletion('RacelensExplore pct', 'cmdline')))
+  vim.cmd('RacelensExplore LOX')
+  check(vim.wait(10000, function()
+    return noted('cannot explore ' .. TEST .. ': unknown heuristic `LOX`') ~= nil
+  end, 50), 'no error for an unknown heuristic: ' .. vim.inspect(notes))
+  out('ok: :RacelensExplore LOX -> ' .. noted('unknown heuristic `LOX`'))
 end
 
 local function test()
@@ -114,6 +184,8 @@ local function test()
     return noted('racelens: replay of ' .. TEST .. ': still fails') ~= nil
   end, 50), 'no replay message: ' .. vim.inspect(notes))
   out('ok: ' .. noted('racelens: replay of '))
+
+  explore_again(test_buf)
 
   vim.cmd('RacelensCancel')
   check(vim.wait(10000, function()

@@ -112,7 +112,8 @@ local function test()
     reports(report, "require('racelens').setup() has not been called")
     reports(report, 'vim.lsp.enable needs Neovim 0.11 or newer: this version uses setup()')
   end
-  reports(report, 'server command `racelens lsp`: `racelens` is not executable')
+  reports(report, 'server command `racelens lsp`: no `racelens` on PATH and $CARGO_HOME/bin (' .. vim.env.CARGO_HOME .. '/bin)')
+  reports(report, 'cargo install --locked --path server/cli')
   out('ok: :checkhealth racelens before anything is configured')
 
   local enabled_client

@@ -5,7 +5,9 @@
 # racelens:/codes/RL001), then tests/nvim/explore.lua on explore-lost-update (an
 # exploration from its lens to the failing schedule's document and replay); on Neovim
 # 0.11+ also tests/nvim/enable.lua on object-pool (no setup(): vim.lsp.enable('racelens')
-# with editors/nvim/lsp/racelens.lua).
+# with editors/nvim/lsp/racelens.lua); and tests/nvim/binary.lua (which racelens the plugin
+# runs without a configured `cmd`: none on PATH nor in $CARGO_HOME/bin, then one there),
+# with setup() and on 0.11+ with vim.lsp.enable.
 #
 #   RACELENS_BIN=/path/to/racelens bash tests/nvim/run.sh
 #
@@ -64,8 +66,10 @@ run_script() {
 
 run_script e2e.lua 120
 run_script explore.lua 240
+RACELENS_E2E_WAY=setup run_script binary.lua 120
 if "$nvim" --headless -u NONE -i NONE -c 'if has("nvim-0.11") | qall! | else | cquit 1 | endif' </dev/null >/dev/null 2>&1; then
   run_script enable.lua 120
+  RACELENS_E2E_WAY=enable run_script binary.lua 120
 else
   echo "tests/nvim: enable.lua skipped: vim.lsp.enable needs Neovim 0.11+, $("$nvim" --version | head -n 1)"
 fi

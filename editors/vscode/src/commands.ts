@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { EXPLORE_WITH_COMMAND, exploreWith } from './explore';
 
 export const COPY_COMMAND = 'racelens.copySchedule';
 export const CANCEL_ALL_COMMAND = 'racelens.cancelAll';
@@ -61,12 +62,16 @@ export async function cancelAll(client: LanguageClient | undefined): Promise<voi
     void vscode.window.showInformationMessage(cancelledMessage(result));
 }
 
-/** Registers both commands; `client` gives the running client, if any. */
+/** Registers the extension's commands about explorations (and `racelens.exploreWith`,
+ * explore.ts); `client` gives the running client, if any. */
 export function registerExplorationCommands(client: () => Promise<LanguageClient | undefined>): vscode.Disposable[] {
     return [
         vscode.commands.registerCommand(COPY_COMMAND, copySchedule),
         vscode.commands.registerCommand(CANCEL_ALL_COMMAND, async () => {
             await cancelAll(await client());
+        }),
+        vscode.commands.registerCommand(EXPLORE_WITH_COMMAND, async (test?: unknown) => {
+            await exploreWith(await client(), test);
         }),
     ];
 }

@@ -6,7 +6,8 @@
 // then the extension's side of explorations: its own commands (Copy, Cancel
 // Explorations), the settings held back in an untrusted workspace, and a real
 // exploration from the lens to the schedule's swimlane page in a webview (a click on a
-// row opens its line) and to the schedule as text.
+// row opens its line) and to the schedule as text, then explored again after a restart
+// with a heuristic and seed picked (racelens.exploreWith).
 //
 // Run after `npm run build`: `npm run smoke` (or `npm test`).
 
@@ -348,7 +349,7 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.deepEqual(queued, { queued: true, test: 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted' });
 
         const failed = await until('the ✗ lens of the failing schedule', async () => (await codeLenses(doc)).find((l) => l.command?.title.startsWith('✗ ')), EXPLORATION_MS);
-        assert.match(failed.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\)$/);
+        assert.match(failed.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/);
         const progress = stub.record.progress.find((p) => /exploring org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted/.test(p.title));
         assert.ok(progress, `a progress for the exploration: ${JSON.stringify(stub.record.progress)}`);
         assert.equal(progress.cancellable, true);
@@ -426,5 +427,27 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         await stub.record.commands.get('racelens.cancelAll')();
         await until('the answer of Cancel Explorations', () => stub.record.messages.some((m) => m.kind === 'info' && /no exploration was running or queued/.test(m.message)));
         assert.deepEqual(stub.record.messages.filter((m) => m.kind === 'error'), []);
+
+        // The result restored after the restart keeps ↻ Explore again; racelens: Explore a Test
+        // Again With a Heuristic or Seed… picks both for the test at the cursor, and the new
+        // result replaces the old one and names them.
+        const restored = await codeLenses(doc);
+        const againLens = restored.find((l) => l.command?.title === '↻ Explore again');
+        assert.equal(againLens?.command.command, 'racelens.exploreTest', JSON.stringify(restored.map((l) => l.command?.title)));
+        assert.match(restored.find((l) => l.command?.title.startsWith('✗ ')).command.title, / · pct\+LA$/);
+        stub.vscode.window.activeTextEditor = { document: doc, selection: { active: new stub.vscode.Position(againLens.range.start.line + 3, 0) } };
+        stub.record.pickAnswer = (items) => items.find((i) => i.label === 'basic');
+        stub.record.inputAnswer = (options) => (options.validateInput('x7') !== undefined && options.validateInput('') === undefined ? '7' : undefined);
+        await stub.vscode.commands.executeCommand('racelens.exploreWith');
+        const offered = stub.record.quickPicks.at(-1).items.map((i) => i.label);
+        assert.deepEqual(offered, ['the setting', ...manifest.contributes.configuration.properties['racelens.explore.heuristic'].enum.filter((h) => h !== '')]);
+        const redone = await until('the ✗ lens of the exploration with basic, seed 7', async () => (await codeLenses(doc)).find((l) => l.command?.title.startsWith('✗ ') && l.command.title.endsWith(' · basic, seed 7')), EXPLORATION_MS);
+        assert.match(redone.command.title, /^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · basic, seed 7$/);
+        assert.ok(stub.record.messages.some((m) => m.kind === 'info' && m.message === 'racelens: exploring org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted again with basic, seed 7'));
+
+        // A heuristic the server does not know (a keybinding can pass one): its error, shown.
+        await stub.vscode.commands.executeCommand('racelens.exploreWith', { ...againLens.command.arguments[0], heuristic: 'LOX' });
+        const error = stub.record.messages.find((m) => m.kind === 'error');
+        assert.match(error?.message ?? '', /^racelens: cannot explore org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted: unknown heuristic `LOX`: basic, pair, pct/);
     });
 });

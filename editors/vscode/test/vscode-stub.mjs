@@ -244,6 +244,9 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         /** Quick picks shown (`{ items, options }`); the answer is `pickAnswer(items)`. */
         quickPicks: [],
         pickAnswer: () => undefined,
+        /** Input boxes shown (their options); the answer is `inputAnswer(options)`. */
+        inputBoxes: [],
+        inputAnswer: () => undefined,
         unknown,
     };
     const values = { ...defaults, ...settings };
@@ -415,6 +418,10 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
             showQuickPick: async (items, options) => {
                 record.quickPicks.push({ items, options });
                 return record.pickAnswer(items);
+            },
+            showInputBox: async (options) => {
+                record.inputBoxes.push(options);
+                return record.inputAnswer(options);
             },
             withProgress: async (options, task) => {
                 // `cancel()` is the Cancel button of a cancellable notification.

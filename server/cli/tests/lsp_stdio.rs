@@ -185,3 +185,32 @@ fn huge_and_binary_buffers_do_not_kill_the_server() {
     s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(s.exit_code(), Some(0));
 }
+
+#[test]
+fn exploring_with_an_unknown_heuristic_is_an_error_response_and_the_server_goes_on() {
+    let repo = support::fixture_repo("object-pool");
+    let mut s = Server::start();
+    s.initialize(repo.path());
+    let path = repo.path().canonicalize().unwrap().join("src/test/java/org/example/pool/ObjectPoolTest.java");
+    let uri = format!("file://{}", path.display());
+    s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": std::fs::read_to_string(&path).unwrap()}}}));
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
+    let lenses = s.wait(|m| m["id"] == 2);
+    let mut arg = lenses["result"][0]["command"]["arguments"][0].clone();
+    assert_eq!(arg["method"], "addWhileBorrowingKeepsCountsConsistent", "{lenses}");
+    // `↻ Explore again` as a client's picker sends it, with a heuristic racelens does not know.
+    arg["heuristic"] = json!("LOX");
+    arg["seed"] = json!(7);
+    arg["again"] = json!(true);
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/executeCommand", "params": {"command": "racelens.exploreTest", "arguments": [arg]}}));
+    let answer = s.wait(|m| m["id"] == 3);
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("cannot explore org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent: unknown heuristic `LOX`"), "{answer}");
+    // Still serving, and nothing was queued.
+    s.send(json!({"jsonrpc": "2.0", "id": 4, "method": "workspace/executeCommand", "params": {"command": "racelens.cancel", "arguments": []}}));
+    assert_eq!(s.wait(|m| m["id"] == 4)["result"], json!({"cancelled": 0}));
+    s.send(json!({"jsonrpc": "2.0", "id": 5, "method": "shutdown"}));
+    s.wait(|m| m["id"] == 5);
+    s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(s.exit_code(), Some(0));
+}

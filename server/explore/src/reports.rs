@@ -330,6 +330,25 @@ pub struct TestResult {
     pub fingerprint: u64,
     pub kind: ResultKind,
     pub heuristic: String,
+    /// The seed the search ran with, when the user gave one (absent in results kept by an
+    /// earlier racelens).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl TestResult {
+    /// What produced the result: `pct+LA`, or `basic, seed 7`.
+    pub fn produced_by(&self) -> String {
+        produced_by(&self.heuristic, self.seed)
+    }
+}
+
+/// An exploration's heuristic and seed in a few words: `pct+LA`, or `basic, seed 7`.
+pub fn produced_by(heuristic: &str, seed: Option<u64>) -> String {
+    match seed {
+        Some(seed) => format!("{heuristic}, seed {seed}"),
+        None => heuristic.to_string(),
+    }
 }
 
 /// `racelens record --json`: the tests run once to record their coverage.

@@ -21,10 +21,17 @@ pub struct Running {
     pub replay: bool,
     pub fingerprint: u64,
     pub heuristic: String,
+    pub seed: Option<u64>,
     pub schedules: u64,
     pub bound: u32,
     /// The progress token shown in the editor, when it has one.
     pub token: Option<String>,
+}
+
+impl Running {
+    fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
 }
 
 #[derive(Default)]
@@ -46,9 +53,10 @@ impl Jobs {
         self.next_id
     }
 
-    /// Queues a job, unless the same test is queued or running already.
+    /// Queues a job, unless the same test is queued or running already (a cancelled job
+    /// that has not stopped yet does not count).
     pub fn enqueue(&mut self, job: Job, key: TestKey) -> bool {
-        if self.queue.iter().any(|(_, k)| *k == key) || self.running.values().any(|r| r.key == key && !r.replay) && matches!(job.kind, explorations::JobKind::Explore) {
+        if self.queue.iter().any(|(_, k)| *k == key) || self.running.values().any(|r| r.key == key && !r.replay && !r.is_cancelled()) && matches!(job.kind, explorations::JobKind::Explore) {
             return false;
         }
         self.queue.push((job, key));
@@ -78,7 +86,16 @@ impl Jobs {
     }
 
     pub fn running_for(&self, key: &TestKey) -> Option<&Running> {
-        self.running.values().find(|r| &r.key == key && !r.replay)
+        self.running.values().find(|r| &r.key == key && !r.replay && !r.is_cancelled())
+    }
+
+    /// Makes room for exploring a test again: drops its queued jobs and cancels its running
+    /// exploration (a replay runs on).
+    pub fn replace(&mut self, key: &TestKey) {
+        self.queue.retain(|(_, k)| k != key);
+        for r in self.running.values().filter(|r| &r.key == key && !r.replay) {
+            r.cancel.store(true, Ordering::SeqCst);
+        }
     }
 
     /// Cancels the jobs of a test (or all), queued and running; returns how many.
@@ -160,7 +177,7 @@ pub fn schedule_page(test: &str, root: &Path, result: &TestResult, text_uri: &st
     let ResultKind::Failed { headline, schedules, schedule, lanes: Some(lanes), .. } = &result.kind else { return None };
     let section = Section::Failure {
         test: test.to_string(),
-        headline: format!("✗ {headline} after {schedules} schedule{} by `{}`", if *schedules == 1 { "" } else { "s" }, result.heuristic),
+        headline: format!("✗ {headline} after {schedules} schedule{} by {}", if *schedules == 1 { "" } else { "s" }, by(result)),
         lanes: lanes.clone(),
         replay: Some(format!("racelens replay {} --test {test} --schedule {schedule}", root.display())),
     };
@@ -176,12 +193,20 @@ fn nonce() -> String {
     format!("{:016x}{:016x}", half(), half())
 }
 
+/// `` `pct+LA` ``, or `` `basic` (seed 7) ``.
+fn by(result: &TestResult) -> String {
+    match result.seed {
+        Some(seed) => format!("`{}` (seed {seed})", result.heuristic),
+        None => format!("`{}`", result.heuristic),
+    }
+}
+
 /// The text of a `racelens:/schedule/...` document for a failing result.
 pub fn schedule_document(test: &str, root: &Path, result: &TestResult) -> String {
     let ResultKind::Failed { headline, schedules, preemptions, schedule, place, table, .. } = &result.kind else {
         return format!("# {test}\n\nNo failing schedule is known for this test.\n");
     };
-    let mut out = format!("# {test}: {headline}\n\nFound after {schedules} schedule{} by `{}`.\n", if *schedules == 1 { "" } else { "s" }, result.heuristic);
+    let mut out = format!("# {test}: {headline}\n\nFound after {schedules} schedule{} by {}.\n", if *schedules == 1 { "" } else { "s" }, by(result));
     if let Some(p) = place {
         out += &format!("Raised at {}:{}.\n", p.file, p.line);
     }

@@ -55,5 +55,5 @@ pub fn lenses(index: &ProjectIndex, file: FileId, uri: &Uri, impact: &Impact, se
 /// The argument of `racelens.exploreTest` for the test `class#method` of the file at `uri`
 /// (`class`: the declaring class's binary name).
 pub fn explore_arguments(uri: &Uri, class: &str, method: &str) -> TestArgument {
-    TestArgument { uri: Some(uri.as_str().to_string()), class: class.to_string(), method: method.to_string() }
+    TestArgument::new(Some(uri.as_str().to_string()), class, method)
 }

@@ -18,6 +18,25 @@ pub struct TestArgument {
     /// The test's file, as a `file:` URI (null when the file has no URI; the command then
     /// says it needs one).
     pub uri: Option<String>,
+    /// What a client may add to explore differently from the settings (`racelens.explore.*`):
+    /// the heuristic, the seed of the search's random choices, the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heuristic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, rename = "maxSchedules", skip_serializing_if = "Option::is_none")]
+    pub max_schedules: Option<u64>,
+    /// Explore again: replaces the test's queued or running exploration (`↻ Explore again`)
+    /// instead of leaving it be.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub again: bool,
+}
+
+impl TestArgument {
+    /// The argument of the lens that runs the test (the settings' way to explore).
+    pub fn new(uri: Option<String>, class: &str, method: &str) -> TestArgument {
+        TestArgument { class: class.to_string(), method: method.to_string(), uri, heuristic: None, seed: None, max_schedules: None, again: false }
+    }
 }
 
 /// The argument of `racelens.cancel` and `racelens.showSchedule` (a test's result or job),
@@ -94,9 +113,12 @@ mod tests {
 
     #[test]
     fn payloads_have_the_shapes_editors_readme_documents() {
-        let test = TestArgument { class: "p.T".into(), method: "m".into(), uri: Some("file:///w/T.java".into()) };
+        let test = TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m");
         assert_eq!(value(&test), json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m"}));
         assert_eq!(serde_json::from_value::<TestArgument>(value(&test)).unwrap(), test);
+        let again = TestArgument { heuristic: Some("basic".into()), seed: Some(7), max_schedules: Some(50), again: true, ..test };
+        assert_eq!(value(&again), json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m", "heuristic": "basic", "seed": 7, "maxSchedules": 50, "again": true}));
+        assert_eq!(serde_json::from_value::<TestArgument>(value(&again)).unwrap(), again);
         let result = ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: None };
         assert_eq!(value(&result), json!({"root": "/w", "test": "p.T#m"}));
         let replay = ResultArgument { schedule: Some("v1_0".into()), ..result };

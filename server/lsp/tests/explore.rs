@@ -61,6 +61,11 @@ fn exploring(progress: &Value) -> bool {
     progress["token"].as_str().unwrap_or("").starts_with("racelens/explore/")
 }
 
+/// The lenses of the test file, without the `⇄` ones.
+async fn test_lenses(c: &mut Client) -> Vec<Value> {
+    lenses(c, STATS_TEST).await.into_iter().filter(|l| !l["command"]["title"].as_str().unwrap_or("").starts_with("⇄ ")).collect()
+}
+
 async fn explore_lens(c: &mut Client) -> Value {
     explore_lens_in(c, STATS_TEST).await
 }
@@ -82,14 +87,15 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     assert_eq!(begin["value"]["cancellable"], true);
     let shown = c.expect("window/showMessage", |_| true).await;
     let message = shown["message"].as_str().unwrap();
-    assert!(message.contains(TEST) && message.contains("✗"), "{message}");
+    assert!(message.contains(TEST) && message.contains("✗") && message.ends_with(" · pct+LA"), "{message}");
 
-    // The test's lenses: the failure, then Show schedule, Replay, Copy (and `⇄` lenses where
-    // the schedule preempted the test's own thread, if it did).
-    let all: Vec<Value> = lenses(&mut c, STATS_TEST).await.into_iter().filter(|l| !l["command"]["title"].as_str().unwrap_or("").starts_with("⇄ ")).collect();
+    // The test's lenses: the failure (and the heuristic that found it), then Show schedule,
+    // Replay, Copy, Explore again (and `⇄` lenses where the schedule preempted the test's own
+    // thread, if it did).
+    let all = test_lenses(&mut c).await;
     let t = titles(&all);
-    assert!(t[0].starts_with("✗ ") && t[0].contains(" after ") && t[0].contains("preemption"), "{t:?}");
-    assert_eq!(t[1..], ["Show schedule", "Replay", "Copy", "Explore again"], "{t:?}");
+    assert!(t[0].starts_with("✗ ") && t[0].contains(" after ") && t[0].contains("preemption") && t[0].ends_with(") · pct+LA"), "{t:?}");
+    assert_eq!(t[1..], ["Show schedule", "Replay", "Copy", "↻ Explore again"], "{t:?}");
     let copy = &all[3]["command"];
     assert_eq!(copy["command"], "racelens.copySchedule");
     assert!(copy["arguments"][0]["text"].as_str().unwrap().starts_with("racelens replay "), "{copy}");
@@ -116,7 +122,7 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     let doc = c.request("racelens/document", json!({"uri": doc_uri})).await;
     let text = doc["text"].as_str().unwrap();
     assert!(text.contains("| T0") || text.contains("T0 "), "a column per thread:\n{text}");
-    assert!(text.contains("preempted") && text.contains("racelens replay ") && text.contains(TEST), "{text}");
+    assert!(text.contains("preempted") && text.contains("racelens replay ") && text.contains(TEST) && text.contains(" by `pct+LA`."), "{text}");
     // And the swimlane page beside it (shown instead only to clients that ask for it,
     // `experimental.racelens.scheduleHtml`), which links back to the text.
     assert_eq!(shown["html"], doc_uri.replace(".md", ".html").as_str(), "{shown}");
@@ -180,10 +186,24 @@ async fn cancelling_the_progress_stops_the_exploration() {
     let arg = explore_lens_in(&mut c, test_file).await;
     c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
     let report = c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "report" && p["value"]["message"].as_str().unwrap_or("").contains("schedules")).await;
-    let running = titles(&lenses(&mut c, test_file).await);
-    assert!(running.iter().any(|t| t.starts_with("⏳ exploring")) && running.contains(&"Cancel".to_string()), "{running:?}");
+    let running = lenses(&mut c, test_file).await;
+    let t = titles(&running);
+    assert!(t[0].starts_with("⏳ exploring… ") && t[0].ends_with(" so far · pct+LA") && t[1..] == ["Cancel", "↻ Explore again"], "{t:?}");
+    // Explore again while it runs (with a seed, as a client's picker adds): the running
+    // exploration is cancelled and another starts.
+    let mut again = running[2]["command"]["arguments"][0].clone();
+    assert_eq!(again["again"], true, "{again}");
+    again["seed"] = json!(11);
+    let queued = c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [again]})).await;
+    assert_eq!(queued["queued"], true, "{queued}");
+    let first = report["token"].clone();
+    let ended = c.expect("$/progress", |p| p["token"] == first && p["value"]["kind"] == "end").await;
+    assert_eq!(ended["value"]["message"], "cancelled", "{ended}");
+    let report = c.expect("$/progress", |p| exploring(p) && p["token"] != first && p["value"]["kind"] == "report" && p["value"]["message"].as_str().unwrap_or("").contains("schedules")).await;
+    let t = titles(&lenses(&mut c, test_file).await);
+    assert!(t[0].ends_with(" so far · pct+LA, seed 11"), "{t:?}");
     c.notify("window/workDoneProgress/cancel", json!({"token": report["token"]})).await;
-    c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "end").await;
+    c.expect("$/progress", |p| p["token"] == report["token"] && p["value"]["kind"] == "end").await;
     // Back to the plain lens: a cancelled exploration leaves no result.
     let back = lens_starting(&mut c, test_file, "▶ Explore schedules").await;
     assert!(back["command"]["title"].as_str().unwrap().starts_with("▶ Explore schedules"));
@@ -228,5 +248,59 @@ async fn saving_queues_the_selected_tests_in_rank_order_first() {
     // Stop the queue: the order is what this test is about.
     let cancelled = c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await;
     assert!(cancelled["cancelled"].as_u64().unwrap() >= 1, "{cancelled}");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_result_is_explored_again_with_another_heuristic_and_seed() {
+    let repo = fixture_repo("explore-lost-update");
+    // A first server explores with the settings' heuristic; the result is kept on disk.
+    let mut c = start(repo.path(), json!({})).await;
+    let arg = explore_lens(&mut c).await;
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    let shown = c.expect("window/showMessage", |_| true).await;
+    assert!(shown["message"].as_str().unwrap().ends_with(" · pct+LA"), "{shown}");
+    c.finish().await;
+
+    // The next server restores it: the result names its heuristic, and `↻ Explore again` stays.
+    let mut c = start(repo.path(), json!({})).await;
+    c.open(STATS_TEST).await;
+    lens_starting(&mut c, STATS_TEST, "↻ Explore again").await;
+    let restored = test_lenses(&mut c).await;
+    let t = titles(&restored);
+    assert!(t[0].starts_with("✗ AssertionError after ") && t[0].ends_with(" · pct+LA"), "{t:?}");
+    assert_eq!(t[1..], ["Show schedule", "Replay", "Copy", "↻ Explore again"], "{t:?}");
+    let again = &restored[4]["command"];
+    assert_eq!(again["command"], "racelens.exploreTest");
+    let mut arg = again["arguments"][0].clone();
+    assert_eq!((&arg["class"], &arg["method"], &arg["again"]), (&json!("org.example.metrics.LatencyStatsTest"), &json!("concurrentRecordsAreAllCounted"), &json!(true)), "{arg}");
+
+    // Explore again with another heuristic and a seed: a new run (its own progress), whose
+    // result replaces the restored one and says what produced it.
+    arg["heuristic"] = json!("basic");
+    arg["seed"] = json!(7);
+    arg["maxSchedules"] = json!(5000);
+    let queued = c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    assert_eq!(queued, json!({"queued": true, "test": TEST}));
+    c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "begin").await;
+    c.expect("$/progress", |p| exploring(p) && p["value"]["kind"] == "end").await;
+    let shown = c.expect("window/showMessage", |_| true).await;
+    let message = shown["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("racelens: {TEST}: ✗ AssertionError after ")) && message.ends_with(" · basic, seed 7"), "{message}");
+    let again = test_lenses(&mut c).await;
+    let t = titles(&again);
+    assert!(t[0].starts_with("✗ AssertionError after ") && t[0].ends_with(" · basic, seed 7"), "{t:?}");
+    assert_eq!(t.last().map(String::as_str), Some("↻ Explore again"), "{t:?}");
+    let shown = c.request("workspace/executeCommand", json!({"command": "racelens.showSchedule", "arguments": again[1]["command"]["arguments"]})).await;
+    c.expect("window/showDocument", |_| true).await;
+    let doc = c.request("racelens/document", json!({"uri": shown["uri"]})).await;
+    assert!(doc["text"].as_str().unwrap().contains(" by `basic` (seed 7)."), "{doc}");
+    c.finish().await;
+
+    // On disk too: a third server shows the new result.
+    let mut c = start(repo.path(), json!({})).await;
+    c.open(STATS_TEST).await;
+    let failed = lens_starting(&mut c, STATS_TEST, "✗ ").await;
+    assert!(failed["command"]["title"].as_str().unwrap().ends_with(" · basic, seed 7"), "{failed}");
     c.finish().await;
 }

@@ -232,6 +232,40 @@ async fn hover_lenses_documents_and_commands() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exploring_with_a_bad_heuristic_seed_or_budget_is_an_error_and_the_server_goes_on() {
+    let repo = fixture_repo("object-pool");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.open(POOL_TEST).await;
+    let test_uri = uri(&c.root, POOL_TEST);
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
+    let arg = lenses[0]["command"]["arguments"][0].clone();
+    let test = "org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent";
+    let cases = [
+        ("heuristic", json!("LOX"), "unknown heuristic `LOX`: basic, pair, pct, or one of CAPP's CA CS"),
+        ("heuristic", json!("pct+pair"), "unknown heuristic `pct+pair`: after `pct+` comes one of CAPP's"),
+        ("heuristic", json!(3), "`heuristic` must be a heuristic's name such as `pct+LA`, not 3"),
+        ("seed", json!(-1), "`seed` must be a whole number (0 or more), not -1"),
+        ("seed", json!("7"), "`seed` must be a whole number (0 or more), not \"7\""),
+        ("maxSchedules", json!(0), "`maxSchedules` must be a whole number (1 or more), not 0"),
+    ];
+    for (field, value, says) in cases {
+        let mut bad = arg.clone();
+        bad[field] = value;
+        bad["again"] = json!(true);
+        let (_, answer) = c.call("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [bad]})).await.into_parts();
+        let error = answer.unwrap_err();
+        assert!(error.message.starts_with(&format!("cannot explore {test}: ")) && error.message.contains(says), "{field}: {error:?}");
+    }
+    // Nothing was queued, and the server goes on answering.
+    assert_eq!(c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await, json!({"cancelled": 0}));
+    let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
+    assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
+    assert!(lenses[0]["command"]["title"].as_str().unwrap().starts_with("▶ Explore schedules"), "{lenses}");
+    c.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panic_in_one_request_answers_it_with_an_error_and_the_server_goes_on() {
     let repo = fixture_repo("object-pool");
     let mut c = Client::start(repo.path(), ServerOptions { test_commands: true });

@@ -10,9 +10,10 @@ local M = {}
 
 M.NAME = 'racelens'
 
---- The options of setup(), and what lsp/racelens.lua starts with.
+--- The options of setup(), and what lsp/racelens.lua starts with. Without a `cmd`, the
+--- plugin looks for a `racelens` itself (M.find_server).
 M.defaults = {
-  cmd = { 'racelens', 'lsp' },
+  cmd = nil,
   settings = {},
   filetypes = { 'java' },
   root_markers = { 'racelens.toml', '.git' },
@@ -21,6 +22,42 @@ M.defaults = {
 
 local function racelens()
   return require('racelens')
+end
+
+--- How to install the server, for the messages that say none was found.
+M.INSTALL = 'in the racelens repository: `cargo install --locked --path server/cli`'
+
+--- The cargo bin folder, where `cargo install` puts binaries: $CARGO_HOME/bin, by default
+--- ~/.cargo/bin. Returns the folder and how to name it to the user.
+function M.cargo_bin()
+  local home = vim.env.CARGO_HOME
+  if home and home ~= '' then
+    return home .. '/bin', '$CARGO_HOME/bin'
+  end
+  return (vim.env.HOME or '') .. '/.cargo/bin', '~/.cargo/bin'
+end
+
+--- The `racelens` to run when no `cmd` is configured: the one on PATH, else the one in the
+--- cargo bin folder. Returns `{ path = ..., from = 'PATH' | '$CARGO_HOME/bin' | '~/.cargo/bin' }`,
+--- or nil and the places looked in.
+function M.find_server()
+  local on_path = vim.fn.exepath('racelens')
+  if on_path ~= '' then
+    return { path = on_path, from = 'PATH' }
+  end
+  local dir, name = M.cargo_bin()
+  local bin = dir .. '/racelens'
+  if vim.fn.executable(bin) == 1 then
+    return { path = bin, from = name }
+  end
+  return nil, string.format('PATH and %s (%s)', name, dir)
+end
+
+--- The server command when none is configured: the racelens found, else `racelens lsp`
+--- (which will not start; the plugin says what to do).
+function M.default_cmd()
+  local found = M.find_server()
+  return { found and found.path or 'racelens', 'lsp' }
 end
 
 --- The settings as JSON wants them: an empty table must go out as `{}`, not `[]`.
@@ -74,10 +111,11 @@ end
 
 --- The client config for options `opts` (setup()'s, defaults applied), without `root_dir`:
 --- setup() adds the root it found, `vim.lsp.enable` finds one from `root_markers`.
+--- Without `opts.cmd`, the racelens found now (M.default_cmd).
 function M.client_config(opts)
   return {
     name = M.NAME,
-    cmd = vim.deepcopy(opts.cmd),
+    cmd = vim.deepcopy(opts.cmd) or M.default_cmd(),
     filetypes = vim.deepcopy(opts.filetypes),
     root_markers = vim.deepcopy(opts.root_markers),
     settings = { [M.NAME] = M.settings_value(opts.settings) },
@@ -108,7 +146,7 @@ function M.validate(opts)
     end
     return true
   end
-  if not list_of_strings(opts.cmd) or #opts.cmd == 0 then
+  if opts.cmd ~= nil and (not list_of_strings(opts.cmd) or #opts.cmd == 0) then
     return 'cmd must be a list of strings, like { "racelens", "lsp" }'
   elseif type(opts.settings) ~= 'table' then
     return 'settings must be a table, like { base = "HEAD" }'

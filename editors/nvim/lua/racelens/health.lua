@@ -1,7 +1,9 @@
 -- :checkhealth racelens: the Neovim version, how racelens is configured (setup(), or on
 -- 0.11+ `vim.lsp.enable('racelens')` with the runtimepath config lsp/racelens.lua), the
--- server command, and the running clients.
+-- server command (configured, or the racelens found on PATH or in the cargo bin folder),
+-- and the running clients.
 local compat = require('racelens.compat')
+local config = require('racelens.config')
 
 local M = {}
 
@@ -68,17 +70,16 @@ function M.check()
     r.ok('Neovim ' .. version .. (vim.lsp.start and ' (vim.lsp.start)' or ' (vim.lsp.start_client)'))
   end
   local racelens = require('racelens')
-  local from_lsp_config = check_configuration(r, racelens._options())
-  local cmd = racelens.server_cmd()
-  local where = from_lsp_config and "vim.lsp.config('racelens', { cmd = { '/path/to/racelens', 'lsp' } })"
-    or "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })"
-  if type(cmd) ~= 'table' then
-    r.info('server command: ' .. tostring(cmd))
-  elseif vim.fn.executable(cmd[1]) == 1 then
-    r.ok(string.format('server command `%s`: %s', table.concat(cmd, ' '), vim.fn.exepath(cmd[1])))
+  check_configuration(r, racelens._options())
+  local server = racelens.server()
+  local cmd = server.cmd
+  local shown = type(cmd) == 'table' and table.concat(cmd, ' ') or tostring(cmd)
+  if server.problem then
+    r.error(string.format('server command `%s`: %s', shown, server.problem),
+      { 'install it: ' .. config.INSTALL .. ' (it goes to ~/.cargo/bin, or $CARGO_HOME/bin)',
+        'or give its path: ' .. server.option })
   else
-    r.error(string.format('server command `%s`: `%s` is not executable', table.concat(cmd, ' '), cmd[1]),
-      { 'build racelens (cargo build --release -p racelens) and put it on PATH', 'or pass its path: ' .. where })
+    r.ok(string.format('server command `%s`: %s', shown, racelens.server_origin(server)))
   end
   local lines = racelens.info()
   for i = 2, #lines do

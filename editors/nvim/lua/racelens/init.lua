@@ -1,7 +1,9 @@
 -- racelens for Neovim: starts `racelens lsp` for Java buffers (one client per project
--- root), keeps its code lenses fresh, runs them (commands.lua), shows explorations'
--- progress (progress.lua), `racelens:` documents (documents.lua) and how many tests the
--- change selects (status.lua).
+-- root), keeps its code lenses fresh, runs them (commands.lua), explores a test again
+-- with a picked heuristic and seed (explore.lua), shows explorations' progress
+-- (progress.lua), `racelens:` documents (documents.lua) and how many tests the change
+-- selects (status.lua). Without a configured `cmd` it runs the racelens on PATH or in the
+-- cargo bin folder (config.lua), and says what to do when there is none.
 -- Two ways in: `require('racelens').setup()` (every version), or on 0.11+
 -- `vim.lsp.enable('racelens')`, which reads lsp/racelens.lua (M.lsp_config); both build
 -- the client config with config.lua.
@@ -10,6 +12,7 @@ local commands = require('racelens.commands')
 local compat = require('racelens.compat')
 local config = require('racelens.config')
 local documents = require('racelens.documents')
+local explore = require('racelens.explore')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
 local selection_status = require('racelens.status')
@@ -21,6 +24,7 @@ local defaults = config.defaults
 
 local state = {
   opts = nil, -- the options of the last setup()
+  lsp_default_cmd = nil, -- the cmd lsp/racelens.lua gave (0.11+), to tell a user's from ours
   roots = {}, -- root dir -> client id (one client per root)
   warned_cmd = false, -- the missing-binary message is shown once
   lens_retry = {}, -- bufnr -> true while a refresh waits for an in-flight one
@@ -90,6 +94,9 @@ function M.find_root(path, markers)
 end
 
 local function cmd_problem(cmd)
+  if type(cmd) == 'function' then -- 0.11+: a function that starts the server itself
+    return nil
+  end
   if type(cmd) ~= 'table' or type(cmd[1]) ~= 'string' or cmd[1] == '' then
     return 'the option `cmd` must be a list like { "racelens", "lsp" }'
   end
@@ -100,14 +107,63 @@ local function cmd_problem(cmd)
   return nil
 end
 
-local function warn_cmd(problem)
+local SETUP_OPTION = "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })"
+local CONFIG_OPTION = "vim.lsp.config('racelens', { cmd = { '/path/to/racelens', 'lsp' } })"
+
+--- The server the next client starts, and where it comes from: `{ cmd, source, path,
+--- problem, option }`: `source` is `setup()` or `vim.lsp.config` for a configured `cmd`,
+--- else where the plugin found `racelens` (`PATH`, `$CARGO_HOME/bin`, `~/.cargo/bin`), or
+--- nil when it found none; `path` the binary; `problem` what keeps it from starting;
+--- `option` how to configure it.
+function M.server()
+  local configured, source, option = nil, nil, SETUP_OPTION
+  if state.opts then
+    configured, source = state.opts.cmd, 'setup()'
+  elseif compat.lsp_enabled(NAME) then
+    option = CONFIG_OPTION
+    local resolved = vim.lsp.config[NAME]
+    local cmd = resolved and resolved.cmd
+    if cmd ~= nil and not vim.deep_equal(cmd, state.lsp_default_cmd) then
+      configured, source = cmd, 'vim.lsp.config'
+    end
+  end
+  if configured ~= nil then
+    local problem = cmd_problem(configured)
+    local path = not problem and type(configured) == 'table' and vim.fn.exepath(configured[1]) or nil
+    return { cmd = configured, source = source, path = path, problem = problem, option = option }
+  end
+  local found, looked = config.find_server()
+  if found then
+    return { cmd = { found.path, 'lsp' }, source = found.from, path = found.path, option = option }
+  end
+  return { cmd = { 'racelens', 'lsp' }, problem = 'no `racelens` on ' .. looked, option = option }
+end
+
+--- What to do about a server that cannot start (once, until the next setup or restart).
+--- Scheduled: from a FileType autocommand of `:edit` the error would abort the command
+--- (0.12 raises it there) and come wrapped in "Error detected while processing".
+local function warn_cmd(server)
   if state.warned_cmd then
     return
   end
   state.warned_cmd = true
-  notify(problem .. '.\nBuild and install it (in the racelens repository: '
-    .. '`cargo build --release -p racelens`, then put target/release on PATH), or give its path: '
-    .. "require('racelens').setup({ cmd = { '/path/to/racelens', 'lsp' } })", vim.log.levels.ERROR)
+  local message = server.problem .. '.\nInstall it (' .. config.INSTALL .. ', which puts it in the cargo bin folder), '
+    .. 'or give its path: ' .. server.option
+  vim.schedule(function()
+    notify(message, vim.log.levels.ERROR)
+  end)
+end
+
+--- 0.11+ with `vim.lsp.enable('racelens')`: Neovim skips a config whose `cmd` is not
+--- executable without a word (in its log only); say what to do instead.
+function M._check_enabled_server()
+  if state.opts or not compat.lsp_enabled(NAME) then
+    return
+  end
+  local server = M.server()
+  if server.problem then
+    warn_cmd(server)
+  end
 end
 
 -- Code lenses ---------------------------------------------------------------------------
@@ -292,13 +348,14 @@ function M.attach(bufnr)
     return existing.id
   end
 
-  local problem = cmd_problem(state.opts.cmd)
-  if problem then
-    warn_cmd(problem)
+  local server = M.server()
+  if server.problem then
+    warn_cmd(server)
     return nil
   end
 
   local client_config = config.client_config(state.opts)
+  client_config.cmd = server.cmd
   client_config.root_dir = root
   local ok, id = pcall(function()
     if compat.has_lsp_start then
@@ -312,7 +369,7 @@ function M.attach(bufnr)
     return client_id
   end)
   if not ok or not id then
-    notify(string.format('could not start `%s`: %s', table.concat(state.opts.cmd, ' '), tostring(id)),
+    notify(string.format('could not start `%s`: %s', table.concat(server.cmd, ' '), tostring(id)),
       vim.log.levels.ERROR)
     return nil
   end
@@ -356,6 +413,8 @@ function M.restart()
   if state.opts then
     attach_all()
   elseif compat.lsp_enabled(NAME) then
+    -- Resolve lsp/racelens.lua again: it finds a racelens installed since.
+    vim.lsp.config(NAME, {})
     compat.lsp_start_enabled()
   end
   notify(string.format('restarted (%d client%s stopped)', #clients, #clients == 1 and '' or 's'))
@@ -363,29 +422,31 @@ end
 
 --- The server command that starts the next client: setup()'s, else (0.11+) the one of
 --- the config `vim.lsp.enable('racelens')` uses (lsp/racelens.lua with what
---- `vim.lsp.config('racelens', ...)` changed), else the default.
+--- `vim.lsp.config('racelens', ...)` changed), else the racelens found (M.server).
 function M.server_cmd()
-  if state.opts then
-    return state.opts.cmd
+  return M.server().cmd
+end
+
+--- How M.server() came to its binary, in a few words.
+function M.server_origin(server)
+  if server.problem then
+    return server.problem
+  elseif server.source == 'setup()' or server.source == 'vim.lsp.config' then
+    return 'found: ' .. (server.path or 'a function') .. ', configured with ' .. server.source
+  elseif server.source == 'PATH' then
+    return 'found on PATH: ' .. server.path
   end
-  if compat.lsp_enabled(NAME) then
-    local resolved = vim.lsp.config[NAME]
-    if resolved and resolved.cmd then
-      return resolved.cmd
-    end
-  end
-  return defaults.cmd
+  return string.format('found in %s: %s (not on PATH)', server.source, server.path)
 end
 
 --- Lines describing the racelens clients (what :RacelensInfo shows).
 function M.info()
   local lines = {}
   local opts = state.opts or defaults
-  local cmd = M.server_cmd()
-  local problem = cmd_problem(cmd)
+  local server = M.server()
+  local cmd = server.cmd
   table.insert(lines, string.format('racelens: server command `%s` (%s)',
-    type(cmd) == 'table' and table.concat(cmd, ' ') or tostring(cmd),
-    problem and problem or ('found: ' .. vim.fn.exepath(cmd[1]))))
+    type(cmd) == 'table' and table.concat(cmd, ' ') or tostring(cmd), M.server_origin(server)))
   local clients = all_clients()
   if #clients == 0 then
     table.insert(lines, 'racelens: no client running (clients start for buffers of filetype '
@@ -422,6 +483,10 @@ M.run_lens = commands.run_lens
 
 --- Cancels every exploration of every racelens server.
 M.cancel = commands.cancel_all
+
+--- Explores the test at the cursor again: `explore_again('basic 7')` with that heuristic and
+--- seed, `explore_again()` with the ones picked with vim.ui.select and vim.ui.input.
+M.explore_again = explore.run
 
 --- The explorations the servers reported (running, and the last finished ones):
 --- `{ client_id, token, title, message, done }`, oldest first.
@@ -510,6 +575,13 @@ local function create_commands()
     complete = lenses.complete,
     desc = 'racelens: run a code lens of the current line (optionally: its title)',
   })
+  vim.api.nvim_create_user_command('RacelensExplore', function(args)
+    explore.run(args.args)
+  end, {
+    nargs = '*',
+    complete = explore.complete,
+    desc = 'racelens: explore the test at the cursor again (optionally: a heuristic, a seed)',
+  })
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = vim.api.nvim_create_augroup(documents_augroup, { clear = true }),
     pattern = documents.pattern,
@@ -538,11 +610,16 @@ end
 --- creates the commands and the `racelens:` document reader.
 function M.lsp_config()
   create_commands()
-  return config.client_config(defaults)
+  local client_config = config.client_config(defaults)
+  state.lsp_default_cmd = vim.deepcopy(client_config.cmd)
+  -- Once Neovim has merged the user's vim.lsp.config: is there a server to start?
+  vim.schedule(M._check_enabled_server)
+  return client_config
 end
 
 --- Sets racelens up. `opts` (all optional):
----   cmd          server command, default { 'racelens', 'lsp' }
+---   cmd          server command, default: `racelens lsp` with the racelens on PATH,
+---                else the one in the cargo bin folder ($CARGO_HOME/bin, ~/.cargo/bin)
 ---   settings     the `racelens` settings (editors/README.md), e.g. { base = 'HEAD' }
 ---   filetypes    default { 'java' }
 ---   root_markers default { 'racelens.toml', '.git' }

@@ -18,7 +18,7 @@ use racelens_explore::explorer::Options;
 use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::jvm::project::Sources;
-use racelens_explore::reports::{Place, ResultKind, TestResult};
+use racelens_explore::reports::{produced_by, Place, ResultKind, TestResult};
 use racelens_explore::search::Strategy;
 use serde_json::Value;
 use tower_lsp_server::ls_types::*;
@@ -73,6 +73,24 @@ fn lens(range: Range, title: String, command: &str, argument: Value) -> CodeLens
 /// impacted points.
 const SELECTED: usize = usize::MAX / 2;
 
+/// How to explore: the settings' heuristic and budget, or what `racelens.exploreTest`'s
+/// argument asks for instead (`heuristic`, `seed`, `maxSchedules`).
+struct Exploring {
+    heuristic: String,
+    choice: Choice,
+    seed: Option<u64>,
+    max_schedules: u64,
+}
+
+/// An optional field of a command's argument: absent or null is `None`, a wrong type an error
+/// that names the field.
+fn optional<T>(arg: &Value, field: &str, read: impl Fn(&Value) -> Option<T>, expected: &str) -> Result<Option<T>, String> {
+    match &arg[field] {
+        Value::Null => Ok(None),
+        v => read(v).map(Some).ok_or_else(|| format!("`{field}` must be {expected}, not {v}")),
+    }
+}
+
 impl Core {
     /// The test a command names: `{uri, class, method}` as the lens sends it.
     fn find_test(&self, arg: &Value) -> Result<(usize, ThreadTest), String> {
@@ -89,16 +107,32 @@ impl Core {
         Ok((w, test))
     }
 
-    fn explore_options(&self) -> Options {
+    /// The settings' way to explore.
+    fn exploring(&self) -> Result<Exploring, String> {
         let e = &self.settings.explore;
-        Options { strategy: Strategy::Icb { max_bound: Some(e.bound) }, seed: None, max_schedules: e.max_schedules, max_steps: MAX_STEPS, all: false, select: false }
+        let choice = Choice::parse(&e.heuristic).map_err(|e| format!("racelens.explore.heuristic: {e}"))?;
+        Ok(Exploring { heuristic: e.heuristic.clone(), choice, seed: None, max_schedules: e.max_schedules })
+    }
+
+    /// The way `racelens.exploreTest`'s argument asks for: the settings' where it says nothing.
+    fn exploring_as_asked(&self, arg: &Value) -> Result<Exploring, String> {
+        let heuristic = optional(arg, "heuristic", |v| v.as_str().map(str::to_string), "a heuristic's name such as `pct+LA`")?;
+        let seed = optional(arg, "seed", Value::as_u64, "a whole number (0 or more)")?;
+        let max_schedules = optional(arg, "maxSchedules", |v| v.as_u64().filter(|&n| n >= 1), "a whole number (1 or more)")?;
+        let mut how = match heuristic {
+            Some(h) => Exploring { choice: Choice::parse(&h)?, heuristic: h, seed: None, max_schedules: self.settings.explore.max_schedules },
+            None => self.exploring()?,
+        };
+        how.seed = seed;
+        how.max_schedules = max_schedules.unwrap_or(how.max_schedules);
+        Ok(how)
     }
 
     /// A job for a test, on the workspace's current state (unsaved buffers included).
-    fn job(&mut self, w: usize, test: &ThreadTest, kind: JobKind) -> Result<(Job, TestKey), String> {
-        let heuristic = self.settings.explore.heuristic.clone();
-        let choice = Choice::parse(&heuristic).map_err(|e| format!("racelens.explore.heuristic: {e}"))?;
-        let options = self.explore_options();
+    fn job(&mut self, w: usize, test: &ThreadTest, kind: JobKind, how: Exploring) -> Result<(Job, TestKey), String> {
+        let Exploring { heuristic, choice, seed, max_schedules } = how;
+        let bound = self.settings.explore.bound;
+        let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, seed, max_schedules, max_steps: MAX_STEPS, all: false, select: false };
         let id = self.jobs.next_id();
         let selection = self.selection(w);
         let ws = &mut self.workspaces[w];
@@ -132,10 +166,15 @@ impl Core {
         Ok((job, (ws.root.clone(), test_name(test))))
     }
 
-    /// `racelens.exploreTest {uri, class, method}`: queue an exploration of the test.
+    /// `racelens.exploreTest {uri, class, method, heuristic?, seed?, maxSchedules?, again?}`:
+    /// queue an exploration of the test; `again` replaces one queued or running.
     pub(super) fn explore_command(&mut self, arg: &Value) -> Result<Option<Value>, String> {
         let (w, test) = self.find_test(arg)?;
-        let (job, key) = self.job(w, &test, JobKind::Explore)?;
+        let how = self.exploring_as_asked(arg).map_err(|e| format!("cannot explore {}: {e}", test_name(&test)))?;
+        let (job, key) = self.job(w, &test, JobKind::Explore, how)?;
+        if arg["again"].as_bool() == Some(true) {
+            self.jobs.replace(&key);
+        }
         let queued = self.jobs.enqueue(job, key.clone());
         if !queued {
             self.show(MessageType::INFO, format!("racelens: {} is already being explored", key.1));
@@ -212,7 +251,7 @@ impl Core {
         let index = self.workspaces[w].host.index();
         let found = index.entries().flat_map(|(f, _)| select::thread_tests_in(index, f)).find(|t| test_name(t) == test);
         let t = found.ok_or_else(|| format!("the test {test} is no longer in the workspace"))?;
-        let (job, key) = self.job(w, &t, JobKind::Replay { schedule })?;
+        let (job, key) = self.job(w, &t, JobKind::Replay { schedule }, self.exploring()?)?;
         self.jobs.enqueue(job, key);
         self.start_ready();
         Ok(Some(payloads::value(&Queued { queued: true, test: None })))
@@ -230,14 +269,14 @@ impl Core {
                     continue;
                 }
                 let name = test_name(&t);
-                let fresh = self.jobs.peek_result(&ws.root, &name).is_some_and(|r| r.fingerprint == fingerprint(index, &t, &self.settings.explore.heuristic));
+                let fresh = self.jobs.peek_result(&ws.root, &name).is_some_and(|r| r.fingerprint == fingerprint(index, &t, &r.heuristic));
                 if !fresh {
                     wanted.push(t);
                 }
             }
         }
         for t in wanted {
-            match self.job(w, &t, JobKind::Explore) {
+            match self.exploring().and_then(|how| self.job(w, &t, JobKind::Explore, how)) {
                 Ok((job, key)) => {
                     self.jobs.enqueue(job, key);
                 }
@@ -268,6 +307,7 @@ impl Core {
                     replay,
                     fingerprint: job.fingerprint,
                     heuristic: job.heuristic.clone(),
+                    seed: job.options.seed,
                     schedules: 0,
                     bound: 0,
                     token: Some(token),
@@ -318,9 +358,10 @@ impl Core {
                 match result {
                     Ok(kind) if !replay => {
                         let failed = matches!(kind, ResultKind::Failed { .. });
-                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic });
+                        let by = produced_by(&running.heuristic, running.seed);
+                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic, seed: running.seed });
                         if failed {
-                            self.show(MessageType::WARNING, format!("racelens: {test}: {summary}"));
+                            self.show(MessageType::WARNING, format!("racelens: {test}: {summary} · {by}"));
                         }
                     }
                     Ok(kind) => {
@@ -349,13 +390,12 @@ impl Core {
         if results.is_empty() {
             return Vec::new();
         }
-        let heuristic = self.settings.explore.heuristic.clone();
         let index = self.workspaces[w].host.index();
         let mut out = Vec::new();
         for (f, _) in index.entries() {
             for t in select::thread_tests_in(index, f) {
                 if let Some(r) = results.get(&test_name(&t)) {
-                    if r.fingerprint == fingerprint(index, &t, &heuristic) {
+                    if r.fingerprint == fingerprint(index, &t, &r.heuristic) {
                         out.push((t, r.clone()));
                     }
                 }
@@ -381,7 +421,7 @@ impl Core {
                 code: Some(NumberOrString::String("RL200".into())),
                 code_description: crate::convert::code_uri("RL200").map(|href| CodeDescription { href }),
                 source: Some("racelens".into()),
-                message: format!("{}: {headline} (a schedule racelens found after {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules")),
+                message: format!("{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules"), result.produced_by()),
                 related_information: (!related.is_empty()).then_some(related),
                 tags: None,
                 data: None,
@@ -398,11 +438,11 @@ impl Core {
     }
 
     /// Lenses of explorations in file `rel`: the state of each test's exploration on the
-    /// test, and `⇄` lenses where fresh failing schedules preempted a thread.
+    /// test, always with `↻ Explore again`, and `⇄` lenses where fresh failing schedules
+    /// preempted a thread.
     pub(super) fn exploration_lenses(&mut self, w: usize, rel: &str, out: &mut Vec<CodeLens>) {
         let root = self.workspaces[w].root.clone();
         let root_text = root.display().to_string();
-        let heuristic = self.settings.explore.heuristic.clone();
         let results = self.jobs.results(&root).clone();
         let encoding = self.encoding();
         let index = self.workspaces[w].host.index();
@@ -418,28 +458,36 @@ impl Core {
                 // The exploration's state takes the place of `▶ Explore schedules`.
                 out.retain(|l| !(l.range == range && l.command.as_ref().is_some_and(|c| c.command == lenses::EXPLORE_COMMAND)));
             }
+            let again = payloads::value(&TestArgument { again: true, ..TestArgument::new(file_uri(&root, rel).map(|u| u.as_str().to_string()), &t.class, &t.name) });
+            let again_lens = || lens(range, "↻ Explore again".into(), lenses::EXPLORE_COMMAND, again.clone());
             if let Some(r) = self.jobs.running_for(&key) {
-                let title = if r.schedules == 0 { "⏳ exploring…".to_string() } else { format!("⏳ exploring… {} so far", plural(r.schedules, "schedule", "schedules")) };
+                let by = produced_by(&r.heuristic, r.seed);
+                let title = if r.schedules == 0 { format!("⏳ exploring… · {by}") } else { format!("⏳ exploring… {} so far · {by}", plural(r.schedules, "schedule", "schedules")) };
                 out.push(lens(range, title, lenses::CANCEL_COMMAND, id.clone()));
                 out.push(lens(range, "Cancel".into(), lenses::CANCEL_COMMAND, id));
+                out.push(again_lens());
                 continue;
             }
             if self.jobs.is_queued(&key) {
                 out.push(lens(range, "⏳ queued".into(), lenses::CANCEL_COMMAND, id.clone()));
                 out.push(lens(range, "Cancel".into(), lenses::CANCEL_COMMAND, id));
+                out.push(again_lens());
                 continue;
             }
             let Some(result) = results.get(&name) else { continue };
-            let again = payloads::value(&TestArgument { uri: file_uri(&root, rel).map(|u| u.as_str().to_string()), class: t.class.clone(), method: t.name.clone() });
-            if result.fingerprint != fingerprint(index, &t, &heuristic) {
+            if result.fingerprint != fingerprint(index, &t, &result.heuristic) {
                 out.push(lens(range, "stale — re-explore".into(), lenses::EXPLORE_COMMAND, again));
                 continue;
             }
+            // The result's own lens names what produced it (a result restored from the cache
+            // too); `↻ Explore again` runs the test again, with the settings or, from a
+            // client's picker, another heuristic or seed.
+            let by = result.produced_by();
             match &result.kind {
                 ResultKind::Failed { title, schedules, preemptions, schedule, .. } => {
                     out.push(lens(
                         range,
-                        format!("✗ {title} after {} ({})", plural(*schedules, "schedule", "schedules"), plural(preemptions.len() as u64, "preemption", "preemptions")),
+                        format!("✗ {title} after {} ({}) · {by}", plural(*schedules, "schedule", "schedules"), plural(preemptions.len() as u64, "preemption", "preemptions")),
                         lenses::SHOW_COMMAND,
                         id.clone(),
                     ));
@@ -448,19 +496,22 @@ impl Core {
                     out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, payloads::value(&replay)));
                     let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, payloads::value(&CopyArgument { text: command })));
-                    out.push(lens(range, "Explore again".into(), lenses::EXPLORE_COMMAND, again));
                 }
-                // Without a failing schedule, clicking explores again. A ✓ only for a claim
-                // about every schedule of a bound.
+                // Without a failing schedule, clicking the result explores again too. A ✓ only
+                // for a claim about every schedule of a bound.
                 // Short titles (a lens does not wrap); the progress message has the long form.
-                ResultKind::Passed { coverage, covered } if coverage.is_complete() => {
-                    out.push(lens(range, format!("✓ no failure: {} · {} covered", coverage.brief(), plural(*covered as u64, "impacted point", "impacted points")), lenses::EXPLORE_COMMAND, again))
-                }
-                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · explore again", coverage.brief()), lenses::EXPLORE_COMMAND, again)),
-                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} · explore again", coverage.brief()), lenses::EXPLORE_COMMAND, again)),
-                ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
-                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message} · explore again"), lenses::EXPLORE_COMMAND, again)),
+                ResultKind::Passed { coverage, covered } if coverage.is_complete() => out.push(lens(
+                    range,
+                    format!("✓ no failure: {} · {} covered · {by}", coverage.brief(), plural(*covered as u64, "impacted point", "impacted points")),
+                    lenses::EXPLORE_COMMAND,
+                    again.clone(),
+                )),
+                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · {by}", coverage.brief()), lenses::EXPLORE_COMMAND, again.clone())),
+                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} · {by}", coverage.brief()), lenses::EXPLORE_COMMAND, again.clone())),
+                ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
+                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
             }
+            out.push(again_lens());
         }
         // Where fresh failing schedules (of tests anywhere) preempted a thread, in this file.
         for (_, result) in self.fresh_results(w) {
