@@ -1,5 +1,5 @@
 //! `racelens impact`, end to end: the real binary, a real git repository and a real JVM.
-//! One change holds each way ReConTest (§III, Figure 1) says an access becomes impacted:
+//! The fixture `impact-bin`'s change holds each way ReConTest (§III, Figure 1) says an access becomes impacted:
 //! a lock removed by a change elsewhere (its accesses are unchanged), a branch taken only
 //! now (a new path), a `notifyAll` added before an unchanged access (happens-before), and a
 //! critical section split in two (a lock released earlier) — next to unchanged accesses
@@ -16,89 +16,24 @@ use serde_json::Value;
 use support::*;
 
 const BIN_PATH: &str = "src/main/java/org/w/Bin.java";
-
-const BIN: &str = r#"package org.w;
-
-/** A warehouse bin shared by a picker, a closer, an auditor and a reader. */
-public class Bin {
-    private static final int LIMIT = 100;
-    private final Object auditLock = new Object();
-    private int units;
-    private int overflows;
-    private boolean closed;
-    private int closings;
-    private int lastAudit;
-    private int audits;
-
-    public synchronized void restock(int n) {
-        addUnits(n);
-    }
-
-    private void addUnits(int n) {
-        units += n;
-        if (units > LIMIT) {
-            overflows++;
-        }
-    }
-
-    public synchronized void close() {
-        closed = true;
-        closings++;
-    }
-
-    public void audit() {
-        synchronized (auditLock) {
-            lastAudit = units;
-            audits++;
-        }
-    }
-
-    public synchronized int units() {
-        return units;
-    }
-}
-"#;
-
-const BIN_TEST: (&str, &str) = (
-    "src/test/java/org/w/BinTest.java",
-    r#"package org.w;
-
-import static org.junit.Assert.assertTrue;
-
-import org.junit.Test;
-
-public class BinTest {
-    @Test
-    public void pickerCloserAuditorReader() throws Exception {
-        Bin bin = new Bin();
-        Thread picker = new Thread(() -> bin.restock(50));
-        Thread closer = new Thread(bin::close);
-        Thread auditor = new Thread(bin::audit);
-        Thread reader = new Thread(bin::units);
-        picker.start();
-        closer.start();
-        auditor.start();
-        reader.start();
-        picker.join();
-        closer.join();
-        auditor.join();
-        reader.join();
-        assertTrue(bin.units() >= 50);
-    }
-}
-"#,
-);
-
 const TEST: &str = "org.w.BinTest#pickerCloserAuditorReader";
 
-/// The change: `restock` loses its monitor (its callee's accesses are unchanged), the limit
-/// drops so that the overflow branch runs, `close` notifies before its last access, and the
-/// audit's critical section is split in two.
+/// The fixture `impact-bin` (its fixture.toml says what the change does) with its change.
+fn changed_repo() -> tempfile::TempDir {
+    fixture_repo("impact-bin")
+}
+
+/// The working tree's `Bin.java`.
 fn changed() -> String {
-    BIN.replace("LIMIT = 100;", "LIMIT = 5;")
-        .replace("public synchronized void restock", "public void restock")
-        .replace("        closed = true;\n", "        closed = true;\n        notifyAll();\n")
-        .replace("            lastAudit = units;\n", "            lastAudit = units;\n        }\n        synchronized (auditLock) {\n")
+    let base = std::fs::read_to_string(fixtures_dir().join("impact-bin/base").join(BIN_PATH)).unwrap();
+    let dir = repo_with(&[(BIN_PATH, &base)], &[]);
+    git(dir.path(), &["apply", fixtures_dir().join("impact-bin/change.patch").to_str().unwrap()]);
+    std::fs::read_to_string(dir.path().join(BIN_PATH)).unwrap()
+}
+
+/// The base version's files.
+fn base_files() -> Vec<(&'static str, String)> {
+    ["src/main/java/org/w/Bin.java", "src/test/java/org/w/BinTest.java"].into_iter().map(|p| (p, std::fs::read_to_string(fixtures_dir().join("impact-bin/base").join(p)).unwrap())).collect()
 }
 
 /// The 1-based line of the working tree's `Bin.java` that holds `text`.
@@ -127,7 +62,7 @@ fn entry(text: &str, access: &str, field: &str, reasons: &[&str]) -> (u64, Strin
 
 #[test]
 fn each_way_an_access_becomes_impacted_and_no_other_access() {
-    let dir = repo_with(&[(BIN_PATH, BIN), BIN_TEST], &[(BIN_PATH, &changed())]);
+    let dir = changed_repo();
     let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
     assert_eq!(code, 0, "{r:#}");
     let expected: BTreeSet<_> = [
@@ -171,7 +106,7 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
 
 #[test]
 fn an_unchanged_tree_impacts_nothing() {
-    let dir = repo_with(&[(BIN_PATH, BIN), BIN_TEST], &[]);
+    let dir = repo_from(&fixtures_dir().join("impact-bin"), false);
     let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
     assert_eq!((code, r["counts"]["impacted_accesses"].as_u64()), (0, Some(0)), "{r:#}");
     assert!(r["base_run"]["accesses"].as_u64().unwrap() > 10, "{r:#}");
@@ -180,7 +115,8 @@ fn an_unchanged_tree_impacts_nothing() {
 
 #[test]
 fn a_test_the_base_revision_lacks_makes_every_access_new() {
-    let dir = repo_with(&[(BIN_PATH, BIN)], &[BIN_TEST]);
+    let files = base_files();
+    let dir = repo_with(&[(files[0].0, &files[0].1)], &[(files[1].0, &files[1].1)]);
     let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
     assert_eq!(code, 0, "{r:#}");
     assert!(r["base_run"].is_null(), "{r:#}");
@@ -191,8 +127,9 @@ fn a_test_the_base_revision_lacks_makes_every_access_new() {
 
 #[test]
 fn a_base_that_does_not_compile_is_said_and_loses_nothing() {
-    let broken = BIN.replace("private int audits;", "private int audits");
-    let dir = repo_with(&[(BIN_PATH, &broken), BIN_TEST], &[(BIN_PATH, BIN)]);
+    let files = base_files();
+    let broken = files[0].1.replace("private int audits;", "private int audits");
+    let dir = repo_with(&[(BIN_PATH, &broken), (files[1].0, &files[1].1)], &[(BIN_PATH, &files[0].1)]);
     let (code, r) = racelens(dir.path(), &["impact", "--test", TEST]);
     assert_eq!(code, 0, "{r:#}");
     let why = r["base_unavailable"].as_str().unwrap();

@@ -334,6 +334,10 @@ pub struct TestResult {
     /// earlier racelens).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The test's dynamic impact the exploration prioritized by (absent when it was not
+    /// computed): the editor shows its accesses as hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact: Option<ImpactReport>,
 }
 
 impl TestResult {
@@ -396,7 +400,7 @@ mod tests {
 
 /// `racelens impact --test T --json`: the accesses of one run of the test on the working
 /// tree that the change impacts (ReConTest phase I), each with why.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ImpactReport {
     pub test: String,
     /// The base revision's commit the test also ran on; null outside git.
@@ -413,7 +417,7 @@ pub struct ImpactReport {
 }
 
 /// One recorded run (the default schedule, every access recorded).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ImpactRun {
     /// `pass`, `fail`, `deadlock`, `livelock`, `exit`: how the run ended.
     pub outcome: String,
@@ -423,7 +427,7 @@ pub struct ImpactRun {
     pub accesses: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ImpactCounts {
     /// Impacted accesses of the working tree's run (each dynamic occurrence).
     pub impacted_accesses: usize,
@@ -432,7 +436,7 @@ pub struct ImpactCounts {
 }
 
 /// Impacted accesses of one statement to one target.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ImpactedAccess {
     /// The project file; null when the class's file is unknown.
     pub file: Option<String>,

@@ -577,8 +577,13 @@ impl Core {
         let file = index.file_id(&rel)?;
         let facts = &index.entry(file)?.facts;
         let offset = positions::offset(facts, position, encoding);
-        let field = hover::field_at(index, file, offset)?;
-        let text = hover::hover_markdown(index, &ws.root, &sharing, &ws.impact, &field);
+        let field = hover::field_at(index, file, offset).map(|field| hover::hover_markdown(index, &ws.root, &sharing, &ws.impact, &field));
+        // What the tests' runs say of this line (dynamic impact), after the field's verdict.
+        let dynamic = self.dynamic_hover(w, &rel, position.line);
+        let text = match (field, dynamic) {
+            (Some(f), Some(d)) => format!("{f}\n\n---\n\n{d}"),
+            (f, d) => f.or(d)?,
+        };
         Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: text }), range: None })
     }
 

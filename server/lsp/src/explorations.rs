@@ -27,7 +27,8 @@ use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::jvm::protocol::Outcome;
 use racelens_explore::results::schedule::ScheduleString;
 use racelens_explore::jvm::agent;
-use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
+use racelens_explore::impact::{self, HostVersions};
+use racelens_explore::reports::{ImpactReport, Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::results::report;
 use racelens_explore::results::swimlane::Lanes;
 
@@ -57,8 +58,18 @@ pub struct Job {
     pub choice: Choice,
     /// The change the prioritization steers by (impacted points and pairs).
     pub change: ChangeModel,
+    /// What the test's dynamic impact needs (a change-aware exploration): the base
+    /// revision's sources and the diff. `None`: the analysis' impact alone.
+    pub base: Option<BaseInput>,
     /// The commit HEAD was at, for the coverage record an exploration leaves.
     pub revision: Option<String>,
+}
+
+/// The base revision as a worker builds it for the dynamic impact: its commit and sources
+/// (or why there are none), and the diff to the job's sources.
+pub struct BaseInput {
+    pub sources: Result<Option<(String, Sources)>, String>,
+    pub versions: Arc<HostVersions>,
 }
 
 /// Priority change points of change-aware PCT when it is the editor's heuristic.
@@ -66,6 +77,8 @@ const PCT_DEPTH: u32 = 3;
 
 pub enum JobEvent {
     Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
+    /// The test's dynamic impact, computed before its exploration starts.
+    Impact { id: u64, report: Box<ImpactReport> },
     Finished { id: u64, result: Result<ResultKind, String>, replay: bool },
 }
 
@@ -88,16 +101,38 @@ fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let jdk = Jdk::locate()?;
     let project = project::prepare(&job.sources, &jdk)?;
     let agent = agent::agent_jar()?;
-    let mut session = Session::new(jdk, agent, project, job.test.clone());
+    let mut session = Session::new(jdk.clone(), agent.clone(), project, job.test.clone());
     let result = match &job.kind {
-        JobKind::Explore => explore(&job, &mut session, tx),
+        JobKind::Explore => {
+            let change = change_model(&job, &jdk, &agent, &mut session, tx);
+            explore(&job, &change, &mut session, tx)
+        }
         JobKind::Replay { schedule } => replay(&job, &mut session, schedule),
     };
     session.close();
     result
 }
 
-fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
+/// The change the exploration steers by: the analysis', and the test's dynamic impact
+/// (ReConTest: the test run once on the base revision and once here) when it can be
+/// recorded on both versions; the impact goes to the core for the editor's hints.
+fn change_model(job: &Job, jdk: &Jdk, agent: &Path, session: &mut Session, tx: &Sender<Msg>) -> ChangeModel {
+    let Some(base) = &job.base else { return job.change.clone() };
+    let (model, _, report) = impact::model_for(&job.change, None, || {
+        let base_session = match &base.sources {
+            Ok(Some((commit, sources))) => project::build_base(commit, sources, jdk).map(|p| Some((commit.clone(), Session::new(jdk.clone(), agent.to_path_buf(), p, job.test.clone())))),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.clone()),
+        };
+        impact::dynamic_impact(session, base_session, &*base.versions, &|class| job.files.get(outer(class)).cloned(), job.options.max_steps)
+    });
+    if let Some(report) = report.filter(|r| r.base_unavailable.is_none()) {
+        let _ = tx.send(Msg::Job(JobEvent::Impact { id: job.id, report: Box::new(report) }));
+    }
+    model
+}
+
+fn explore(job: &Job, change: &ChangeModel, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let mut last = Instant::now();
     let id = job.id;
     let mut progress = |s: &explorer::Stats| {
@@ -106,7 +141,7 @@ fn explore(job: &Job, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultK
             let _ = tx.send(Msg::Job(JobEvent::Progress { id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
         }
     };
-    let report = heuristics::explore(session, &job.options, job.choice, Some(&job.change), PCT_DEPTH, &mut progress, &job.cancel)?;
+    let report = heuristics::explore(session, &job.options, job.choice, Some(change), PCT_DEPTH, &mut progress, &job.cancel)?;
     if !matches!(report.verdict, Verdict::Cancelled) {
         remember(job, session);
     }

@@ -24,6 +24,8 @@ pub struct Running {
     pub seed: Option<u64>,
     pub schedules: u64,
     pub bound: u32,
+    /// The test's dynamic impact, once the worker computed it.
+    pub impact: Option<racelens_explore::reports::ImpactReport>,
     /// The progress token shown in the editor, when it has one.
     pub token: Option<String>,
 }

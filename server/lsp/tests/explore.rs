@@ -304,3 +304,41 @@ async fn a_restored_result_is_explored_again_with_another_heuristic_and_seed() {
     assert!(failed["command"]["title"].as_str().unwrap().ends_with(" · basic, seed 7"), "{failed}");
     c.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exploration_shows_the_tests_dynamic_impact_as_hints_with_the_reasons_in_the_hover() {
+    const BIN: &str = "src/main/java/org/w/Bin.java";
+    let repo = fixture_repo("impact-bin");
+    let text = std::fs::read_to_string(repo.path().join(BIN)).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u64;
+    let mut c = start(repo.path(), json!({})).await;
+    let arg = explore_lens_in(&mut c, "src/test/java/org/w/BinTest.java").await;
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+
+    // Hints (RL210) where the test's run on the working tree made an impacted access.
+    let bin_uri = uri(&c.root, BIN);
+    let d = c.expect("textDocument/publishDiagnostics", |p| p["uri"] == bin_uri.as_str() && p["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "RL210")).await;
+    let hints: Vec<&Value> = d["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "RL210").collect();
+    assert!(hints.iter().all(|h| h["severity"] == 4), "{hints:#?}");
+    let lines: std::collections::BTreeSet<u64> = hints.iter().map(|h| h["range"]["start"]["line"].as_u64().unwrap()).collect();
+    let expected: std::collections::BTreeSet<u64> = ["units += n;", "if (units > LIMIT)", "overflows++;", "closings++;", "audits++;"].iter().map(|l| line_of(l)).collect();
+    assert_eq!(lines, expected, "{hints:#?}");
+    let audits = hints.iter().find(|h| h["range"]["start"]["line"] == line_of("audits++;")).unwrap();
+    assert!(audits["message"].as_str().unwrap().contains("lock released earlier"), "{audits}");
+
+    // The hover of such a line says why; an unchanged access with the same locks and history
+    // (`lastAudit = units`) gets no such section.
+    let hover = |line: u64, needle: &str| {
+        let character = text.lines().nth(line as usize).unwrap().find(needle).unwrap();
+        json!({"textDocument": {"uri": bin_uri.as_str()}, "position": {"line": line, "character": character}})
+    };
+    let h = c.request("textDocument/hover", hover(line_of("audits++;"), "audits")).await;
+    let value = h["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("Impacted by the change") && value.contains("lock released earlier") && value.contains(TEST_BIN), "{value}");
+    let h = c.request("textDocument/hover", hover(line_of("lastAudit = units;"), "lastAudit")).await;
+    assert!(!h["contents"]["value"].as_str().unwrap_or("").contains("Impacted by the change"), "{h}");
+    // The exploration itself ends (a correct version).
+    lens_starting(&mut c, "src/test/java/org/w/BinTest.java", "✓").await;
+}
+
+const TEST_BIN: &str = "org.w.BinTest#pickerCloserAuditorReader";

@@ -163,6 +163,18 @@ were cut at the step bound (a livelock or a very long test: what they did not re
 search that ran makes no such claim. The message says what was covered; nothing is claimed about the other \
 schedules.\n\nFix: raise `--max-schedules` (or `--max-steps` when runs reached the step bound) and explore again.",
     },
+    Code {
+        code: "RL210",
+        name: "DynamicallyImpactedAccess",
+        title: "an access the change impacts in a test's run",
+        explanation: "A hint, not a warning: when racelens explored a test, it also ran it once on the base revision \
+and once on the working tree (ReConTest's dynamic change impact, `racelens impact`), and here the working tree's run \
+made a shared-memory access that is new (a changed statement, or a path the base never took) or whose concurrency \
+context changed: other locks held, other start/join/wait/notify events before it in its thread, or a lock released \
+since the thread's previous access. Interleavings at such accesses are the ones the change can have made new; the \
+exploration prioritizes them. The hover says why, for each access of the line.\n\nThe hint goes away when the code \
+the test reaches changes or the base revision moves (explore the test again).",
+    },
 ];
 
 pub fn find(code: &str) -> Option<&'static Code> {

@@ -17,8 +17,9 @@ use racelens_explore::search::change;
 use racelens_explore::explorer::Options;
 use racelens_explore::search::heuristics::Choice;
 use racelens_explore::jvm::TestSpec;
-use racelens_explore::jvm::project::Sources;
-use racelens_explore::reports::{produced_by, Place, ResultKind, TestResult};
+use racelens_explore::impact::HostVersions;
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::reports::{produced_by, ImpactReport, Place, ResultKind, TestResult};
 use racelens_explore::search::Strategy;
 use serde_json::Value;
 use tower_lsp_server::ls_types::*;
@@ -26,7 +27,7 @@ use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 
 use super::Core;
 use crate::convert::file_uri;
-use crate::explorations::{self, Job, JobEvent, JobKind};
+use crate::explorations::{self, BaseInput, Job, JobEvent, JobKind};
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
 use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, TestArgument};
@@ -148,6 +149,11 @@ impl Core {
         };
         let fingerprint = fingerprint(index, test, &heuristic);
         let change = change::model(&ws.host, &ws.impact);
+        // The test's dynamic impact needs the base revision: read here, built by the worker.
+        let base = (matches!(kind, JobKind::Explore) && choice.is_change_aware()).then(|| BaseInput {
+            sources: project::base_sources(&ws.host),
+            versions: Arc::new(HostVersions::new(&mut ws.host)),
+        });
         let job = Job {
             id,
             test: spec_of(test),
@@ -161,6 +167,7 @@ impl Core {
             heuristic,
             choice,
             change,
+            base,
             revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         };
         Ok((job, (ws.root.clone(), test_name(test))))
@@ -310,6 +317,7 @@ impl Core {
                     seed: job.options.seed,
                     schedules: 0,
                     bound: 0,
+                    impact: None,
                     token: Some(token),
                 },
             );
@@ -345,6 +353,14 @@ impl Core {
                     self.rt.block_on(p.report_with_message(message, Some(true)));
                 }
             }
+            JobEvent::Impact { id, report } => {
+                let Some(r) = self.jobs.running.get_mut(&id) else { return };
+                r.impact = Some(*report);
+                let root = r.key.0.clone();
+                if let Some(w) = self.workspaces.iter().position(|ws| ws.root == root) {
+                    self.publish_workspace(w);
+                }
+            }
             JobEvent::Finished { id, result, replay } => {
                 let Some(running) = self.jobs.running.remove(&id) else { return };
                 let summary = match &result {
@@ -359,7 +375,7 @@ impl Core {
                     Ok(kind) if !replay => {
                         let failed = matches!(kind, ResultKind::Failed { .. });
                         let by = produced_by(&running.heuristic, running.seed);
-                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic, seed: running.seed });
+                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic, seed: running.seed, impact: running.impact });
                         if failed {
                             self.show(MessageType::WARNING, format!("racelens: {test}: {summary} · {by}"));
                         }
@@ -427,7 +443,71 @@ impl Core {
                 data: None,
             });
         }
+        self.dynamic_hints(w, &mut out);
         out
+    }
+
+    /// The dynamic impacts (ReConTest) of the workspace's tests that still hold: of running
+    /// explorations, and of fresh results measured against the current base commit.
+    pub(super) fn dynamic_impacts(&mut self, w: usize) -> Vec<ImpactReport> {
+        let root = self.workspaces[w].root.clone();
+        let base = self.workspaces[w].host.base().and_then(|b| b.commit).map(|c| c.to_string());
+        let running = self.jobs.running.values().filter(|r| r.key.0 == root).filter_map(|r| r.impact.clone());
+        let mut out: Vec<ImpactReport> = running.collect();
+        let finished = self.fresh_results(w).into_iter().filter_map(|(_, r)| r.impact).filter(|i| i.base == base);
+        for report in finished {
+            if !out.iter().any(|o| o.test == report.test) {
+                out.push(report);
+            }
+        }
+        out
+    }
+
+    /// A `Hint` on every line where a test's run made an access the change impacts
+    /// (ReConTest), the reasons in its message.
+    fn dynamic_hints(&mut self, w: usize, out: &mut BTreeMap<Uri, Vec<Diagnostic>>) {
+        for report in self.dynamic_impacts(w) {
+            for a in &report.impacted {
+                let Some(file) = &a.file else { continue };
+                let Some(at) = self.place_location(w, &Place { file: file.clone(), line: a.line }) else { continue };
+                let reasons: Vec<String> = a.reasons.iter().map(|r| r.describe()).collect();
+                let field = a.target.rsplit('.').next().unwrap_or(&a.target);
+                out.entry(at.uri).or_default().push(Diagnostic {
+                    range: at.range,
+                    severity: Some(DiagnosticSeverity::HINT),
+                    code: Some(NumberOrString::String("RL210".into())),
+                    code_description: crate::convert::code_uri("RL210").map(|href| CodeDescription { href }),
+                    source: Some("racelens".into()),
+                    message: format!("{} of `{field}` impacted by the change in {}'s run: {}", a.access, report.test, reasons.join("; ")),
+                    related_information: None,
+                    tags: None,
+                    data: None,
+                });
+            }
+        }
+    }
+
+    /// The hover section of line `line` (0-based) of `rel`: the accesses the change impacts
+    /// there in the tests' runs, with why; `None` when there are none.
+    pub(super) fn dynamic_hover(&mut self, w: usize, rel: &str, line: u32) -> Option<String> {
+        let mut out = String::new();
+        for report in self.dynamic_impacts(w) {
+            let here: Vec<_> = report.impacted.iter().filter(|a| a.file.as_deref() == Some(rel) && a.line == line + 1).collect();
+            if here.is_empty() {
+                continue;
+            }
+            let base = report.base.as_deref().map(|c| &c[..c.len().min(10)]).unwrap_or("-");
+            out += &format!("**Impacted by the change** in `{}`'s run (dynamic impact, base `{base}`)\n\n", report.test);
+            for a in here {
+                let threads = a.threads.join(", ");
+                out += &format!("- {} `{}` ({threads}; {}×)\n", a.access, a.target, a.occurrences);
+                for r in &a.reasons {
+                    out += &format!("  - {}\n", r.describe());
+                }
+            }
+            out.push('\n');
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     fn place_location(&self, w: usize, place: &Place) -> Option<Location> {
