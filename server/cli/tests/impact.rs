@@ -100,8 +100,50 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
     assert!(text.contains("happens-before changed: nothing before, Bin@BinTest.java:10.notifyAll now"), "{text}");
     let commit = r["base"].as_str().unwrap();
     let projects = cache().join("racelens").join("projects");
-    let bases = std::fs::read_dir(&projects).unwrap().flatten().filter(|p| p.path().join("base").join(commit).join("classes/org/w/Bin.class").is_file()).count();
-    assert_eq!(bases, 1, "the base build is cached per commit under {}", projects.display());
+    let classes: Vec<_> = std::fs::read_dir(&projects).unwrap().flatten().map(|p| p.path().join("base").join(commit).join("classes/org/w/Bin.class")).filter(|c| c.is_file()).collect();
+    assert_eq!(classes.len(), 1, "the base build is cached per commit under {}", projects.display());
+    // A third run compiles nothing for the base: its classes are the ones of the first.
+    let built = std::fs::metadata(&classes[0]).unwrap().modified().unwrap();
+    let (code, _) = racelens(dir.path(), &["impact", "--test", TEST]);
+    assert_eq!((code, std::fs::metadata(&classes[0]).unwrap().modified().unwrap()), (0, built));
+}
+
+#[test]
+fn exploration_prioritizes_by_the_static_and_the_dynamic_impact_and_says_so() {
+    let dir = changed_repo();
+    let explore = |icps: &[&str]| {
+        let mut args = vec!["explore", "--test", TEST, "--max-schedules", "50"];
+        args.extend(icps);
+        let (code, r) = racelens(dir.path(), &args);
+        assert_eq!(code, 0, "{r:#}");
+        r
+    };
+    let both = explore(&[]);
+    assert_eq!((both["impact"]["source"].as_str(), both["impact"]["dynamic_statements"].as_u64()), (Some("both"), Some(5)), "{both:#}");
+    let static_icps = both["impact"]["static_icps"].as_u64().unwrap();
+    assert!(static_icps > 0 && both["icps"].as_u64().unwrap() > static_icps, "{both:#}");
+    let dynamic = explore(&["--icps", "dynamic"]);
+    assert_eq!((dynamic["impact"]["source"].as_str(), dynamic["impact"]["static_icps"].as_u64()), (Some("dynamic"), Some(0)), "{dynamic:#}");
+    let only_static = explore(&["--icps", "static"]);
+    assert_eq!(only_static["impact"], serde_json::json!({"source": "static", "static_icps": static_icps, "dynamic_statements": null, "note": null}));
+    // The text says it too, before the result.
+    let out = racelens_command(dir.path(), &["explore", "--test", TEST, "--max-schedules", "50"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with(&format!("impact: both ({static_icps} impacted code points of the analysis, 5 statements of the test's dynamic impact)\n")), "{text}");
+}
+
+#[test]
+fn without_a_base_run_the_default_falls_back_to_the_analysis_and_says_why() {
+    let files = base_files();
+    let dir = repo_with(&[(files[0].0, &files[0].1)], &[(files[1].0, &files[1].1), (BIN_PATH, &changed())]);
+    let (code, r) = racelens(dir.path(), &["explore", "--test", TEST, "--max-schedules", "20"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["impact"]["source"], "static", "{r:#}");
+    assert!(r["impact"]["note"].as_str().unwrap().starts_with("dynamic impact not used: the test could not be recorded on the base revision"), "{r:#}");
+    // Asked for, the dynamic impact is used as it is: every access counts as new.
+    let (_, r) = racelens(dir.path(), &["explore", "--test", TEST, "--max-schedules", "20", "--icps", "dynamic"]);
+    assert_eq!(r["impact"]["source"], "dynamic", "{r:#}");
+    assert!(r["impact"]["note"].as_str().unwrap().ends_with("every access of the test counts as new"), "{r:#}");
 }
 
 #[test]
