@@ -16,13 +16,7 @@ local uv = vim.uv or vim.loop
 local POOL = 'src/main/java/org/example/pool/ObjectPool.java'
 local enable = vim.env.RACELENS_E2E_WAY == 'enable'
 
---- The report of :checkhealth racelens, as its buffer shows it (the window closed after).
-local function health()
-  vim.cmd('checkhealth racelens')
-  local text = harness.buffer_text(0)
-  vim.cmd('bwipeout!')
-  return text
-end
+local health = harness.health
 
 local function reports(report, text)
   check(report:find(text, 1, true), ':checkhealth racelens does not say "' .. text .. '":\n' .. report)

@@ -178,6 +178,14 @@ function H.buffer_text(bufnr)
 end
 
 --- The exploration whose progress has this title, as the plugin lists them.
+--- The report of :checkhealth racelens, as its buffer shows it (the window closed after).
+function H.health()
+  vim.cmd('checkhealth racelens')
+  local text = H.buffer_text(0)
+  vim.cmd('bwipeout!')
+  return text
+end
+
 function H.exploration(title)
   for _, e in ipairs(require('racelens').explorations()) do
     if e.title == title then

@@ -17,13 +17,7 @@ local server = { vim.env.RACELENS_PYTHON or 'python3', vim.env.RACELENS_FAKE_SER
 local notes = harness.capture_notes()
 local compat = require('racelens.compat')
 
---- The report of :checkhealth racelens, as its buffer shows it (the window closed after).
-local function health()
-  vim.cmd('checkhealth racelens')
-  local text = harness.buffer_text(0)
-  vim.cmd('bwipeout!')
-  return text
-end
+local health = harness.health
 
 --- Checks that the report has (or, with `absent`, has not) a line with `text`.
 local function reports(report, text, absent)

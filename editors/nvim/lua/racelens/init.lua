@@ -568,20 +568,16 @@ local function create_commands()
       def[1]()
     end, { desc = def[2] })
   end
-  vim.api.nvim_create_user_command('RacelensRunLens', function(args)
-    M.run_lens(args.args)
-  end, {
-    nargs = '?',
-    complete = lenses.complete,
-    desc = 'racelens: run a code lens of the current line (optionally: its title)',
-  })
-  vim.api.nvim_create_user_command('RacelensExplore', function(args)
-    explore.run(args.args)
-  end, {
-    nargs = '*',
-    complete = explore.complete,
-    desc = 'racelens: explore the test at the cursor again (optionally: a heuristic, a seed)',
-  })
+  -- Commands with arguments: name, what runs, nargs, completion, description.
+  local with_args = {
+    { 'RacelensRunLens', M.run_lens, '?', lenses.complete, 'racelens: run a code lens of the current line (optionally: its title)' },
+    { 'RacelensExplore', explore.run, '*', explore.complete, 'racelens: explore the test at the cursor again (optionally: a heuristic, a seed)' },
+  }
+  for _, c in ipairs(with_args) do
+    vim.api.nvim_create_user_command(c[1], function(args)
+      c[2](args.args)
+    end, { nargs = c[3], complete = c[4], desc = c[5] })
+  end
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = vim.api.nvim_create_augroup(documents_augroup, { clear = true }),
     pattern = documents.pattern,

@@ -431,17 +431,8 @@ impl Core {
                 .iter()
                 .filter_map(|p| Some(DiagnosticRelatedInformation { location: self.place_location(w, p.place.as_ref()?)?, message: format!("⇄ {}", p.text) }))
                 .collect::<Vec<_>>();
-            out.entry(at.uri).or_default().push(Diagnostic {
-                range: at.range,
-                severity: Some(DiagnosticSeverity::ERROR),
-                code: Some(NumberOrString::String("RL200".into())),
-                code_description: crate::convert::code_uri("RL200").map(|href| CodeDescription { href }),
-                source: Some("racelens".into()),
-                message: format!("{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules"), result.produced_by()),
-                related_information: (!related.is_empty()).then_some(related),
-                tags: None,
-                data: None,
-            });
+            let message = format!("{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules"), result.produced_by());
+            out.entry(at.uri).or_default().push(exploration_diagnostic(at.range, DiagnosticSeverity::ERROR, "RL200", message, related));
         }
         self.dynamic_hints(w, &mut out);
         out
@@ -472,17 +463,8 @@ impl Core {
                 let Some(at) = self.place_location(w, &Place { file: file.clone(), line: a.line }) else { continue };
                 let reasons: Vec<String> = a.reasons.iter().map(|r| r.describe()).collect();
                 let field = a.target.rsplit('.').next().unwrap_or(&a.target);
-                out.entry(at.uri).or_default().push(Diagnostic {
-                    range: at.range,
-                    severity: Some(DiagnosticSeverity::HINT),
-                    code: Some(NumberOrString::String("RL210".into())),
-                    code_description: crate::convert::code_uri("RL210").map(|href| CodeDescription { href }),
-                    source: Some("racelens".into()),
-                    message: format!("{} of `{field}` impacted by the change in {}'s run: {}", a.access, report.test, reasons.join("; ")),
-                    related_information: None,
-                    tags: None,
-                    data: None,
-                });
+                let message = format!("{} of `{field}` impacted by the change in {}'s run: {}", a.access, report.test, reasons.join("; "));
+                out.entry(at.uri).or_default().push(exploration_diagnostic(at.range, DiagnosticSeverity::HINT, "RL210", message, Vec::new()));
             }
         }
     }
@@ -627,4 +609,19 @@ pub enum ShowDocumentNotification {}
 impl notification::Notification for ShowDocumentNotification {
     type Params = DocumentLink;
     const METHOD: &'static str = "racelens/showDocument";
+}
+
+/// A diagnostic of an exploration's result (`RL2xx`), with a link to its code's page.
+fn exploration_diagnostic(range: Range, severity: DiagnosticSeverity, code: &str, message: String, related: Vec<DiagnosticRelatedInformation>) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(severity),
+        code: Some(NumberOrString::String(code.into())),
+        code_description: crate::convert::code_uri(code).map(|href| CodeDescription { href }),
+        source: Some("racelens".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
 }
