@@ -461,15 +461,17 @@ fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCod
         model_for(&model, args.icps, &prepared.host, &versions, &prepared.toolchain, &mut prepared.session, args.max_steps)
     });
     let format = Format::of(args.json, args.format);
-    if let (Some((_, used)), Format::Text) = (&model, format) {
-        println!("{}", sources_line(used));
-    }
     let report = explore_session(&mut prepared.session, args, choice, model.as_ref().map(|(m, _)| m), args.max_schedules)?;
     let (icps, used) = (model.as_ref().map_or(0, |(m, _)| m.icps.len()), model.as_ref().map(|(_, u)| u));
     match format {
         Format::Json => print_json(&result_report(&prepared.host, &prepared.session, args, icps, used, &report)),
         Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
-        Format::Text => print!("{}", render_result(&prepared.host, &prepared.session, args, &report)),
+        Format::Text => {
+            print!("{}", render_result(&prepared.host, &prepared.session, args, &report));
+            if let Some((_, used)) = &model {
+                println!("{}", sources_line(used));
+            }
+        }
     }
     if let Some(path) = &args.html {
         let section = html_section(&prepared.host, &prepared.session, args, &report, prepared.session.spec.display());

@@ -89,6 +89,8 @@ pub(crate) fn model_for(model: &ChangeModel, asked: Option<IcpsArg>, host: &Host
         IcpsArg::Dynamic => IcpSource::Dynamic,
         IcpsArg::Both => IcpSource::Both,
     });
+    // No change: both runs would be the same, and the impact empty.
+    let asked = if versions.is_unchanged() { Some(IcpSource::Static) } else { asked };
     let (model, used, _) = impact::model_for(model, asked, || dynamic_impact(host, versions, toolchain, session, max_steps));
     (model, used)
 }

@@ -129,7 +129,7 @@ fn exploration_prioritizes_by_the_static_and_the_dynamic_impact_and_says_so() {
     // The text says it too, before the result.
     let out = racelens_command(dir.path(), &["explore", "--test", TEST, "--max-schedules", "50"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with(&format!("impact: both ({static_icps} impacted code points of the analysis, 5 statements of the test's dynamic impact)\n")), "{text}");
+    assert!(text.starts_with("✓ ") && text.ends_with(&format!("\nimpact: both ({static_icps} impacted code points of the analysis, 5 statements of the test's dynamic impact)\n")), "{text}");
 }
 
 #[test]

@@ -123,7 +123,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
                     }
                     Format::Text => None,
                 };
-                let text = used.as_ref().map(|u| format!("{}\n", sources_line(u))).unwrap_or_default() + &render_result(&host, &session, args, &report);
+                let text = render_result(&host, &session, args, &report) + &used.as_ref().map(|u| format!("{}\n", sources_line(u))).unwrap_or_default();
                 if args.html.is_some() {
                     sections.push(html_section(&host, &session, args, &report, title));
                 }

@@ -135,6 +135,12 @@ impl HostVersions {
         HostVersions { classes }
     }
 
+    /// Whether the working tree's classes are the base's: then both runs would be the same,
+    /// and the dynamic impact is empty without running anything.
+    pub fn is_unchanged(&self) -> bool {
+        self.classes.values().all(|d| d.as_ref().is_none_or(FileDiff::is_empty))
+    }
+
     fn diff(&self, class: &str) -> Option<&Option<FileDiff>> {
         self.classes.get(class.split('$').next().unwrap_or(class))
     }

@@ -150,10 +150,10 @@ impl Core {
         let fingerprint = fingerprint(index, test, &heuristic);
         let change = change::model(&ws.host, &ws.impact);
         // The test's dynamic impact needs the base revision: read here, built by the worker.
-        let base = (matches!(kind, JobKind::Explore) && choice.is_change_aware()).then(|| BaseInput {
-            sources: project::base_sources(&ws.host),
-            versions: Arc::new(HostVersions::new(&mut ws.host)),
-        });
+        let base = (matches!(kind, JobKind::Explore) && choice.is_change_aware())
+            .then(|| HostVersions::new(&mut ws.host))
+            .filter(|v| !v.is_unchanged())
+            .map(|versions| BaseInput { sources: project::base_sources(&ws.host), versions: Arc::new(versions) });
         let job = Job {
             id,
             test: spec_of(test),
