@@ -1,8 +1,9 @@
 // Smoke test of the bundled extension (out/extension.js) in plain Node, with a stand-in
 // for the `vscode` module (VS Code itself cannot be run here). It activates the extension
 // as VS Code would and checks the three ways a start can go: no binary, a binary that
-// exits at once (and which binary is chosen: setting, bundled, PATH), and the real `racelens lsp` (RACELENS_BIN, default
-// ../../target/debug/racelens), whose warnings must reach the diagnostics collection;
+// exits at once (and which one is chosen: setting, bundled, PATH), and the real
+// `racelens lsp` (RACELENS_BIN, default ../../target/debug/racelens), whose warnings must
+// reach the diagnostics collection;
 // then the extension's side of explorations: its own commands (Copy, Cancel
 // Explorations), the settings held back in an untrusted workspace, and a real
 // exploration from the lens to the schedule's swimlane page in a webview (a click on a
