@@ -351,7 +351,11 @@ async function main() {
             throw new Error('the Cancel button went away');
         }
         await cancel.asElement().click();
-        // The server ends the exploration: no ⏳ or Cancel lens, the ▶ lens back, no result.
+        // The server ends the exploration, the status bar says so (for 10 s) ...
+        await until('the status bar saying the exploration was cancelled', () =>
+            document.querySelector('.statusbar')?.textContent.includes('cancelled: racelens: exploring com.renderfarm.jobs.RenderFarmTest#nodesRenderEveryDispatchedFrame'),
+        );
+        // ... and the lenses: no ⏳ or Cancel lens, the ▶ lens back, no result.
         const lenses = await until(
             'the ▶ lens back without ⏳, Cancel or a result',
             () => {
@@ -363,8 +367,8 @@ async function main() {
         );
         await until('the notification gone', () => !window.rlToasts().some((t) => t.text.includes('RenderFarmTest')));
         await untilHere('the exploration\'s JVM gone', () => processes(running.args).every((p) => !p.children.some((c) => /\bjava\b/.test(c.args))), T.ui);
-        console.log(`   lenses after Cancel: ${JSON.stringify(lenses)}`);
         await screenshot('cancelled');
+        console.log(`   lenses after Cancel: ${JSON.stringify(lenses)}`);
     });
 
     await step('exploring LatencyStatsTest ends at the ✗ lens', async () => {
@@ -430,6 +434,7 @@ try {
             lenses: window.rlLensTitles?.(),
             notifications: window.rlToasts?.(),
             hovers: [...document.querySelectorAll('.monaco-hover')].map((h) => h.textContent),
+            statusBar: document.querySelector('.statusbar')?.textContent,
             tabs: [...document.querySelectorAll('.tabs-container .tab')].map((t) => t.getAttribute('aria-label')),
             quickOpen: [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => `${r.classList.contains('focused') ? '> ' : ''}${r.getAttribute('aria-label')}`),
         }))
