@@ -99,7 +99,7 @@ function toasts() {
         .map((t) => ({ text: t.querySelector('.notification-list-item-message')?.textContent ?? t.textContent, buttons: [...t.querySelectorAll('.monaco-button')].map((b) => b.textContent.trim()) }));
 }
 
-/** Clicks the code lens whose title matches `pattern` (a RegExp source); false if none. */
+/** Clicks the code lens whose title matches `pattern` (a RegExp source); throws if none. */
 async function clickLens(pattern) {
     const lens = await page.evaluateHandle((source) => {
         const re = new RegExp(source);
