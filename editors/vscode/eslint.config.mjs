@@ -45,4 +45,9 @@ export default tseslint.config(
             '@typescript-eslint/no-dynamic-delete': 'off',
         },
     },
+    {
+        // The end-to-end test runs some of its functions inside the workbench page.
+        files: ['test/e2e/**/*.mjs'],
+        languageOptions: { globals: { document: 'readonly', window: 'readonly' } },
+    },
 );

@@ -2,12 +2,16 @@
 // every work-done progress the server creates in the status bar (ProgressLocation.Window),
 // where there is no Cancel; an exploration runs for minutes and is the user's to stop, so its
 // progress (tokens `racelens/explore/<id>`) goes to a notification instead, whose Cancel sends
-// `window/workDoneProgress/cancel`. Other progress keeps the library's own display.
+// `window/workDoneProgress/cancel`; when the server has stopped it, the status bar says
+// `cancelled: …` for a few seconds. Other progress keeps the library's own display.
 
 import * as vscode from 'vscode';
 import { WorkDoneProgress, WorkDoneProgressCancelNotification, WorkDoneProgressCreateRequest } from 'vscode-languageclient/node';
 import type { LanguageClient, ProgressToken, StaticFeature, WorkDoneProgressBegin, WorkDoneProgressReport } from 'vscode-languageclient/node';
 import { ProgressPart } from 'vscode-languageclient/lib/common/progressPart';
+
+/** How long the status bar says that an exploration was cancelled. */
+const CANCELLED_MESSAGE_MS = 10_000;
 
 /** The server's progress tokens of explorations. */
 export const EXPLORATION_TOKEN_PREFIX = 'racelens/explore/';
@@ -16,6 +20,7 @@ export const EXPLORATION_TOKEN_PREFIX = 'racelens/explore/';
 class NotificationProgress {
     private finish: (() => void) | undefined;
     private progress: vscode.Progress<{ message?: string }> | undefined;
+    private title = 'racelens: exploration';
     private readonly listener: vscode.Disposable;
 
     constructor(
@@ -29,12 +34,17 @@ class NotificationProgress {
             } else if (value.kind === 'report') {
                 this.report(value);
             } else {
+                if (value.message === 'cancelled') {
+                    // The notification closed at the click; this says the server did stop.
+                    vscode.window.setStatusBarMessage(`$(circle-slash) cancelled: ${this.title}`, CANCELLED_MESSAGE_MS);
+                }
                 this.done();
             }
         });
     }
 
     private begin(params: WorkDoneProgressBegin): void {
+        this.title = params.title;
         void vscode.window.withProgress(
             { location: vscode.ProgressLocation.Notification, title: params.title, cancellable: params.cancellable === true },
             (progress, cancel) => {

@@ -1,6 +1,6 @@
-// Finds the racelens binary: the `racelens.server.path` setting, else `racelens` on PATH
-// (and in Cargo's bin directory, where `cargo install` puts it), else the binary bundled
-// in the extension's `bin/` folder.
+// Finds the racelens binary: the `racelens.server.path` setting, else the binary bundled in
+// a platform package (`server/racelens` inside the extension), else `racelens` on PATH, else
+// in Cargo's bin directory, where `cargo install` puts it.
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
@@ -30,7 +30,7 @@ export interface LookupInput {
     readonly setting: string;
     /** The first workspace folder's path, for `${workspaceFolder}` and relative paths. */
     readonly workspaceFolder?: string;
-    /** The extension's install directory (for `bin/racelens`). */
+    /** The extension's install directory (for `server/racelens`). */
     readonly extensionPath: string;
     readonly env?: NodeJS.ProcessEnv;
     readonly platform?: NodeJS.Platform;
@@ -63,6 +63,9 @@ function pathVariable(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string
     }
     return env.PATH ?? '';
 }
+
+/** The folder of a platform package that holds the server binary. */
+export const BUNDLED_DIR = 'server';
 
 export function executableNames(platform: NodeJS.Platform): string[] {
     return platform === 'win32' ? ['racelens.exe', 'racelens'] : ['racelens'];
@@ -104,7 +107,11 @@ export async function findServer(input: LookupInput): Promise<ServerLookup> {
         return { kind: 'missing', configured, searched: [configured] };
     }
 
-    const candidates: { file: string; source: ServerSource }[] = [];
+    // The bundled binary first: a platform package was built for this very extension.
+    const candidates: { file: string; source: ServerSource }[] = names.map((name) => ({
+        file: paths.join(input.extensionPath, BUNDLED_DIR, name),
+        source: 'bundled',
+    }));
     for (const dir of pathVariable(env, platform).split(delimiter)) {
         const cleaned = dir.trim().replace(/^"(.*)"$/, '$1');
         if (cleaned === '') {
@@ -117,9 +124,6 @@ export async function findServer(input: LookupInput): Promise<ServerLookup> {
     const cargoHome = env.CARGO_HOME !== undefined && env.CARGO_HOME !== '' ? env.CARGO_HOME : paths.join(homedir, '.cargo');
     for (const name of names) {
         candidates.push({ file: paths.join(cargoHome, 'bin', name), source: 'cargo' });
-    }
-    for (const name of names) {
-        candidates.push({ file: paths.join(input.extensionPath, 'bin', name), source: 'bundled' });
     }
 
     for (const candidate of candidates) {
@@ -154,8 +158,8 @@ export function probeServer(command: string, timeoutMs = 10_000): Promise<ProbeR
 
 /** How to get a working server, for error messages. */
 export const INSTALL_HINT =
-    'Install racelens from its repository with `cargo install --path server/cli` ' +
-    '(it goes to ~/.cargo/bin), or set `racelens.server.path` to the `racelens` binary.';
+    'Install the platform package of the extension (racelens-linux-x64.vsix), which carries it; or install racelens ' +
+    'from its repository with `cargo install --path server/cli` (it goes to ~/.cargo/bin), or set `racelens.server.path` to the `racelens` binary.';
 
 /** The message shown when no binary was found. */
 export function missingServerMessage(lookup: MissingServer): string {
@@ -166,5 +170,5 @@ export function missingServerMessage(lookup: MissingServer): string {
             '`cargo install --path server/cli` from the racelens repository.'
         );
     }
-    return `racelens: the language server \`racelens\` was not found on PATH, in ~/.cargo/bin or in the extension. ${INSTALL_HINT}`;
+    return `racelens: the language server \`racelens\` was not found in the extension, on PATH or in ~/.cargo/bin. ${INSTALL_HINT}`;
 }

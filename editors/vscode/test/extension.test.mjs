@@ -1,8 +1,9 @@
 // Smoke test of the bundled extension (out/extension.js) in plain Node, with a stand-in
 // for the `vscode` module (VS Code itself cannot be run here). It activates the extension
 // as VS Code would and checks the three ways a start can go: no binary, a binary that
-// exits at once, and the real `racelens lsp` (RACELENS_BIN, default
-// ../../target/debug/racelens), whose warnings must reach the diagnostics collection;
+// exits at once (and which one is chosen: setting, bundled, PATH), and the real
+// `racelens lsp` (RACELENS_BIN, default ../../target/debug/racelens), whose warnings must
+// reach the diagnostics collection;
 // then the extension's side of explorations: its own commands (Copy, Cancel
 // Explorations), the settings held back in an untrusted workspace, and a real
 // exploration from the lens to the schedule's swimlane page in a webview (a click on a
@@ -54,12 +55,12 @@ function tempDir() {
     return dir;
 }
 
-function context(state = new Map()) {
+function context(state = new Map(), root = extensionRoot) {
     return {
         subscriptions: [],
-        extensionPath: extensionRoot,
-        extensionUri: stub.vscode.Uri.file(extensionRoot),
-        asAbsolutePath: (p) => path.join(extensionRoot, p),
+        extensionPath: root,
+        extensionUri: stub.vscode.Uri.file(root),
+        asAbsolutePath: (p) => path.join(root, p),
         globalState: { get: (k) => state.get(k), update: async (k, v) => void state.set(k, v), keys: () => [...state.keys()] },
         workspaceState: { get: () => undefined, update: async () => {}, keys: () => [] },
     };
@@ -71,12 +72,12 @@ function makeRepository(name) {
 }
 
 /** Loads a fresh copy of the bundle with a fresh stand-in, and activates it. */
-function activate(settings, workspaceFolder, state, options) {
+function activate(settings, workspaceFolder, state, options, root) {
     assert.ok(fs.existsSync(bundle), `no ${bundle}: run npm run build first`);
     stub = createVscode(settings, defaults, workspaceFolder, options);
     delete require.cache[bundle];
     extension = require(bundle);
-    const ctx = context(state);
+    const ctx = context(state, root);
     extension.activate(ctx);
     return ctx;
 }
@@ -202,6 +203,40 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         activate({ 'racelens.server.path': '${workspaceFolder}/bin/racelens' }, dir);
         await until('an error message', () => stub.record.messages.some((m) => m.kind === 'error'));
         assert.ok(stub.record.messages[0].message.includes(path.join(dir, 'bin/racelens')), stub.record.messages[0].message);
+    });
+
+    test('a platform package\'s server/racelens comes before PATH; racelens.server.path before it', async () => {
+        // Stand-ins that fail `lsp --help`, each saying which it is.
+        const fake = (dir, name) => {
+            fs.mkdirSync(dir, { recursive: true });
+            fs.writeFileSync(path.join(dir, 'racelens'), `#!/bin/sh\necho "error: I am ${name}" >&2\nexit 3\n`, { mode: 0o755 });
+        };
+        const root = tempDir();
+        fake(path.join(root, 'server'), 'the bundled one');
+        fake(path.join(root, 'path'), 'the one on PATH');
+        fake(path.join(root, 'setting'), 'the configured one');
+        const saved = process.env.PATH;
+        process.env.PATH = `${path.join(root, 'path')}:${saved}`;
+        try {
+            const lastError = () => stub.record.messages.findLast((m) => m.kind === 'error')?.message;
+            activate({ 'racelens.server.path': '' }, undefined, undefined, undefined, root);
+            await until('an error message', () => lastError());
+            assert.match(lastError(), /I am the bundled one/);
+            assert.ok(lastError().includes(path.join(root, 'server', 'racelens')), lastError());
+            await extension.deactivate();
+
+            activate({ 'racelens.server.path': path.join(root, 'setting', 'racelens') }, undefined, undefined, undefined, root);
+            await until('an error message', () => lastError());
+            assert.match(lastError(), /I am the configured one/);
+            await extension.deactivate();
+
+            fs.rmSync(path.join(root, 'server'), { recursive: true });
+            activate({ 'racelens.server.path': '' }, undefined, undefined, undefined, root);
+            await until('an error message', () => lastError());
+            assert.match(lastError(), /I am the one on PATH/);
+        } finally {
+            process.env.PATH = saved;
+        }
     });
 
     test('the real server: diagnostics, code lens command, racelens: documents, settings', { skip: noServer }, async () => {
