@@ -92,6 +92,11 @@ struct Node {
     notify: bool,
     /// Preemptions of the prefix before this decision.
     preemptions: u32,
+    /// Whether the prefix holds a preemption the prioritization ranked (one at impacted
+    /// code): under selection, a schedule with one such preemption is selected whatever
+    /// its other preemptions (ReConTest §IV: an interleaving with at least one impacted
+    /// access).
+    selected_prefix: bool,
     /// Threads asleep here, with the effects of the step each would take.
     sleep: Vec<(ThreadId, Range<u32>)>,
     /// The effects of each enabled thread's next step here (in the effects arena).
@@ -513,6 +518,10 @@ impl Tree {
             }
         }
         let ranks = if notify { dec.alternatives().map(|t| (t, Some(0))).collect() } else { ranks };
+        let selected_prefix = parent.is_some_and(|(p, t)| {
+            let p = &self.nodes[p as usize];
+            p.selected_prefix || (p.preempts(t) && p.rank(t).is_some())
+        });
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
             parent,
@@ -522,6 +531,7 @@ impl Tree {
             current: dec.current,
             notify,
             preemptions,
+            selected_prefix,
             sleep: sleep.to_vec(),
             next_ops,
             ranks,
@@ -567,7 +577,7 @@ impl Tree {
         let postponed = node.rank(thread).is_none();
         let state = if self.config.max_bound.is_some_and(|b| cost > b) {
             State::Deferred
-        } else if postponed && self.config.select && !conservative {
+        } else if postponed && self.config.select && !conservative && !node.selected_prefix {
             State::Skipped
         } else {
             State::Queued
