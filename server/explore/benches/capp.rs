@@ -14,26 +14,20 @@
 //! (`--verify` also explores every schedule of each correct version within the bound and
 //! fails if one fails: the faults are honest).
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use racelens_analysis::host::{Host, HostOptions};
-use racelens_analysis::impact::Options as AnalysisOptions;
-use racelens_explore::search::capp::HEURISTICS;
-use racelens_explore::search::change::{self, ChangeModel};
+use common::{cell, faults, geomean, prepare, Fault, Prepared};
 use racelens_explore::explorer::{Options, Verdict};
-use racelens_explore::jvm::Session;
-use racelens_explore::search::heuristics::{self, Choice};
 use racelens_explore::jvm::java::Jdk;
-use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::jvm::stress;
 use racelens_explore::results::coverage::Coverage;
+use racelens_explore::search::capp::HEURISTICS;
+use racelens_explore::search::heuristics::{self, Choice};
 use racelens_explore::search::Strategy;
-use racelens_explore::jvm::{agent, stress, tests};
 
 struct Args {
     seeds: u64,
@@ -74,67 +68,11 @@ fn all_heuristics() -> Vec<String> {
     v
 }
 
-struct Fault {
-    name: String,
-    test: String,
-    kind: String,
-}
-
-fn faults_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp")
-}
-
-fn faults(only: &Option<Vec<String>>) -> Vec<Fault> {
-    let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(faults_dir()).expect("tests/bench/capp exists").flatten().map(|e| e.path()).filter(|p| p.join("fault.toml").is_file()).collect();
-    dirs.sort();
-    for dir in dirs {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        if only.as_ref().is_some_and(|o| !o.contains(&name)) {
-            continue;
-        }
-        let text = std::fs::read_to_string(dir.join("fault.toml")).unwrap();
-        let value = |key: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix('=')).map(|v| v.trim().trim_matches('"').to_string()))
-                .unwrap_or_default()
-        };
-        out.push(Fault { name, test: value("test"), kind: value("kind") });
-    }
-    out
-}
-
-/// A fault's repository, its test, the change model, and a warm JVM session.
-struct Prepared {
-    _repo: tempfile::TempDir,
-    session: Session,
-    model: ChangeModel,
-}
-
-fn prepare(fault: &Fault, with_change: bool, jdk: &Jdk) -> Prepared {
-    let repo = support::repo_from(&faults_dir().join(&fault.name), with_change);
-    let mut host = Host::open(repo.path(), &HostOptions::default()).expect("the fault's repository opens");
-    host.load().expect("it loads");
-    let impact = host.analyze(&AnalysisOptions::new());
-    let model = change::model(&host, &impact);
-    let spec = tests::resolve(&host, &fault.test).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
-    let project = project::prepare(&Sources::of(&host), jdk).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
-    let session = Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec);
-    Prepared { _repo: repo, session, model }
-}
-
 /// Schedules to the first failure (None: not found within the budget) and the time.
 fn run(p: &mut Prepared, heuristic: &str, seed: Option<u64>, budget: u64) -> (Option<u64>, Duration) {
-    let choice = Choice::parse(heuristic).expect("a known heuristic");
     let options = Options { seed, max_schedules: budget, ..Options::default() };
-    let started = Instant::now();
-    let outcome = heuristics::explore(&mut p.session, &options, choice, Some(&p.model), 3, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
-    let elapsed = started.elapsed();
-    match outcome.verdict {
-        Verdict::Failed(found) => (Some(found.schedules), elapsed),
-        Verdict::Stopped(why) => panic!("{heuristic}: stopped: {why}"),
-        _ => (None, elapsed),
-    }
+    let (report, elapsed) = common::explore(&mut p.session, &p.model, heuristic, &options);
+    (common::first_failure(&report).unwrap_or_else(|e| panic!("{heuristic}: {e}")), elapsed)
 }
 
 fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
@@ -145,14 +83,6 @@ fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
         v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
     };
     (at(0.25), at(0.5), at(0.75))
-}
-
-fn geomean(v: &[f64]) -> f64 {
-    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
-}
-
-fn cell(n: Option<u64>) -> String {
-    n.map_or("—".to_string(), |n| n.to_string())
 }
 
 fn main() {
