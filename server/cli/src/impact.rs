@@ -142,11 +142,11 @@ pub(crate) fn render(r: &ImpactReport) -> String {
     for a in &r.impacted {
         let place = format!("{}:{}", a.file.as_deref().unwrap_or(&a.class), a.line);
         let simple = a.class.rsplit('.').next().unwrap_or(&a.class);
+        // A lock or monitor operation of a block names no target (`-`).
+        let what = if a.target == "-" { a.access.clone() } else { format!("{} {}", a.access, a.target) };
         let _ = writeln!(
             out,
-            "\n{place}  {} {}  ({simple}.{}; {}; {} access{})",
-            a.access,
-            a.target,
+            "\n{place}  {what}  ({simple}.{}; {}; {} access{})",
             a.method,
             a.threads.join(", "),
             a.occurrences,

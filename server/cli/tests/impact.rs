@@ -36,9 +36,9 @@ fn base_files() -> Vec<(&'static str, String)> {
     ["src/main/java/org/w/Bin.java", "src/test/java/org/w/BinTest.java"].into_iter().map(|p| (p, std::fs::read_to_string(fixtures_dir().join("impact-bin/base").join(p)).unwrap())).collect()
 }
 
-/// The 1-based line of the working tree's `Bin.java` that holds `text`.
+/// The 1-based line of the working tree's `Bin.java` that holds `text` (the last such line).
 fn line_of(text: &str) -> u64 {
-    changed().lines().position(|l| l.contains(text)).unwrap_or_else(|| panic!("no line with `{text}`")) as u64 + 1
+    changed().lines().collect::<Vec<_>>().iter().rposition(|l| l.contains(text)).unwrap_or_else(|| panic!("no line with `{text}`")) as u64 + 1
 }
 
 /// `(line, access, field, reason kinds)` of every impacted entry.
@@ -73,6 +73,9 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
         // Unchanged statements the base never reached.
         entry("overflows++;", "read", "overflows", &["new_path"]),
         entry("overflows++;", "write", "overflows", &["new_path"]),
+        // New lock and monitor operations: the notifyAll, and the second critical section.
+        entry("notifyAll();", "notifyAll", "-", &["new_statement"]),
+        entry("synchronized (auditLock) {", "lock", "-", &["new_statement"]),
         // After the new notifyAll, in the same thread.
         entry("closings++;", "read", "closings", &["happens_before_changed"]),
         entry("closings++;", "write", "closings", &["happens_before_changed"]),
@@ -89,13 +92,14 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
     assert_eq!(reason["old"], serde_json::json!(["Bin@BinTest.java:10"]), "{reason:#}");
     assert_eq!(reason["new"], serde_json::json!([]), "{reason:#}");
     assert_eq!((r["base_run"]["outcome"].as_str(), r["working_tree_run"]["outcome"].as_str()), (Some("pass"), Some("pass")));
-    assert_eq!(r["counts"]["statements"], 5);
+    assert_eq!(r["counts"]["statements"], 7);
     assert_eq!(r["base"].as_str().map(str::len), Some(40));
 
     // The text names each reason, and the base build is kept in the cache per commit.
     let out = racelens_command(dir.path(), &["impact", "--test", TEST]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("8 impacted accesses at 5 statements"), "{text}");
+    assert!(text.contains("10 impacted accesses at 7 statements"), "{text}");
+    assert!(text.contains(&format!("Bin.java:{}  lock  (Bin.audit; ", line_of("synchronized (auditLock) {"))), "{text}");
     assert!(text.contains("lock released earlier: since its previous access the thread released no lock before, Object@Bin.java:6 now"), "{text}");
     assert!(text.contains("happens-before changed: nothing before, Bin@BinTest.java:10.notifyAll now"), "{text}");
     let commit = r["base"].as_str().unwrap();
@@ -119,7 +123,7 @@ fn exploration_prioritizes_by_the_static_and_the_dynamic_impact_and_says_so() {
         r
     };
     let both = explore(&[]);
-    assert_eq!((both["impact"]["source"].as_str(), both["impact"]["dynamic_statements"].as_u64()), (Some("both"), Some(5)), "{both:#}");
+    assert_eq!((both["impact"]["source"].as_str(), both["impact"]["dynamic_statements"].as_u64()), (Some("both"), Some(7)), "{both:#}");
     let static_icps = both["impact"]["static_icps"].as_u64().unwrap();
     assert!(static_icps > 0 && both["icps"].as_u64().unwrap() > static_icps, "{both:#}");
     let dynamic = explore(&["--icps", "dynamic"]);
@@ -129,7 +133,7 @@ fn exploration_prioritizes_by_the_static_and_the_dynamic_impact_and_says_so() {
     // The text says it too, after the result.
     let out = racelens_command(dir.path(), &["explore", "--test", TEST, "--max-schedules", "50"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("… no failure yet: budget reached after 50 runs") && text.ends_with(&format!("\nimpact: both ({static_icps} impacted code points of the analysis, 5 statements of the test's dynamic impact)\n")), "{text}");
+    assert!(text.starts_with("… no failure yet: budget reached after 50 runs") && text.ends_with(&format!("\nimpact: both ({static_icps} impacted code points of the analysis, 7 statements of the test's dynamic impact)\n")), "{text}");
 }
 
 #[test]

@@ -444,10 +444,12 @@ pub struct ImpactedAccess {
     /// Binary name of the class whose code it is.
     pub class: String,
     pub method: String,
-    /// `read` or `write`.
+    /// `read` or `write`; or a lock or monitor operation: `lock`, `wait`, `notify`,
+    /// `notifyAll`.
     pub access: String,
     /// `pkg.Shop.count` (a field), `[]` (an array element), or the JDK method called on a
-    /// shared object (`java.util.Map.put`).
+    /// shared object (`java.util.Map.put`); for a lock or monitor operation `this` or
+    /// `pkg.Shop.class` (a synchronized method) or `-` (a block).
     pub target: String,
     /// The threads that made them (names in this run).
     pub threads: Vec<String>,

@@ -310,7 +310,7 @@ async fn an_exploration_shows_the_tests_dynamic_impact_as_hints_with_the_reasons
     const BIN: &str = "src/main/java/org/w/Bin.java";
     let repo = fixture_repo("impact-bin");
     let text = std::fs::read_to_string(repo.path().join(BIN)).unwrap();
-    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u64;
+    let line_of = |needle: &str| text.lines().collect::<Vec<_>>().iter().rposition(|l| l.contains(needle)).unwrap() as u64;
     let mut c = start(repo.path(), json!({})).await;
     let arg = explore_lens_in(&mut c, "src/test/java/org/w/BinTest.java").await;
     c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
@@ -321,7 +321,7 @@ async fn an_exploration_shows_the_tests_dynamic_impact_as_hints_with_the_reasons
     let hints: Vec<&Value> = d["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "RL210").collect();
     assert!(hints.iter().all(|h| h["severity"] == 4), "{hints:#?}");
     let lines: std::collections::BTreeSet<u64> = hints.iter().map(|h| h["range"]["start"]["line"].as_u64().unwrap()).collect();
-    let expected: std::collections::BTreeSet<u64> = ["units += n;", "if (units > LIMIT)", "overflows++;", "closings++;", "audits++;"].iter().map(|l| line_of(l)).collect();
+    let expected: std::collections::BTreeSet<u64> = ["units += n;", "if (units > LIMIT)", "overflows++;", "notifyAll();", "closings++;", "synchronized (auditLock) {", "audits++;"].iter().map(|l| line_of(l)).collect();
     assert_eq!(lines, expected, "{hints:#?}");
     let audits = hints.iter().find(|h| h["range"]["start"]["line"] == line_of("audits++;")).unwrap();
     assert!(audits["message"].as_str().unwrap().contains("lock released earlier"), "{audits}");

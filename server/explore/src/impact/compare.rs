@@ -23,7 +23,7 @@ use std::hash::{Hash, Hasher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::impact::recording::{AbsObj, Access, Message, Recording, Statement, SyncKind, ThreadKey};
+use crate::impact::recording::{AbsObj, Access, Message, Op, Recording, Statement, SyncKind, ThreadKey};
 
 /// What the diff says about statements.
 pub trait Versions {
@@ -118,10 +118,10 @@ pub fn impacted<'a>(base: &Recording, new: &'a Recording, versions: &dyn Version
     out
 }
 
-type AlignKey = (ThreadKey, Statement, bool, String, u32);
+type AlignKey = (ThreadKey, Statement, Op, String, u32);
 
 fn align_key(a: &Access) -> AlignKey {
-    (a.thread.clone(), a.at.clone(), a.write, a.target.clone(), a.occurrence)
+    (a.thread.clone(), a.at.clone(), a.op, a.target.clone(), a.occurrence)
 }
 
 fn names(set: &BTreeSet<AbsObj>) -> Vec<String> {
@@ -230,7 +230,7 @@ mod tests {
             thread_name: "main".into(),
             at: at(line),
             method: "m".into(),
-            write: true,
+            op: Op::Write,
             target: "p.A.x".into(),
             obj: AbsObj::Class("p.A".into()),
             occurrence: 0,

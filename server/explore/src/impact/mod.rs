@@ -169,16 +169,16 @@ pub fn report(test: &str, commit: Option<&str>, base: Result<&Recording, &str>, 
     let empty = Recording::default();
     let impacted = compare::impacted(base.unwrap_or(&empty), new, versions);
     // One entry per statement, kind and target: its occurrences, threads and reasons.
-    let mut grouped: BTreeMap<(String, u32, bool, String), ImpactedAccess> = BTreeMap::new();
+    let mut grouped: BTreeMap<(String, u32, &str, String), ImpactedAccess> = BTreeMap::new();
     for i in &impacted {
         let a = i.access;
         let file = file_of(&a.at.class);
-        let entry = grouped.entry((file.clone().unwrap_or_default(), a.at.line, a.write, a.target.clone())).or_insert_with(|| ImpactedAccess {
+        let entry = grouped.entry((file.clone().unwrap_or_default(), a.at.line, a.op.name(), a.target.clone())).or_insert_with(|| ImpactedAccess {
             file,
             line: a.at.line,
             class: a.at.class.clone(),
             method: a.method.clone(),
-            access: if a.write { "write".into() } else { "read".into() },
+            access: a.op.name().into(),
             target: a.target.clone(),
             threads: Vec::new(),
             occurrences: 0,
@@ -215,7 +215,7 @@ pub fn icps(report: &ImpactReport) -> Vec<IcpTuple> {
     let mut out = Vec::new();
     for a in &report.impacted {
         out.push((Some(a.class.clone()), a.file.clone(), Some(a.line), None, None));
-        if a.target != "[]" && !a.target.starts_with("java.") {
+        if matches!(a.access.as_str(), "read" | "write") && a.target != "[]" && !a.target.starts_with("java.") {
             if let Some((class, field)) = a.target.rsplit_once('.') {
                 out.push((Some(class.to_string()), None, None, Some(field.to_string()), None));
             }

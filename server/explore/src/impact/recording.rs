@@ -113,6 +113,45 @@ impl Message {
     }
 }
 
+/// What an access does. Besides ReConTest's reads and writes (its `mem` events), racelens
+/// records the synchronization operations of the program as accesses of their lock or
+/// monitor: a preemption right before a `synchronized` block that a change added or moved
+/// is where the change's new interleavings start, and the prioritization needs its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Read,
+    Write,
+    Lock,
+    Wait,
+    Notify,
+    NotifyAll,
+}
+
+impl Op {
+    /// `read`, `write`, `lock`, `wait`, `notify`, `notifyAll`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Lock => "lock",
+            Op::Wait => "wait",
+            Op::Notify => "notify",
+            Op::NotifyAll => "notifyAll",
+        }
+    }
+
+    /// The operation of a synchronization site (`LOCK`, `WAIT`, ...).
+    fn of_sync_site(op: &str) -> Option<Op> {
+        match op {
+            "LOCK" => Some(Op::Lock),
+            "WAIT" => Some(Op::Wait),
+            "NOTIFY" => Some(Op::Notify),
+            "NOTIFYALL" => Some(Op::NotifyAll),
+            _ => None,
+        }
+    }
+}
+
 /// A shared-memory access with its concurrency context `(LS, HB, LR)` (Definition 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
@@ -121,9 +160,10 @@ pub struct Access {
     pub thread_name: String,
     pub at: Statement,
     pub method: String,
-    pub write: bool,
+    pub op: Op,
     /// `pkg.Shop.count` for a field, `[]` for an array element, the method for a call into
-    /// a JDK object (`java.util.Map.put`).
+    /// a JDK object (`java.util.Map.put`); for a lock or monitor operation what the agent
+    /// names (`this`, `pkg.Shop.class` for a synchronized method, else `-`).
     pub target: String,
     /// The object accessed.
     pub obj: AbsObj,
@@ -183,7 +223,7 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
     let mut starts: HashMap<(ThreadKey, Statement), u32> = HashMap::new();
     let mut last_statement: HashMap<ThreadId, Statement> = HashMap::new();
     let mut out = Recording { outcome: exec.outcome.kind().to_string(), steps: exec.steps, threads: exec.threads.len(), ..Recording::default() };
-    let mut occurrences: HashMap<(ThreadKey, Statement, bool, String), u32> = HashMap::new();
+    let mut occurrences = Occurrences::new();
 
     for (k, step) in trace.steps.iter().enumerate() {
         let t = step.thread;
@@ -251,34 +291,72 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                 ("CALL", slot::CALL) => s.target.clone(),
                 _ => continue,
             };
-            let write = match e.access {
-                Effect::Read => false,
-                Effect::Write => true,
+            let op = match e.access {
+                Effect::Read => Op::Read,
+                Effect::Write => Op::Write,
                 _ => continue,
             };
-            let at = Statement { class: s.class.clone(), line: s.line };
-            let n = occurrences.entry((key.clone(), at.clone(), write, target.clone())).or_insert(0);
-            out.accesses.push(Access {
-                thread: key.clone(),
-                thread_name: exec.threads.get(&t).cloned().unwrap_or_else(|| format!("T{t}")),
-                at,
-                method: s.method.clone(),
-                write,
-                target,
-                obj: objects.abs(e.var.obj, &keys),
-                occurrence: *n,
-                lockset: state.held.keys().cloned().collect(),
-                hb: state.messages.len(),
-                released: std::mem::take(&mut state.released),
-                step: k as u32,
-            });
-            *n += 1;
+            let access = Access::new(key.clone(), thread_name(exec, t), s, op, target, objects.abs(e.var.obj, &keys), state, k);
+            out.push(access, &mut occurrences);
+        }
+        // A lock or monitor operation: one access per step, also when the thread blocked at
+        // it (its effect then comes with a later step).
+        if let Some((_, s)) = site {
+            if let Some(op) = Op::of_sync_site(&s.op) {
+                let obj = effects.first().map_or(AbsObj::Other { class: "?".into(), occurrence: 0 }, |e| objects.abs(e.var.obj, &keys));
+                let state = threads.get_mut(&t).expect("inserted above");
+                let access = Access::new(key.clone(), thread_name(exec, t), s, op, s.target.clone(), obj, state, k);
+                out.push(access, &mut occurrences);
+            }
         }
     }
     for (t, state) in threads {
         out.messages.insert(keys.get(&t).cloned().unwrap_or_default(), state.messages);
     }
     Ok(out)
+}
+
+/// How many accesses a thread made before at a statement, by kind and target.
+type Occurrences = HashMap<(ThreadKey, Statement, Op, String), u32>;
+
+fn thread_name(exec: &Execution, t: ThreadId) -> String {
+    exec.threads.get(&t).cloned().unwrap_or_else(|| format!("T{t}"))
+}
+
+impl Access {
+    /// The access `op` of thread `thread` at `site`, in the thread's context now. The
+    /// releases since the thread's previous memory access are this access's; a memory
+    /// access takes them (LR is over `mem` events, §II), a lock operation only sees them.
+    #[allow(clippy::too_many_arguments)]
+    fn new(thread: ThreadKey, thread_name: String, site: &Site, op: Op, target: String, obj: AbsObj, state: &mut ThreadState, step: usize) -> Access {
+        Access {
+            thread,
+            thread_name,
+            at: Statement { class: site.class.clone(), line: site.line },
+            method: site.method.clone(),
+            op,
+            target,
+            obj,
+            occurrence: 0,
+            lockset: state.held.keys().cloned().collect(),
+            hb: state.messages.len(),
+            released: match op {
+                Op::Read | Op::Write => std::mem::take(&mut state.released),
+                _ => state.released.clone(),
+            },
+            step: step as u32,
+        }
+    }
+}
+
+impl Recording {
+    /// Appends `a`, numbered as the next occurrence of its kind at its statement.
+    fn push(&mut self, mut a: Access, occurrences: &mut Occurrences) {
+        let n = occurrences.entry((a.thread.clone(), a.at.clone(), a.op, a.target.clone())).or_insert(0);
+        a.occurrence = *n;
+        *n += 1;
+        self.accesses.push(a);
+    }
 }
 
 #[derive(Default)]
