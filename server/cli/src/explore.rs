@@ -151,10 +151,11 @@ pub struct ExploreArgs {
     /// Priority change points of `--heuristic pct` (its depth).
     #[arg(long, default_value_t = 3)]
     pct_depth: u32,
-    /// Selection instead of prioritization: stop after the prioritized iteration (only
-    /// schedules whose preemptions touch impacted code) and report what was skipped. With
-    /// the dynamic impact (`--icps`), only schedules that preempt at an impacted access run
-    /// (ReConTest phase II).
+    /// Selection instead of prioritization (ReConTest phase II): explore only the schedules
+    /// that reorder an impacted access (a line or field of the impacted code points,
+    /// `--icps`) against another thread — the reversals of races in which a thread that
+    /// makes an impacted access from there on takes part, and whatever lies below one —
+    /// and report how many schedules were left out. Nothing is claimed about those.
     #[arg(long)]
     select: bool,
     /// Where a change-aware prioritization takes its impacted code points from: `static`
@@ -603,7 +604,7 @@ fn render_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Re
         let _ = writeln!(out, "note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
     }
     if args.select {
-        let _ = writeln!(out, "selection: {} schedules whose preemptions do not touch impacted code were skipped", claim.skipped);
+        let _ = writeln!(out, "selection: {} schedules that reorder no impacted access were left out", claim.skipped);
     }
     if args.all && stats.failures > 0 {
         let _ = writeln!(out, "{} failing schedules in {}", stats.failures, stats.schedules);

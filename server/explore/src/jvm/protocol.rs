@@ -331,6 +331,7 @@ impl ResponseParser {
             "SEQUENTIAL" => self.sequential.push(num(rest.trim())?),
             "X" => self.trace.get_or_insert_with(Trace::default).push_steps(rest)?,
             "P" => self.trace.get_or_insert_with(Trace::default).push_pending(rest)?,
+            "S" => self.trace.get_or_insert_with(Trace::default).push_step_sites(rest)?,
             "N" => {
                 let f: Vec<&str> = rest.splitn(3, ' ').collect();
                 if f.len() < 3 {

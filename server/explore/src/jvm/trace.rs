@@ -121,6 +121,9 @@ pub struct Trace {
     /// `(thread, effects)` of the operation each thread still alive at the end was about to
     /// perform (blocked or waiting for its turn).
     pub pending: Vec<(ThreadId, Range<u32>)>,
+    /// RUN option `stepsites`: the site of each step's point (0 for a step without one: a
+    /// thread's first step, the completion of a blocked operation); empty without it.
+    pub step_sites: Vec<u32>,
 }
 
 impl Trace {
@@ -140,6 +143,19 @@ impl Trace {
             self.steps.push(StepRec { thread, effects });
         }
         Ok(())
+    }
+
+    /// Parses the `S` line's tokens: one site per step, in order.
+    pub fn push_step_sites(&mut self, rest: &str) -> Result<(), String> {
+        for token in rest.split(' ').filter(|t| !t.is_empty()) {
+            self.step_sites.push(token.parse().map_err(|_| format!("bad step site `{token}`"))?);
+        }
+        Ok(())
+    }
+
+    /// The site of step `k`'s point, when the run reported step sites and it has one.
+    pub fn site_of(&self, k: usize) -> Option<u32> {
+        self.step_sites.get(k).copied().filter(|&s| s != 0)
     }
 
     /// Parses one `P` line's tokens: `thread:codes` for each live thread.

@@ -418,4 +418,9 @@ impl crate::search::Prioritizer for CappPrioritizer {
             Vec::new()
         }
     }
+
+    fn impacted_site(&self, site: u32, known: crate::jvm::protocol::Known) -> bool {
+        let s = self.state(site, None, known);
+        self.icps.matches(MatchMode::Line, &s) || self.icps.matches(MatchMode::Field, &s)
+    }
 }

@@ -79,4 +79,8 @@ impl Prioritizer for PairPrioritizer {
     fn matched(&self) -> u64 {
         self.matched
     }
+
+    fn impacted_site(&self, site: u32, known: Known) -> bool {
+        known.sites.get(&site).is_some_and(|s| self.rank(&self.map.position(s)).is_some())
+    }
 }

@@ -46,6 +46,12 @@ pub trait Prioritizer {
     fn matched(&self) -> u64 {
         0
     }
+
+    /// Whether the operation at `site` is impacted by the change (an impacted line or
+    /// field): the selection keeps the reversals of races with such an access.
+    fn impacted_site(&self, _site: u32, _known: Known) -> bool {
+        false
+    }
 }
 
 /// No prioritization: `basic`.
@@ -187,6 +193,10 @@ impl Search {
         self.bound = tree.cost(branch);
         let mut options = self.prioritizer.run_options();
         options.push("trace".into());
+        if tree.config().select {
+            // The selection needs every step's site: which races have an impacted access.
+            options.push("stepsites".into());
+        }
         options.extend(tree.sleep_option(branch));
         Some(Request { choices: tree.choices(branch), mode: Mode::Fast, options, kind: Kind::Branch { branch, bounded: use_bounded } })
     }
@@ -222,6 +232,28 @@ impl Search {
         if let Some(trace) = &exec.trace {
             self.classes.insert(dpor::class_of(trace));
         }
+        // Under selection: which steps are impacted accesses (by their sites), and then, per
+        // step, whether its thread makes an impacted access from that step on. A race is
+        // selected when reversing it moves such a thread's impacted access against the
+        // other thread: a new interleaving of an impacted access (ReConTest §IV), reached as
+        // DPOR reaches any reordering, through the races before it.
+        let impacted_steps: Vec<bool> = match &exec.trace {
+            Some(t) if self.exhaustive.as_ref().is_some_and(|t| t.config().select) => {
+                let mut by_site: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+                let here: Vec<bool> = (0..t.steps.len()).map(|k| t.site_of(k).is_some_and(|s| *by_site.entry(s).or_insert_with(|| self.prioritizer.impacted_site(s, known)))).collect();
+                let mut later: std::collections::HashMap<ThreadId, bool> = std::collections::HashMap::new();
+                let mut from = vec![false; here.len()];
+                for k in (0..here.len()).rev() {
+                    let seen = later.entry(t.steps[k].thread).or_insert(false);
+                    *seen |= here[k];
+                    from[k] = *seen;
+                }
+                from
+            }
+            _ => Vec::new(),
+        };
+        let is_impacted = |k: u32| impacted_steps.get(k as usize).copied().unwrap_or(false);
+        let impacted: dpor::ImpactedSteps = (!impacted_steps.is_empty()).then_some(&is_impacted as &dyn Fn(u32) -> bool);
         // Each decision point's prioritization, asked once whichever tree needs it.
         let prioritizer = &mut self.prioritizer;
         let mut memo: std::collections::HashMap<usize, tree::Ranks> = std::collections::HashMap::new();
@@ -237,16 +269,16 @@ impl Search {
                 .clone()
         };
         if bounded {
-            self.bounded.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
+            self.bounded.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks, impacted)?;
             return Ok(());
         }
-        self.exhaustive.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks)?;
+        self.exhaustive.as_mut().expect("the tree that asked").record(branch, exec, &mut ranks, impacted)?;
         // Only the bounded tree takes in the other's runs. Source-DPOR's sleep sets follow
         // the order in which the exhaustive tree explores; a foreign run entered there as a
         // branch is usually equivalent to one it explored or will, and the races it adds
         // are explored again (4 to 13 times the runs on the bench's correct versions).
         if let Some(t) = &mut self.bounded {
-            t.adopt(exec, &mut ranks)?;
+            t.adopt(exec, &mut ranks, impacted)?;
         }
         Ok(())
     }

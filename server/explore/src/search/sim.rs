@@ -245,7 +245,7 @@ pub fn reduced(program: &Program, config: Config, seed: Option<u64>) -> (BTreeSe
         let (exec, obs) = run(program, &tree.choices(branch));
         runs += 1;
         seen.insert(obs);
-        tree.record(branch, &exec, &mut |_| Vec::new()).expect("the simulator is deterministic");
+        tree.record(branch, &exec, &mut |_| Vec::new(), None).expect("the simulator is deterministic");
         assert!(runs < 1_000_000, "the reduced search does not end");
     }
     (seen, runs, tree.coverage())

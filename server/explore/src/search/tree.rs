@@ -50,7 +50,7 @@ use std::ops::Range;
 
 use crate::jvm::protocol::{Decision, Execution, ThreadId};
 use crate::jvm::trace::{Effect, Trace};
-use crate::search::dpor::{self, conflicts_across_runs};
+use crate::search::dpor::{self, conflicts_across_runs, Backtrack, ImpactedSteps};
 use crate::search::rng::XorShift;
 
 pub type NodeId = u32;
@@ -69,12 +69,22 @@ enum State {
     Asleep,
 }
 
+/// Why a branch is added: BPOR's conservative point, and whether a race it reverses has an
+/// impacted access (selection).
+#[derive(Clone, Copy, Debug, Default)]
+struct Reversal {
+    conservative: bool,
+    impacted: bool,
+}
+
 #[derive(Clone, Debug)]
 struct Child {
     thread: ThreadId,
     state: State,
     cost: u32,
     conservative: bool,
+    /// Added to reverse a race with an impacted access (selection).
+    impacted: bool,
     order: u64,
     /// The node of the next decision point after this choice, once a run passed it.
     next: Option<NodeId>,
@@ -92,10 +102,9 @@ struct Node {
     notify: bool,
     /// Preemptions of the prefix before this decision.
     preemptions: u32,
-    /// Whether the prefix holds a preemption the prioritization ranked (one at impacted
-    /// code): under selection, a schedule with one such preemption is selected whatever
-    /// its other preemptions (ReConTest §IV: an interleaving with at least one impacted
-    /// access).
+    /// Whether the prefix reverses a race with an impacted access: under selection, a
+    /// schedule with one such reversal is selected whatever else it reorders (ReConTest
+    /// §IV: an interleaving with at least one impacted access).
     selected_prefix: bool,
     /// Threads asleep here, with the effects of the step each would take.
     sleep: Vec<(ThreadId, Range<u32>)>,
@@ -304,11 +313,11 @@ impl Tree {
     /// Takes in a run another tree asked for: where it leaves this tree's explored paths,
     /// it counts as a branch of this tree. Nothing happens when it follows them all the way
     /// or runs a thread asleep here.
-    pub fn adopt(&mut self, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks) -> Result<Recorded, String> {
+    pub fn adopt(&mut self, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks, impacted: ImpactedSteps) -> Result<Recorded, String> {
         if !self.started {
             self.started = true;
             *self.runs.entry(0).or_default() += 1;
-            return self.record(Branch { node: None, thread: 0 }, exec, ranks);
+            return self.record(Branch { node: None, thread: 0 }, exec, ranks, impacted);
         }
         let Some(mut node) = self.root() else { return Ok(Recorded::default()) };
         for dec in &exec.decisions {
@@ -329,13 +338,13 @@ impl Tree {
                     c.state = State::Running;
                     let cost = c.cost;
                     *self.runs.entry(cost).or_default() += 1;
-                    return self.record(Branch { node: Some(node), thread: dec.thread }, exec, ranks);
+                    return self.record(Branch { node: Some(node), thread: dec.thread }, exec, ranks, impacted);
                 }
                 None => {
                     let cost = n.preemptions + u32::from(n.preempts(dec.thread));
                     self.add_child(node, dec.thread, State::Running, cost, false);
                     *self.runs.entry(cost).or_default() += 1;
-                    return self.record(Branch { node: Some(node), thread: dec.thread }, exec, ranks);
+                    return self.record(Branch { node: Some(node), thread: dec.thread }, exec, ranks, impacted);
                 }
             }
         }
@@ -351,7 +360,7 @@ impl Tree {
     /// branches its conflicts call for. `ranks` is the prioritization of a decision point
     /// of `exec`. Fails when the execution does not follow the tree (the test is not
     /// deterministic).
-    pub fn record(&mut self, branch: Branch, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks) -> Result<Recorded, String> {
+    pub fn record(&mut self, branch: Branch, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks, impacted: ImpactedSteps) -> Result<Recorded, String> {
         let trace = exec.trace.as_ref().ok_or("the agent sent no trace of the execution (RUN option `trace`)")?;
         let mut path = self.path_to(branch);
         self.check_prefix(&path, branch, exec)?;
@@ -410,7 +419,7 @@ impl Tree {
                 let dec = &exec.decisions[d];
                 self.add_child(id, dec.thread, State::Explored, preemptions[d], false);
                 for w in dec.alternatives() {
-                    recorded.branches += usize::from(self.add_branch(id, w, false));
+                    recorded.branches += usize::from(self.add_branch(id, w, Reversal::default()));
                 }
                 parent = Some((id, dec.thread));
             }
@@ -420,12 +429,14 @@ impl Tree {
         }
         // The conflicts of what ran, as branches at the nodes of this execution's path.
         let node_at: std::collections::HashMap<u32, NodeId> = path.iter().copied().filter(|&n| !self.nodes[n as usize].notify).map(|n| (self.nodes[n as usize].step, n)).collect();
-        let backtracks = if self.config.sleep_sets { dpor::source::analyze(trace, limit, !recorded.redundant) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative) };
-        let mut adds: Vec<(NodeId, u64, bool)> = backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b.threads, b.conservative))).collect();
+        let impacted = impacted.filter(|_| self.config.select);
+        let backtracks = if self.config.sleep_sets { dpor::source::analyze(trace, limit, !recorded.redundant, impacted) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted) };
+        let mut adds: Vec<(NodeId, &Backtrack)> = backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b))).collect();
         // Depth-first: the deepest branches are popped first, lower threads first.
-        adds.sort_by_key(|&(n, t, _)| (self.nodes[n as usize].depth, std::cmp::Reverse(t)));
-        for (n, threads, conservative) in adds {
-            recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, threads)) } else { usize::from(self.add_branch(n, threads.trailing_zeros() as ThreadId, conservative)) };
+        adds.sort_by_key(|&(n, b)| (self.nodes[n as usize].depth, std::cmp::Reverse(b.threads)));
+        for (n, b) in adds {
+            let why = Reversal { conservative: b.conservative, impacted: b.impacted };
+            recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.trailing_zeros() as ThreadId, why)) };
         }
         Ok(recorded)
     }
@@ -500,7 +511,7 @@ impl Tree {
             self.add_child(n, t, State::Asleep, cost, false);
         }
         if let Some(&t) = awake.first() {
-            self.add_branch(n, t, false);
+            self.add_branch(n, t, Reversal::default());
         }
     }
 
@@ -520,7 +531,7 @@ impl Tree {
         let ranks = if notify { dec.alternatives().map(|t| (t, Some(0))).collect() } else { ranks };
         let selected_prefix = parent.is_some_and(|(p, t)| {
             let p = &self.nodes[p as usize];
-            p.selected_prefix || (p.preempts(t) && p.rank(t).is_some())
+            p.selected_prefix || p.child(t).is_some_and(|c| c.impacted)
         });
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
@@ -548,12 +559,13 @@ impl Tree {
     fn add_child(&mut self, n: NodeId, thread: ThreadId, state: State, cost: u32, conservative: bool) {
         let order = self.order;
         self.order += 1;
-        self.nodes[n as usize].children.push(Child { thread, state, cost, conservative, order, next: None });
+        self.nodes[n as usize].children.push(Child { thread, state, cost, conservative, impacted: false, order, next: None });
     }
 
     /// Adds the branch `thread` at node `n` unless it is there already or asleep; true if
     /// it was added (or woken up by a conservative request).
-    fn add_branch(&mut self, n: NodeId, thread: ThreadId, conservative: bool) -> bool {
+    fn add_branch(&mut self, n: NodeId, thread: ThreadId, why: Reversal) -> bool {
+        let conservative = why.conservative;
         let node = &mut self.nodes[n as usize];
         if node.choices & (1u64 << thread) == 0 {
             return false;
@@ -561,6 +573,14 @@ impl Tree {
         if let Some(c) = node.child_mut(thread) {
             let wake = conservative && c.state == State::Asleep;
             c.conservative |= conservative;
+            // A branch the selection skipped that an impacted race calls for after all.
+            if why.impacted && c.state == State::Skipped {
+                c.state = State::Queued;
+                c.impacted = true;
+                let cost = c.cost;
+                self.enqueue(n, thread, cost);
+                return true;
+            }
             if wake {
                 c.state = State::Queued;
                 let cost = c.cost;
@@ -574,15 +594,19 @@ impl Tree {
             self.add_child(n, thread, State::Asleep, cost, false);
             return false;
         }
-        let postponed = node.rank(thread).is_none();
         let state = if self.config.max_bound.is_some_and(|b| cost > b) {
             State::Deferred
-        } else if postponed && self.config.select && !conservative && !node.selected_prefix {
+        } else if self.config.select && !conservative && !why.impacted && !node.selected_prefix {
+            // Selection (ReConTest §IV): only the reversals of races with an impacted access
+            // on either side, and everything below one.
             State::Skipped
         } else {
             State::Queued
         };
         self.add_child(n, thread, state, cost, conservative);
+        if let Some(c) = self.nodes[n as usize].children.last_mut() {
+            c.impacted = why.impacted;
+        }
         if state == State::Queued {
             self.enqueue(n, thread, cost);
         }
@@ -592,7 +616,7 @@ impl Tree {
     /// Source-DPOR's rule at node `n` for a race whose reversal can start with any of
     /// `initials`: nothing if one of them is tried or asleep here already, else one of them
     /// (or, should none be able to run here, every thread that can).
-    fn add_initial(&mut self, n: NodeId, initials: u64) -> bool {
+    fn add_initial(&mut self, n: NodeId, initials: u64, why: Reversal) -> bool {
         let node = &self.nodes[n as usize];
         if node.notify {
             return false;
@@ -605,11 +629,11 @@ impl Tree {
         if here != 0 {
             // Any initial will do: one the prioritization ranks, if there is one.
             let ranked = (0..64u8).filter(|&t| here & (1u64 << t) != 0).find(|&t| node.rank(t).is_some());
-            return self.add_branch(n, ranked.unwrap_or(here.trailing_zeros() as ThreadId), false);
+            return self.add_branch(n, ranked.unwrap_or(here.trailing_zeros() as ThreadId), why);
         }
         let mut added = false;
         for t in (0..64u8).filter(|t| node.choices & (1u64 << t) != 0).collect::<Vec<_>>() {
-            added |= self.add_branch(n, t, false);
+            added |= self.add_branch(n, t, why);
         }
         added
     }

@@ -154,6 +154,7 @@ public final class Main {
         boolean stacks = false;
         boolean trace = false;
         boolean alloc = false;
+        boolean stepSites = false;
         String sleep = null;
         racelens.rt.Pct pct = null;
         try {
@@ -180,6 +181,8 @@ public final class Main {
                         trace = true;
                     } else if (opt.equals("alloc")) {
                         alloc = true;
+                    } else if (opt.equals("stepsites")) {
+                        stepSites = true;
                     } else if (opt.startsWith("sleep=")) {
                         sleep = opt.substring(6);
                     } else if (opt.startsWith("pct=")) {
@@ -206,6 +209,7 @@ public final class Main {
             }
         }, "main", 0);
         Rt.recordAllocations(alloc);
+        Rt.recordStepSites(stepSites);
         Rt.begin(thread0, maxSteps, full, choices, stacks, pct, trace);
         thread0.start();
         long tB = System.nanoTime();

@@ -183,6 +183,11 @@ public final class Rt {
         }
     }
 
+    /** RUN option {@code stepsites} for the next execution: report every step's site (an S line). */
+    public static void recordStepSites(boolean on) {
+        Trace.stepSitesNext = on;
+    }
+
     /** RUN option {@code alloc} for the next execution: report objects' allocation sites (N lines). */
     public static void recordAllocations(boolean on) {
         Trace.allocsNext = on;

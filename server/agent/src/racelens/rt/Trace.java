@@ -40,7 +40,13 @@ final class Trace {
     static boolean on;
 
     static byte[] threadOf = new byte[1 << 12];
+    /** The site of each step's point (0: a step without one: a thread's BEGIN, a completion). */
+    static int[] siteOf = new int[1 << 12];
     static int steps;
+
+    /** RUN option {@code stepsites} (with {@code trace}): an {@code S} line with every step's site. */
+    static boolean stepSites;
+    static boolean stepSitesNext;
 
     static int count;
     static int[] step = new int[1 << 12];
@@ -66,6 +72,8 @@ final class Trace {
         bornCount = 0;
         allocs = enabled && allocsNext;
         allocsNext = false;
+        stepSites = enabled && stepSitesNext;
+        stepSitesNext = false;
         allocSite.clear();
         named.clear();
         on = enabled;
@@ -77,8 +85,10 @@ final class Trace {
     static void step(int k, int t) {
         if (k >= threadOf.length) {
             threadOf = java.util.Arrays.copyOf(threadOf, Math.max(k + 1, threadOf.length * 2));
+            siteOf = java.util.Arrays.copyOf(siteOf, threadOf.length);
         }
         threadOf[k] = (byte) t;
+        siteOf[k] = 0;
         steps = k + 1;
     }
 
@@ -102,6 +112,7 @@ final class Trace {
     /** Step {@code k} of thread {@code t} at scheduling point {@code site}, on object {@code o}. */
     static void point(int k, int t, Object o, int site) {
         step(k, t);
+        siteOf[k] = site;
         access(o, site);
     }
 
@@ -297,6 +308,17 @@ final class Trace {
             }
         }
         out.append('\n');
+        if (stepSites) {
+            // S <site of step 0> <site of step 1> ...: the sites first, as any response does.
+            for (int k = 0; k < steps; k++) {
+                Sites.announce(siteOf[k], out);
+            }
+            out.append('S');
+            for (int k = 0; k < steps; k++) {
+                out.append(' ').append(siteOf[k]);
+            }
+            out.append('\n');
+        }
         out.append('P');
         for (TS t : threads) {
             if (!t.finished) {

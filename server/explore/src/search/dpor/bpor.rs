@@ -42,7 +42,7 @@ use std::collections::HashMap;
 
 use crate::jvm::protocol::{Execution, ThreadId};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
-use crate::search::dpor::{conflicts, enabled_before, Backtrack};
+use crate::search::dpor::{conflicts, enabled_before, Backtrack, ImpactedSteps};
 
 /// BPOR's dependence: conflicts, and a release with an acquisition of the same lock.
 fn dependent(a: &[Effect], b: &[Effect]) -> bool {
@@ -93,8 +93,10 @@ struct Scan<'a> {
     last_step: Vec<Option<u32>>,
     last_global: Vec<Option<u32>>,
     conservative: bool,
-    out: HashMap<(u32, ThreadId), bool>,
+    /// Per backtrack point: conservative, impacted.
+    out: HashMap<(u32, ThreadId), (bool, bool)>,
     hb: Clocks,
+    impacted: ImpactedSteps<'a>,
 }
 
 /// Happens-before as vector clocks, under BPOR's dependence: per thread, how many steps of
@@ -200,6 +202,7 @@ impl<'a> Scan<'a> {
             conservative,
             out: HashMap::new(),
             hb: Clocks::new(threads),
+            impacted: None,
         }
     }
 
@@ -213,21 +216,26 @@ impl<'a> Scan<'a> {
 
     /// BPOR's Post for step `i` and `u`'s next step.
     fn race(&mut self, i: u32, u: ThreadId) {
-        self.backtrack_at(i, u, false);
+        // The race is step i against u's next step (a step of the trace, or its pending one).
+        let partner = self.steps_of[u as usize].get(self.ran[u as usize]).copied();
+        let impacted = self.impacted.is_some_and(|f| f(i) || partner.is_some_and(f));
+        self.backtrack_at(i, u, false, impacted);
         if self.conservative {
             if let Some(j) = self.switch_before[i as usize] {
-                self.backtrack_at(j, u, true);
+                self.backtrack_at(j, u, true, impacted);
             }
         }
     }
 
     /// `u` before step `i`; if it cannot run there, every thread that can.
-    fn backtrack_at(&mut self, i: u32, u: ThreadId, conservative: bool) {
+    fn backtrack_at(&mut self, i: u32, u: ThreadId, conservative: bool, impacted: bool) {
         let enabled = self.enabled[i as usize];
         let ran = self.trace.steps[i as usize].thread;
         let targets = if enabled & (1 << u) != 0 { 1u64 << u } else { enabled };
         for t in (0..64u8).filter(|&t| targets & (1u64 << t) != 0 && t != ran) {
-            *self.out.entry((i, t)).or_insert(conservative) |= conservative;
+            let entry = self.out.entry((i, t)).or_insert((conservative, impacted));
+            entry.0 |= conservative;
+            entry.1 |= impacted;
         }
     }
 
@@ -261,10 +269,11 @@ impl<'a> Scan<'a> {
 
 /// The backtracking points of an execution (its first `limit` steps). `conservative`: add
 /// BPOR's point (2) (a preemption bound is in force).
-pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool) -> Vec<Backtrack> {
+pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
     let enabled = enabled_before(exec, trace);
     let limit = limit.min(trace.steps.len());
     let mut scan = Scan::new(trace, &enabled, conservative);
+    scan.impacted = impacted;
     let threads = scan.steps_of.len();
     for k in 0..limit {
         let v = trace.steps[k].thread;
@@ -292,7 +301,7 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool
             }
         }
     }
-    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), conservative)| Backtrack { step, threads: 1 << thread, conservative }).collect();
+    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), (conservative, impacted))| Backtrack { step, threads: 1 << thread, conservative, impacted }).collect();
     backtracks.sort_by_key(|b| (b.step, b.threads));
     backtracks
 }

@@ -53,7 +53,13 @@ pub struct Backtrack {
     /// Added by BPOR's point (2), the last context switch before the race: tried even
     /// where a sleep set says it is covered.
     pub conservative: bool,
+    /// One of the races that call for it has an impacted access on either side (the
+    /// selection keeps it: ReConTest §IV, interleavings with an impacted access).
+    pub impacted: bool,
 }
+
+/// Which steps of an execution are impacted accesses (by step index); `None`: no selection.
+pub type ImpactedSteps<'a> = Option<&'a dyn Fn(u32) -> bool>;
 
 /// The threads enabled before each step: at a decision, those the agent reported; at any
 /// other step only the thread that ran it.

@@ -20,7 +20,7 @@
 
 use crate::jvm::protocol::ThreadId;
 use crate::jvm::trace::{Access, Effect, Trace, Var};
-use crate::search::dpor::Backtrack;
+use crate::search::dpor::{Backtrack, ImpactedSteps};
 use std::collections::HashMap;
 
 /// A vector clock: per thread, how many of its steps happen before.
@@ -57,7 +57,8 @@ impl Events {
 /// The races of `exec` (its first `limit` steps) and, for each, the initials of the
 /// schedules that reverse it. `pending`: also the races of the operations live threads
 /// were about to perform when the execution ended.
-pub fn analyze(trace: &Trace, limit: usize, pending: bool) -> Vec<Backtrack> {
+pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
+    let impacted_race = |i: usize, k: Option<usize>| impacted.is_some_and(|f| f(i as u32) || k.is_some_and(|k| f(k as u32)));
     let limit = limit.min(trace.steps.len());
     let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
     let zero = vec![0u32; threads];
@@ -68,7 +69,7 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool) -> Vec<Backtrack> {
     let mut last_of: Vec<Option<usize>> = vec![None; threads];
     let mut last_global: Option<usize> = None;
     let mut everything = zero.clone();
-    let mut out: Vec<(u32, u64)> = Vec::new();
+    let mut out: Vec<(u32, u64, bool)> = Vec::new();
 
     for k in 0..limit {
         let p = trace.steps[k].thread;
@@ -77,7 +78,7 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool) -> Vec<Backtrack> {
         let candidates = candidates(p, effects, &vars, &last_of, last_global, &ev);
         for &i in &candidates {
             if is_race(i, &candidates, &pre, &ev) {
-                out.push((i as u32, initials(i, k, p, &before_but(i, &pre, &candidates, &ev), &ev)));
+                out.push((i as u32, initials(i, k, p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, Some(k))));
             }
         }
         // This step's clock.
@@ -150,15 +151,22 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool) -> Vec<Backtrack> {
             let candidates = candidates(*p, effects, &vars, &last_of, last_global, &ev);
             for &i in &candidates {
                 if is_race(i, &candidates, &pre, &ev) {
-                    out.push((i as u32, initials(i, limit, *p, &before_but(i, &pre, &candidates, &ev), &ev)));
+                    out.push((i as u32, initials(i, limit, *p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, None)));
                 }
             }
         }
     }
-    // One entry per race: each race needs one of its own initials.
+    // One entry per race: each race needs one of its own initials (impacted when one of the
+    // races with those initials there is).
     out.sort_unstable();
-    out.dedup();
-    out.into_iter().map(|(step, threads)| Backtrack { step, threads, conservative: false }).collect()
+    let mut merged: Vec<Backtrack> = Vec::new();
+    for (step, threads, impacted) in out {
+        match merged.last_mut() {
+            Some(b) if b.step == step && b.threads == threads => b.impacted |= impacted,
+            _ => merged.push(Backtrack { step, threads, conservative: false, impacted }),
+        }
+    }
+    merged
 }
 
 /// The earlier steps of other threads that a step of `p` with `effects` conflicts with
