@@ -20,15 +20,14 @@ use racelens_analysis::impact::{self, Impact, Options};
 use racelens_analysis::rank::{self, Selection};
 use serde_json::Value;
 use tokio::runtime::Handle;
-use tokio::sync::oneshot;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::Client;
 
 use crate::actions;
 use crate::convert;
 use crate::documents::{ChangeOutcome, Documents};
-use crate::explorations::JobEvent;
 use crate::jobs::Jobs;
+use crate::messages::{ClientCaps, Msg};
 use crate::hover;
 use crate::lenses;
 use crate::payloads::{self, DocumentText};
@@ -38,54 +37,6 @@ use crate::status::{SelectionStatus, SelectionStatusNotification};
 use crate::watch::Watcher;
 
 mod explore;
-
-pub type Reply<T> = oneshot::Sender<Result<T, String>>;
-
-/// What the client can do, from `initialize`.
-#[derive(Clone, Debug, Default)]
-pub struct ClientCaps {
-    pub encoding: Option<Encoding>,
-    pub progress: bool,
-    pub lens_refresh: bool,
-    pub watch_dynamic: bool,
-    pub configuration: bool,
-    /// `window/showDocument` (else our `racelens/showDocument` notification).
-    pub show_document: bool,
-    /// `experimental.racelens.selectionStatus`: the client shows `racelens/selectionStatus`.
-    pub selection_status: bool,
-    /// `experimental.racelens.scheduleHtml`: the client shows a schedule's swimlane page
-    /// (`racelens:/schedule/.../*.html`) rather than its markdown.
-    pub schedule_html: bool,
-}
-
-pub enum Msg {
-    Initialize { roots: Vec<PathBuf>, caps: ClientCaps, settings: Settings },
-    Initialized,
-    Open { uri: Uri, version: i32, text: String },
-    Change { uri: Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent> },
-    Close { uri: Uri },
-    Save { uri: Uri },
-    /// Files changed on disk (from the client's watcher or ours).
-    Watched(Vec<PathBuf>),
-    Configuration(Option<Value>),
-    Hover { uri: Uri, position: Position, reply: Reply<Option<Hover>> },
-    CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
-    CodeAction { params: CodeActionParams, reply: Reply<Vec<CodeActionOrCommand>> },
-    Document { uri: String, reply: Reply<Value> },
-    Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
-    /// From an exploration's worker.
-    Job(JobEvent),
-    /// `window/workDoneProgress/cancel`: the user cancelled the progress with this token.
-    CancelProgress(String),
-    Shutdown,
-}
-
-impl Msg {
-    /// Requests answer from the analysis, so it must be current first.
-    fn needs_analysis(&self) -> bool {
-        matches!(self, Msg::Hover { .. } | Msg::CodeLens { .. } | Msg::CodeAction { .. } | Msg::Execute { .. })
-    }
-}
 
 struct Workspace {
     root: PathBuf,

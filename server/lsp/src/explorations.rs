@@ -31,7 +31,7 @@ use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::results::report;
 use racelens_explore::results::swimlane::Lanes;
 
-use crate::core::Msg;
+use crate::messages::{JobEvent, Msg};
 
 #[derive(Clone, Debug)]
 pub enum JobKind {
@@ -63,11 +63,6 @@ pub struct Job {
 
 /// Priority change points of change-aware PCT when it is the editor's heuristic.
 const PCT_DEPTH: u32 = 3;
-
-pub enum JobEvent {
-    Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
-    Finished { id: u64, result: Result<ResultKind, String>, replay: bool },
-}
 
 /// Runs jobs on worker threads and reports to the core.
 pub fn spawn(job: Job, tx: Sender<Msg>) {
