@@ -410,19 +410,8 @@ fn read_source(path: &Path) -> Loaded {
     Ok((text, warning, facts))
 }
 
+/// Parses files on rayon's pool (in the order given), so that large files spread out.
 fn parse_in_parallel(files: &[String], read: impl Fn(&str) -> Loaded + Sync) -> Vec<Loaded> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if files.len() < 8 || threads == 1 {
-        return files.iter().map(|f| read(f)).collect();
-    }
-    // Interleave files over threads so that large files spread out.
-    let read = &read;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| s.spawn(move || files.iter().enumerate().skip(t).step_by(threads).map(|(i, f)| (i, read(f))).collect::<Vec<_>>()))
-            .collect();
-        let mut all: Vec<(usize, Loaded)> = handles.into_iter().flat_map(|h| h.join().expect("parsing does not panic")).collect();
-        all.sort_by_key(|(i, _)| *i);
-        all.into_iter().map(|(_, l)| l).collect()
-    })
+    use rayon::prelude::*;
+    files.par_iter().map(|f| read(f)).collect()
 }

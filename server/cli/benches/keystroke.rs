@@ -1,19 +1,23 @@
 //! Keystroke-to-diagnostics latency through the real protocol: `racelens lsp` (the
 //! release binary, over stdio), a scripted client typing a statement character by
 //! character into `java/util/Vector.java` (1,488 lines) of a ~50,000-line project (the
-//! JDK's `java.util` sources in a git repository).
+//! JDK's `java.util` sources in a git repository), or with `large` of the ~500,000 lines
+//! of `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text`.
 //!
 //! Each keystroke is a `didChange` followed by a `textDocument/codeLens` request for the
 //! same file; the server analyses (and publishes diagnostics) before it answers a
 //! request, so the time to the answer is the time until the diagnostics of that keystroke
-//! are out.
+//! are out. The bench also reports the time from start to the first answer (with an empty
+//! cache folder, `XDG_CACHE_HOME`, then a restart on the same tree with the folder the first
+//! run left) and the server's resident memory after typing.
 //!
-//! Run: `cargo bench -p racelens --bench keystroke`
+//! Run: `cargo bench -p racelens --bench keystroke` (`-- large` for the 500k-line one)
 
 #[path = "../../analysis/benches/corpus.rs"]
 mod corpus;
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
@@ -24,17 +28,61 @@ use serde_json::{json, Value};
 const FILE: &str = "src/java/util/Vector.java";
 const TYPED: &str = "elementCount = elementCount + 1;";
 
+const LARGE: &[&str] = &["java/util/", "java/lang/", "java/io/", "java/net/", "java/math/", "java/text/"];
+
 fn main() {
     let Some(zip) = Jdk::locate() else {
         eprintln!("the JDK's src.zip was not found: install openjdk-17-source");
         std::process::exit(2);
     };
-    let (repo, lines) = corpus::repository(&zip, Some(50_000), &["java/util/Vector.java"]);
+    let large = std::env::args().any(|a| a == "large");
+    let (repo, lines, what) = match large {
+        true => {
+            let repo = tempfile::tempdir().unwrap();
+            let lines = corpus::extract_packages(&zip, repo.path(), LARGE, None, &[]);
+            corpus::git(repo.path(), &["init", "-q"]);
+            corpus::git(repo.path(), &["add", "-A"]);
+            corpus::git(repo.path(), &["commit", "-q", "-m", "the JDK"]);
+            (repo, lines, LARGE.join(", "))
+        }
+        false => {
+            let (repo, lines) = corpus::repository(&zip, Some(50_000), &["java/util/Vector.java"]);
+            (repo, lines, "java/util/".to_string())
+        }
+    };
     let root = repo.path().canonicalize().unwrap();
     let text = std::fs::read_to_string(root.join(FILE)).unwrap();
-    println!("project: {lines} lines of java.util; typing `{TYPED}` into {FILE} ({} lines)", text.lines().count());
+    println!("project: {lines} lines of {what}; typing `{TYPED}` into {FILE} ({} lines)", text.lines().count());
+    // The server's caches go to a folder of ours, empty at first.
+    let cache = tempfile::tempdir().unwrap();
+    let samples = session(&root, &text, cache.path(), true);
+    session(&root, &text, cache.path(), false);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_racelens")).arg("lsp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut samples = samples;
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
+    println!(
+        "keystroke to diagnostics: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)",
+        p(0.5),
+        p(0.95),
+        p(0.99),
+        p(1.0),
+        samples.len()
+    );
+}
+
+/// One server from start to exit: the time to the first answer, then (when `typing`) the
+/// keystrokes' latencies and the resident memory after them.
+fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> Vec<Duration> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_racelens"))
+        .arg("lsp")
+        .env("XDG_CACHE_HOME", cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let (tx, rx) = channel::<Value>();
@@ -76,8 +124,28 @@ fn main() {
     send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}}}));
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
     wait_id(2);
-    println!("initial index and analysis: {} ms", started.elapsed().as_millis());
+    let label = if typing { "start to first diagnostics" } else { "restart with the same tree to first diagnostics" };
+    println!("{label}: {} ms", started.elapsed().as_millis());
+    let mut samples = Vec::new();
+    if typing {
+        samples = type_statement(&mut send, &wait_id, &uri, text);
+        println!("resident memory after typing: {}", memory(child.id()));
+    }
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
+    wait_id(3);
+    send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    let _ = child.wait();
+    samples
+}
 
+/// `VmRSS` (now) and `VmHWM` (peak) of a process, from /proc.
+fn memory(pid: u32) -> String {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb = |key: &str| status.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap_or(0)).unwrap_or(0);
+    format!("{} MB (peak {} MB)", kb("VmRSS:") / 1024, kb("VmHWM:") / 1024)
+}
+
+fn type_statement(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, text: &str) -> Vec<Duration> {
     // Type at the start of addElement's body, on a new line.
     let anchor = text.find("public synchronized void addElement(E obj) {").expect("Vector.addElement");
     let line = text[..anchor].lines().count() as u32; // 0-based line of the declaration
@@ -100,20 +168,5 @@ fn main() {
         send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line + 1, "character": 8}, "end": {"line": line + 1, "character": 8 + TYPED.len() as u32}}, "text": ""}]}}));
         let _ = round;
     }
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
-    wait_id(3);
-    send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    let _ = child.wait();
-
-    samples.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
-    println!(
-        "keystroke to diagnostics: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)",
-        p(0.5),
-        p(0.95),
-        p(0.99),
-        p(1.0),
-        samples.len()
-    );
+    samples
 }

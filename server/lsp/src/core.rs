@@ -4,8 +4,11 @@
 //! Handlers of the LSP layer only forward messages here (without awaiting first, so
 //! arrival order is kept). Edits are applied at once; analysis runs when no message is
 //! waiting, or before a request that needs its result, so a burst of keystrokes costs
-//! one analysis and stale states are never analysed. A panic while handling one message
-//! is caught: that request gets an error and the server goes on.
+//! one analysis and stale states are never analysed. The edited file's diagnostics are
+//! published first; work that no request waits for (ranking the tests for the selection
+//! status) runs only when no message is waiting, so a newer keystroke goes before it. A
+//! panic while handling one message is caught: that request gets an error and the server
+//! goes on.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,17 +21,17 @@ use std::sync::Arc;
 use racelens_analysis::host::{Host, HostOptions, MAX_FILE_BYTES};
 use racelens_analysis::impact::{self, Impact, Options};
 use racelens_analysis::rank::{self, Selection};
+use racelens_analysis::select;
 use serde_json::Value;
 use tokio::runtime::Handle;
-use tokio::sync::oneshot;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::Client;
 
 use crate::actions;
 use crate::convert;
 use crate::documents::{ChangeOutcome, Documents};
-use crate::explorations::JobEvent;
 use crate::jobs::Jobs;
+use crate::messages::{ClientCaps, Msg};
 use crate::hover;
 use crate::lenses;
 use crate::payloads::{self, DocumentText};
@@ -38,54 +41,6 @@ use crate::status::{SelectionStatus, SelectionStatusNotification};
 use crate::watch::Watcher;
 
 mod explore;
-
-pub type Reply<T> = oneshot::Sender<Result<T, String>>;
-
-/// What the client can do, from `initialize`.
-#[derive(Clone, Debug, Default)]
-pub struct ClientCaps {
-    pub encoding: Option<Encoding>,
-    pub progress: bool,
-    pub lens_refresh: bool,
-    pub watch_dynamic: bool,
-    pub configuration: bool,
-    /// `window/showDocument` (else our `racelens/showDocument` notification).
-    pub show_document: bool,
-    /// `experimental.racelens.selectionStatus`: the client shows `racelens/selectionStatus`.
-    pub selection_status: bool,
-    /// `experimental.racelens.scheduleHtml`: the client shows a schedule's swimlane page
-    /// (`racelens:/schedule/.../*.html`) rather than its markdown.
-    pub schedule_html: bool,
-}
-
-pub enum Msg {
-    Initialize { roots: Vec<PathBuf>, caps: ClientCaps, settings: Settings },
-    Initialized,
-    Open { uri: Uri, version: i32, text: String },
-    Change { uri: Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent> },
-    Close { uri: Uri },
-    Save { uri: Uri },
-    /// Files changed on disk (from the client's watcher or ours).
-    Watched(Vec<PathBuf>),
-    Configuration(Option<Value>),
-    Hover { uri: Uri, position: Position, reply: Reply<Option<Hover>> },
-    CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
-    CodeAction { params: CodeActionParams, reply: Reply<Vec<CodeActionOrCommand>> },
-    Document { uri: String, reply: Reply<Value> },
-    Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
-    /// From an exploration's worker.
-    Job(JobEvent),
-    /// `window/workDoneProgress/cancel`: the user cancelled the progress with this token.
-    CancelProgress(String),
-    Shutdown,
-}
-
-impl Msg {
-    /// Requests answer from the analysis, so it must be current first.
-    fn needs_analysis(&self) -> bool {
-        matches!(self, Msg::Hover { .. } | Msg::CodeLens { .. } | Msg::CodeAction { .. } | Msg::Execute { .. })
-    }
-}
 
 struct Workspace {
     root: PathBuf,
@@ -114,6 +69,10 @@ pub struct Core {
     docs: Documents,
     workspaces: Vec<Workspace>,
     dirty: BTreeSet<usize>,
+    /// Workspaces whose selection status may have changed: sent when nothing else waits.
+    status_due: BTreeSet<usize>,
+    /// The document edited last: its diagnostics are published first.
+    edited: Option<Uri>,
     /// When the oldest unanalysed change arrived.
     dirty_since: Option<Instant>,
     watcher: Option<Watcher>,
@@ -142,6 +101,8 @@ impl Core {
             docs: Documents::default(),
             workspaces: Vec::new(),
             dirty: BTreeSet::new(),
+            status_due: BTreeSet::new(),
+            edited: None,
             dirty_since: None,
             watcher: None,
             test_commands,
@@ -165,6 +126,10 @@ impl Core {
             let Some(msg) = queue.pop_front() else {
                 if !self.dirty.is_empty() {
                     self.guarded("analysis", |core| core.analyze_dirty());
+                    continue;
+                }
+                if let Some(w) = self.status_due.pop_first() {
+                    self.guarded("the selection status", |core| core.send_selection_status(w));
                     continue;
                 }
                 match rx.recv() {
@@ -226,7 +191,10 @@ impl Core {
                 self.overlay(&uri);
             }
             Msg::Change { uri, version, changes } => match self.docs.change(&uri, version, changes, self.encoding()) {
-                ChangeOutcome::Applied => self.overlay(&uri),
+                ChangeOutcome::Applied => {
+                    self.overlay(&uri);
+                    self.edited = Some(uri);
+                }
                 ChangeOutcome::Stale { current, got } => self.log(
                     MessageType::WARNING,
                     format!("racelens: ignored a change to {} with version {got}, not newer than {current}", uri.as_str()),
@@ -472,7 +440,9 @@ impl Core {
     /// Opens a workspace again (new settings or configuration file), keeping its buffers.
     fn reload_workspace(&mut self, w: usize) {
         let ws = self.workspaces.remove(w);
-        self.dirty = self.dirty.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
+        let shift = |set: &BTreeSet<usize>| set.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
+        self.dirty = shift(&self.dirty);
+        self.status_due = shift(&self.status_due);
         // Clear what it published; the reloaded workspace publishes again.
         for uri in ws.published.keys() {
             self.publish(uri.clone(), Vec::new());
@@ -519,7 +489,9 @@ impl Core {
             self.publish_workspace(w);
             if lens_changed {
                 self.refresh_lenses();
-                self.send_selection_status(w);
+                if self.caps.selection_status {
+                    self.status_due.insert(w);
+                }
             }
         }
     }
@@ -536,6 +508,8 @@ impl Core {
             ws.published.keys().filter(|u| !diagnostics.contains_key(*u)).map(|u| (u.clone(), Vec::new())).collect();
         changed.extend(diagnostics.iter().filter(|(u, d)| ws.published.get(*u) != Some(*d)).map(|(u, d)| (u.clone(), d.clone())));
         ws.published = diagnostics;
+        // The edited file first: the others' lists follow.
+        changed.sort_by_key(|(u, _)| Some(u) != self.edited.as_ref());
         for (uri, list) in changed {
             self.publish(uri, list);
         }
@@ -593,7 +567,11 @@ impl Core {
         }
         let Some((w, rel)) = self.locate(uri) else { return Vec::new() };
         let Some(file) = self.workspaces[w].host.index().file_id(&rel) else { return Vec::new() };
-        let selection = self.selection(w);
+        // Lenses stand on tests: a file without any needs no ranking of the project's tests.
+        let selection = match select::thread_tests_in(self.workspaces[w].host.index(), file).is_empty() {
+            true => Arc::new(Selection::default()),
+            false => self.selection(w),
+        };
         let ws = &self.workspaces[w];
         let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, &selection, self.encoding());
         self.exploration_lenses(w, &rel, &mut out);
@@ -625,7 +603,7 @@ impl Core {
 
     /// Tells the client how many tests the change selects, when that changed.
     fn send_selection_status(&mut self, w: usize) {
-        if !self.caps.selection_status {
+        if !self.caps.selection_status || w >= self.workspaces.len() {
             return;
         }
         let selection = self.selection(w);

@@ -28,11 +28,11 @@ use racelens_explore::jvm::protocol::Outcome;
 use racelens_explore::results::schedule::ScheduleString;
 use racelens_explore::jvm::agent;
 use racelens_explore::impact::{self, HostVersions};
-use racelens_explore::reports::{ImpactReport, Place, PreemptionPlace, ResultKind, TestResult};
+use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::results::report;
 use racelens_explore::results::swimlane::Lanes;
 
-use crate::core::Msg;
+use crate::messages::{JobEvent, Msg};
 
 #[derive(Clone, Debug)]
 pub enum JobKind {
@@ -74,13 +74,6 @@ pub struct BaseInput {
 
 /// Priority change points of change-aware PCT when it is the editor's heuristic.
 const PCT_DEPTH: u32 = 3;
-
-pub enum JobEvent {
-    Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
-    /// The test's dynamic impact, computed before its exploration starts.
-    Impact { id: u64, report: Box<ImpactReport> },
-    Finished { id: u64, result: Result<ResultKind, String>, replay: bool },
-}
 
 /// Runs jobs on worker threads and reports to the core.
 pub fn spawn(job: Job, tx: Sender<Msg>) {

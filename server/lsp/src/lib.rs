@@ -3,6 +3,7 @@
 //!
 //! - [`server`]: the LSP facade (tower-lsp-server); handlers forward to the core;
 //! - [`core`]: one thread that owns all state and handles messages in arrival order;
+//! - [`messages`]: what the core handles (from the facade, the watcher, workers);
 //! - [`documents`]: open buffers (rope + incrementally parsed document);
 //! - [`positions`]: UTF-16/UTF-8 positions <-> byte offsets;
 //! - [`convert`], [`hover`], [`lenses`], [`actions`]: analysis results as LSP answers
@@ -22,6 +23,7 @@ mod framing;
 mod hover;
 mod jobs;
 mod lenses;
+mod messages;
 mod payloads;
 mod positions;
 mod server;

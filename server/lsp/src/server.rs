@@ -12,7 +12,8 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::core::{self, ClientCaps, Msg};
+use crate::core;
+use crate::messages::{ClientCaps, Msg, Reply};
 use crate::lenses::SERVER_COMMANDS;
 use crate::positions::Encoding;
 use crate::settings::Settings;
@@ -34,7 +35,7 @@ impl Backend {
         let _ = self.core.send(msg);
     }
 
-    async fn ask<T>(&self, make: impl FnOnce(core::Reply<T>) -> Msg) -> Result<T> {
+    async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Msg) -> Result<T> {
         let (tx, rx) = oneshot::channel();
         self.send(make(tx));
         match rx.await {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
-use crate::core::Msg;
+use crate::messages::Msg;
 
 pub struct Watcher {
     _inner: RecommendedWatcher,

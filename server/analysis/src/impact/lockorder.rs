@@ -110,7 +110,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
     let wanted: BTreeSet<String> = edges.iter().filter(|e| e.created && e.inner.lock.key != e.outer.key).map(|e| e.inner.lock.key.clone()).collect();
     if !wanted.is_empty() {
         let none = BTreeSet::new();
-        for file in index.ids().collect::<Vec<_>>() {
+        let files: BTreeSet<FileId> = wanted.iter().flat_map(|k| index.files_locking(k)).collect();
+        for file in files {
             let done = followed.get(&file).unwrap_or(&none);
             graph.edges_of(file, |i, id| !done.contains(&i) && wanted.contains(&id.key), Base::Unchanged, &mut edges);
         }

@@ -24,7 +24,12 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
     // All shared accesses of every field that matters, grouped by field.
     let wanted: BTreeSet<FieldKey> = impacted.fields().cloned().collect();
     let mut by_field: BTreeMap<FieldKey, Vec<(FileId, usize)>> = BTreeMap::new();
-    for (id, e) in index.entries() {
+    // Without `all_pairs`, only the files that access a wanted field (the inverted index).
+    let files: Vec<FileId> = match options.all_pairs {
+        true => index.ids().collect(),
+        false => wanted.iter().flat_map(|f| index.files_accessing(f)).collect::<BTreeSet<_>>().into_iter().collect(),
+    };
+    for (id, e) in files.into_iter().filter_map(|id| index.entry(id).map(|e| (id, e))) {
         for (i, s) in e.resolved.sites.iter().enumerate() {
             if (options.all_pairs || wanted.contains(&s.field)) && sharing.is_shared(index, id, s) {
                 by_field.entry(s.field.clone()).or_default().push((id, i));
@@ -107,8 +112,18 @@ struct MonitorEvent {
 }
 
 fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, ends: &mut EndCache, out: &mut Vec<Pair>) {
+    // Impacted operations are in the changed files (and the regions the change touched);
+    // the others pair only on a monitor one of those uses: the files locking it.
+    let changed: BTreeSet<FileId> = changes.files.iter().map(|c| c.file).chain(regions.by_file.keys().copied()).collect();
+    let mut files = changed.clone();
+    for id in &changed {
+        let Some(e) = index.entry(*id) else { continue };
+        for key in e.resolved.locks.iter().map(|l| &l.key).chain(e.resolved.monitor_calls.iter().map(|m| &m.lock.key)) {
+            files.extend(index.files_locking(key));
+        }
+    }
     let mut ops: Vec<MonitorEvent> = Vec::new();
-    for (id, e) in index.entries() {
+    for (id, e) in files.into_iter().filter_map(|id| index.entry(id).map(|e| (id, e))) {
         let facts = &e.facts;
         let change = changes.get(id);
         let touched: BTreeSet<u32> = change.map(|c| c.diff.touched_lines().collect()).unwrap_or_default();

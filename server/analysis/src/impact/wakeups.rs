@@ -151,7 +151,7 @@ fn introduced_wakeup(change: &ChangedFile, facts: &FileFacts, call: &Call, metho
 /// Every wait on the monitor `key`, in the project.
 fn waiters(cx: &Cx, key: &str) -> Vec<Waiter> {
     let mut out = Vec::new();
-    for (file, entry) in cx.index.entries() {
+    for (file, entry) in cx.index.files_locking(key).filter_map(|f| cx.index.entry(f).map(|e| (f, e))) {
         let facts = &entry.facts;
         for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Wait && m.lock.key == key) {
             let call = &facts.calls[m.call as usize];
@@ -310,7 +310,7 @@ fn second_kind(cx: &Cx, mine: &Waiter, display: &str, key: &str) -> Option<Diagn
     let waiters = waiters(cx, key);
     let other = waiters.iter().find(|w| w.cond.is_some() && w.cond != mine.cond)?;
     let mut wakeups = Vec::new();
-    for (file, entry) in cx.index.entries() {
+    for (file, entry) in cx.index.files_locking(key).filter_map(|f| cx.index.entry(f).map(|e| (f, e))) {
         let facts = &entry.facts;
         for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == key) {
             let call = &facts.calls[m.call as usize];
@@ -377,7 +377,7 @@ fn not_in_loop(cx: &Cx, change: &ChangedFile, facts: &FileFacts, call: &Call, gu
         (None, None) => format!("`{}()` outside a loop: a spurious wake-up proceeds though what it waits for may not hold (wait in a `while` loop){because}", call.name),
     };
     let mut related = Vec::new();
-    for (file, entry) in cx.index.entries() {
+    for (file, entry) in cx.index.files_locking(key).filter_map(|f| cx.index.entry(f).map(|e| (f, e))) {
         let f = &entry.facts;
         for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == key) {
             let c = &f.calls[m.call as usize];

@@ -324,7 +324,7 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
         let argc = facts.methods[method as usize].params.len();
         let mut callers = 0;
         let mut holding = 0;
-        for (id, e) in index.entries() {
+        for (id, e) in index.files_calling(name).filter_map(|f| index.entry(f).map(|e| (f, e))) {
             for c in e.facts.calls.iter().filter(|c| &c.name == name && c.args.len() == argc && c.kind == CallKind::Method) {
                 if id == change.file && facts.units[c.unit as usize].method == method {
                     continue;

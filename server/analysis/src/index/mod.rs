@@ -4,8 +4,11 @@
 //! Updating one file recomputes that file's facts only (done by the caller) and its
 //! resolution here; when a file's *declarations* change (a field, a method signature, a
 //! supertype), the symbol table is rebuilt and every file is resolved again. Typing in a
-//! method body never changes declarations, so the common path is one file.
+//! method body never changes declarations, so the common path is one file. The inverted
+//! index (which files access a field, hold a lock, call a method name) follows each
+//! file's resolution, so analyses that join files read the files that matter only.
 
+mod inverted;
 pub mod jdk;
 pub mod locks;
 pub mod resolve;
@@ -90,6 +93,7 @@ pub struct ProjectIndex {
     symbols_dirty: bool,
     unresolved: BTreeSet<FileId>,
     jdk: Option<Arc<Jdk>>,
+    inverted: inverted::Inverted,
 }
 
 impl ProjectIndex {
@@ -122,6 +126,7 @@ impl ProjectIndex {
         if let Some(id) = self.by_path.remove(path) {
             self.entries[id.0 as usize] = None;
             self.unresolved.remove(&id);
+            self.inverted.remove(id);
             self.symbols_dirty = true;
         }
     }
@@ -132,14 +137,31 @@ impl ProjectIndex {
             self.symbols = Arc::new(Symbols::build(self));
             self.symbols_dirty = false;
             self.unresolved = self.ids().collect();
+            self.inverted.clear();
         }
         let todo: Vec<FileId> = std::mem::take(&mut self.unresolved).into_iter().collect();
         let resolved = resolve_in_parallel(self, &todo);
         for (id, r) in todo.into_iter().zip(resolved) {
             if let Some(e) = self.entries[id.0 as usize].as_mut() {
+                self.inverted.insert(id, &e.facts, &r);
                 e.resolved = Arc::new(r);
             }
         }
+    }
+
+    /// The files with a resolved access to `field`, in id order.
+    pub fn files_accessing<'a>(&'a self, field: &FieldKey) -> impl Iterator<Item = FileId> + 'a {
+        self.inverted.field(field).into_iter().flatten().copied()
+    }
+
+    /// The files with a lock region or a `wait`/`notify` on the lock `key`, in id order.
+    pub fn files_locking<'a>(&'a self, key: &str) -> impl Iterator<Item = FileId> + 'a {
+        self.inverted.lock(key).into_iter().flatten().copied()
+    }
+
+    /// The files that call a method named `name`, in id order.
+    pub fn files_calling<'a>(&'a self, name: &str) -> impl Iterator<Item = FileId> + 'a {
+        self.inverted.call(name).into_iter().flatten().copied()
     }
 
     pub fn file_id(&self, path: &str) -> Option<FileId> {
@@ -223,7 +245,9 @@ impl ProjectIndex {
 
     /// Every resolved access to `field` in the project.
     pub fn sites_of<'a>(&'a self, field: &'a FieldKey) -> impl Iterator<Item = (FileId, &'a Site)> + 'a {
-        self.entries().flat_map(move |(id, e)| e.resolved.sites.iter().filter(move |s| &s.field == field).map(move |s| (id, s)))
+        self.files_accessing(field)
+            .filter_map(move |id| self.entry(id).map(|e| (id, e)))
+            .flat_map(move |(id, e)| e.resolved.sites.iter().filter(move |s| &s.field == field).map(move |s| (id, s)))
     }
 }
 
@@ -237,18 +261,12 @@ pub struct SiteRef {
 }
 
 fn resolve_in_parallel(index: &ProjectIndex, todo: &[FileId]) -> Vec<ResolvedFile> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if todo.len() < 32 || threads == 1 {
+    use rayon::prelude::*;
+    // One file (a keystroke) resolves on the calling thread.
+    if todo.len() < 32 {
         return todo.iter().map(|&id| sites::resolve_file(index, id)).collect();
     }
-    let chunk = todo.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = todo
-            .chunks(chunk)
-            .map(|ids| s.spawn(move || ids.iter().map(|&id| sites::resolve_file(index, id)).collect::<Vec<_>>()))
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("resolution does not panic")).collect()
-    })
+    todo.par_iter().map(|&id| sites::resolve_file(index, id)).collect()
 }
 
 /// A hash of what other files can see of this one: package, imports, type declarations,

@@ -71,11 +71,14 @@ impl Document {
         };
         self.tree.edit(&edit);
         let text: Arc<str> = Arc::from(text);
-        let mut tree = parse_tree(&text, Some(&self.tree));
         // Error recovery can take another path when re-parsing incrementally than from
         // scratch; a broken file is parsed afresh so that its facts never depend on the
-        // order of the edits that led to it.
-        if tree.root_node().has_error() {
+        // order of the edits that led to it. While the file stays broken (a statement
+        // half typed), the next edit most likely leaves it broken too: parse it afresh
+        // at once rather than twice.
+        let broken = self.tree.root_node().has_error();
+        let mut tree = parse_tree(&text, (!broken).then_some(&self.tree));
+        if !broken && tree.root_node().has_error() {
             tree = parse_tree(&text, None);
         }
         let facts = Arc::new(extract::extract(&tree, text.clone()));

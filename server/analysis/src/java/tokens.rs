@@ -3,6 +3,7 @@
 //! parent of every node (tree-sitter finds a parent by walking down from the root).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use tree_sitter::Node;
 
@@ -10,7 +11,26 @@ use super::facts::Token;
 
 /// Parents of the nodes of one tree, by node id.
 #[derive(Default)]
-pub(crate) struct Parents<'t>(HashMap<usize, Node<'t>>);
+pub(crate) struct Parents<'t>(HashMap<usize, Node<'t>, BuildHasherDefault<IdHasher>>);
+
+/// Node ids are addresses: a multiply and a rotation spread them over the table. (The map
+/// is filled for every node on every keystroke; SipHash is needlessly slow for it.)
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_usize(b as usize);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
 
 impl<'t> Parents<'t> {
     pub fn of(&self, node: Node<'t>) -> Option<Node<'t>> {
@@ -22,7 +42,7 @@ impl<'t> Parents<'t> {
 /// the parent of every named node.
 pub(crate) fn walk<'t>(root: Node<'t>) -> (Vec<Token>, Parents<'t>) {
     let mut tokens = Vec::new();
-    let mut parents = HashMap::new();
+    let mut parents = HashMap::default();
     let mut cursor = root.walk();
     let mut stack: Vec<Node<'t>> = Vec::new();
     let mut descend = true;

@@ -27,7 +27,8 @@ use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 
 use super::Core;
 use crate::convert::file_uri;
-use crate::explorations::{self, BaseInput, Job, JobEvent, JobKind};
+use crate::explorations::{self, BaseInput, Job, JobKind};
+use crate::messages::JobEvent;
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
 use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, TestArgument};
