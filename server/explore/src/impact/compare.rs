@@ -23,7 +23,7 @@ use std::hash::{Hash, Hasher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::impact::recording::{AbsObj, Access, Message, Op, Recording, Statement, SyncKind, ThreadKey};
+use crate::impact::recording::{AbsObj, Access, Message, Op, Recording, Statement, ThreadKey};
 
 /// What the diff says about statements.
 pub trait Versions {
@@ -171,34 +171,37 @@ fn rebase(base: &Recording, versions: &dyn Versions) -> Recording {
         AbsObj::Thread(k) => AbsObj::Thread(key(k)),
         other => other.clone(),
     };
-    let message = |m: &Message| Message {
-        obj: obj(&m.obj),
-        kind: match &m.kind {
-            SyncKind::Call(c) => SyncKind::Call(c.clone()),
-            k => k.clone(),
-        },
-    };
+    let message = |m: &Message| Message { obj: obj(&m.obj), kind: m.kind.clone() };
     Recording {
         accesses: base
             .accesses
             .iter()
             .map(|a| Access {
                 thread: key(&a.thread),
+                thread_name: a.thread_name.clone(),
                 at: stmt(&a.at),
+                method: a.method.clone(),
+                op: a.op,
+                target: a.target.clone(),
                 obj: obj(&a.obj),
+                occurrence: a.occurrence,
                 lockset: a.lockset.iter().map(obj).collect(),
+                hb: a.hb,
                 released: a.released.iter().map(obj).collect(),
-                ..a.clone()
+                step: a.step,
             })
             .collect(),
         messages: base.messages.iter().map(|(k, ms)| (key(k), ms.iter().map(message).collect())).collect(),
-        ..base.clone()
+        outcome: base.outcome.clone(),
+        steps: base.steps,
+        threads: base.threads,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::impact::recording::SyncKind;
 
     /// Lines of class `A` from 100 up are new; base line `l` is line `l + shift` now, except
     /// the removed ones.

@@ -212,9 +212,8 @@ impl Search {
     fn is_over(&self) -> bool {
         let done = |t: &Option<Tree>| t.as_ref().is_none_or(|t| !t.has_next());
         let select = self.exhaustive.as_ref().is_some_and(|t| t.config().select);
-        let everything = self.exhaustive.as_ref().is_some_and(|t| !t.has_next() && t.coverage().skipped == 0);
         if select {
-            everything || (done(&self.exhaustive) && done(&self.bounded))
+            self.exhaustive.as_ref().is_some_and(Tree::ran_everything) || (done(&self.exhaustive) && done(&self.bounded))
         } else {
             (self.exhaustive.is_some() && done(&self.exhaustive)) || (self.bounded.is_some() && done(&self.bounded))
         }

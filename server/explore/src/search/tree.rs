@@ -219,13 +219,16 @@ pub struct Tree {
     order: u64,
     rng: Option<XorShift>,
     redundant: u64,
+    /// Branches the selection left out now (kept as they change: the search asks after
+    /// every run, and counting them walks the whole tree).
+    skipped: u64,
     /// Runs so far per cost.
     runs: BTreeMap<u32, u64>,
 }
 
 impl Tree {
     pub fn new(config: Config, seed: Option<u64>) -> Tree {
-        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, runs: BTreeMap::new() }
+        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new() }
     }
 
     pub fn config(&self) -> Config {
@@ -578,6 +581,7 @@ impl Tree {
                 c.state = State::Queued;
                 c.impacted = true;
                 let cost = c.cost;
+                self.skipped -= 1;
                 self.enqueue(n, thread, cost);
                 return true;
             }
@@ -607,8 +611,10 @@ impl Tree {
         if let Some(c) = self.nodes[n as usize].children.last_mut() {
             c.impacted = why.impacted;
         }
-        if state == State::Queued {
-            self.enqueue(n, thread, cost);
+        match state {
+            State::Queued => self.enqueue(n, thread, cost),
+            State::Skipped => self.skipped += 1,
+            _ => {}
         }
         true
     }
@@ -648,6 +654,12 @@ impl Tree {
     }
 
     /// What the tree covers now.
+    /// Whether the tree has nothing left to run and the selection left nothing out: it has
+    /// run every class of schedules.
+    pub fn ran_everything(&self) -> bool {
+        !self.has_next() && self.skipped == 0
+    }
+
     pub fn coverage(&self) -> Coverage {
         let mut min_open: Option<u32> = None;
         let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
