@@ -5,7 +5,6 @@
 //! its text or the base changes, and the impact from the index and the diffs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +14,7 @@ use crate::git::{Base, FileStatus, GitRepo};
 use crate::impact::shared::{evidence_hash, Sharing};
 use crate::impact::{self, ChangeSet, ChangedFile, Impact, Options};
 use crate::index::{FileId, Jdk, ProjectIndex};
+use crate::index_cache::{content_hash, CacheState, CacheUse, IndexCache};
 use crate::java::{self, FileFacts};
 use crate::workspace::Workspace;
 
@@ -30,11 +30,14 @@ pub struct HostOptions {
     pub no_git: bool,
     /// Settings that take precedence over `racelens.toml`.
     pub overrides: crate::config::Overrides,
+    /// Read and write the persistent index cache ([`crate::index_cache`]); off, every file
+    /// is parsed (what a from-scratch comparison wants).
+    pub index_cache: bool,
 }
 
 impl Default for HostOptions {
     fn default() -> Self {
-        HostOptions { base: "HEAD".into(), no_git: false, overrides: Default::default() }
+        HostOptions { base: "HEAD".into(), no_git: false, overrides: Default::default(), index_cache: true }
     }
 }
 
@@ -52,8 +55,8 @@ pub struct Host {
     git: Option<GitRepo>,
     base: Option<Base>,
     index: ProjectIndex,
-    /// Hash of the text each file was indexed from.
-    texts: HashMap<String, u64>,
+    /// [`content_hash`] of the text each file was indexed from.
+    texts: HashMap<String, u128>,
     /// Unsaved editor buffers, by path.
     overlays: HashMap<String, Arc<str>>,
     /// Base versions of files, by path: blob id and facts (`None`: not in the base).
@@ -61,10 +64,21 @@ pub struct Host {
     /// What git says differs from the base.
     git_changed: BTreeMap<String, FileStatus>,
     /// Diffs by path, with the text hash they were computed for.
-    diffs: HashMap<String, (u64, Option<ChangedFile>)>,
+    diffs: HashMap<String, (u128, Option<ChangedFile>)>,
     /// Which objects are shared, with the evidence hash it was computed for.
     sharing: Option<(u64, Arc<Sharing>)>,
     notes: BTreeMap<(Option<String>, String), ()>,
+    /// How the last load used the index cache, and the thread writing it again.
+    cache_use: CacheUse,
+    use_cache: bool,
+    cache_writer: Option<std::thread::JoinHandle<Result<(), String>>>,
+}
+
+impl Drop for Host {
+    /// The cache being written is finished first, so that the next start finds it.
+    fn drop(&mut self) {
+        let _ = self.wait_for_index_cache();
+    }
 }
 
 impl Host {
@@ -114,6 +128,9 @@ impl Host {
             diffs: HashMap::new(),
             sharing: None,
             notes,
+            cache_use: CacheUse::default(),
+            cache_writer: None,
+            use_cache: options.index_cache,
         })
     }
 
@@ -165,25 +182,59 @@ impl Host {
         self.workspace.is_source(rel)
     }
 
-    /// Reads and indexes every Java source of the work tree, then asks git what changed.
+    /// Reads and indexes every Java source of the work tree (the facts of files unchanged
+    /// since the index cache was written come from it), then asks git what changed. The
+    /// cache is written again, on another thread, when it missed anything.
     pub fn load(&mut self) -> Result<(), String> {
         let files = self.workspace.java_files();
         let root = self.root.clone();
-        let loaded = parse_in_parallel(&files, |rel| read_source(&root.join(rel)));
+        let (cache, state) = match self.use_cache {
+            true => IndexCache::open(&root),
+            false => (None, CacheState::Disabled),
+        };
+        let loaded = parse_in_parallel(&files, |rel| read_source(&root.join(rel), cache.as_ref().map(|c| (c, rel))));
+        let mut used = CacheUse { state, ..CacheUse::default() };
+        let mut to_cache = Vec::with_capacity(files.len());
         for (rel, result) in files.iter().zip(loaded) {
             match result {
-                Ok((text, warning, facts)) => {
-                    if let Some(w) = warning {
+                Ok(source) => {
+                    if let Some(w) = source.warning {
                         self.note(Some(rel), w);
                     }
-                    self.texts.insert(rel.clone(), hash_text(&text));
-                    self.index.upsert(rel, facts);
+                    match source.reused {
+                        true => used.reused += 1,
+                        false => used.parsed += 1,
+                    }
+                    self.texts.insert(rel.clone(), source.content);
+                    to_cache.push((rel.clone(), source.content, source.facts.clone()));
+                    self.index.upsert(rel, source.facts);
                 }
                 Err(e) => self.note(Some(rel), e),
             }
         }
+        // Rewritten when it missed a file, or holds files that are gone.
+        let leftovers = cache.as_ref().is_some_and(|c| c.len() != used.reused);
+        if used.state != CacheState::Disabled && (used.state != CacheState::Read || used.parsed > 0 || leftovers) {
+            drop(cache);
+            self.cache_writer = Some(std::thread::spawn(move || IndexCache::write(&root, &to_cache)));
+        }
+        self.cache_use = used;
         self.index.commit();
         self.refresh_git()
+    }
+
+    /// How the last [`Host::load`] used the index cache.
+    pub fn index_cache(&self) -> &CacheUse {
+        &self.cache_use
+    }
+
+    /// Waits until the index cache the last load started writing is on disk.
+    pub fn wait_for_index_cache(&mut self) -> Result<(), String> {
+        match self.cache_writer.take().map(|w| w.join()) {
+            None => Ok(()),
+            Some(Ok(written)) => written,
+            Some(Err(_)) => Err("writing the index cache panicked".into()),
+        }
     }
 
     /// Re-reads what git says: the base (HEAD may have moved) and the changed files.
@@ -217,16 +268,14 @@ impl Host {
         if self.overlays.contains_key(rel) || !self.workspace.is_source(rel) {
             return;
         }
-        match read_source(&self.root.join(rel)) {
-            Ok((text, warning, _)) if self.texts.get(rel) == Some(&hash_text(&text)) => {
-                let _ = warning;
-            }
-            Ok((text, warning, facts)) => {
-                if let Some(w) = warning {
+        match read_source(&self.root.join(rel), None) {
+            Ok(source) if self.texts.get(rel) == Some(&source.content) => {}
+            Ok(source) => {
+                if let Some(w) = source.warning {
                     self.note(Some(rel), w);
                 }
-                self.texts.insert(rel.to_string(), hash_text(&text));
-                self.index.upsert(rel, facts);
+                self.texts.insert(rel.to_string(), source.content);
+                self.index.upsert(rel, source.facts);
             }
             Err(_) if !self.root.join(rel).exists() => {
                 self.texts.remove(rel);
@@ -246,7 +295,7 @@ impl Host {
             self.index.remove(rel);
             return;
         }
-        let h = hash_text(&text);
+        let h = content_hash(&text);
         if self.texts.get(rel) == Some(&h) && self.overlays.contains_key(rel) {
             return;
         }
@@ -379,17 +428,23 @@ fn too_large(bytes: usize) -> String {
     format!("skipped: {:.1} MB is larger than racelens analyses ({} MB)", bytes as f64 / (1 << 20) as f64, MAX_FILE_BYTES >> 20)
 }
 
-fn hash_text(text: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
+
+/// A Java file as read from disk: its facts (with its text), and how they were had.
+struct Source {
+    /// Why the text is not exactly the file's bytes.
+    warning: Option<String>,
+    /// [`content_hash`] of the text.
+    content: u128,
+    facts: Arc<FileFacts>,
+    /// The facts came from the index cache.
+    reused: bool,
 }
 
-type Loaded = Result<(Arc<str>, Option<String>, Arc<FileFacts>), String>;
+type Loaded = Result<Source, String>;
 
 /// Reads a Java file: binary files are refused, non-UTF-8 text is read with replacement
-/// characters (and a note).
-fn read_source(path: &Path) -> Loaded {
+/// characters (and a note). Its facts come from `cache` when it holds them for this text.
+fn read_source(path: &Path, cache: Option<(&IndexCache, &str)>) -> Loaded {
     let size = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?.len() as usize;
     if size > MAX_FILE_BYTES {
         return Err(too_large(size));
@@ -406,8 +461,11 @@ fn read_source(path: &Path) -> Loaded {
         ),
     };
     let text: Arc<str> = Arc::from(text);
-    let facts = java::parse(text.clone(), None).facts;
-    Ok((text, warning, facts))
+    let content = content_hash(&text);
+    let cached = cache.and_then(|(cache, rel)| cache.facts(rel, &text, content));
+    let reused = cached.is_some();
+    let facts = cached.unwrap_or_else(|| java::parse(text.clone(), None).facts);
+    Ok(Source { warning, content, facts, reused })
 }
 
 /// Parses files on rayon's pool (in the order given), so that large files spread out.

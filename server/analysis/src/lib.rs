@@ -11,6 +11,7 @@
 //! `racelens select` is [`rank::Selection`]).
 //! Nothing here knows about LSP or JSON-RPC.
 
+pub mod cache_dir;
 pub mod config;
 pub mod coverage;
 pub mod diff;
@@ -18,6 +19,7 @@ pub mod git;
 pub mod host;
 pub mod impact;
 pub mod index;
+pub mod index_cache;
 pub mod java;
 pub mod rank;
 pub mod report;

@@ -314,7 +314,7 @@ impl Core {
     }
 
     fn host_options(&self) -> HostOptions {
-        HostOptions { base: self.settings.base.clone(), no_git: false, overrides: self.settings.overrides.clone() }
+        HostOptions { base: self.settings.base.clone(), no_git: false, overrides: self.settings.overrides.clone(), ..HostOptions::default() }
     }
 
     /// Opens (or finds) the workspace holding `dir`; returns its index.
@@ -347,6 +347,7 @@ impl Core {
         if let Err(e) = host.load() {
             self.show(MessageType::ERROR, format!("racelens: {e}"));
         }
+        self.log(MessageType::INFO, format!("racelens: {}: {}", host.root().display(), host.index_cache().describe()));
         for note in host.notes() {
             let where_ = note.path.map(|p| format!("{p}: ")).unwrap_or_default();
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));

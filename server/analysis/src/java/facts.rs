@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::text::LineIndex;
 
 pub type ClassIdx = u32;
@@ -14,7 +16,7 @@ pub type UnitIdx = u32;
 pub type LocalIdx = u32;
 
 /// A byte range with the 1-based lines it starts and ends on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Span {
     pub start: u32,
     pub end: u32,
@@ -35,7 +37,7 @@ impl Span {
 }
 
 /// A type as written: `java.util.Queue<Object>` is `{name: "java.util.Queue", args: [Object]}`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TypeRef {
     pub name: String,
     pub args: Vec<TypeRef>,
@@ -60,7 +62,7 @@ impl TypeRef {
 }
 
 /// The shape of an expression, as much of it as resolution needs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Expr {
     This,
     Super,
@@ -89,7 +91,7 @@ pub enum Expr {
     Other,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ClassKind {
     Class,
     Interface,
@@ -99,7 +101,7 @@ pub enum ClassKind {
     Anonymous,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Annotation {
     /// Simple name: `GuardedBy` for `@javax.annotation.concurrent.GuardedBy`.
     pub name: String,
@@ -107,7 +109,7 @@ pub struct Annotation {
     pub strings: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassFacts {
     /// javac's binary name: `pkg.Outer$Inner`, `pkg.Outer$1`, `pkg.Outer$1Local`.
     pub binary_name: String,
@@ -127,7 +129,7 @@ pub struct ClassFacts {
     pub annotations: Vec<Annotation>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MethodKind {
     Method,
     Constructor,
@@ -135,13 +137,13 @@ pub enum MethodKind {
     Initializer,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Param {
     pub name: String,
     pub ty: TypeRef,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MethodFacts {
     pub class: ClassIdx,
     /// JVM name: `<init>` for constructors and instance initializers, `<clinit>` for static ones.
@@ -166,7 +168,7 @@ pub struct MethodFacts {
 
 /// Code that runs as one piece: a method body or a lambda body. Locks are held per unit:
 /// a lambda written inside `synchronized` does not hold the lock when it runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unit {
     pub method: MethodIdx,
     pub is_lambda: bool,
@@ -174,7 +176,7 @@ pub struct Unit {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldDecl {
     pub class: ClassIdx,
     pub name: String,
@@ -190,7 +192,7 @@ pub struct FieldDecl {
     pub init: Option<Expr>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalVar {
     pub name: String,
     /// `None` for `var` and inferred lambda parameters.
@@ -202,7 +204,7 @@ pub struct LocalVar {
     pub reassigned: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum AccessKind {
     Read,
     Write,
@@ -210,7 +212,7 @@ pub enum AccessKind {
 
 /// A read or write of something that may be a field. Bare identifiers that are not
 /// locals are recorded with an implicit receiver; resolution drops what is no field.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Access {
     pub name: String,
     /// `None`: a bare name (implicit `this`, an outer instance, or a static field in scope).
@@ -225,7 +227,7 @@ pub struct Access {
     pub value: Option<Expr>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CallKind {
     Method,
     /// `new T(...)`; `anonymous` is the class body's class when there is one.
@@ -236,7 +238,7 @@ pub enum CallKind {
     Reference,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub name: String,
     pub receiver: Option<Expr>,
@@ -249,7 +251,7 @@ pub struct Call {
     pub unit: UnitIdx,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LockKind {
     SynchronizedMethod,
     SynchronizedBlock,
@@ -258,7 +260,7 @@ pub enum LockKind {
 }
 
 /// A region of code that runs holding a lock.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockRegion {
     pub kind: LockKind,
     /// The monitor or `Lock` expression; `This` / `ClassLiteral` for synchronized methods.
@@ -276,7 +278,7 @@ pub struct LockRegion {
 /// What guards a `wait()` or `await()` call: the innermost loop around it in its unit,
 /// else the innermost `if`. A wait must re-check its condition in a loop (SpotBugs
 /// WA_NOT_IN_LOOP), and the condition says which kind of waiter it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaitGuard {
     /// Index into `FileFacts::calls`.
     pub call: u32,
@@ -321,7 +323,7 @@ impl Members {
 }
 
 /// A read or write of a local variable: what forward slicing follows (SimRT rule 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalUse {
     pub local: LocalIdx,
     pub line: u32,
@@ -329,7 +331,7 @@ pub struct LocalUse {
 }
 
 /// A token that matters for a diff (comments and white space do not).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Token {
     pub start: u32,
     pub end: u32,
@@ -338,9 +340,13 @@ pub struct Token {
 }
 
 /// Everything known about one Java file from its syntax alone.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
+    /// Not serialized: the index cache holds facts only, the text comes from the file the
+    /// cache entry was validated against (and the line index and lookups are rebuilt).
+    #[serde(skip)]
     pub text: Arc<str>,
+    #[serde(skip)]
     pub lines: LineIndex,
     pub package: Option<String>,
     /// `import a.b.C;` gives `a.b.C`; `import a.b.*;` gives `a.b.*`.
@@ -359,6 +365,7 @@ pub struct FileFacts {
     pub local_uses: Vec<LocalUse>,
     pub tokens: Vec<Token>,
     /// Lookups by name and by method, built once per file.
+    #[serde(skip)]
     pub members: Members,
     /// Where the parser found syntax errors; facts for the rest are still complete.
     pub syntax_errors: Vec<Span>,

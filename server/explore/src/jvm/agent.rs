@@ -6,21 +6,7 @@ use std::path::PathBuf;
 /// The jar as built.
 pub const AGENT_JAR: &[u8] = include_bytes!(env!("RACELENS_AGENT_JAR"));
 
-/// `$XDG_CACHE_HOME/racelens` (or `~/.cache/racelens`, else the temp dir).
-pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("racelens");
-    }
-    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(home).join(".cache/racelens");
-    }
-    std::env::temp_dir().join("racelens")
-}
-
-/// FNV-1a: a hash that stays the same across runs and Rust versions (cache keys on disk).
-pub fn stable_hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
-}
+pub use racelens_analysis::cache_dir::{cache_root, stable_hash};
 
 /// The path of the agent jar on disk, writing it first if needed. Its file name must be
 /// `racelens-agent.jar`: the manifest puts the jar itself on the boot class path by name.

@@ -16,7 +16,6 @@ use racelens_analysis::host::Host;
 use racelens_analysis::index::declarations_hash;
 use racelens_analysis::java::FileFacts;
 
-use crate::jvm::agent::cache_root;
 use crate::jvm::java::Jdk;
 
 /// JUnit and its companions as Debian installs them; added to the classpath when the
@@ -41,44 +40,7 @@ pub struct Project {
     pub summary: String,
 }
 
-/// Where a work tree's compiled classes and exploration results live: outside the work
-/// tree, one folder per root, named after it with a hash that stays the same across runs.
-pub fn project_cache(root: &Path) -> PathBuf {
-    let name = root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let hash = crate::jvm::agent::stable_hash(root.to_string_lossy().as_bytes());
-    cache_root().join("projects").join(format!("{name}-{hash:016x}"))
-}
-
-/// File in a project's cache folder that names its work tree.
-const ROOT_RECORD: &str = "root";
-
-/// Records `root` in its cache folder, then removes the folders of work trees that no longer
-/// exist (deleted clones, temporary repositories), so that the cache does not only grow.
-pub fn claim_cache(root: &Path) {
-    let dir = project_cache(root);
-    let _ = std::fs::create_dir_all(&dir);
-    // Written aside and renamed: a concurrent run's prune must never read a half-written
-    // (empty) record, which names no existing work tree and would delete this folder.
-    let aside = dir.join(format!("{ROOT_RECORD}.{}", std::process::id()));
-    if std::fs::write(&aside, root.to_string_lossy().as_bytes()).is_ok() {
-        let _ = std::fs::rename(&aside, dir.join(ROOT_RECORD));
-    }
-    if let Some(projects) = dir.parent() {
-        prune_projects(projects);
-    }
-}
-
-/// Removes the folders under `projects` whose recorded work tree is gone; folders without a
-/// record (older versions) are left alone.
-fn prune_projects(projects: &Path) {
-    for entry in std::fs::read_dir(projects).into_iter().flatten().flatten() {
-        let Ok(recorded) = std::fs::read_to_string(entry.path().join(ROOT_RECORD)) else { continue };
-        let recorded = Path::new(&recorded);
-        if recorded.is_absolute() && !recorded.exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
+pub use racelens_analysis::cache_dir::{claim_cache, project_cache};
 
 /// The classpath configured in `racelens.toml` (globs relative to the root), with
 /// Debian's JUnit jars when the configuration names none.

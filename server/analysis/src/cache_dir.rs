@@ -1,0 +1,61 @@
+//! Where racelens keeps what it computes about a work tree, outside the work tree:
+//! `$XDG_CACHE_HOME/racelens/projects/<name>-<hash>/` (the index cache, compiled classes,
+//! exploration results and coverage history), with a record of the work tree so that the
+//! folders of deleted work trees are removed.
+
+use std::path::{Path, PathBuf};
+
+/// `$XDG_CACHE_HOME/racelens` (or `~/.cache/racelens`, else the temp dir).
+pub fn cache_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("racelens");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(home).join(".cache/racelens");
+    }
+    std::env::temp_dir().join("racelens")
+}
+
+/// FNV-1a: a hash that stays the same across runs and Rust versions (cache keys on disk).
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+}
+
+/// A work tree's cache folder: one per root, named after it with a hash that stays the same
+/// across runs.
+pub fn project_cache(root: &Path) -> PathBuf {
+    let name = root.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let hash = stable_hash(root.to_string_lossy().as_bytes());
+    cache_root().join("projects").join(format!("{name}-{hash:016x}"))
+}
+
+/// File in a project's cache folder that names its work tree.
+const ROOT_RECORD: &str = "root";
+
+/// Records `root` in its cache folder, then removes the folders of work trees that no longer
+/// exist (deleted clones, temporary repositories), so that the cache does not only grow.
+pub fn claim_cache(root: &Path) {
+    let dir = project_cache(root);
+    let _ = std::fs::create_dir_all(&dir);
+    // Written aside and renamed: a concurrent run's prune must never read a half-written
+    // (empty) record, which names no existing work tree and would delete this folder.
+    let aside = dir.join(format!("{ROOT_RECORD}.{}", std::process::id()));
+    if std::fs::write(&aside, root.to_string_lossy().as_bytes()).is_ok() {
+        let _ = std::fs::rename(&aside, dir.join(ROOT_RECORD));
+    }
+    if let Some(projects) = dir.parent() {
+        prune_projects(projects);
+    }
+}
+
+/// Removes the folders under `projects` whose recorded work tree is gone; folders without a
+/// record (older versions) are left alone.
+fn prune_projects(projects: &Path) {
+    for entry in std::fs::read_dir(projects).into_iter().flatten().flatten() {
+        let Ok(recorded) = std::fs::read_to_string(entry.path().join(ROOT_RECORD)) else { continue };
+        let recorded = Path::new(&recorded);
+        if recorded.is_absolute() && !recorded.exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
