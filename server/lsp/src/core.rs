@@ -16,7 +16,7 @@
 //! records each file's list as it is sent and compares the current lists with what was
 //! published, so a stopped publication loses nothing and sends nothing twice. Requests
 //! never read a cancellable result: a lens that needs the ranking gets it complete
-//! ([`Cancel::never`]). At shutdown, deferred work is dropped. A panic while handling one
+//! ([`Cancel::never`]). At shutdown, pending analysis and deferred work are dropped. A panic while handling one
 //! message is caught: that request gets an error and the server goes on.
 
 use std::collections::{BTreeSet, VecDeque};
@@ -135,8 +135,8 @@ impl Core {
     pub fn run(mut self, rx: Receiver<Msg>) {
         let mut queue: VecDeque<Msg> = VecDeque::new();
         loop {
-            // Taken before looking for messages, so that an edit this look misses still
-            // cancels the deferred work started on it.
+            // Taken before looking for messages: an edit counted after it cancels the
+            // deferred work started below, whether or not this look found the edit.
             let cancel = self.edits.token();
             while let Ok(m) = rx.try_recv() {
                 queue.push_back(m);
@@ -181,6 +181,7 @@ impl Core {
                 self.watcher = None;
                 self.jobs.cancel(None);
                 // The client no longer listens.
+                self.dirty.clear();
                 self.publish_due.clear();
                 self.status_due.clear();
                 continue;
