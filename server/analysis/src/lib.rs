@@ -8,10 +8,12 @@
 //! and what they reach, and [`rank`] selects and ranks them for the change (SimRT sections
 //! 3.5 and 3.6); [`host`] owns all of it for a work tree (the CLI and the language server
 //! drive the same host); [`report`] is the typed JSON of `racelens check` (that of
-//! `racelens select` is [`rank::Selection`]).
+//! `racelens select` is [`rank::Selection`]); [`index_cache`] keeps each file's facts across
+//! restarts (in the work tree's [`cache_dir`]); [`cancel`] lets newer edits stop long work.
 //! Nothing here knows about LSP or JSON-RPC.
 
 pub mod cache_dir;
+pub mod cancel;
 pub mod config;
 pub mod coverage;
 pub mod diff;

@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::cancel::{Cancel, Cancelled};
 use crate::coverage::{CoverageView, TestView};
 use crate::impact::{Impact, Pair, PairEnd, Sharing};
 use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
@@ -134,21 +135,29 @@ pub fn select(index: &ProjectIndex, sharing: &Sharing, impact: &Impact) -> Selec
 /// [`select`], from the recorded coverage of the tests `coverage` holds a record of, and
 /// from static reach for the others (and for the pairs a record does not speak for).
 pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView) -> Selection {
+    select_cancellable(index, sharing, impact, coverage, &Cancel::never()).expect("no edit cancels Cancel::never()")
+}
+
+/// [`select_with`], given up with [`Cancelled`] at the first file, test or ranking step after
+/// `cancel` is: ranking every test of a large project takes long enough that the language
+/// server lets a newer edit go first.
+pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView, cancel: &Cancel) -> Result<Selection, Cancelled> {
     let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
     let labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
-    let cx = StaticCx::new(index, sharing, impact, &pairs);
-    let footprints: Vec<Footprint> = index
-        .ids()
-        .flat_map(|f| select::tests_in(index, f))
-        .map(|t| {
+    let cx = StaticCx::new(index, sharing, impact, &pairs, cancel)?;
+    let mut footprints = Vec::new();
+    for file in index.ids() {
+        cancel.check()?;
+        for t in select::tests_in(index, file) {
+            cancel.check()?;
             let f = cx.footprint(&t);
-            match coverage.get(&f.test) {
+            footprints.push(match coverage.get(&f.test) {
                 Some(view) => from_coverage(index, &pairs, f, view),
                 None => f,
-            }
-        })
-        .collect();
-    rank(footprints, &labels)
+            });
+        }
+    }
+    rank(footprints, &labels, cancel)
 }
 
 /// A static footprint redone from a test's recorded run (SimRT Figure 4): a pair is covered
@@ -228,10 +237,11 @@ struct StaticCx<'a> {
 }
 
 impl<'a> StaticCx<'a> {
-    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, pairs: &[&Pair]) -> StaticCx<'a> {
+    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, pairs: &[&Pair], cancel: &Cancel) -> Result<StaticCx<'a>, Cancelled> {
         let ends = pairs.iter().map(|p| (end_method(index, &p.a), end_method(index, &p.b))).collect();
         let mut shared: HashMap<MethodRef, BTreeSet<&FieldKey>> = HashMap::new();
         for (file, entry) in index.entries() {
+            cancel.check()?;
             for site in &entry.resolved.sites {
                 if sharing.is_shared(index, file, site) {
                     let method = MethodRef { origin: Origin::Project(file), idx: entry.facts.units[site.unit as usize].method };
@@ -239,7 +249,7 @@ impl<'a> StaticCx<'a> {
                 }
             }
         }
-        StaticCx { ends, shared, impacted: impact.impacted_fields.iter().collect() }
+        Ok(StaticCx { ends, shared, impacted: impact.impacted_fields.iter().collect() })
     }
 
     fn footprint(&self, test: &ThreadTest) -> Footprint {
@@ -283,12 +293,15 @@ pub(crate) fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRe
 
 /// Ranks tests by what their footprints cover of the pairs `labels` names (see the module
 /// documentation): the selected ones by additional coverage with resets, then the others.
-pub fn rank(footprints: Vec<Footprint>, labels: &[String]) -> Selection {
+/// Each round of the additional coverage sorts the tests left, so many selected tests take
+/// long: `cancel` is polled at every round.
+pub fn rank(footprints: Vec<Footprint>, labels: &[String], cancel: &Cancel) -> Result<Selection, Cancelled> {
     let mut placed: Vec<(usize, String)> = Vec::with_capacity(footprints.len());
     let mut left: Vec<usize> = (0..footprints.len()).filter(|&i| !footprints[i].covers.is_empty()).collect();
     let mut covered: HashSet<usize> = HashSet::new();
     let mut reset = false;
     while !left.is_empty() {
+        cancel.check()?;
         let gain = |i: usize| footprints[i].covers.iter().filter(|p| !covered.contains(p)).count();
         let mut gains: Vec<(usize, usize)> = left.iter().map(|&i| (gain(i), i)).collect();
         gains.sort_by(|&(ga, a), &(gb, b)| gb.cmp(&ga).then_with(|| by_size_then_name(&footprints[a], &footprints[b])));
@@ -362,7 +375,7 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String]) -> Selection {
         })
         .collect();
     let evidence = evidence_summary(&footprints);
-    Selection { tests, selected, total, evidence }
+    Ok(Selection { tests, selected, total, evidence })
 }
 
 /// What the selection rests on, over every test: `static reachability; no coverage
@@ -475,9 +488,20 @@ mod tests {
 
     fn check(footprints: Vec<Footprint>, expected: Expect) {
         let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
-        let selection = rank(footprints, &labels);
+        let selection = rank(footprints, &labels, &Cancel::never()).unwrap();
         let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
         expected.assert_eq(&lines.concat());
+    }
+
+    #[test]
+    fn a_cancelled_ranking_stops_with_no_partial_selection() {
+        let edits = crate::cancel::Edits::default();
+        let cancel = edits.token();
+        let footprints = || vec![footprint("tc2", &[0], 5), footprint("tc1", &[0], 5), footprint("tc3", &[1, 2], 5)];
+        let labels: Vec<String> = (0..3).map(|i| format!("P{i}")).collect();
+        assert_eq!(rank(footprints(), &labels, &cancel).map(|s| s.selected), Ok(3));
+        edits.bump();
+        assert_eq!(rank(footprints(), &labels, &cancel).map(|s| s.selected), Err(Cancelled));
     }
 
     #[test]
@@ -512,7 +536,7 @@ mod tests {
             footprint("plain", &[], 2),
         ];
         let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
-        let selection = rank(footprints, &labels);
+        let selection = rank(footprints, &labels, &Cancel::never()).unwrap();
         let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
         expect![[r#"
             #1 mixed Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads, and it starts threads and reaches both ends of 1 impacted pair more; 2 new (not covered by a test ranked before it); static for 1 pair: B.java is new or renamed since the recording

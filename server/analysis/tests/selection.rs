@@ -6,6 +6,8 @@
 mod support;
 
 use expect_test::{expect, Expect};
+use racelens_analysis::cancel::{Cancelled, Edits};
+use racelens_analysis::coverage::CoverageView;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::Impact;
 use racelens_analysis::rank::{self, Selection};
@@ -27,6 +29,26 @@ fn check(selection: &Selection, expected: Expect) {
         out += &format!("#{} {mark} {} ({} pairs, {:?}): {}\n", t.rank, t.test, t.pairs.len(), t.evidence, t.reason);
     }
     expected.assert_eq(&out);
+}
+
+#[test]
+fn an_edit_cancels_the_ranking_and_an_uncancelled_token_ranks_the_same() {
+    let repo = repo_with(&subsystems(), &[(POOL_PATH, &pool_unlocked())]);
+    let (mut host, impact) = analyze(repo.path());
+    let sharing = host.sharing();
+    let coverage = CoverageView::default();
+    let edits = Edits::default();
+    let cancel = edits.token();
+    let complete = rank::select_with(host.index(), &sharing, &impact, &coverage);
+    let uncancelled = rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &cancel).unwrap();
+    assert_eq!(serde_json::to_value(&uncancelled).unwrap(), serde_json::to_value(&complete).unwrap());
+    assert_eq!(complete.selected, 4);
+    // An edit arrives: the ranking stops and says so; no partial selection comes back.
+    edits.bump();
+    assert_eq!(rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &cancel).map(|s| s.total), Err(Cancelled));
+    // A token taken after the edit ranks the same again.
+    let again = rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &edits.token()).unwrap();
+    assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&complete).unwrap());
 }
 
 #[test]

@@ -39,6 +39,12 @@ pub fn diagnostics(index: &ProjectIndex, root: &Path, impact: &Impact, encoding:
     out
 }
 
+/// The diagnostics of one file, as [`diagnostics`] lists them for it.
+pub fn file_diagnostics(index: &ProjectIndex, root: &Path, impact: &Impact, file: FileId, encoding: Encoding, hints: bool) -> Vec<Diagnostic> {
+    let of_file = impact.diagnostics.iter().filter(|d| d.file == file && shown(d, hints));
+    of_file.filter_map(|d| diagnostic(index, root, d, encoding)).map(|(_, d)| d).collect()
+}
+
 /// Whether a diagnostic of the analysis is published: hints (RL100) only when `hints`.
 pub fn shown(d: &impact::Diagnostic, hints: bool) -> bool {
     d.severity != Severity::Hint || hints

@@ -4,11 +4,20 @@
 //! Handlers of the LSP layer only forward messages here (without awaiting first, so
 //! arrival order is kept). Edits are applied at once; analysis runs when no message is
 //! waiting, or before a request that needs its result, so a burst of keystrokes costs
-//! one analysis and stale states are never analysed. The edited file's diagnostics are
-//! published first; work that no request waits for (ranking the tests for the selection
-//! status) runs only when no message is waiting, so a newer keystroke goes before it. A
-//! panic while handling one message is caught: that request gets an error and the server
-//! goes on.
+//! one analysis and stale states are never analysed.
+//!
+//! The edited file's diagnostics are published right after the analysis. The work that no
+//! request waits for is deferred and runs only when no message is waiting, one piece at a
+//! time: the other files' diagnostics ([`Core::publish_workspace`], due per workspace),
+//! then the selection status (ranking every test of the project). The facade counts each
+//! edit (didOpen, didChange, didClose, didSave, watched files; [`Edits`]) before queueing
+//! it, and deferred work polls a [`Cancel`] token taken when it started: a newer edit stops
+//! it at once, it stays due, and it starts again once that edit is analysed. Publication
+//! records each file's list as it is sent and compares the current lists with what was
+//! published, so a stopped publication loses nothing and sends nothing twice. Requests
+//! never read a cancellable result: a lens that needs the ranking gets it complete
+//! ([`Cancel::never`]). At shutdown, pending analysis and deferred work are dropped. A panic while handling one
+//! message is caught: that request gets an error and the server goes on.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
+use racelens_analysis::cancel::{Cancel, Cancelled, Edits};
 use racelens_analysis::host::{Host, HostOptions, MAX_FILE_BYTES};
 use racelens_analysis::impact::{self, Impact, Options};
 use racelens_analysis::rank::{self, Selection};
@@ -46,8 +56,6 @@ struct Workspace {
     root: PathBuf,
     host: Host,
     impact: Impact,
-    /// The analysis' diagnostics, per file.
-    analysis: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
     /// What we last published (analysis and explorations), per file (files without
     /// diagnostics are left out).
     published: std::collections::BTreeMap<Uri, Vec<Diagnostic>>,
@@ -63,12 +71,17 @@ pub struct Core {
     client: Client,
     rt: Handle,
     tx: Sender<Msg>,
+    /// Edits counted as they arrive, to cancel deferred work.
+    edits: Edits,
     caps: ClientCaps,
     settings: Settings,
     roots: Vec<PathBuf>,
     docs: Documents,
     workspaces: Vec<Workspace>,
     dirty: BTreeSet<usize>,
+    /// Workspaces whose other files' diagnostics may have changed: published when nothing
+    /// else waits.
+    publish_due: BTreeSet<usize>,
     /// Workspaces whose selection status may have changed: sent when nothing else waits.
     status_due: BTreeSet<usize>,
     /// The document edited last: its diagnostics are published first.
@@ -90,17 +103,19 @@ pub const TEST_COMMANDS_ENV: &str = "RACELENS_TEST_COMMANDS";
 pub const PANIC_COMMAND: &str = "racelens.internal.panic";
 
 impl Core {
-    pub fn new(client: Client, rt: Handle, tx: Sender<Msg>, test_commands: bool) -> Core {
+    pub fn new(client: Client, rt: Handle, tx: Sender<Msg>, edits: Edits, test_commands: bool) -> Core {
         Core {
             client,
             rt,
             tx,
+            edits,
             caps: ClientCaps::default(),
             settings: Settings::default(),
             roots: Vec::new(),
             docs: Documents::default(),
             workspaces: Vec::new(),
             dirty: BTreeSet::new(),
+            publish_due: BTreeSet::new(),
             status_due: BTreeSet::new(),
             edited: None,
             dirty_since: None,
@@ -120,6 +135,9 @@ impl Core {
     pub fn run(mut self, rx: Receiver<Msg>) {
         let mut queue: VecDeque<Msg> = VecDeque::new();
         loop {
+            // Taken before looking for messages: an edit counted after it cancels the
+            // deferred work started below, whether or not this look found the edit.
+            let cancel = self.edits.token();
             while let Ok(m) = rx.try_recv() {
                 queue.push_back(m);
             }
@@ -128,8 +146,21 @@ impl Core {
                     self.guarded("analysis", |core| core.analyze_dirty());
                     continue;
                 }
+                // Deferred work, each piece due again when a newer edit stops it.
+                if let Some(w) = self.publish_due.pop_first() {
+                    self.guarded("diagnostics", |core| {
+                        if core.publish_workspace(w, &cancel).is_err() {
+                            core.publish_due.insert(w);
+                        }
+                    });
+                    continue;
+                }
                 if let Some(w) = self.status_due.pop_first() {
-                    self.guarded("the selection status", |core| core.send_selection_status(w));
+                    self.guarded("the selection status", |core| {
+                        if core.send_selection_status(w, &cancel).is_err() {
+                            core.status_due.insert(w);
+                        }
+                    });
                     continue;
                 }
                 match rx.recv() {
@@ -149,6 +180,10 @@ impl Core {
             if matches!(msg, Msg::Shutdown) {
                 self.watcher = None;
                 self.jobs.cancel(None);
+                // The client no longer listens.
+                self.dirty.clear();
+                self.publish_due.clear();
+                self.status_due.clear();
                 continue;
             }
             self.guarded("a message", |core| core.handle(msg));
@@ -306,7 +341,7 @@ impl Core {
             let client = self.client.clone();
             let _ = self.rt.block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.register_capability(vec![registration])).await });
         } else {
-            match Watcher::start(&self.roots, self.tx.clone()) {
+            match Watcher::start(&self.roots, self.tx.clone(), self.edits.clone()) {
                 Ok(w) => self.watcher = Some(w),
                 Err(e) => self.log(MessageType::WARNING, format!("racelens: cannot watch the workspace for changes made outside the editor: {e}")),
             }
@@ -353,7 +388,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), analysis: Default::default(), published: Default::default(), lens_key: 0, selection: None, status: None });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0, selection: None, status: None });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -443,6 +478,7 @@ impl Core {
         let ws = self.workspaces.remove(w);
         let shift = |set: &BTreeSet<usize>| set.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
         self.dirty = shift(&self.dirty);
+        self.publish_due = shift(&self.publish_due);
         self.status_due = shift(&self.status_due);
         // Clear what it published; the reloaded workspace publishes again.
         for uri in ws.published.keys() {
@@ -484,10 +520,10 @@ impl Core {
             let ws = &mut self.workspaces[w];
             ws.impact = impact;
             ws.selection = None;
-            ws.analysis = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.caps.encoding.unwrap_or(Encoding::Utf16), self.settings.hints);
             let key = lens_key(&ws.impact);
             let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
-            self.publish_workspace(w);
+            self.publish_edited(w);
+            self.publish_due.insert(w);
             if lens_changed {
                 self.refresh_lenses();
                 if self.caps.selection_status {
@@ -497,23 +533,52 @@ impl Core {
         }
     }
 
+    /// Publishes the diagnostics (the analysis' and the explorations') of the document edited
+    /// last, if it is in workspace `w` and they changed: the user looks at it, and the other
+    /// files' wait for [`Core::publish_workspace`].
+    fn publish_edited(&mut self, w: usize) {
+        let Some((_, rel)) = self.edited.as_ref().and_then(|uri| self.locate(uri)).filter(|(at, _)| *at == w) else { return };
+        let ws = &self.workspaces[w];
+        let (Some(file), Some(uri)) = (ws.host.index().file_id(&rel), convert::file_uri(&ws.root, &rel)) else { return };
+        let mut list = convert::file_diagnostics(ws.host.index(), &ws.root, &ws.impact, file, self.encoding(), self.settings.hints);
+        list.extend(self.exploration_diagnostics(w).remove(&uri).unwrap_or_default());
+        if !published(&self.workspaces[w].published, &uri, &list) {
+            self.publish_file(w, uri, list);
+        }
+    }
+
     /// Publishes a workspace's diagnostics (the analysis' and the explorations') where they
-    /// changed: new or different lists, and empty ones for files whose diagnostics went away.
-    fn publish_workspace(&mut self, w: usize) {
-        let mut diagnostics = self.workspaces[w].analysis.clone();
+    /// differ from what was published: new or different lists, and empty ones for files whose
+    /// diagnostics went away. Stops between two files once `cancel` is; the next call sends
+    /// what is left, as it then stands.
+    fn publish_workspace(&mut self, w: usize, cancel: &Cancel) -> Result<(), Cancelled> {
+        if w >= self.workspaces.len() {
+            return Ok(());
+        }
+        let ws = &self.workspaces[w];
+        let mut diagnostics = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.encoding(), self.settings.hints);
         for (uri, list) in self.exploration_diagnostics(w) {
             diagnostics.entry(uri).or_default().extend(list);
         }
-        let ws = &mut self.workspaces[w];
+        let ws = &self.workspaces[w];
         let mut changed: Vec<(Uri, Vec<Diagnostic>)> =
             ws.published.keys().filter(|u| !diagnostics.contains_key(*u)).map(|u| (u.clone(), Vec::new())).collect();
-        changed.extend(diagnostics.iter().filter(|(u, d)| ws.published.get(*u) != Some(*d)).map(|(u, d)| (u.clone(), d.clone())));
-        ws.published = diagnostics;
-        // The edited file first: the others' lists follow.
-        changed.sort_by_key(|(u, _)| Some(u) != self.edited.as_ref());
+        changed.extend(diagnostics.into_iter().filter(|(u, d)| !published(&ws.published, u, d)));
         for (uri, list) in changed {
-            self.publish(uri, list);
+            cancel.check()?;
+            self.publish_file(w, uri, list);
         }
+        Ok(())
+    }
+
+    /// Publishes one file's list and records it as published.
+    fn publish_file(&mut self, w: usize, uri: Uri, list: Vec<Diagnostic>) {
+        let published = &mut self.workspaces[w].published;
+        match list.is_empty() {
+            true => published.remove(&uri),
+            false => published.insert(uri.clone(), list.clone()),
+        };
+        self.publish(uri, list);
     }
 
     fn publish(&self, uri: Uri, diagnostics: Vec<Diagnostic>) {
@@ -579,44 +644,53 @@ impl Core {
         out
     }
 
+    /// The workspace's tests ranked for the change, complete: a request waits for it.
+    fn selection(&mut self, w: usize) -> Arc<Selection> {
+        self.selection_cancellable(w, &Cancel::never()).expect("no edit cancels Cancel::never()")
+    }
+
     /// The workspace's tests ranked for the change (SimRT's selection, from the coverage
     /// history that `racelens record` and explorations keep, else from static reach; reading
-    /// the history runs nothing). Without an impacted pair nothing is selected, and the
-    /// lenses need no ranking.
-    fn selection(&mut self, w: usize) -> Arc<Selection> {
+    /// the history runs nothing), kept until the next analysis. Without an impacted pair
+    /// nothing is selected, and the lenses need no ranking. Given up, and nothing kept, once
+    /// `cancel` is.
+    fn selection_cancellable(&mut self, w: usize, cancel: &Cancel) -> Result<Arc<Selection>, Cancelled> {
         let ws = &mut self.workspaces[w];
         if let Some(s) = &ws.selection {
-            return s.clone();
+            return Ok(s.clone());
         }
         let selection = match ws.impact.pairs.iter().any(|p| p.impacted()) {
             true => {
                 let sharing = ws.host.sharing();
                 let history = racelens_explore::history::load(&racelens_explore::history::path(ws.host.root()));
+                cancel.check()?;
                 let coverage = racelens_analysis::coverage::CoverageView::of(&mut ws.host, &history, &ws.impact);
-                rank::select_with(ws.host.index(), &sharing, &ws.impact, &coverage)
+                rank::select_cancellable(ws.host.index(), &sharing, &ws.impact, &coverage, cancel)?
             }
             false => Selection::default(),
         };
         let selection = Arc::new(selection);
         ws.selection = Some(selection.clone());
-        selection
+        Ok(selection)
     }
 
-    /// Tells the client how many tests the change selects, when that changed.
-    fn send_selection_status(&mut self, w: usize) {
+    /// Tells the client how many tests the change selects, when that changed; gives way to a
+    /// newer edit (`cancel`), since no request waits for it.
+    fn send_selection_status(&mut self, w: usize, cancel: &Cancel) -> Result<(), Cancelled> {
         if !self.caps.selection_status || w >= self.workspaces.len() {
-            return;
+            return Ok(());
         }
-        let selection = self.selection(w);
+        let selection = self.selection_cancellable(w, cancel)?;
         let ws = &mut self.workspaces[w];
         let impacted = ws.impact.pairs.iter().filter(|p| p.impacted()).count();
-        let Some(status) = SelectionStatus::new(ws.host.index(), &ws.root, &selection, impacted) else { return };
+        let Some(status) = SelectionStatus::new(ws.host.index(), &ws.root, &selection, impacted) else { return Ok(()) };
         if ws.status.as_ref() == Some(&status) {
-            return;
+            return Ok(());
         }
         ws.status = Some(status.clone());
         let client = self.client.clone();
         self.rt.block_on(client.send_notification::<SelectionStatusNotification>(status));
+        Ok(())
     }
 
     /// Quick fixes for the diagnostics the request selects; none for a document we do not
@@ -653,6 +727,11 @@ impl Core {
             _ => Err(format!("unknown command `{command}`")),
         }
     }
+}
+
+/// Whether `list` is what was published for `uri` (nothing published is an empty list).
+fn published(published: &std::collections::BTreeMap<Uri, Vec<Diagnostic>>, uri: &Uri, list: &[Diagnostic]) -> bool {
+    published.get(uri).map_or(list.is_empty(), |p| p == list)
 }
 
 /// What code lenses show depends on the impacted lines and fields, and on the methods of

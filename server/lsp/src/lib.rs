@@ -54,9 +54,10 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, Ar
     let flag = shutdown.clone();
     let (service, socket) = LspService::build(move |client| {
         let (tx, rx) = std::sync::mpsc::channel();
-        let core = core::Core::new(client.clone(), handle, tx.clone(), options.test_commands);
+        let edits = racelens_analysis::cancel::Edits::default();
+        let core = core::Core::new(client.clone(), handle, tx.clone(), edits.clone(), options.test_commands);
         std::thread::Builder::new().name("racelens-core".into()).spawn(move || core.run(rx)).expect("a thread can be spawned");
-        server::Backend::new(client, tx, flag, options.test_commands)
+        server::Backend::new(client, tx, edits, flag, options.test_commands)
     })
     .custom_method("racelens/document", server::Backend::document)
     .custom_method("window/workDoneProgress/cancel", server::Backend::cancel_progress)

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
+use racelens_analysis::cancel::Edits;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -21,18 +22,27 @@ use crate::settings::Settings;
 pub struct Backend {
     _client: Client,
     core: Sender<Msg>,
+    /// Counted here, before the edit waits in the core's queue: the core's background work
+    /// sees it at once and gives way.
+    edits: Edits,
     shutdown: Arc<AtomicBool>,
     test_commands: bool,
 }
 
 impl Backend {
-    pub(crate) fn new(client: Client, core: Sender<Msg>, shutdown: Arc<AtomicBool>, test_commands: bool) -> Backend {
-        Backend { _client: client, core, shutdown, test_commands }
+    pub(crate) fn new(client: Client, core: Sender<Msg>, edits: Edits, shutdown: Arc<AtomicBool>, test_commands: bool) -> Backend {
+        Backend { _client: client, core, edits, shutdown, test_commands }
     }
 
     fn send(&self, msg: Msg) {
         // The core only stops when the process ends.
         let _ = self.core.send(msg);
+    }
+
+    /// A change to the files: it cancels the core's background work for older contents.
+    fn send_edit(&self, msg: Msg) {
+        self.edits.bump();
+        self.send(msg);
     }
 
     async fn ask<T>(&self, make: impl FnOnce(Reply<T>) -> Msg) -> Result<T> {
@@ -146,24 +156,24 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, p: DidOpenTextDocumentParams) {
-        self.send(Msg::Open { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text });
+        self.send_edit(Msg::Open { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text });
     }
 
     async fn did_change(&self, p: DidChangeTextDocumentParams) {
-        self.send(Msg::Change { uri: p.text_document.uri, version: p.text_document.version, changes: p.content_changes });
+        self.send_edit(Msg::Change { uri: p.text_document.uri, version: p.text_document.version, changes: p.content_changes });
     }
 
     async fn did_save(&self, p: DidSaveTextDocumentParams) {
-        self.send(Msg::Save { uri: p.text_document.uri });
+        self.send_edit(Msg::Save { uri: p.text_document.uri });
     }
 
     async fn did_close(&self, p: DidCloseTextDocumentParams) {
-        self.send(Msg::Close { uri: p.text_document.uri });
+        self.send_edit(Msg::Close { uri: p.text_document.uri });
     }
 
     async fn did_change_watched_files(&self, p: DidChangeWatchedFilesParams) {
         let paths = p.changes.into_iter().filter_map(|c| c.uri.to_file_path().map(|p| p.into_owned())).collect();
-        self.send(Msg::Watched(paths));
+        self.send_edit(Msg::Watched(paths));
     }
 
     async fn did_change_configuration(&self, p: DidChangeConfigurationParams) {

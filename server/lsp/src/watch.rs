@@ -7,6 +7,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use racelens_analysis::cancel::Edits;
 
 use crate::messages::Msg;
 
@@ -24,7 +25,8 @@ pub fn interesting(path: &Path) -> bool {
 }
 
 impl Watcher {
-    pub fn start(roots: &[PathBuf], tx: Sender<Msg>) -> notify::Result<Watcher> {
+    /// Sends the changed paths to the core, counted as edits (see [`Edits`]).
+    pub fn start(roots: &[PathBuf], tx: Sender<Msg>, edits: Edits) -> notify::Result<Watcher> {
         let (events_tx, events_rx) = std::sync::mpsc::channel::<PathBuf>();
         let mut inner = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
             // Reads are events too (inotify reports opens): only changes count, or our own
@@ -48,6 +50,7 @@ impl Watcher {
                     batch.extend(events_rx.try_iter());
                     batch.sort();
                     batch.dedup();
+                    edits.bump();
                     if tx.send(Msg::Watched(batch)).is_err() {
                         break;
                     }

@@ -459,3 +459,47 @@ async fn the_quick_fix_for_a_lost_wakeup_uses_notify_all_and_clears_it() {
     assert_eq!(c.request("textDocument/codeAction", ask(rl008["range"].clone(), json!([rl008]))).await, json!([]));
     c.finish().await;
 }
+
+/// The diagnostics published (file relative to the root, list) until `rel`'s list satisfies
+/// `pred`, in the order they arrived.
+async fn published_until(c: &mut Client, rel: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<(String, Vec<Value>)> {
+    let (target, root) = (uri(&c.root, rel), format!("file://{}/", c.root.display()));
+    let seen = std::cell::RefCell::new(Vec::new());
+    c.expect("textDocument/publishDiagnostics", |p| {
+        let diagnostics = p["diagnostics"].as_array().unwrap();
+        seen.borrow_mut().push((p["uri"].as_str().unwrap().trim_start_matches(&root).to_string(), diagnostics.clone()));
+        p["uri"] == target.as_str() && pred(diagnostics)
+    })
+    .await;
+    seen.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_edited_file_is_published_before_the_other_files_its_change_reaches() {
+    let flag = "package app;\n\npublic class Flag {\n    volatile boolean running = true;\n\n    public void stop() {\n        running = false;\n    }\n}\n";
+    let worker = "package app;\n\npublic class Worker implements Runnable {\n    private final Flag flag = new Flag();\n    private long processed;\n\n    public void run() {\n        while (flag.running) {\n            processed++;\n        }\n    }\n\n    public void stop() {\n        flag.stop();\n    }\n}\n";
+    let main = "package app;\n\npublic class Main {\n    public static void main(String[] args) {\n        Worker w = new Worker();\n        new Thread(w).start();\n        w.stop();\n    }\n}\n";
+    let (flag_path, worker_path) = ("src/app/Flag.java", "src/app/Worker.java");
+    let repo = repo_with(&[(flag_path, flag), (worker_path, worker), ("src/app/Main.java", main)], &[]);
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({}), json!({})).await;
+    c.open(flag_path).await;
+    let flag_uri = uri(&c.root, flag_path);
+    // Remove `volatile ` (0-based line 3): every access of `running` is impacted, the read
+    // in Worker.java (line 7) too.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": flag_uri, "version": 2}, "contentChanges": [{"range": range((3, 4), (3, 13)), "text": ""}]})).await;
+    let seen = published_until(&mut c, worker_path, |d| has(d, "RL001", 7)).await;
+    let edited = seen.iter().position(|(f, d)| f == flag_path && has(d, "RL001", 6)).unwrap_or_else(|| panic!("{seen:?}"));
+    let other = seen.iter().position(|(f, _)| f == worker_path).unwrap();
+    assert!(edited < other, "the edited file's list comes first: {seen:?}");
+    // The other file's list, published after, is the whole of it.
+    let (_, worker_list) = seen.last().unwrap();
+    assert_eq!(codes(worker_list), ["RL001@7"], "{worker_list:?}");
+    assert!(worker_list[0]["message"].as_str().unwrap().contains("removed `volatile` from `running`"), "{worker_list:?}");
+    // Undone: the edited file is cleared first, then the other.
+    c.notify("textDocument/didChange", json!({"textDocument": {"uri": flag_uri, "version": 3}, "contentChanges": [{"range": range((3, 4), (3, 4)), "text": "volatile "}]})).await;
+    let seen = published_until(&mut c, worker_path, |d| d.is_empty()).await;
+    let edited = seen.iter().position(|(f, d)| f == flag_path && d.is_empty()).unwrap_or_else(|| panic!("{seen:?}"));
+    assert!(edited < seen.iter().position(|(f, _)| f == worker_path).unwrap(), "{seen:?}");
+    c.finish().await;
+}

@@ -359,7 +359,7 @@ impl Core {
                 r.impact = Some(*report);
                 let root = r.key.0.clone();
                 if let Some(w) = self.workspaces.iter().position(|ws| ws.root == root) {
-                    self.publish_workspace(w);
+                    self.publish_due.insert(w);
                 }
             }
             JobEvent::Finished { id, result, replay } => {
@@ -392,7 +392,7 @@ impl Core {
                     Err(e) => self.show(MessageType::ERROR, format!("racelens: {test}: {e}")),
                 }
                 if let Some(w) = self.workspaces.iter().position(|ws| ws.root == root) {
-                    self.publish_workspace(w);
+                    self.publish_due.insert(w);
                 }
                 self.start_ready();
                 self.refresh_lenses();
