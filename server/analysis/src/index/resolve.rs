@@ -53,15 +53,20 @@ pub struct Resolver<'a> {
     index: &'a ProjectIndex,
     symbols: &'a Symbols,
     with_jdk: bool,
+    /// [`Resolver::type_name`]'s answers, by where the name is written: a file names the
+    /// same few types again and again, and the index cannot change while it is borrowed.
+    type_names: TypeNames,
 }
+
+type TypeNames = std::cell::RefCell<std::collections::HashMap<(Origin, Option<ClassIdx>), std::collections::HashMap<Box<str>, TypeName>>>;
 
 impl<'a> Resolver<'a> {
     pub(super) fn new(index: &'a ProjectIndex, with_jdk: bool) -> Resolver<'a> {
-        Resolver { index, symbols: index.symbols(), with_jdk }
+        Resolver::over(index, index.symbols(), with_jdk)
     }
 
     pub(super) fn over(index: &'a ProjectIndex, symbols: &'a Symbols, with_jdk: bool) -> Resolver<'a> {
-        Resolver { index, symbols, with_jdk }
+        Resolver { index, symbols, with_jdk, type_names: Default::default() }
     }
 
     pub fn index(&self) -> &'a ProjectIndex {
@@ -127,6 +132,15 @@ impl<'a> Resolver<'a> {
 
     /// Resolves a type name as written in `origin`, inside class `ctx`.
     pub fn type_name(&self, origin: Origin, ctx: Option<ClassIdx>, name: &str) -> TypeName {
+        if let Some(known) = self.type_names.borrow().get(&(origin, ctx)).and_then(|names| names.get(name)) {
+            return known.clone();
+        }
+        let found = self.find_type_name(origin, ctx, name);
+        self.type_names.borrow_mut().entry((origin, ctx)).or_default().insert(name.into(), found.clone());
+        found
+    }
+
+    fn find_type_name(&self, origin: Origin, ctx: Option<ClassIdx>, name: &str) -> TypeName {
         let Some(facts) = self.facts(origin) else { return TypeName::Unknown };
         if let Some((head, rest)) = name.split_once('.') {
             return match self.type_name(origin, ctx, head) {
