@@ -59,3 +59,37 @@ fn prune_projects(projects: &Path) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_folders_of_work_trees_that_are_gone_are_pruned() {
+        let projects = tempfile::tempdir().unwrap();
+        let alive = tempfile::tempdir().unwrap();
+        let folder = |name: &str, record: Option<&Path>| {
+            let dir = projects.path().join(name);
+            std::fs::create_dir_all(dir.join("classes")).unwrap();
+            if let Some(root) = record {
+                std::fs::write(dir.join(ROOT_RECORD), root.to_string_lossy().as_bytes()).unwrap();
+            }
+            dir
+        };
+        let kept = folder("alive-1", Some(alive.path()));
+        let gone = folder("gone-2", Some(&alive.path().join("deleted-clone")));
+        let unrecorded = folder("old-3", None);
+        let being_written = folder("new-4", Some(Path::new("")));
+        prune_projects(projects.path());
+        assert!(kept.exists() && unrecorded.exists() && being_written.exists());
+        assert!(!gone.exists());
+    }
+
+    #[test]
+    fn a_work_tree_keeps_its_cache_folder() {
+        let root = Path::new("/some/where/shop");
+        assert_eq!(project_cache(root), project_cache(root));
+        assert!(project_cache(root).file_name().unwrap().to_string_lossy().starts_with("shop-"));
+        assert_ne!(project_cache(root), project_cache(Path::new("/else/where/shop")));
+    }
+}
