@@ -73,10 +73,6 @@ impl Inverted {
         }
     }
 
-    pub(super) fn clear(&mut self) {
-        *self = Inverted::default();
-    }
-
     pub(super) fn field(&self, field: &FieldKey) -> Option<&BTreeSet<FileId>> {
         self.fields.get(field)
     }

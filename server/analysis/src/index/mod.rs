@@ -91,6 +91,9 @@ pub struct ProjectIndex {
     by_path: HashMap<String, FileId>,
     symbols: Arc<Symbols>,
     symbols_dirty: bool,
+    /// Files whose declarations changed since the last commit (added, edited or removed),
+    /// with the class names they declared before.
+    declarations_changed: HashMap<FileId, Vec<String>>,
     unresolved: BTreeSet<FileId>,
     jdk: Option<Arc<Jdk>>,
     inverted: inverted::Inverted,
@@ -116,6 +119,8 @@ impl ProjectIndex {
         let slot = &mut self.entries[id.0 as usize];
         if slot.as_ref().is_none_or(|e| e.declarations != declarations) {
             self.symbols_dirty = true;
+            let before = slot.as_ref().map(|e| declared_names(&e.facts)).unwrap_or_default();
+            self.declarations_changed.entry(id).or_insert(before);
         }
         *slot = Some(FileEntry { path: path.to_string(), facts, resolved: Arc::default(), declarations });
         self.unresolved.insert(id);
@@ -124,6 +129,10 @@ impl ProjectIndex {
 
     pub fn remove(&mut self, path: &str) {
         if let Some(id) = self.by_path.remove(path) {
+            if let Some(e) = &self.entries[id.0 as usize] {
+                let before = declared_names(&e.facts);
+                self.declarations_changed.entry(id).or_insert(before);
+            }
             self.entries[id.0 as usize] = None;
             self.unresolved.remove(&id);
             self.inverted.remove(id);
@@ -131,13 +140,18 @@ impl ProjectIndex {
         }
     }
 
-    /// Rebuilds what the updates since the last commit invalidated.
+    /// Rebuilds what the updates since the last commit invalidated. When declarations
+    /// changed, the symbol table is rebuilt, and the files whose resolution read what
+    /// changed are resolved again: those that read a changed file's facts, looked up a
+    /// class name it declares or declared, or asked for subtypes (rust-analyzer's way:
+    /// recompute what the recorded dependencies say an edit invalidates).
     pub fn commit(&mut self) {
         if self.symbols_dirty {
             self.symbols = Arc::new(Symbols::build(self));
             self.symbols_dirty = false;
-            self.unresolved = self.ids().collect();
-            self.inverted.clear();
+            let changed = std::mem::take(&mut self.declarations_changed);
+            let dependents = self.dependents(&changed);
+            self.unresolved.extend(dependents);
         }
         let todo: Vec<FileId> = std::mem::take(&mut self.unresolved).into_iter().collect();
         let resolved = resolve_in_parallel(self, &todo);
@@ -147,6 +161,25 @@ impl ProjectIndex {
                 e.resolved = Arc::new(r);
             }
         }
+    }
+
+    /// The files whose resolution depends on the declarations of `changed` (with the class
+    /// names those files declared before), the changed files themselves included.
+    fn dependents(&self, changed: &HashMap<FileId, Vec<String>>) -> Vec<FileId> {
+        let mut names: BTreeSet<String> = changed.values().flatten().cloned().collect();
+        for id in changed.keys() {
+            names.extend(self.entry(*id).map(|e| declared_names(&e.facts)).unwrap_or_default());
+        }
+        self.entries()
+            .filter(|(id, e)| {
+                let deps = &e.resolved.deps;
+                changed.contains_key(id)
+                    || deps.subtypes
+                    || deps.files.iter().any(|f| changed.contains_key(f))
+                    || names.iter().any(|n| deps.names.contains(n))
+            })
+            .map(|(id, _)| id)
+            .collect()
     }
 
     /// The files with a resolved access to `field`, in id order.
@@ -267,6 +300,17 @@ fn resolve_in_parallel(index: &ProjectIndex, todo: &[FileId]) -> Vec<ResolvedFil
         return todo.iter().map(|&id| sites::resolve_file(index, id)).collect();
     }
     todo.par_iter().map(|&id| sites::resolve_file(index, id)).collect()
+}
+
+/// The names by which other files can find a file's classes in the symbol table: source
+/// names (`pkg.Outer.Inner`) and binary names.
+fn declared_names(facts: &FileFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, c) in facts.classes.iter().enumerate() {
+        out.push(c.binary_name.clone());
+        out.push(symbols::source_name(facts, i as u32));
+    }
+    out
 }
 
 /// A hash of what other files can see of this one: package, imports, type declarations,

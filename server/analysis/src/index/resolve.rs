@@ -56,6 +56,19 @@ pub struct Resolver<'a> {
     /// [`Resolver::type_name`]'s answers, by where the name is written: a file names the
     /// same few types again and again, and the index cannot change while it is borrowed.
     type_names: TypeNames,
+    /// What the answers so far depended on, outside the index's own file.
+    deps: std::cell::RefCell<Dependencies>,
+}
+
+/// What a file's resolution read of the rest of the project: which files' facts, which class
+/// names it looked up in the symbol table (found or not), and whether it asked for the
+/// subtypes of a class. A change of declarations elsewhere re-resolves the file only when
+/// it touches one of these ([`super::ProjectIndex::commit`]).
+#[derive(Clone, Debug, Default)]
+pub struct Dependencies {
+    pub files: std::collections::BTreeSet<super::FileId>,
+    pub names: std::collections::BTreeSet<String>,
+    pub subtypes: bool,
 }
 
 type TypeNames = std::cell::RefCell<std::collections::HashMap<(Origin, Option<ClassIdx>), std::collections::HashMap<Box<str>, TypeName>>>;
@@ -66,7 +79,18 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn over(index: &'a ProjectIndex, symbols: &'a Symbols, with_jdk: bool) -> Resolver<'a> {
-        Resolver { index, symbols, with_jdk, type_names: Default::default() }
+        Resolver { index, symbols, with_jdk, type_names: Default::default(), deps: Default::default() }
+    }
+
+    /// What the answers given so far depended on.
+    pub fn dependencies(&self) -> Dependencies {
+        self.deps.borrow().clone()
+    }
+
+    /// A class by the name imports and qualified references use, noting the name asked for.
+    fn by_source(&self, name: &str) -> Option<ClassRef> {
+        self.deps.borrow_mut().names.insert(name.to_string());
+        self.symbols.by_source(name)
     }
 
     pub fn index(&self) -> &'a ProjectIndex {
@@ -74,6 +98,9 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn facts(&self, origin: Origin) -> Option<Arc<FileFacts>> {
+        if let Origin::Project(id) = origin {
+            self.deps.borrow_mut().files.insert(id);
+        }
         self.index.facts(origin)
     }
 
@@ -95,12 +122,12 @@ impl<'a> Resolver<'a> {
     /// A class by its dotted source name, in the project or (names only, or loaded when
     /// reading JDK sources) in the JDK.
     pub fn qualified(&self, name: &str) -> Option<TypeName> {
-        if let Some(c) = self.symbols.by_source(name) {
+        if let Some(c) = self.by_source(name) {
             return Some(TypeName::Class(c));
         }
         // A nested project class: `pkg.Outer.Inner` is found by its outer class.
         if let Some((head, last)) = name.rsplit_once('.') {
-            if let Some(TypeName::Class(outer)) = self.symbols.by_source(head).map(TypeName::Class) {
+            if let Some(TypeName::Class(outer)) = self.by_source(head).map(TypeName::Class) {
                 if let Some(m) = self.member_class(outer, last) {
                     return Some(TypeName::Class(m));
                 }
@@ -514,6 +541,7 @@ impl<'a> Resolver<'a> {
     /// Project implementations of a method declared in an interface or abstract class.
     fn implementations(&self, declared_in: ClassRef, name: &str, argc: usize) -> Vec<MethodRef> {
         let mut out = Vec::new();
+        self.deps.borrow_mut().subtypes = true;
         for sub in self.symbols.all_subtypes(declared_in, 64) {
             if out.len() >= MAX_IMPLEMENTATIONS {
                 break;

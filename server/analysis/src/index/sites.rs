@@ -67,6 +67,9 @@ pub struct ResolvedFile {
     pub starts_threads: BTreeSet<MethodIdx>,
     /// A hash of the escape evidence above.
     pub evidence: u64,
+    /// What resolving the file read of other files: when their declarations change, the
+    /// file is resolved again only if it depends on them.
+    pub deps: super::resolve::Dependencies,
 }
 
 const THREAD_TYPES: &[&str] = &[
@@ -105,6 +108,7 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
         }
         h.finish()
     };
+    out.deps = r.dependencies();
     out
 }
 
