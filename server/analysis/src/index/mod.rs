@@ -3,8 +3,10 @@
 //!
 //! Updating one file recomputes that file's facts only (done by the caller) and its
 //! resolution here; when a file's *declarations* change (a field, a method signature, a
-//! supertype), the symbol table is rebuilt and every file is resolved again. Typing in a
-//! method body never changes declarations, so the common path is one file. The inverted
+//! supertype), the symbol table is rebuilt and the files whose resolution depended on
+//! what changed are resolved again (each file's resolution records what it read:
+//! [`resolve::Dependencies`]). Typing in a method body never changes declarations, so the
+//! common path is one file. The inverted
 //! index (which files access a field, hold a lock, call a method name) follows each
 //! file's resolution, so analyses that join files read the files that matter only.
 
