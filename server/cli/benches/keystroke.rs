@@ -4,6 +4,9 @@
 //! JDK's `java.util` sources in a git repository), or with `large` of the ~500,000 lines
 //! of `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text`.
 //!
+//! Then it types a field declaration into the class body, the path where every keystroke
+//! may change what other files see.
+//!
 //! Each keystroke is a `didChange` followed by a `textDocument/codeLens` request for the
 //! same file; the server analyses (and publishes diagnostics) before it answers a
 //! request, so the time to the answer is the time until the diagnostics of that keystroke
@@ -27,6 +30,7 @@ use serde_json::{json, Value};
 
 const FILE: &str = "src/java/util/Vector.java";
 const TYPED: &str = "elementCount = elementCount + 1;";
+const DECLARED: &str = "private int pendingCount;";
 
 const LARGE: &[&str] = &["java/util/", "java/lang/", "java/io/", "java/net/", "java/math/", "java/text/"];
 
@@ -55,26 +59,23 @@ fn main() {
     println!("project: {lines} lines of {what}; typing `{TYPED}` into {FILE} ({} lines)", text.lines().count());
     // The server's caches go to a folder of ours, empty at first.
     let cache = tempfile::tempdir().unwrap();
-    let samples = session(&root, &text, cache.path(), true);
+    let (statement, declaration) = session(&root, &text, cache.path(), true);
     session(&root, &text, cache.path(), false);
+    report("keystroke to diagnostics", statement);
+    report(&format!("keystroke to diagnostics, typing `{DECLARED}` into the class body"), declaration);
+}
 
-    let mut samples = samples;
+fn report(what: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
-    println!(
-        "keystroke to diagnostics: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)",
-        p(0.5),
-        p(0.95),
-        p(0.99),
-        p(1.0),
-        samples.len()
-    );
+    println!("{what}: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)", p(0.5), p(0.95), p(0.99), p(1.0), samples.len());
 }
 
 /// One server from start to exit: the time to the first answer, then (when `typing`) the
-/// keystrokes' latencies and the resident memory after them.
-fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> Vec<Duration> {
+/// keystrokes' latencies (a statement in a method body, then a field declaration) and the
+/// resident memory after them.
+fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> (Vec<Duration>, Vec<Duration>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_racelens"))
         .arg("lsp")
         .env("XDG_CACHE_HOME", cache)
@@ -126,9 +127,9 @@ fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> Vec<Duration>
     wait_id(2);
     let label = if typing { "start to first diagnostics" } else { "restart with the same tree to first diagnostics" };
     println!("{label}: {} ms", started.elapsed().as_millis());
-    let mut samples = Vec::new();
+    let mut samples = (Vec::new(), Vec::new());
     if typing {
-        samples = type_statement(&mut send, &wait_id, &uri, text);
+        samples = (type_statement(&mut send, &wait_id, &uri, text), type_declaration(&mut send, &wait_id, &uri, text));
         println!("resident memory after typing: {}", memory(child.id()));
     }
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
@@ -145,28 +146,42 @@ fn memory(pid: u32) -> String {
     format!("{} MB (peak {} MB)", kb("VmRSS:") / 1024, kb("VmHWM:") / 1024)
 }
 
+/// Types a statement at the start of `addElement`'s body (only that method's body changes).
 fn type_statement(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, text: &str) -> Vec<Duration> {
-    // Type at the start of addElement's body, on a new line.
     let anchor = text.find("public synchronized void addElement(E obj) {").expect("Vector.addElement");
-    let line = text[..anchor].lines().count() as u32; // 0-based line of the declaration
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": line + 1, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": "        \n"}]}}));
+    type_line(send, wait_id, uri, text[..anchor].lines().count() as u32 + 1, TYPED, 10)
+}
+
+/// Types a field declaration into `Vector`'s class body: every keystroke that completes a
+/// declaration changes what other files can see, so the symbol table is rebuilt and the
+/// files that depend on it are resolved again.
+fn type_declaration(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, text: &str) -> Vec<Duration> {
+    let anchor = text.find("    protected int elementCount;").expect("Vector.elementCount");
+    type_line(send, wait_id, uri, text[..anchor].lines().count() as u32, DECLARED, 10_000)
+}
+
+/// Types `typed` character by character on a new line inserted at 0-based `line`, six
+/// times (deleting it again between rounds); request ids start at `first_id`.
+fn type_line(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, line: u32, typed: &str, first_id: i64) -> Vec<Duration> {
+    let mut id = first_id;
+    send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": "        \n"}]}}));
     let mut samples = Vec::new();
-    let mut id = 10;
-    for round in 0..6 {
-        for (i, ch) in TYPED.chars().enumerate() {
+    for _round in 0..6 {
+        for (i, ch) in typed.chars().enumerate() {
             id += 1;
-            let version = id;
             let at = 8 + i as u32;
             let start = Instant::now();
-            send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": {"line": line + 1, "character": at}, "end": {"line": line + 1, "character": at}}, "text": ch.to_string()}]}}));
+            send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": at}, "end": {"line": line, "character": at}}, "text": ch.to_string()}]}}));
             send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
             wait_id(id);
             samples.push(start.elapsed());
         }
-        // Delete the statement again for the next round.
+        // Delete the line's text again for the next round.
         id += 1;
-        send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line + 1, "character": 8}, "end": {"line": line + 1, "character": 8 + TYPED.len() as u32}}, "text": ""}]}}));
-        let _ = round;
+        send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8 + typed.len() as u32}}, "text": ""}]}}));
     }
+    // The blank line goes too, so that the file is as it was.
+    id += 1;
+    send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}]}}));
     samples
 }
