@@ -149,10 +149,14 @@ impl ProjectIndex {
     /// recompute what the recorded dependencies say an edit invalidates).
     pub fn commit(&mut self) {
         if self.symbols_dirty {
-            self.symbols = Arc::new(Symbols::build(self));
-            self.symbols_dirty = false;
             let changed = std::mem::take(&mut self.declarations_changed);
-            let dependents = self.dependents(&changed);
+            let mut names: BTreeSet<String> = changed.values().flatten().cloned().collect();
+            for id in changed.keys() {
+                names.extend(self.entry(*id).map(|e| declared_names(&e.facts)).unwrap_or_default());
+            }
+            self.symbols = Arc::new(Symbols::updated(self, &self.symbols, &changed, &names));
+            self.symbols_dirty = false;
+            let dependents = self.dependents(&changed, &names);
             self.unresolved.extend(dependents);
         }
         let todo: Vec<FileId> = std::mem::take(&mut self.unresolved).into_iter().collect();
@@ -165,13 +169,9 @@ impl ProjectIndex {
         }
     }
 
-    /// The files whose resolution depends on the declarations of `changed` (with the class
-    /// names those files declared before), the changed files themselves included.
-    fn dependents(&self, changed: &HashMap<FileId, Vec<String>>) -> Vec<FileId> {
-        let mut names: BTreeSet<String> = changed.values().flatten().cloned().collect();
-        for id in changed.keys() {
-            names.extend(self.entry(*id).map(|e| declared_names(&e.facts)).unwrap_or_default());
-        }
+    /// The files whose resolution depends on the declarations of `changed`, the changed
+    /// files themselves included (`names`: the class names they declare and declared).
+    fn dependents(&self, changed: &HashMap<FileId, Vec<String>>, names: &BTreeSet<String>) -> Vec<FileId> {
         self.entries()
             .filter(|(id, e)| {
                 let deps = &e.resolved.deps;

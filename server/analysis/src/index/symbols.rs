@@ -1,8 +1,9 @@
 //! The project's symbol table: classes by name, and who extends or implements whom.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use super::{ClassRef, Origin, ProjectIndex, TypeName};
+use super::resolve::Dependencies;
+use super::{ClassRef, FileId, Origin, ProjectIndex, Resolver, TypeName};
 
 #[derive(Default)]
 pub struct Symbols {
@@ -12,10 +13,17 @@ pub struct Symbols {
     by_source: HashMap<String, ClassRef>,
     /// Direct subtypes (classes that extend or implement it) of every project class.
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
+    /// Each file's `(class, supertype)` pairs, with what resolving them read: kept so that a
+    /// change of declarations resolves again only the supertypes that depend on it.
+    supertypes: HashMap<FileId, (Vec<(ClassRef, ClassRef)>, Dependencies)>,
 }
 
 impl Symbols {
-    pub(super) fn build(index: &ProjectIndex) -> Symbols {
+    /// The symbol table after the declarations of `changed` files changed (`names`: the
+    /// class names they declare and declared); from an empty `old`, that of the whole index. The name tables are cheap and made again;
+    /// supertypes are resolved again only for the changed files and those whose supertypes
+    /// read a changed file or looked up one of `names`.
+    pub(super) fn updated(index: &ProjectIndex, old: &Symbols, changed: &HashMap<FileId, Vec<String>>, names: &BTreeSet<String>) -> Symbols {
         let mut s = Symbols::default();
         for (id, e) in index.entries() {
             for (i, c) in e.facts.classes.iter().enumerate() {
@@ -26,21 +34,41 @@ impl Symbols {
                 }
             }
         }
-        // Supertypes resolve through the table above; a resolver over a half-built index
+        // Supertypes resolve through the tables above; a resolver over a half-built index
         // sees the names it needs.
-        let resolver = super::Resolver::over(index, &s, false);
-        let mut subtypes: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut supertypes = HashMap::new();
         for (id, e) in index.entries() {
-            for i in 0..e.facts.classes.len() {
-                let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
-                for sup in resolver.supertypes(r) {
-                    if let TypeName::Class(sup) = sup {
-                        subtypes.entry(sup).or_default().push(r);
+            let kept = old.supertypes.get(&id).filter(|(_, deps)| {
+                !changed.contains_key(&id) && !deps.files.iter().any(|f| changed.contains_key(f)) && !names.iter().any(|n| deps.names.contains(n))
+            });
+            let pairs = match kept {
+                Some(kept) => kept.clone(),
+                None => {
+                    let resolver = Resolver::over(index, &s, false);
+                    let mut pairs = Vec::new();
+                    for i in 0..e.facts.classes.len() {
+                        let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
+                        for sup in resolver.supertypes(r) {
+                            if let TypeName::Class(sup) = sup {
+                                pairs.push((r, sup));
+                            }
+                        }
                     }
+                    (pairs, resolver.dependencies())
                 }
+            };
+            supertypes.insert(id, pairs);
+        }
+        let mut subtypes: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut files: Vec<&FileId> = supertypes.keys().collect();
+        files.sort();
+        for id in files {
+            for &(sub, sup) in &supertypes[id].0 {
+                subtypes.entry(sup).or_default().push(sub);
             }
         }
         s.subtypes = subtypes;
+        s.supertypes = supertypes;
         s
     }
 
