@@ -1,14 +1,22 @@
 //! The incremental path (tree-sitter re-parse with the edited old tree, facts of the
 //! edited file only, its diff against the base) gives the same result as analysing the
-//! final text from scratch, for random sequences of edits.
+//! final text from scratch, for random sequences of edits: on one file, the impact; on a
+//! generated workspace of a few hundred files, the index itself too (each file's resolved
+//! sites and locks, the inverted index, the sharing) after edits of bodies and
+//! declarations in several files, and files deleted and created again.
+//!
+//! `PROPTEST_CASES=256` runs more cases than the default.
 
 mod support;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use racelens_analysis::host::{Host, HostOptions};
+use racelens_analysis::impact::shared::Sharing;
 use racelens_analysis::impact::Options;
+use racelens_analysis::index::ProjectIndex;
 use racelens_analysis::java::{facts_of, Document};
 use support::*;
 
@@ -37,8 +45,13 @@ fn render(host: &Host, impact: &racelens_analysis::impact::Impact) -> String {
     format!("{:#?}\n{:#?}\n{:#?}", icps(impact), pairs(host, impact), warnings(host, impact))
 }
 
+/// `PROPTEST_CASES`, or `default` cases.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(24), ..ProptestConfig::default() })]
 
     #[test]
     fn incremental_equals_from_scratch(edits in edits()) {
@@ -67,26 +80,63 @@ proptest! {
     }
 }
 
-/// Classes of the generated workspace: each holds the next, calls into it under its own
-/// lock, shares a registry's static field and lock, waits and notifies; so fields, locks
-/// and method names are joined across many files.
-const CLASSES: usize = 48;
+/// The generated workspace: classes `gen.p{k}.C{i}` in `PACKAGES` packages, each holding
+/// the next (in the next package) and calling into it under its own lock, with a
+/// superclass (`gen.Base`, the previous class, or none), a registry's static field and
+/// lock, wait and notify, thread starts, and by turns a static counter, a
+/// `ReentrantLock`, an inner thread class, or a static nested class and a field read two
+/// classes away. So fields, locks and method names are joined across many files, and
+/// a file's resolution depends on other files' declarations.
+const CLASSES: usize = 240;
+const PACKAGES: usize = 4;
+const BASE: usize = CLASSES;
+const REGISTRY: usize = CLASSES + 1;
+const FILES: usize = CLASSES + 2;
+
+fn class_name(i: usize) -> String {
+    format!("gen.p{}.C{i}", i % PACKAGES)
+}
 
 fn generated_class(i: usize) -> String {
     let next = (i + 1) % CLASSES;
+    let superclass = match i % 3 {
+        0 => "Base".to_string(),
+        1 => format!("C{}", i - 1),
+        _ => "Object".to_string(),
+    };
+    let mut imports = vec!["gen.Base".to_string(), "gen.Registry".to_string(), class_name(next)];
+    if i % 3 == 1 {
+        imports.push(class_name(i - 1));
+    }
+    let imports: String = imports.iter().map(|c| format!("import {c};\n")).collect();
+    // Members a subclass reaches: `level` here, `shared` in `Base`.
+    let inherited = match i % 3 {
+        0 => "    protected int level;\n\n    public void inc() {\n        shared++;\n        touch();\n    }\n",
+        1 => "    public void inc() {\n        level++;\n        shared--;\n        Base.instances++;\n    }\n",
+        _ => "",
+    };
+    let shape = match i % 4 {
+        0 => format!("    static int created;\n\n    public C{i}() {{\n        synchronized (C{i}.class) {{\n            created++;\n        }}\n    }}\n"),
+        1 => "    private final ReentrantLock rl = new ReentrantLock();\n\n    public void locked() {\n        rl.lock();\n        try {\n            count++;\n        } finally {\n            rl.unlock();\n        }\n    }\n".to_string(),
+        2 => "    class Worker extends Thread {\n        public void run() {\n            synchronized (lock) {\n                count++;\n                lock.notify();\n            }\n        }\n    }\n\n    public void spawn() {\n        new Worker().start();\n    }\n".to_string(),
+        _ => "    static class Stats {\n        static int hits;\n    }\n\n    public int far() {\n        Stats.hits++;\n        return next.next.count;\n    }\n".to_string(),
+    };
     format!(
-        r#"package gen;
+        r#"package gen.p{package};
 
 import java.util.ArrayList;
 import java.util.List;
-
-public class C{i} {{
+import java.util.concurrent.locks.ReentrantLock;
+{imports}
+public class C{i} extends {superclass} {{
     private final Object lock = new Object();
     private int count;
     private volatile boolean open = true;
     private final List<String> items = new ArrayList<>();
     private C{next} next;
 
+{inherited}
+{shape}
     public synchronized void add(String s) {{
         items.add(s);
         count++;
@@ -101,7 +151,7 @@ public class C{i} {{
     }}
 
     public int read() {{
-        return count + items.size();
+        return count + items.size() + next.count;
     }}
 
     public void await() throws InterruptedException {{
@@ -123,11 +173,30 @@ public class C{i} {{
         new Thread(() -> next.add("x")).start();
     }}
 }}
-"#
+"#,
+        package = i % PACKAGES,
     )
 }
 
-const REGISTRY: &str = "package gen;\n\npublic class Registry {\n    static int total;\n\n    static synchronized int total() {\n        return total;\n    }\n}\n";
+const BASE_CLASS: &str = "package gen;\n\npublic class Base {\n    protected int shared;\n    protected static int instances;\n    protected final Object baseLock = new Object();\n\n    public void touch() {\n        synchronized (baseLock) {\n            shared++;\n        }\n    }\n}\n";
+
+const REGISTRY_CLASS: &str = "package gen;\n\npublic class Registry {\n    static int total;\n\n    static synchronized int total() {\n        return total;\n    }\n}\n";
+
+fn generated_path(i: usize) -> String {
+    match i {
+        BASE => "src/gen/Base.java".into(),
+        REGISTRY => "src/gen/Registry.java".into(),
+        i => format!("src/gen/p{}/C{i}.java", i % PACKAGES),
+    }
+}
+
+fn generated_text(i: usize) -> String {
+    match i {
+        BASE => BASE_CLASS.into(),
+        REGISTRY => REGISTRY_CLASS.into(),
+        i => generated_class(i),
+    }
+}
 
 /// Fragments that join files: other classes' fields, the registry's lock and field.
 const CROSS_FRAGMENTS: &[&str] = &[
@@ -140,80 +209,209 @@ const CROSS_FRAGMENTS: &[&str] = &[
 const STATEMENTS: &[&str] = &[
     "Registry.total++;", "next.count = 1;", "next.bump();", "count++;", "int x = next.read();", "next.items.clear();",
     "synchronized (lock) { next.count--; }", "lock.notify();", "next.open = true;", "synchronized (Registry.class) { count = Registry.total; }",
+    "shared++;", "level = 2;", "Base.instances--;", "next.level++;", "new Thread(this::bump).start();", "rl.lock();",
+    "synchronized (baseLock) { baseLock.notifyAll(); }", "next.next.open = false;",
+];
+
+/// Declaration edits, `(from, to)` at the first `from` of the file: fields added,
+/// removed, made volatile or not static, methods made synchronized or static or given a
+/// parameter, superclasses changed. Other files' resolution depends on them.
+const DECLARATIONS: &[(&str, &str)] = &[
+    ("    private int count;\n", ""),
+    ("private int count;", "private volatile int count;"),
+    ("private volatile boolean open", "private boolean open"),
+    ("    private int count;\n", "    private int count;\n    static int extra;\n"),
+    ("    protected int level;\n", ""),
+    ("static int created;", "int created;"),
+    ("public void bump()", "public synchronized void bump()"),
+    ("public void bump()", "public static void bump()"),
+    ("public int read()", "public int read(int n)"),
+    (" extends Base {", " extends Object {"),
+    (" extends Object {", " extends Base {"),
+    (" extends C", " extends Base implements C"),
+    ("protected int shared;", "protected volatile int shared;"),
+    ("protected static int instances;", "protected int instances;"),
+    ("static int total;", "static volatile int total;"),
+    ("private C", "private Base next2;\n    private C"),
 ];
 
 #[derive(Clone, Debug)]
-struct FileEdit {
-    file: usize,
-    at: f64,
-    delete: usize,
-    insert: &'static str,
-    /// Insert a line after one that ends with `;` (deleting nothing), rather than anywhere.
-    statement: bool,
+enum FileEdit {
+    /// Text typed anywhere, replacing `delete` bytes.
+    Type { file: usize, at: f64, delete: usize, insert: &'static str },
+    /// A line typed after one that ends with `;`.
+    Statement { file: usize, at: f64, insert: &'static str },
+    /// A declaration changed (nothing when the file lacks `from`).
+    Declaration { file: usize, from: &'static str, to: &'static str },
+    /// The file deleted on disk; a later edit creates it again with its base text.
+    Delete { file: usize },
 }
 
 fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
-    let junk = (0..CLASSES + 1, 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
-        .prop_map(|(file, at, delete, insert)| FileEdit { file, at, delete, insert, statement: false });
-    let statement = (0..CLASSES + 1, 0.0..1.0f64, prop::sample::select(STATEMENTS))
-        .prop_map(|(file, at, insert)| FileEdit { file, at, delete: 0, insert, statement: true });
-    prop::collection::vec(prop_oneof![junk, statement.clone(), statement], 1..16)
+    let file = || 0..FILES;
+    let typed = (file(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
+        .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
+    let statement = (file(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
+    let declaration = (file(), prop::sample::select(DECLARATIONS)).prop_map(|(file, (from, to))| FileEdit::Declaration { file, from, to });
+    let delete = file().prop_map(|file| FileEdit::Delete { file });
+    prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 3 => declaration, 1 => delete], 1..16)
 }
 
-/// Where an edit goes in `text`: anywhere, or on a new line after a statement's `;`.
-fn edit_offset(text: &str, e: &FileEdit) -> usize {
-    if !e.statement {
-        return ((text.len() as f64) * e.at) as usize;
+impl FileEdit {
+    fn file(&self) -> usize {
+        match *self {
+            FileEdit::Type { file, .. } | FileEdit::Statement { file, .. } | FileEdit::Declaration { file, .. } | FileEdit::Delete { file } => file,
+        }
     }
-    let ends: Vec<usize> = text.match_indices(";\n").map(|(i, _)| i + 2).collect();
-    match ends.is_empty() {
-        true => text.len(),
-        false => ends[((ends.len() as f64) * e.at) as usize % ends.len()],
+
+    /// The range of `text` the edit replaces, and with what.
+    fn change(&self, text: &str) -> Option<(usize, usize, String)> {
+        match *self {
+            FileEdit::Type { at, delete, insert, .. } => {
+                let start = ((text.len() as f64) * at) as usize;
+                Some((start, start + delete, insert.to_string()))
+            }
+            FileEdit::Statement { at, insert, .. } => {
+                let ends: Vec<usize> = text.match_indices(";\n").map(|(i, _)| i + 2).collect();
+                let start = match ends.is_empty() {
+                    true => text.len(),
+                    false => ends[((ends.len() as f64) * at) as usize % ends.len()],
+                };
+                Some((start, start, format!("{insert}\n")))
+            }
+            FileEdit::Declaration { from, to, .. } => text.find(from).map(|start| (start, start + from.len(), to.to_string())),
+            FileEdit::Delete { .. } => None,
+        }
     }
 }
 
-fn generated_path(i: usize) -> String {
-    match i {
-        CLASSES => "src/gen/Registry.java".into(),
-        i => format!("src/gen/C{i}.java"),
+/// What the editor holds of a generated file.
+enum Buffer {
+    /// The text on disk, as committed.
+    Base,
+    Open(Document),
+    Deleted,
+}
+
+/// Applies an edit to the files and tells `host`, as the language server does: an open
+/// buffer's text on each keystroke, a deleted file from the file watcher.
+fn apply(host: &mut Host, root: &std::path::Path, buffers: &mut [Buffer], e: &FileEdit) {
+    let i = e.file();
+    let path = generated_path(i);
+    if let FileEdit::Delete { .. } = e {
+        if !matches!(buffers[i], Buffer::Deleted) {
+            let _ = std::fs::remove_file(root.join(&path));
+            match buffers[i] {
+                Buffer::Open(_) => host.remove_overlay(&path),
+                _ => host.reload_file(&path),
+            }
+            host.refresh_git().unwrap();
+            buffers[i] = Buffer::Deleted;
+        }
+        return;
     }
+    if !matches!(buffers[i], Buffer::Open(_)) {
+        buffers[i] = Buffer::Open(Document::new(Arc::from(generated_text(i))));
+    }
+    let Buffer::Open(doc) = &mut buffers[i] else { unreachable!() };
+    if let Some((start, end, insert)) = e.change(doc.text()) {
+        doc.edit(start, end, &insert);
+    }
+    host.set_overlay(&path, doc.text().clone(), Some(doc.facts().clone()));
+}
+
+/// Everything the index keeps of a file, by path: its resolution, with its maps ordered.
+fn resolved_by_path(index: &ProjectIndex) -> BTreeMap<String, String> {
+    index
+        .entries()
+        .map(|(_, e)| {
+            let r = &e.resolved;
+            let caller_locks: BTreeMap<_, _> = r.caller_locks.iter().collect();
+            let text = format!(
+                "sites {:#?}\nlocks {:#?}\ncaller locks {:#?}\nmonitor calls {:#?}\nescape seeds {:?}\nholds {:?}\nsupertypes {:?}\nstarts threads {:?}\nevidence {}",
+                r.sites, r.locks, caller_locks, r.monitor_calls, r.escape_seeds, r.holds, r.supertypes, r.starts_threads, r.evidence
+            );
+            (e.path.clone(), text)
+        })
+        .collect()
+}
+
+/// The inverted index's answers as paths, for every key either index holds.
+fn inverted_by_path(index: &ProjectIndex, other: &ProjectIndex) -> BTreeMap<String, BTreeSet<String>> {
+    let paths = |ids: &mut dyn Iterator<Item = racelens_analysis::index::FileId>| -> BTreeSet<String> { ids.map(|id| index.entry(id).unwrap().path.clone()).collect() };
+    let mut out = BTreeMap::new();
+    for i in [index, other] {
+        let (fields, locks, calls) = i.indexed_keys();
+        for f in fields {
+            out.insert(format!("field {f:?}"), paths(&mut index.files_accessing(f)));
+        }
+        for l in locks {
+            out.insert(format!("lock {l}"), paths(&mut index.files_locking(l)));
+        }
+        for c in calls {
+            out.insert(format!("call {c}"), paths(&mut index.files_calling(c)));
+        }
+    }
+    out
+}
+
+/// Which classes escape and why, for every class either index names.
+fn sharing_by_class(sharing: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> BTreeMap<String, String> {
+    let mut classes = BTreeSet::new();
+    for (_, e) in index.entries().chain(other.entries()) {
+        classes.extend(e.facts.classes.iter().map(|c| c.binary_name.to_string()));
+        classes.extend(e.resolved.holds.iter().flat_map(|(a, b)| [a.to_string(), b.to_string()]));
+        classes.extend(e.resolved.escape_seeds.iter().map(|(c, _)| c.to_string()));
+    }
+    classes.into_iter().map(|c| (c.clone(), format!("{:?} {}", sharing.escapes(&c), sharing.is_not_thread_safe(&c)))).collect()
+}
+
+/// The first key whose values differ between `a` and `b`, with both values.
+fn first_difference<V: PartialEq + std::fmt::Debug>(what: &str, a: &BTreeMap<String, V>, b: &BTreeMap<String, V>) -> Result<(), TestCaseError> {
+    for key in a.keys().chain(b.keys()) {
+        if a.get(key) != b.get(key) {
+            return Err(TestCaseError::fail(format!("{what} of {key}: incremental {:#?}, from scratch {:#?}", a.get(key), b.get(key))));
+        }
+    }
+    Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(8), ..ProptestConfig::default() })]
 
-    /// The same on a workspace of many files joined by fields, locks and calls, editing
-    /// several of them: what the inverted index and the other per-file caches keep must
-    /// be what a fresh analysis finds.
+    /// The same on a workspace of many files joined by fields, locks, calls and
+    /// inheritance, editing several of them: what the index keeps (resolutions, inverted
+    /// index, sharing) and the impact must be what a fresh analysis finds.
     #[test]
     fn incremental_equals_from_scratch_in_a_large_workspace(edits in file_edits()) {
-        let texts: Vec<String> = (0..CLASSES).map(generated_class).chain([REGISTRY.to_string()]).collect();
-        let paths: Vec<String> = (0..=CLASSES).map(generated_path).collect();
+        let texts: Vec<String> = (0..FILES).map(generated_text).collect();
+        let paths: Vec<String> = (0..FILES).map(generated_path).collect();
         let base: Vec<(&str, &str)> = paths.iter().map(String::as_str).zip(texts.iter().map(String::as_str)).collect();
         let repo = repo_with(&base, &[]);
         let mut host = Host::open(repo.path(), &HostOptions::default()).unwrap();
         host.load().unwrap();
-        let mut docs: Vec<Option<Document>> = (0..=CLASSES).map(|_| None).collect();
-        let all = Options { all_pairs: true, ..Options::new() };
+        let mut buffers: Vec<Buffer> = (0..FILES).map(|_| Buffer::Base).collect();
         for e in &edits {
-            let doc = docs[e.file].get_or_insert_with(|| Document::new(Arc::from(texts[e.file].as_str())));
-            let start = edit_offset(doc.text(), e);
-            let insert = if e.statement { format!("{}\n", e.insert) } else { e.insert.to_string() };
-            doc.edit(start, start + e.delete, &insert);
-            host.set_overlay(&paths[e.file], doc.text().clone(), Some(doc.facts().clone()));
+            apply(&mut host, repo.path(), &mut buffers, e);
             let _ = host.analyze(&Options::new());
         }
+        let all = Options { all_pairs: true, ..Options::new() };
         let incremental = host.analyze(&Options::new());
         let incremental_all = host.analyze(&all);
-        for (i, doc) in docs.iter().enumerate() {
-            if let Some(doc) = doc {
-                std::fs::write(repo.path().join(&paths[i]), doc.text().as_bytes()).unwrap();
+        for (path, buffer) in paths.iter().zip(&buffers) {
+            if let Buffer::Open(doc) = buffer {
+                std::fs::write(repo.path().join(path), doc.text().as_bytes()).unwrap();
             }
         }
         let (mut fresh_host, fresh) = analyze(repo.path());
         let fresh_all = fresh_host.analyze(&all);
+        let (ours, theirs) = (host.index(), fresh_host.index());
+        first_difference("resolution", &resolved_by_path(ours), &resolved_by_path(theirs))?;
+        first_difference("inverted index", &inverted_by_path(ours, theirs), &inverted_by_path(theirs, ours))?;
+        let (our_sharing, their_sharing) = (host.sharing(), fresh_host.sharing());
+        let (ours, theirs) = (host.index(), fresh_host.index());
+        first_difference("sharing", &sharing_by_class(&our_sharing, ours, theirs), &sharing_by_class(&their_sharing, theirs, ours))?;
         prop_assert_eq!(render(&host, &incremental), render(&fresh_host, &fresh));
         prop_assert_eq!(render(&host, &incremental_all), render(&fresh_host, &fresh_all));
     }
 }
-
