@@ -10,13 +10,13 @@
 mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::shared::Sharing;
 use racelens_analysis::impact::Options;
-use racelens_analysis::index::ProjectIndex;
+use racelens_analysis::index::{Jdk, ProjectIndex};
 use racelens_analysis::java::{facts_of, Document};
 use support::*;
 
@@ -241,6 +241,8 @@ enum FileEdit {
     Type { file: usize, at: f64, delete: usize, insert: &'static str },
     /// A line typed after one that ends with `;`.
     Statement { file: usize, at: f64, insert: &'static str },
+    /// A line that ends with `;` deleted: the edit that leaves stale entries behind.
+    Erase { file: usize, at: f64 },
     /// A declaration changed (nothing when the file lacks `from`).
     Declaration { file: usize, from: &'static str, to: &'static str },
     /// The file deleted on disk; a later edit creates it again with its base text.
@@ -252,15 +254,16 @@ fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
     let typed = (file(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
         .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
     let statement = (file(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
+    let erase = (file(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Erase { file, at });
     let declaration = (file(), prop::sample::select(DECLARATIONS)).prop_map(|(file, (from, to))| FileEdit::Declaration { file, from, to });
     let delete = file().prop_map(|file| FileEdit::Delete { file });
-    prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 3 => declaration, 1 => delete], 1..16)
+    prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 2 => erase, 2 => declaration, 1 => delete], 1..16)
 }
 
 impl FileEdit {
     fn file(&self) -> usize {
         match *self {
-            FileEdit::Type { file, .. } | FileEdit::Statement { file, .. } | FileEdit::Declaration { file, .. } | FileEdit::Delete { file } => file,
+            FileEdit::Type { file, .. } | FileEdit::Statement { file, .. } | FileEdit::Erase { file, .. } | FileEdit::Declaration { file, .. } | FileEdit::Delete { file } => file,
         }
     }
 
@@ -272,17 +275,24 @@ impl FileEdit {
                 Some((start, start + delete, insert.to_string()))
             }
             FileEdit::Statement { at, insert, .. } => {
-                let ends: Vec<usize> = text.match_indices(";\n").map(|(i, _)| i + 2).collect();
-                let start = match ends.is_empty() {
-                    true => text.len(),
-                    false => ends[((ends.len() as f64) * at) as usize % ends.len()],
-                };
+                let start = statement_end(text, at).unwrap_or(text.len());
                 Some((start, start, format!("{insert}\n")))
+            }
+            FileEdit::Erase { at, .. } => {
+                let end = statement_end(text, at)?;
+                let start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+                Some((start, end, String::new()))
             }
             FileEdit::Declaration { from, to, .. } => text.find(from).map(|start| (start, start + from.len(), to.to_string())),
             FileEdit::Delete { .. } => None,
         }
     }
+}
+
+/// The end of the line of one of the lines of `text` that end with `;`, picked by `at`.
+fn statement_end(text: &str, at: f64) -> Option<usize> {
+    let ends: Vec<usize> = text.match_indices(";\n").map(|(i, _)| i + 2).collect();
+    (!ends.is_empty()).then(|| ends[((ends.len() as f64) * at) as usize % ends.len()])
 }
 
 /// What the editor holds of a generated file.
@@ -318,6 +328,31 @@ fn apply(host: &mut Host, root: &std::path::Path, buffers: &mut [Buffer], e: &Fi
         doc.edit(start, end, &insert);
     }
     host.set_overlay(&path, doc.text().clone(), Some(doc.facts().clone()));
+}
+
+/// The JDK the hosts find, opened once.
+fn jdk() -> Option<Arc<Jdk>> {
+    static JDK: OnceLock<Option<Arc<Jdk>>> = OnceLock::new();
+    JDK.get_or_init(|| Jdk::locate().and_then(|p| Jdk::open(&p).ok()).map(Arc::new)).clone()
+}
+
+/// An index built from scratch from `index`'s files (their facts are the same either way:
+/// see `incremental_equals_from_scratch`); cheap enough to check every edit against.
+fn rebuilt(index: &ProjectIndex) -> ProjectIndex {
+    let mut scratch = ProjectIndex::new(jdk());
+    for (_, e) in index.entries() {
+        scratch.upsert(&e.path, e.facts.clone());
+    }
+    scratch.commit();
+    scratch
+}
+
+/// The index `ours` keeps (each file's resolution, the inverted index, the sharing) is
+/// the one `theirs` built from scratch.
+fn same_index(ours: &ProjectIndex, our_sharing: &Sharing, theirs: &ProjectIndex, their_sharing: &Sharing) -> Result<(), TestCaseError> {
+    first_difference("resolution", &resolved_by_path(ours), &resolved_by_path(theirs))?;
+    first_difference("inverted index", &inverted_by_path(ours, theirs), &inverted_by_path(theirs, ours))?;
+    first_difference("sharing", &sharing_by_class(our_sharing, ours, theirs), &sharing_by_class(their_sharing, theirs, ours))
 }
 
 /// Everything the index keeps of a file, by path: its resolution, with its maps ordered.
@@ -394,6 +429,9 @@ proptest! {
         for e in &edits {
             apply(&mut host, repo.path(), &mut buffers, e);
             let _ = host.analyze(&Options::new());
+            let sharing = host.sharing();
+            let scratch = rebuilt(host.index());
+            same_index(host.index(), &sharing, &scratch, &Sharing::compute(&scratch))?;
         }
         let all = Options { all_pairs: true, ..Options::new() };
         let incremental = host.analyze(&Options::new());
@@ -405,12 +443,8 @@ proptest! {
         }
         let (mut fresh_host, fresh) = analyze(repo.path());
         let fresh_all = fresh_host.analyze(&all);
-        let (ours, theirs) = (host.index(), fresh_host.index());
-        first_difference("resolution", &resolved_by_path(ours), &resolved_by_path(theirs))?;
-        first_difference("inverted index", &inverted_by_path(ours, theirs), &inverted_by_path(theirs, ours))?;
         let (our_sharing, their_sharing) = (host.sharing(), fresh_host.sharing());
-        let (ours, theirs) = (host.index(), fresh_host.index());
-        first_difference("sharing", &sharing_by_class(&our_sharing, ours, theirs), &sharing_by_class(&their_sharing, theirs, ours))?;
+        same_index(host.index(), &our_sharing, fresh_host.index(), &their_sharing)?;
         prop_assert_eq!(render(&host, &incremental), render(&fresh_host, &fresh));
         prop_assert_eq!(render(&host, &incremental_all), render(&fresh_host, &fresh_all));
     }
