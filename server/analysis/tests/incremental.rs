@@ -82,19 +82,26 @@ proptest! {
 
 /// The generated workspace: classes `gen.p{k}.C{i}` in `PACKAGES` packages, each holding
 /// the next (in the next package) and calling into it under its own lock, with a
-/// superclass (`gen.Base`, the previous class, or none), a registry's static field and
-/// lock, wait and notify, thread starts, and by turns a static counter, a
-/// `ReentrantLock`, an inner thread class, or a static nested class and a field read two
-/// classes away. So fields, locks and method names are joined across many files, and
-/// a file's resolution depends on other files' declarations.
+/// superclass (its package's `Base`, the previous class, or none), wait and notify,
+/// thread starts, every other one its package's registry's static field and lock, and by
+/// turns a static counter, a `ReentrantLock`, an inner thread class, or a static nested
+/// class and a field read two classes away. So fields, locks and method names are joined
+/// across many files, and a file's resolution depends on other files' declarations.
+/// Each package has its own `Base` and `Registry` so that no field has so many accesses
+/// that its pairs are capped (which pairs are kept then follows the file ids).
 const CLASSES: usize = 240;
-const PACKAGES: usize = 4;
-const BASE: usize = CLASSES;
-const REGISTRY: usize = CLASSES + 1;
-const FILES: usize = CLASSES + 2;
+const PACKAGES: usize = 8;
+const FILES: usize = CLASSES + 2 * PACKAGES;
+
+fn package(i: usize) -> usize {
+    match i < CLASSES {
+        true => i % PACKAGES,
+        false => (i - CLASSES) % PACKAGES,
+    }
+}
 
 fn class_name(i: usize) -> String {
-    format!("gen.p{}.C{i}", i % PACKAGES)
+    format!("gen.p{}.C{i}", package(i))
 }
 
 fn generated_class(i: usize) -> String {
@@ -104,11 +111,15 @@ fn generated_class(i: usize) -> String {
         1 => format!("C{}", i - 1),
         _ => "Object".to_string(),
     };
-    let mut imports = vec!["gen.Base".to_string(), "gen.Registry".to_string(), class_name(next)];
+    let mut imports = vec![class_name(next)];
     if i % 3 == 1 {
         imports.push(class_name(i - 1));
     }
     let imports: String = imports.iter().map(|c| format!("import {c};\n")).collect();
+    let publish = match i % 2 {
+        0 => "        synchronized (Registry.class) {\n            Registry.total += count;\n        }\n",
+        _ => "",
+    };
     // Members a subclass reaches: `level` here, `shared` in `Base`.
     let inherited = match i % 3 {
         0 => "    protected int level;\n\n    public void inc() {\n        shared++;\n        touch();\n    }\n",
@@ -163,10 +174,7 @@ public class C{i} extends {superclass} {{
     }}
 
     public void publish() {{
-        synchronized (Registry.class) {{
-            Registry.total += count;
-        }}
-        open = false;
+{publish}        open = false;
     }}
 
     public void start() {{
@@ -174,28 +182,32 @@ public class C{i} extends {superclass} {{
     }}
 }}
 "#,
-        package = i % PACKAGES,
+        package = package(i),
     )
 }
 
-const BASE_CLASS: &str = "package gen;\n\npublic class Base {\n    protected int shared;\n    protected static int instances;\n    protected final Object baseLock = new Object();\n\n    public void touch() {\n        synchronized (baseLock) {\n            shared++;\n        }\n    }\n}\n";
+const BASE_CLASS: &str = "\npublic class Base {\n    protected int shared;\n    protected static int instances;\n    protected final Object baseLock = new Object();\n\n    public void touch() {\n        synchronized (baseLock) {\n            shared++;\n        }\n    }\n}\n";
 
-const REGISTRY_CLASS: &str = "package gen;\n\npublic class Registry {\n    static int total;\n\n    static synchronized int total() {\n        return total;\n    }\n}\n";
+const REGISTRY_CLASS: &str = "\npublic class Registry {\n    static int total;\n\n    static synchronized int total() {\n        return total;\n    }\n}\n";
 
+/// Files `0..CLASSES` are the classes, then come each package's `Base`, then each
+/// package's `Registry`.
 fn generated_path(i: usize) -> String {
-    match i {
-        BASE => "src/gen/Base.java".into(),
-        REGISTRY => "src/gen/Registry.java".into(),
-        i => format!("src/gen/p{}/C{i}.java", i % PACKAGES),
-    }
+    let name = match i {
+        i if i < CLASSES => format!("C{i}"),
+        i if i < CLASSES + PACKAGES => "Base".into(),
+        _ => "Registry".into(),
+    };
+    format!("src/gen/p{}/{name}.java", package(i))
 }
 
 fn generated_text(i: usize) -> String {
-    match i {
-        BASE => BASE_CLASS.into(),
-        REGISTRY => REGISTRY_CLASS.into(),
-        i => generated_class(i),
-    }
+    let text = match i {
+        i if i < CLASSES => return generated_class(i),
+        i if i < CLASSES + PACKAGES => BASE_CLASS,
+        _ => REGISTRY_CLASS,
+    };
+    format!("package gen.p{};\n{text}", package(i))
 }
 
 /// Fragments that join files: other classes' fields, the registry's lock and field.
@@ -257,7 +269,7 @@ fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
     let statement = (file(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
     let erase = (file(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Erase { file, at });
     // `Base` and `Registry` more often: many files depend on their declarations.
-    let declared = prop_oneof![3 => 0..CLASSES, 1 => BASE..FILES];
+    let declared = prop_oneof![3 => 0..CLASSES, 1 => CLASSES..FILES];
     let declaration = (declared, prop::sample::select(DECLARATIONS)).prop_map(|(file, (from, to))| FileEdit::Declaration { file, from, to });
     let delete = file().prop_map(|file| FileEdit::Delete { file });
     prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 2 => erase, 2 => declaration, 1 => delete], 1..16)
@@ -421,10 +433,17 @@ fn sharing(sharing: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> Lin
     classes.into_iter().map(|c| (c.clone(), vec![format!("escapes {:?}, not thread-safe {}", sharing.escapes(&c), sharing.is_not_thread_safe(&c))])).collect()
 }
 
-/// The impact as lines: ICPs, pairs, warnings; sorted, since what is ordered by file
-/// follows the file ids, and a file deleted and created again has a new one.
+/// The impact as lines: ICPs, pairs, warnings. What is ordered by file follows the file
+/// ids, and a file deleted and created again has a new one: so the lines are sorted, and
+/// so are the two ends of a pair (the end that comes first when neither or both are
+/// impacted is the one of the lower id).
 fn impact(host: &Host, impact: &racelens_analysis::impact::Impact) -> Lines {
-    let mut out = BTreeMap::from([("ICPs".into(), icps(impact)), ("pairs".into(), pairs(host, impact)), ("warnings".into(), warnings(host, impact))]);
+    let unordered = |pair: String| match pair.split_once(": ").and_then(|(head, ends)| Some((head, ends.split_once(" <-> ")?))) {
+        Some((head, (a, b))) if a > b => format!("{head}: {b} <-> {a}"),
+        _ => pair,
+    };
+    let pairs = pairs(host, impact).into_iter().map(unordered).collect();
+    let mut out = BTreeMap::from([("ICPs".into(), icps(impact)), ("pairs".into(), pairs), ("warnings".into(), warnings(host, impact))]);
     out.values_mut().for_each(|lines| lines.sort());
     out
 }
