@@ -313,7 +313,7 @@ fn statement_end(text: &str, at: f64) -> Option<usize> {
 /// What the editor holds of a generated file.
 enum Buffer {
     /// The text on disk, as committed.
-    Base,
+    Committed,
     Open(Document),
     Deleted,
 }
@@ -476,7 +476,7 @@ proptest! {
         let repo = repo_with(&base, &[]);
         let mut host = Host::open(repo.path(), &HostOptions::default()).unwrap();
         host.load().unwrap();
-        let mut buffers: Vec<Buffer> = (0..FILES).map(|_| Buffer::Base).collect();
+        let mut buffers: Vec<Buffer> = (0..FILES).map(|_| Buffer::Committed).collect();
         for e in &edits {
             apply(&mut host, repo.path(), &mut buffers, e);
             let _ = host.analyze(&Options::new());
