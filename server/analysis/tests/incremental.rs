@@ -225,7 +225,7 @@ const STATEMENTS: &[&str] = &[
     "synchronized (baseLock) { baseLock.notifyAll(); }", "next.next.open = false;",
 ];
 
-/// Declaration edits, `(from, to)` at the first `from` of the file: fields added,
+/// Declaration edits, `(from, to)` at the first `from` of a file: fields added,
 /// removed, made volatile or not static, methods made synchronized or static or given a
 /// parameter, superclasses changed. Other files' resolution depends on them.
 const DECLARATIONS: &[(&str, &str)] = &[
@@ -256,23 +256,27 @@ enum FileEdit {
     Statement { file: usize, at: f64, insert: &'static str },
     /// A line that ends with `;` deleted: the edit that leaves stale entries behind.
     Erase { file: usize, at: f64 },
-    /// A declaration changed (nothing when the file lacks `from`).
-    Declaration { file: usize, from: &'static str, to: &'static str },
+    /// One of the `DECLARATIONS` that apply to the file, picked by `at`, made.
+    Declaration { file: usize, at: f64 },
     /// The file deleted on disk; a later edit creates it again with its base text.
     Delete { file: usize },
 }
 
+/// Edits mostly of a few files, as a developer makes them (so that a file is edited again
+/// after its diff was cached), three classes and a package's `Base` or `Registry` (many
+/// files depend on their declarations), and now and then of any file.
 fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
-    let file = || 0..FILES;
-    let typed = (file(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
-        .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
-    let statement = (file(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
-    let erase = (file(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Erase { file, at });
-    // `Base` and `Registry` more often: many files depend on their declarations.
-    let declared = prop_oneof![3 => 0..CLASSES, 1 => CLASSES..FILES];
-    let declaration = (declared, prop::sample::select(DECLARATIONS)).prop_map(|(file, (from, to))| FileEdit::Declaration { file, from, to });
-    let delete = file().prop_map(|file| FileEdit::Delete { file });
-    prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 2 => erase, 2 => declaration, 1 => delete], 1..16)
+    (prop::collection::vec(0..CLASSES, 3), CLASSES..FILES).prop_flat_map(|(classes, hub)| {
+        let focus: Vec<usize> = classes.into_iter().chain([hub]).collect();
+        let file = prop_oneof![3 => prop::sample::select(focus), 1 => 0..FILES].boxed();
+        let typed = (file.clone(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
+            .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
+        let statement = (file.clone(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
+        let erase = (file.clone(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Erase { file, at });
+        let declaration = (file.clone(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Declaration { file, at });
+        let delete = file.prop_map(|file| FileEdit::Delete { file });
+        prop::collection::vec(prop_oneof![2 => typed, 3 => statement, 2 => erase, 2 => declaration, 1 => delete], 1..16)
+    })
 }
 
 impl FileEdit {
@@ -298,7 +302,12 @@ impl FileEdit {
                 let start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
                 Some((start, end, String::new()))
             }
-            FileEdit::Declaration { from, to, .. } => text.find(from).map(|start| (start, start + from.len(), to.to_string())),
+            FileEdit::Declaration { at, .. } => {
+                let applicable: Vec<&(&str, &str)> = DECLARATIONS.iter().filter(|(from, _)| text.contains(from)).collect();
+                let (from, to) = applicable.get(((applicable.len() as f64) * at) as usize)?;
+                let start = text.find(from)?;
+                Some((start, start + from.len(), to.to_string()))
+            }
             FileEdit::Delete { .. } => None,
         }
     }
