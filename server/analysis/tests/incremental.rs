@@ -1,11 +1,14 @@
 //! The incremental path (tree-sitter re-parse with the edited old tree, facts of the
 //! edited file only, its diff against the base) gives the same result as analysing the
 //! final text from scratch, for random sequences of edits: on one file, the impact; on a
-//! generated workspace of a few hundred files, the index itself too (each file's resolved
-//! sites and locks, the inverted index, the sharing) after edits of bodies and
-//! declarations in several files, and files deleted and created again.
+//! generated workspace of a few hundred files, edited in bodies and declarations in
+//! several files, with files deleted and created again, the index itself too (each
+//! file's resolved sites and locks, the inverted index, the sharing), after every edit
+//! against an index rebuilt from the same facts and at the end against a fresh host that
+//! reads the files from disk.
 //!
-//! `PROPTEST_CASES=256` runs more cases than the default.
+//! `PROPTEST_CASES=256` runs more cases than the default. The regressions file keeps
+//! cases that caught stale-index bugs (injected to see that the test fails).
 
 mod support;
 
@@ -432,14 +435,14 @@ fn inverted(index: &ProjectIndex, other: &ProjectIndex) -> Lines {
 }
 
 /// Which classes escape and why, for every class either index names.
-fn sharing(sharing: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> Lines {
+fn sharing(shared: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> Lines {
     let mut classes = BTreeSet::new();
     for (_, e) in index.entries().chain(other.entries()) {
         classes.extend(e.facts.classes.iter().map(|c| c.binary_name.to_string()));
         classes.extend(e.resolved.holds.iter().flat_map(|(a, b)| [a.to_string(), b.to_string()]));
         classes.extend(e.resolved.escape_seeds.iter().map(|(c, _)| c.to_string()));
     }
-    classes.into_iter().map(|c| (c.clone(), vec![format!("escapes {:?}, not thread-safe {}", sharing.escapes(&c), sharing.is_not_thread_safe(&c))])).collect()
+    classes.into_iter().map(|c| (c.clone(), vec![format!("escapes {:?}, not thread-safe {}", shared.escapes(&c), shared.is_not_thread_safe(&c))])).collect()
 }
 
 /// The impact as lines: ICPs, pairs, warnings. What is ordered by file follows the file
@@ -489,6 +492,7 @@ proptest! {
         for e in &edits {
             apply(&mut host, repo.path(), &mut buffers, e);
             let _ = host.analyze(&Options::new());
+            // After every edit: a later edit (a declaration's) may mend a stale entry.
             let sharing = host.sharing();
             let scratch = rebuilt(host.index());
             same_index(host.index(), &sharing, &scratch, &Sharing::compute(&scratch))?;
