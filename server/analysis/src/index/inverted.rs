@@ -84,4 +84,9 @@ impl Inverted {
     pub(super) fn call(&self, name: &str) -> Option<&BTreeSet<FileId>> {
         self.calls.get(name)
     }
+
+    /// Every field, lock and method name some file is entered under.
+    pub(super) fn keys(&self) -> (Vec<&FieldKey>, Vec<&str>, Vec<&str>) {
+        (self.fields.keys().collect(), self.locks.keys().map(String::as_str).collect(), self.calls.keys().map(String::as_str).collect())
+    }
 }

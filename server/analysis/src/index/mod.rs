@@ -199,6 +199,12 @@ impl ProjectIndex {
         self.inverted.call(name).into_iter().flatten().copied()
     }
 
+    /// The fields, locks and method names the inverted index enters any file under, in no
+    /// particular order: for checking the index against one built from scratch.
+    pub fn indexed_keys(&self) -> (Vec<&FieldKey>, Vec<&str>, Vec<&str>) {
+        self.inverted.keys()
+    }
+
     pub fn file_id(&self, path: &str) -> Option<FileId> {
         self.by_path.get(path).copied()
     }
