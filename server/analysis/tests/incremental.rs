@@ -168,6 +168,10 @@ public class C{i} extends {superclass} {{
         return count + items.size() + next.count;
     }}
 
+    public void drain() {{
+        next.items.clear();
+    }}
+
     public void await() throws InterruptedException {{
         synchronized (lock) {{
             while (count == 0) {{
@@ -248,6 +252,9 @@ const DECLARATIONS: &[(&str, &str)] = &[
     ("protected int shared;", "protected volatile int shared;"),
     ("protected static int instances;", "protected int instances;"),
     ("static int total;", "static volatile int total;"),
+    // An initializer: other files' resolution reads it (which list a field holds).
+    ("items = new ArrayList<>();", "items = new java.util.concurrent.CopyOnWriteArrayList<>();"),
+    ("items = new java.util.concurrent.CopyOnWriteArrayList<>();", "items = new ArrayList<>();"),
     ("private C", "private Base next2;\n    private C"),
 ];
 

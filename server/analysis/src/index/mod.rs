@@ -154,7 +154,10 @@ impl ProjectIndex {
             for id in changed.keys() {
                 names.extend(self.entry(*id).map(|e| declared_names(&e.facts)).unwrap_or_default());
             }
-            self.symbols = Arc::new(Symbols::updated(self, &self.symbols, &changed, &names));
+            // Updated in place: nothing else holds the table between commits.
+            let mut symbols = std::mem::take(&mut self.symbols);
+            Arc::make_mut(&mut symbols).update(self, &changed, &names);
+            self.symbols = symbols;
             self.symbols_dirty = false;
             let dependents = self.dependents(&changed, &names);
             self.unresolved.extend(dependents);
@@ -322,7 +325,7 @@ fn declared_names(facts: &FileFacts) -> Vec<String> {
 }
 
 /// A hash of what other files can see of this one: package, imports, type declarations,
-/// field and method signatures. Bodies do not count.
+/// field and method signatures, field initializers. Method bodies do not count.
 pub fn declarations_hash(facts: &FileFacts) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     facts.package.hash(&mut h);
@@ -335,7 +338,9 @@ pub fn declarations_hash(facts: &FileFacts) -> u64 {
         }
     }
     for f in &facts.fields {
-        (f.class, &f.name, &f.ty, f.is_static, f.is_final, f.is_volatile).hash(&mut h);
+        // The initializer too: other files' resolution reads it (`List<T> items = new
+        // ArrayList<>()` makes `next.items.add(...)` a write to an unsynchronized list).
+        (f.class, &f.name, &f.ty, f.is_static, f.is_final, f.is_volatile, &f.init).hash(&mut h);
         for a in &f.annotations {
             (&a.name, &a.strings).hash(&mut h);
         }

@@ -5,12 +5,12 @@ use std::collections::{BTreeSet, HashMap};
 use super::resolve::Dependencies;
 use super::{ClassRef, FileId, Origin, ProjectIndex, Resolver, TypeName};
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Symbols {
-    /// `pkg.Outer$Inner` -> class
-    by_binary: HashMap<String, ClassRef>,
-    /// `pkg.Outer.Inner` -> class (member and top-level classes, as imports name them)
-    by_source: HashMap<String, ClassRef>,
+    /// `pkg.Outer$Inner` -> the classes of that name, in file order; the last one counts.
+    by_binary: HashMap<String, Vec<ClassRef>>,
+    /// `pkg.Outer.Inner` -> classes (member and top-level classes, as imports name them).
+    by_source: HashMap<String, Vec<ClassRef>>,
     /// Direct subtypes (classes that extend or implement it) of every project class.
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
     /// Each file's `(class, supertype)` pairs, with what resolving them read: kept so that a
@@ -19,65 +19,72 @@ pub struct Symbols {
 }
 
 impl Symbols {
-    /// The symbol table after the declarations of `changed` files changed (`names`: the
-    /// class names they declare and declared); from an empty `old`, that of the whole index. The name tables are cheap and made again;
-    /// supertypes are resolved again only for the changed files and those whose supertypes
-    /// read a changed file or looked up one of `names`.
-    pub(super) fn updated(index: &ProjectIndex, old: &Symbols, changed: &HashMap<FileId, Vec<String>>, names: &BTreeSet<String>) -> Symbols {
-        let mut s = Symbols::default();
-        for (id, e) in index.entries() {
-            for (i, c) in e.facts.classes.iter().enumerate() {
-                let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
-                s.by_binary.insert(c.binary_name.clone(), r);
-                if !c.is_local && c.kind != crate::java::ClassKind::Anonymous {
-                    s.by_source.insert(source_name(&e.facts, i as u32), r);
-                }
-            }
-        }
-        // Supertypes resolve through the tables above; a resolver over a half-built index
-        // sees the names it needs.
-        let mut supertypes = HashMap::new();
-        for (id, e) in index.entries() {
-            let kept = old.supertypes.get(&id).filter(|(_, deps)| {
-                !changed.contains_key(&id) && !deps.files.iter().any(|f| changed.contains_key(f)) && !names.iter().any(|n| deps.names.contains(n))
-            });
-            let pairs = match kept {
-                Some(kept) => kept.clone(),
-                None => {
-                    let resolver = Resolver::over(index, &s, false);
-                    let mut pairs = Vec::new();
-                    for i in 0..e.facts.classes.len() {
-                        let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
-                        for sup in resolver.supertypes(r) {
-                            if let TypeName::Class(sup) = sup {
-                                pairs.push((r, sup));
-                            }
+    /// Brings the table up to date after the declarations of `changed` files changed (with
+    /// the class names each declared before; `names`: every name they declare and declared).
+    /// Their classes leave and re-enter the name tables; supertypes are resolved again only
+    /// for them and for the files whose supertypes read one of them or looked up one of
+    /// `names`. From an empty table with every file changed, this builds it.
+    pub(super) fn update(&mut self, index: &ProjectIndex, changed: &HashMap<FileId, Vec<String>>, names: &BTreeSet<String>) {
+        for (&id, before) in changed {
+            for name in before {
+                for table in [&mut self.by_binary, &mut self.by_source] {
+                    if let Some(classes) = table.get_mut(name) {
+                        classes.retain(|c| c.origin != Origin::Project(id));
+                        if classes.is_empty() {
+                            table.remove(name);
                         }
                     }
-                    (pairs, resolver.dependencies())
                 }
-            };
-            supertypes.insert(id, pairs);
-        }
-        let mut subtypes: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
-        let mut files: Vec<&FileId> = supertypes.keys().collect();
-        files.sort();
-        for id in files {
-            for &(sub, sup) in &supertypes[id].0 {
-                subtypes.entry(sup).or_default().push(sub);
+            }
+            let Some(e) = index.entry(id) else { continue };
+            for (i, c) in e.facts.classes.iter().enumerate() {
+                let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
+                add(&mut self.by_binary, c.binary_name.clone(), r);
+                if !c.is_local && c.kind != crate::java::ClassKind::Anonymous {
+                    add(&mut self.by_source, source_name(&e.facts, i as u32), r);
+                }
             }
         }
-        s.subtypes = subtypes;
-        s.supertypes = supertypes;
-        s
+        self.supertypes.retain(|id, _| index.entry(*id).is_some());
+        let stale = |id: FileId, deps: &Dependencies| {
+            changed.contains_key(&id) || deps.files.iter().any(|f| changed.contains_key(f)) || names.iter().any(|n| deps.names.contains(n))
+        };
+        let redo: Vec<FileId> = index.ids().filter(|&id| self.supertypes.get(&id).is_none_or(|(_, deps)| stale(id, deps))).collect();
+        // Resolved through the name tables above.
+        let fresh: Vec<_> = redo.into_iter().map(|id| (id, self.supertypes_of(index, id))).collect();
+        self.supertypes.extend(fresh);
+        let mut files: Vec<FileId> = self.supertypes.keys().copied().collect();
+        files.sort();
+        self.subtypes.clear();
+        for id in files {
+            for &(sub, sup) in &self.supertypes[&id].0 {
+                self.subtypes.entry(sup).or_default().push(sub);
+            }
+        }
+    }
+
+    /// The supertypes of a file's classes that are project classes, and what resolving them read.
+    fn supertypes_of(&self, index: &ProjectIndex, id: FileId) -> (Vec<(ClassRef, ClassRef)>, Dependencies) {
+        let resolver = Resolver::over(index, self, false);
+        let mut pairs = Vec::new();
+        let classes = index.entry(id).map_or(0, |e| e.facts.classes.len());
+        for i in 0..classes {
+            let r = ClassRef { origin: Origin::Project(id), idx: i as u32 };
+            for sup in resolver.supertypes(r) {
+                if let TypeName::Class(sup) = sup {
+                    pairs.push((r, sup));
+                }
+            }
+        }
+        (pairs, resolver.dependencies())
     }
 
     pub fn by_binary(&self, name: &str) -> Option<ClassRef> {
-        self.by_binary.get(name).copied()
+        self.by_binary.get(name).and_then(|c| c.last()).copied()
     }
 
     pub fn by_source(&self, name: &str) -> Option<ClassRef> {
-        self.by_source.get(name).copied()
+        self.by_source.get(name).and_then(|c| c.last()).copied()
     }
 
     pub fn direct_subtypes(&self, class: ClassRef) -> &[ClassRef] {
@@ -102,6 +109,13 @@ impl Symbols {
         out
     }
 
+}
+
+/// Adds a class to the classes of a name, in file order.
+fn add(table: &mut HashMap<String, Vec<ClassRef>>, name: String, class: ClassRef) {
+    let classes = table.entry(name).or_default();
+    classes.push(class);
+    classes.sort();
 }
 
 /// `pkg.Outer.Inner`: the name by which imports and qualified references see a class.
