@@ -29,6 +29,14 @@ fn project() -> tempfile::TempDir {
     repo_with(&[("src/p/Counter.java", COUNTER), ("src/p/Worker.java", WORKER), ("src/p/Main.java", MAIN)], &[])
 }
 
+/// The project, loaded once so that its index cache is on disk.
+fn cached_project() -> tempfile::TempDir {
+    isolated_cache();
+    let repo = project();
+    load(repo.path());
+    repo
+}
+
 /// Opens and loads a host, waits until its cache is written, and checks that every file's
 /// facts are those of a fresh parse of the file on disk.
 fn load(root: &Path) -> CacheUse {
@@ -58,9 +66,7 @@ fn a_restart_on_an_unchanged_tree_parses_nothing() {
 
 #[test]
 fn a_file_changed_since_is_parsed_again_and_the_cache_follows() {
-    isolated_cache();
-    let repo = project();
-    load(repo.path());
+    let repo = cached_project();
     std::fs::write(repo.path().join("src/p/Counter.java"), COUNTER.replace("public int get()", "public synchronized int get()")).unwrap();
     assert_eq!(load(repo.path()), used(CacheState::Read, 2, 1));
     assert_eq!(load(repo.path()), used(CacheState::Read, 3, 0));
@@ -74,9 +80,7 @@ fn a_file_changed_since_is_parsed_again_and_the_cache_follows() {
 /// Damages the cache file with `damage`, then checks that the next load rejects it with a
 /// reason containing `why`, parses every file, and writes a good cache again.
 fn rejected_after(damage: impl Fn(&mut Vec<u8>), why: &str) {
-    isolated_cache();
-    let repo = project();
-    load(repo.path());
+    let repo = cached_project();
     let file = cache_file(&repo.path().canonicalize().unwrap());
     let mut bytes = std::fs::read(&file).unwrap();
     damage(&mut bytes);
@@ -119,9 +123,7 @@ fn a_file_that_is_not_a_cache_is_not_used() {
 
 #[test]
 fn an_entry_for_other_text_is_never_used() {
-    isolated_cache();
-    let repo = project();
-    load(repo.path());
+    let repo = cached_project();
     // Same length, other content: only the content hash tells them apart.
     std::fs::write(repo.path().join("src/p/Worker.java"), WORKER.replace("counter.add()", "counter.get()")).unwrap();
     assert_eq!(load(repo.path()), used(CacheState::Read, 2, 1));
