@@ -25,7 +25,7 @@ use crate::text::LineIndex;
 pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     let root = tree.root_node();
     let src: &[u8] = text.as_bytes();
-    let (tokens, parents) = super::tokens::walk(root);
+    let super::tokens::Walk { tokens, parents, declarators } = super::tokens::walk(root);
     let mut ex = Extractor {
         src,
         parents,
@@ -49,7 +49,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     });
     ex.declarations(&captures.declarations);
     ex.locks(&captures.locks);
-    ex.initializer_shapes(root);
+    ex.initializer_shapes(&declarators);
     ex.accesses(&captures.accesses);
     ex.calls(&captures.calls);
     ex.resolve_local_aliases();
@@ -633,13 +633,11 @@ impl<'t> Extractor<'t> {
     }
 
     /// Initializers of fields and locals, once every local and lambda is known.
-    fn initializer_shapes(&mut self, root: Node) {
+    fn initializer_shapes(&mut self, declarators: &[Node]) {
         let src = self.src;
         let field_by_name_start: HashMap<u32, usize> =
             self.facts.fields.iter().enumerate().map(|(i, f)| (f.span.start, i)).collect();
-        let mut declarators = Vec::new();
-        collect_declarators(root, &mut declarators);
-        for d in declarators {
+        for &d in declarators {
             let (Some(name), Some(value)) = (d.child_by_field_name("name"), d.child_by_field_name("value")) else { continue };
             let shape = self.expr(value, src);
             if let Some(&f) = field_by_name_start.get(&(name.start_byte() as u32)) {
@@ -848,17 +846,6 @@ fn guard(call: u32, looped: bool, statement: Node, cond: Option<Node>, src: &[u8
     let cond = cond.map(syntax::unparenthesize);
     let text = cond.map(|c| text(c, src).split_whitespace().collect::<Vec<_>>().join(" ")).filter(|t| t != "true");
     WaitGuard { call, looped, cond: text, span: span(cond.unwrap_or(statement)) }
-}
-
-/// Every variable declarator (fields and locals) under `node`.
-fn collect_declarators<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        if child.kind() == "variable_declarator" {
-            out.push(child);
-        }
-        collect_declarators(child, out);
-    }
 }
 
 /// The lock expression as a key for matching `lock()` with `unlock()`: `this.lock` and

@@ -1,6 +1,8 @@
 //! One walk over the whole tree: the significant tokens of a file (what a diff compares,
-//! so that white space, comments and re-flowed lines are no change at all) and the
-//! parent of every node (tree-sitter finds a parent by walking down from the root).
+//! so that white space, comments and re-flowed lines are no change at all), the parent of
+//! every node (tree-sitter finds a parent by walking down from the root), and the variable
+//! declarators (whose initializers the extractor reads), so that no other pass walks the
+//! whole tree.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -38,10 +40,20 @@ impl<'t> Parents<'t> {
     }
 }
 
-/// Leaves of the tree in order, without comments (literals are one token each), and
-/// the parent of every named node.
-pub(crate) fn walk<'t>(root: Node<'t>) -> (Vec<Token>, Parents<'t>) {
+/// What one walk over a tree collects.
+pub(crate) struct Walk<'t> {
+    /// Leaves in order, without comments (literals are one token each).
+    pub tokens: Vec<Token>,
+    pub parents: Parents<'t>,
+    /// Every `variable_declarator` (fields and locals), in document order.
+    pub declarators: Vec<Node<'t>>,
+}
+
+pub(crate) fn walk<'t>(root: Node<'t>) -> Walk<'t> {
+    static DECLARATOR: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    let declarator = *DECLARATOR.get_or_init(|| super::queries::language().id_for_node_kind("variable_declarator", true));
     let mut tokens = Vec::new();
+    let mut declarators = Vec::new();
     let mut parents = HashMap::default();
     let mut cursor = root.walk();
     let mut stack: Vec<Node<'t>> = Vec::new();
@@ -51,6 +63,9 @@ pub(crate) fn walk<'t>(root: Node<'t>) -> (Vec<Token>, Parents<'t>) {
         if descend {
             if let Some(&parent) = stack.last() {
                 parents.insert(node.id(), parent);
+            }
+            if node.kind_id() == declarator {
+                declarators.push(node);
             }
             let kind = node.kind();
             let atomic = matches!(kind, "string_literal" | "character_literal" | "text_block");
@@ -80,5 +95,5 @@ pub(crate) fn walk<'t>(root: Node<'t>) -> (Vec<Token>, Parents<'t>) {
             break;
         }
     }
-    (tokens, Parents(parents))
+    Walk { tokens, parents: Parents(parents), declarators }
 }
