@@ -428,7 +428,6 @@ fn too_large(bytes: usize) -> String {
     format!("skipped: {:.1} MB is larger than racelens analyses ({} MB)", bytes as f64 / (1 << 20) as f64, MAX_FILE_BYTES >> 20)
 }
 
-
 /// A Java file as read from disk: its facts (with its text), and how they were had.
 struct Source {
     /// Why the text is not exactly the file's bytes.

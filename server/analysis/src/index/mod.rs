@@ -178,10 +178,7 @@ impl ProjectIndex {
         self.entries()
             .filter(|(id, e)| {
                 let deps = &e.resolved.deps;
-                changed.contains_key(id)
-                    || deps.subtypes
-                    || deps.files.iter().any(|f| changed.contains_key(f))
-                    || names.iter().any(|n| deps.names.contains(n))
+                changed.contains_key(id) || deps.subtypes || deps.touched_by(changed, names)
             })
             .map(|(id, _)| id)
             .collect()

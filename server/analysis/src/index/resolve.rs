@@ -71,6 +71,14 @@ pub struct Dependencies {
     pub subtypes: bool,
 }
 
+impl Dependencies {
+    /// Whether changed declarations reach what was read: the facts of one of the `changed`
+    /// files, or a lookup of one of `names` (the class names they declare or declared).
+    pub(super) fn touched_by(&self, changed: &std::collections::HashMap<super::FileId, Vec<String>>, names: &std::collections::BTreeSet<String>) -> bool {
+        self.files.iter().any(|f| changed.contains_key(f)) || names.iter().any(|n| self.names.contains(n))
+    }
+}
+
 type TypeNames = std::cell::RefCell<std::collections::HashMap<(Origin, Option<ClassIdx>), std::collections::HashMap<Box<str>, TypeName>>>;
 
 impl<'a> Resolver<'a> {
@@ -82,9 +90,9 @@ impl<'a> Resolver<'a> {
         Resolver { index, symbols, with_jdk, type_names: Default::default(), deps: Default::default() }
     }
 
-    /// What the answers given so far depended on.
-    pub fn dependencies(&self) -> Dependencies {
-        self.deps.borrow().clone()
+    /// What the answers it gave depended on, once it is done.
+    pub fn into_dependencies(self) -> Dependencies {
+        self.deps.into_inner()
     }
 
     /// A class by the name imports and qualified references use, noting the name asked for.

@@ -108,7 +108,7 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
         }
         h.finish()
     };
-    out.deps = r.dependencies();
+    out.deps = r.into_dependencies();
     out
 }
 

@@ -46,9 +46,7 @@ impl Symbols {
             }
         }
         self.supertypes.retain(|id, _| index.entry(*id).is_some());
-        let stale = |id: FileId, deps: &Dependencies| {
-            changed.contains_key(&id) || deps.files.iter().any(|f| changed.contains_key(f)) || names.iter().any(|n| deps.names.contains(n))
-        };
+        let stale = |id: FileId, deps: &Dependencies| changed.contains_key(&id) || deps.touched_by(changed, names);
         let redo: Vec<FileId> = index.ids().filter(|&id| self.supertypes.get(&id).is_none_or(|(_, deps)| stale(id, deps))).collect();
         // Resolved through the name tables above.
         let fresh: Vec<_> = redo.into_iter().map(|id| (id, self.supertypes_of(index, id))).collect();
@@ -76,7 +74,7 @@ impl Symbols {
                 }
             }
         }
-        (pairs, resolver.dependencies())
+        (pairs, resolver.into_dependencies())
     }
 
     pub fn by_binary(&self, name: &str) -> Option<ClassRef> {
