@@ -25,6 +25,7 @@ pub mod index_cache;
 pub mod java;
 pub mod rank;
 pub mod report;
+pub mod sarif;
 pub mod select;
 pub mod text;
 pub mod workspace;

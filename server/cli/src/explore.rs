@@ -3,34 +3,28 @@
 pub(crate) mod affected;
 mod sarif;
 
-use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use racelens_analysis::host::{Host, HostOptions};
-use racelens_explore::explorer::{self, Found, Options, Report, Stats, Verdict};
-use racelens_explore::history::file_of;
-use racelens_explore::jvm::Session;
-use racelens_explore::jvm::java::Jdk;
-use racelens_explore::jvm::TestSpec;
-use racelens_explore::jvm::protocol::{Execution, Outcome, Site};
-use racelens_explore::results::schedule::ScheduleString;
-use racelens_analysis::impact::Options as AnalysisOptions;
-use racelens_explore::search::heuristics::{self, Choice};
-use racelens_explore::results::coverage::Coverage;
-use racelens_explore::search::Strategy;
-use racelens_explore::jvm::{agent, project};
-use racelens_explore::results::report;
-use racelens_explore::results::swimlane::{self, Lanes, Section};
-use racelens_explore::search::change::{self, ChangeModel};
+use racelens_analysis::impact::{Impact, Options as AnalysisOptions};
+use racelens_explore::exploration::{self, ChangeInput, Observer, Places, RecordInput, Request, Settings, Toolchain};
+use racelens_explore::explorer::{self, Stats};
+use racelens_explore::history;
 use racelens_explore::impact::HostVersions;
-use racelens_explore::reports::{Divergence, ExploreOutcome, ExploreReport, ImpactSources, FailureReport, PreemptionReport, ReplayReport, Search, StatsReport, StreamPlace, TraceStep};
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::jvm::TestSpec;
+use racelens_explore::reports::Search;
+use racelens_explore::results::swimlane::{self, Section};
+use racelens_explore::search::change;
+use racelens_explore::search::heuristics;
 
-use crate::impact::{model_for, sources_line, IcpsArg};
+use crate::impact::IcpsArg;
 use crate::shard::Shard;
 use crate::{print_json, Format};
 
@@ -40,6 +34,16 @@ pub enum SearchKind {
     Icb,
     /// plain depth-first search over all schedules
     Dfs,
+}
+
+impl SearchKind {
+    /// As the reports name it.
+    pub(crate) fn report(self) -> Search {
+        match self {
+            SearchKind::Icb => Search::Icb,
+            SearchKind::Dfs => Search::Dfs,
+        }
+    }
 }
 
 /// Explore the thread schedules of a test on a real JVM until one fails.
@@ -232,13 +236,6 @@ pub struct ReplayArgs {
     html: Option<PathBuf>,
 }
 
-/// Everything an exploration needs: the host (sources and index), the test, a JVM session.
-struct Prepared {
-    host: Host,
-    session: Session,
-    toolchain: Toolchain,
-}
-
 /// The loaded host of the work tree at `path`, or of the folder when it is not in git.
 pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
     let mut host = Host::open(path, &HostOptions::default()).or_else(|e| {
@@ -252,121 +249,41 @@ pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
     Ok(host)
 }
 
-fn prepare(path: &Path, test: &str) -> Result<Prepared, String> {
-    let host = open_host(path)?;
-    let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let toolchain = Toolchain::prepare(&host)?;
-    let session = toolchain.session(spec);
-    Ok(Prepared { session, host, toolchain })
-}
-
-/// What the sessions of a project's tests share: the JDK, the agent, the compiled classes.
-pub(crate) struct Toolchain {
-    jdk: Jdk,
-    agent: PathBuf,
-    project: project::Project,
-}
-
-impl Toolchain {
-    /// Locates the JDK and compiles the host's project (a setup error otherwise).
-    pub(crate) fn prepare(host: &Host) -> Result<Toolchain, String> {
-        let jdk = Jdk::locate()?;
-        let project = project::prepare(&project::Sources::of(host), &jdk)?;
-        let agent = agent::agent_jar()?;
-        Ok(Toolchain { jdk, agent, project })
-    }
-
-    pub(crate) fn session(&self, spec: TestSpec) -> Session {
-        Session::new(self.jdk.clone(), self.agent.clone(), self.project.clone(), spec)
-    }
-
-    /// A session of the test on the base revision (compiled once per base commit), with
-    /// the commit; `None` when the work tree has no base revision.
-    pub(crate) fn base_session(&self, host: &Host, spec: TestSpec) -> Result<Option<(String, Session)>, String> {
-        let Some((commit, sources)) = project::base_sources(host)? else { return Ok(None) };
-        let project = project::build_base(&commit, &sources, &self.jdk)?;
-        Ok(Some((commit, Session::new(self.jdk.clone(), self.agent.clone(), project, spec))))
-    }
-}
-
-
-/// The project file (if the class is the project's) and line of a site.
-fn place(host: &Host, site: Option<&Site>) -> (Option<String>, Option<u32>) {
-    match site {
-        Some(s) => (file_of(host, &s.class), Some(s.line)),
-        None => (None, None),
-    }
-}
-
-/// The project file and line of the failure's first frame that is in the project.
-fn failure_site(host: &Host, exec: &Execution) -> Option<(String, u32)> {
-    let Outcome::Fail(f) = &exec.outcome else { return None };
-    f.frames.iter().find_map(|fr| Some((file_of(host, &fr.class)?, fr.line)))
-}
-
-/// [`failure_site`] as the report's `file` and `line` (null when unknown).
-fn failure_place(host: &Host, exec: &Execution) -> (Option<String>, Option<u32>) {
-    failure_site(host, exec).map_or((None, None), |(file, line)| (Some(file), Some(line)))
-}
-
-fn trace(host: &Host, exec: &Execution, session: &Session) -> Vec<TraceStep> {
-    exec.events
-        .iter()
-        .map(|e| {
-            let site = session.site(e.site);
-            let (file, line) = place(host, site.as_ref());
-            TraceStep {
-                step: e.step,
-                thread: e.thread,
-                op: site.as_ref().map(|s| s.op.clone()),
-                target: site.as_ref().map(|s| s.target.clone()),
-                file,
-                line,
-                object: e.object.clone(),
-                value: e.value.clone(),
-            }
+impl ExploreArgs {
+    /// The settings of each test's exploration, with at most `max_schedules` schedules.
+    pub(crate) fn settings(&self, max_schedules: u64) -> Result<Settings, String> {
+        Ok(Settings {
+            search: self.search.report(),
+            bound: self.bound,
+            max_schedules,
+            max_steps: self.max_steps,
+            seed: self.seed,
+            all: self.all,
+            select: self.select,
+            pct_depth: self.pct_depth,
+            ..Settings::new(&self.heuristic)?
         })
-        .collect()
-}
+    }
 
-fn failure_report(host: &Host, found: &Found, session: &Session) -> FailureReport {
-    let exec = &found.execution;
-    let (file, line) = failure_place(host, &found.full);
-    let (thread, message) = match &exec.outcome {
-        Outcome::Fail(f) => (Some(f.thread), format!("{}{}", f.exception, if f.message.is_empty() { String::new() } else { format!(": {}", f.message) })),
-        other => (None, report::headline(&Execution { outcome: other.clone(), ..exec.clone() })),
-    };
-    let preemptions = found
-        .preemptions
-        .iter()
-        .map(|p| {
-            let (file, line) = place(host, p.site.as_ref());
-            PreemptionReport { step: p.step, from: p.from, to: p.to, file, line }
-        })
-        .collect();
-    FailureReport {
-        kind: exec.outcome.kind().to_string(),
-        message,
-        thread,
-        file,
-        line,
-        schedule: found.string.encode(),
-        preemptions,
-        trace: trace(host, &found.full, session),
+    /// The change a change-aware prioritization steers by: the analysis' `impact`, and what
+    /// the test's dynamic impact needs (`--icps`).
+    pub(crate) fn change(&self, host: &mut Host, impact: &Impact) -> ChangeInput {
+        let model = change::model(host, impact);
+        let versions = HostVersions::new(host);
+        let icps = self.icps.map(IcpsArg::source);
+        let base = if ChangeInput::needs_base(icps, &versions) { project::base_sources(host) } else { Ok(None) };
+        ChangeInput { model, icps, versions: Arc::new(versions), base }
+    }
+
+    /// The request to explore `test` with `settings`.
+    pub(crate) fn request(&self, host: &Host, test: TestSpec, settings: Settings, change: Option<ChangeInput>) -> Request {
+        Request { test, settings, change, places: Places::of(host), root: self.path.display().to_string(), record: Some(record_input(host)) }
     }
 }
 
-fn stats_report(stats: &Stats, claim: &racelens_explore::search::Claim) -> StatsReport {
-    StatsReport {
-        elapsed_ms: stats.elapsed.as_millis() as u64,
-        schedules_per_sec: (stats.per_second() * 10.0).round() / 10.0,
-        decision_points: stats.decision_points,
-        livelocks: stats.livelocks,
-        pruned: claim.deferred,
-        failing_schedules: stats.failures,
-        skipped: claim.skipped,
-        redundant: claim.redundant,
-    }
+/// The coverage history's record an exploration leaves: the host's sources and commit.
+pub(crate) fn record_input(host: &Host) -> RecordInput {
+    RecordInput { snapshot: history::snapshot(&Sources::of(host)), revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()) }
 }
 
 /// A progress line on stderr once an exploration runs longer than a second.
@@ -384,7 +301,15 @@ impl ProgressLine {
         ProgressLine { started: now, last: now, tty: std::io::stderr().is_terminal(), shown: false, test: test.to_string() }
     }
 
-    fn update(&mut self, stats: &Stats) {
+    fn done(&self) {
+        if self.shown && self.tty {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+impl Observer for ProgressLine {
+    fn progress(&mut self, stats: &Stats) {
         let every = if self.tty { Duration::from_millis(200) } else { Duration::from_secs(5) };
         if self.started.elapsed() < Duration::from_secs(1) || self.last.elapsed() < every {
             return;
@@ -398,289 +323,71 @@ impl ProgressLine {
             eprintln!("{line}");
         }
     }
-
-    fn done(&self) {
-        if self.shown && self.tty {
-            eprint!("\r\x1b[K");
-        }
-    }
 }
 
-/// `java.lang.AssertionError: ... in T0 (main) at ... after 4 schedules (1 preemption)`.
-fn failure_headline(found: &Found) -> String {
-    let p = found.preemptions.len();
-    format!(
-        "{} after {} schedule{} ({p} preemption{})",
-        report::headline(&found.full),
-        found.schedules,
-        if found.schedules == 1 { "" } else { "s" },
-        if p == 1 { "" } else { "s" }
-    )
-}
-
-/// The command that replays a failing schedule.
-fn replay_command(found: &Found, spec: &TestSpec, root: &str) -> String {
-    format!("racelens replay {root} --test {} --schedule {}", spec.display(), found.string.encode())
-}
-
-/// The lines `explore` prints for a failure: headline, places, preemptions, table, replay.
-fn render_failure(host: &Host, found: &Found, session: &Session, spec: &TestSpec, root: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "✗ {}", failure_headline(found));
-    if let (Some(file), Some(line)) = failure_place(host, &found.full) {
-        let _ = writeln!(out, "  at {file}:{line}");
+/// Explores `request` with a progress line on stderr; a coverage record that could not be
+/// made is a note there.
+pub(crate) fn explore_with_progress(toolchain: &Toolchain, request: &Request) -> Result<exploration::Exploration, String> {
+    let mut progress = ProgressLine::new(&request.test.display());
+    let explored = exploration::explore(toolchain, request, &mut progress, &AtomicBool::new(false));
+    progress.done();
+    let explored = explored?;
+    if let Some(e) = &explored.unrecorded {
+        eprintln!("racelens: note: the coverage of {} was not recorded: {e}", explored.test.display());
     }
-    for pre in &found.preemptions {
-        let (file, line) = place(host, pre.site.as_ref());
-        let line = line.map_or_else(|| "null".to_string(), |l| l.to_string());
-        let _ = writeln!(out, "  ⇄ {} ({}:{line})", pre.text(), file.as_deref().unwrap_or("?"));
-    }
-    out.push('\n');
-    out += &report::table(&found.full, &session.sites());
-    out.push('\n');
-    let _ = writeln!(out, "replay: {}", replay_command(found, spec, root));
-    out
+    Ok(explored)
 }
 
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
-    let choice = Choice::parse(&args.heuristic)?;
+    // An unknown heuristic is a usage error before anything else.
+    args.settings(args.max_schedules)?;
     match &args.test {
-        Some(test) => explore_one(&args, test, choice),
-        None => affected::run(&args, choice),
+        Some(test) => explore_one(&args, test),
+        None => affected::run(&args),
     }
 }
 
 /// `explore --test`: one test, the whole budget.
-fn explore_one(args: &ExploreArgs, test: &str, choice: Choice) -> Result<ExitCode, String> {
-    let mut prepared = prepare(&args.path, test)?;
-    // The change, for the change-aware prioritizations: the analysis', and the test's dynamic
-    // impact (`--icps`).
-    let model = choice.is_change_aware().then(|| {
-        let impact = prepared.host.analyze(&AnalysisOptions::new());
-        let model = change::model(&prepared.host, &impact);
-        let versions = HostVersions::new(&mut prepared.host);
-        model_for(&model, args.icps, &prepared.host, &versions, &prepared.toolchain, &mut prepared.session, args.max_steps)
+fn explore_one(args: &ExploreArgs, test: &str) -> Result<ExitCode, String> {
+    let mut host = open_host(&args.path)?;
+    let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
+    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let settings = args.settings(args.max_schedules)?;
+    let change = settings.choice.is_change_aware().then(|| {
+        let impact = host.analyze(&AnalysisOptions::new());
+        args.change(&mut host, &impact)
     });
-    let format = Format::of(args.json, args.format);
-    let report = explore_session(&mut prepared.session, args, choice, model.as_ref().map(|(m, _)| m), args.max_schedules)?;
-    let (icps, used) = (model.as_ref().map_or(0, |(m, _)| m.icps.len()), model.as_ref().map(|(_, u)| u));
-    match format {
-        Format::Json => print_json(&result_report(&prepared.host, &prepared.session, args, icps, used, &report)),
-        Format::Sarif => sarif::one(&prepared.host, &prepared.session, args, &report).print(),
-        Format::Text => {
-            print!("{}", render_result(&prepared.host, &prepared.session, args, &report));
-            if let Some((_, used)) = &model {
-                println!("{}", sources_line(used));
-            }
-        }
+    let explored = explore_with_progress(&toolchain, &args.request(&host, spec, settings, change))?;
+    match Format::of(args.json, args.format) {
+        Format::Json => print_json(&explored.json()),
+        Format::Sarif => explored.sarif_log(&host).print(),
+        Format::Text => print!("{}", explored.text()),
     }
     if let Some(path) = &args.html {
-        let section = html_section(&prepared.host, &prepared.session, args, &report, prepared.session.spec.display());
-        write_html(path, &format!("racelens explore --test {}", prepared.session.spec.display()), &[section])?;
+        let title = explored.test.display();
+        write_html(path, &format!("racelens explore --test {title}"), &[explored.html_section(title.clone())])?;
     }
-    crate::record::remember_exploration(&prepared.host, &mut prepared.session, args.max_steps);
-    prepared.session.close();
-    Ok(ExitCode::from(exit_status(&report.verdict)))
-}
-
-/// Explores the session's test with the settings of `args` and at most `max_schedules`
-/// schedules, with a progress line on stderr.
-fn explore_session(session: &mut Session, args: &ExploreArgs, choice: Choice, model: Option<&ChangeModel>, max_schedules: u64) -> Result<Report, String> {
-    let strategy = match args.search {
-        SearchKind::Icb => Strategy::Icb { max_bound: Some(args.bound) },
-        SearchKind::Dfs => Strategy::Dfs,
-    };
-    let options = Options { strategy, seed: args.seed, max_schedules, max_steps: args.max_steps, all: args.all, select: args.select };
-    let mut progress = ProgressLine::new(&session.spec.display());
-    let cancel = AtomicBool::new(false);
-    let result = heuristics::explore(session, &options, choice, model, args.pct_depth, &mut |s| progress.update(s), &cancel);
-    progress.done();
-    result
-}
-
-/// The rows of a full-mode execution for the swimlane picture, placed in the project.
-fn lanes(host: &Host, exec: &Execution, session: &Session) -> Lanes {
-    Lanes::of(exec, &session.sites(), &|class| file_of(host, class))
-}
-
-/// The session's test on the `--html` page, under `title`: its failing schedule as a
-/// picture, or what was covered in the words `explore` prints (no picture: a picture
-/// means a failure).
-fn html_section(host: &Host, session: &Session, args: &ExploreArgs, report: &Report, title: String) -> Section {
-    match &report.verdict {
-        Verdict::Failed(found) => Section::Failure {
-            test: title,
-            headline: format!("✗ {}", failure_headline(found)),
-            lanes: lanes(host, &found.full, session),
-            replay: Some(replay_command(found, &session.spec, &args.path.display().to_string())),
-        },
-        _ => {
-            let (mark, words) = verdict_words(report);
-            Section::Outcome { test: title, words: format!("{mark}{words}") }
-        }
-    }
+    Ok(ExitCode::from(explored.exit_status()))
 }
 
 /// Writes the `--html` page; a file that cannot be written is an error of the command.
-fn write_html(path: &Path, title: &str, sections: &[Section]) -> Result<(), String> {
+pub(crate) fn write_html(path: &Path, title: &str, sections: &[Section]) -> Result<(), String> {
     std::fs::write(path, swimlane::html(title, sections, &swimlane::Options::default())).map_err(|e| format!("cannot write the page {}: {e}", path.display()))
 }
 
-/// The `outcome` of the report.
-fn outcome(verdict: &Verdict) -> ExploreOutcome {
-    match verdict {
-        Verdict::Failed(_) => ExploreOutcome::Fail,
-        Verdict::Passed => ExploreOutcome::Pass,
-        Verdict::Limit => ExploreOutcome::Limit,
-        Verdict::Cancelled => ExploreOutcome::Limit,
-        Verdict::Uncontrolled(_) => ExploreOutcome::Uncontrolled,
-        Verdict::Stopped(_) => ExploreOutcome::Error,
-    }
-}
-
-fn search(search: SearchKind) -> Search {
-    match search {
-        SearchKind::Icb => Search::Icb,
-        SearchKind::Dfs => Search::Dfs,
-    }
-}
-
-
-/// Schedules run: up to and including the first failing one, unless `--all` went on.
-fn schedules_run(args: &ExploreArgs, report: &Report) -> u64 {
-    match &report.verdict {
-        Verdict::Failed(f) if !args.all => f.schedules,
-        _ => report.stats.schedules,
-    }
-}
-
-/// What `explore --json` prints for the session's test (`icps`: the impacted code points
-/// the prioritization knew).
-fn result_report(host: &Host, session: &Session, args: &ExploreArgs, icps: usize, used: Option<&ImpactSources>, report: &Report) -> ExploreReport {
-    let Report { verdict, stats, claim, matched, sequential, .. } = report;
-    ExploreReport {
-        test: session.spec.display(),
-        search: search(args.search),
-        heuristic: args.heuristic.clone(),
-        icps,
-        impact: used.cloned(),
-        matched_decision_points: *matched,
-        bound: args.bound,
-        outcome: outcome(verdict),
-        schedules: schedules_run(args, report),
-        coverage: Coverage::of(report),
-        sequential_streams: sequential.iter().map(|site| StreamPlace { file: file_of(host, &site.class), line: site.line, call: site.target.clone() }).collect(),
-        failure: match verdict {
-            Verdict::Failed(f) => Some(failure_report(host, f, session)),
-            _ => None,
-        },
-        error: match verdict {
-            Verdict::Stopped(e) | Verdict::Uncontrolled(e) => Some(e.clone()),
-            _ => None,
-        },
-        stats: stats_report(stats, claim),
-    }
-}
-
-/// The lines `explore` prints for the session's test: the failure, or what was covered.
-/// `explore --affected --shard` keeps them in its JSON, for `racelens merge` to print.
-fn render_result(host: &Host, session: &Session, args: &ExploreArgs, report: &Report) -> String {
-    let Report { verdict, stats, claim, sequential, .. } = report;
-    let mut out = String::new();
-    match verdict {
-        Verdict::Failed(found) => out += &render_failure(host, found, session, &session.spec, &args.path.display().to_string()),
-        _ => {
-            let (mark, words) = verdict_words(report);
-            let _ = writeln!(out, "{mark}{words}");
-        }
-    }
-    if !sequential.is_empty() {
-        let places: Vec<String> = sequential.iter().map(|site| {
-            format!("{}:{}", file_of(host, &site.class).unwrap_or_else(|| site.place()), site.line)
-        }).collect();
-        let _ = writeln!(out, "note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
-    }
-    if stats.livelocks > 0 {
-        let _ = writeln!(out, "note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, args.max_steps);
-    }
-    if args.select {
-        let _ = writeln!(out, "selection: {} schedules that reorder no impacted access were left out", claim.skipped);
-    }
-    if args.all && stats.failures > 0 {
-        let _ = writeln!(out, "{} failing schedules in {}", stats.failures, stats.schedules);
-    }
-    out
-}
-
-/// What an exploration that found no failure claims, in the words `explore` prints (the
-/// mark before them apart: `✓ `, `… `, `! `); for a failure, its headline.
-fn verdict_words(report: &Report) -> (&'static str, String) {
-    let Report { verdict, stats, .. } = report;
-    let coverage = Coverage::of(report);
-    match verdict {
-        Verdict::Failed(found) => ("✗ ", failure_headline(found)),
-        Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64())),
-        Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules)", coverage.text())),
-        Verdict::Limit => ("… ", format!("no failure yet: {}; raise --max-schedules to go on", coverage.text())),
-        Verdict::Cancelled => ("… ", format!("cancelled after {} runs", stats.schedules)),
-        Verdict::Uncontrolled(e) => ("! ", format!("not explored: {e}")),
-        Verdict::Stopped(e) => ("! ", format!("exploration stopped after {} schedules: {e}", stats.schedules)),
-    }
-}
-
-/// 1 a failing schedule, 2 the exploration stopped or did not control the test, 0 otherwise.
-fn exit_status(verdict: &Verdict) -> u8 {
-    match verdict {
-        Verdict::Failed(_) => 1,
-        Verdict::Stopped(_) | Verdict::Uncontrolled(_) => 2,
-        _ => 0,
-    }
-}
-
 pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
-    let string = ScheduleString::decode(&args.schedule)?;
-    let mut prepared = prepare(&args.path, &args.test)?;
-    let (exec, diverged) = explorer::replay(&mut prepared.session, &string, args.max_steps)?;
-    let host = &prepared.host;
-    let session = &prepared.session;
-    let (file, line) = failure_place(host, &exec);
+    racelens_explore::results::schedule::ScheduleString::decode(&args.schedule)?;
+    let host = open_host(&args.path)?;
+    let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
+    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let replayed = exploration::replay(&toolchain, spec, &args.schedule, args.max_steps, Places::of(&host))?;
     if let Some(path) = &args.html {
-        let test = session.spec.display();
-        let section = match &diverged {
-            Some((k, want, got)) => Section::Outcome { test, words: format!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there") },
-            None if exec.outcome.is_bug() => Section::Failure { test, headline: format!("✗ still fails: {}", report::headline(&exec)), lanes: lanes(host, &exec, session), replay: None },
-            None => Section::Outcome { test, words: format!("✓ the schedule does not fail: {}", report::headline(&exec)) },
-        };
-        write_html(path, &format!("racelens replay --test {} --schedule {}", session.spec.display(), args.schedule), &[section])?;
+        write_html(path, &format!("racelens replay --test {} --schedule {}", replayed.test.display(), args.schedule), &[replayed.html_section()])?;
     }
     if args.json {
-        print_json(&ReplayReport {
-            test: session.spec.display(),
-            outcome: if diverged.is_some() { "divergence" } else { exec.outcome.kind() }.to_string(),
-            message: report::headline(&exec),
-            file: file.clone(),
-            line,
-            divergence: diverged.as_ref().map(|(k, want, got)| Divergence { decision: *k, expected: want.clone(), found: got.clone() }),
-            trace: trace(host, &exec, session),
-        });
-    } else if let Some((k, want, got)) = &diverged {
-        println!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there (the code changed there, or the test is nondeterministic)");
-    } else if exec.outcome.is_bug() {
-        println!("✗ still fails: {}", report::headline(&exec));
-        if let (Some(f), Some(l)) = (&file, &line) {
-            println!("  at {f}:{l}");
-        }
-        println!();
-        print!("{}", report::table(&exec, &session.sites()));
+        print_json(&replayed.json());
     } else {
-        println!("✓ the schedule {}: {}", if matches!(exec.outcome, Outcome::Pass) { "passes now" } else { "does not fail" }, report::headline(&exec));
+        print!("{}", replayed.text());
     }
-    prepared.session.close();
-    Ok(if diverged.is_some() || matches!(exec.outcome, Outcome::Divergence { .. } | Outcome::Error(_)) {
-        ExitCode::from(2)
-    } else if exec.outcome.is_bug() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(replayed.exit_status()))
 }

@@ -3,22 +3,19 @@
 //! on the working tree, every shared access recorded with its concurrency context; the
 //! accesses that are new or whose context changed are printed with why.
 //!
-//! [`dynamic_impact`] is shared with `explore --icps dynamic|both`, which prioritizes (or
-//! with `--select`, selects) schedules at those accesses.
+//! The impact is the exploration front door's (`exploration::dynamic_impact`), which
+//! `explore --icps dynamic|both` prioritizes (or with `--select`, selects) schedules by.
 
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use racelens_analysis::host::Host;
-use racelens_explore::history::file_of;
-use racelens_explore::impact::{self, HostVersions, IcpSource};
-use racelens_explore::jvm::Session;
-use racelens_explore::reports::{ImpactReport, ImpactSources};
-use racelens_explore::search::change::ChangeModel;
+use racelens_explore::exploration::{self, Places, Toolchain};
+use racelens_explore::impact::{HostVersions, IcpSource};
+use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::reports::ImpactReport;
 
-use crate::explore::Toolchain;
 use crate::print_json;
 
 /// Run a test once on the base revision and once on the working tree, and print the
@@ -53,13 +50,13 @@ pub struct ImpactArgs {
 }
 
 pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
-    let host = crate::explore::open_host(&args.path)?;
+    let mut host = crate::explore::open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
-    let toolchain = Toolchain::prepare(&host)?;
-    let mut host = host;
+    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
     let versions = HostVersions::new(&mut host);
+    let base = project::base_sources(&host);
     let mut session = toolchain.session(spec);
-    let report = dynamic_impact(&host, &versions, &toolchain, &mut session, args.max_steps);
+    let report = exploration::dynamic_impact(&toolchain, &base, &versions, &Places::of(&host), &mut session, args.max_steps);
     session.close();
     let report = report?;
     if args.json {
@@ -81,39 +78,14 @@ pub enum IcpsArg {
     Both,
 }
 
-/// The change model a test's exploration prioritizes by, with `--icps`
-/// ([`impact::model_for`]), and what it was built from.
-pub(crate) fn model_for(model: &ChangeModel, asked: Option<IcpsArg>, host: &Host, versions: &HostVersions, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> (ChangeModel, ImpactSources) {
-    let asked = asked.map(|a| match a {
-        IcpsArg::Static => IcpSource::Static,
-        IcpsArg::Dynamic => IcpSource::Dynamic,
-        IcpsArg::Both => IcpSource::Both,
-    });
-    // No change: both runs would be the same, and the impact empty.
-    let asked = if versions.is_unchanged() { Some(IcpSource::Static) } else { asked };
-    let (model, used, _) = impact::model_for(model, asked, || dynamic_impact(host, versions, toolchain, session, max_steps));
-    (model, used)
-}
-
-/// `impact: both (12 impacted code points of the analysis, 3 statements of the test's
-/// dynamic impact)`: the line `explore` prints about [`ImpactSources`].
-pub(crate) fn sources_line(s: &ImpactSources) -> String {
-    let dynamic = s.dynamic_statements.map(|n| format!("{n} statement{} of the test's dynamic impact", if n == 1 { "" } else { "s" }));
-    let analysis = format!("{} impacted code point{} of the analysis", s.static_icps, if s.static_icps == 1 { "" } else { "s" });
-    let parts = match s.source.as_str() {
-        "dynamic" => dynamic.unwrap_or_default(),
-        "both" => format!("{analysis}, {}", dynamic.unwrap_or_default()),
-        _ => analysis,
-    };
-    let note = s.note.as_ref().map(|n| format!("; {n}")).unwrap_or_default();
-    format!("impact: {} ({parts}){note}", s.source)
-}
-
-/// The session's test's dynamic impact ([`impact::dynamic_impact`]), with its base
-/// revision built by the toolchain.
-pub(crate) fn dynamic_impact(host: &Host, versions: &HostVersions, toolchain: &Toolchain, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
-    let base = toolchain.base_session(host, session.spec.clone());
-    impact::dynamic_impact(session, base, versions, &|class| file_of(host, class), max_steps)
+impl IcpsArg {
+    pub(crate) fn source(self) -> IcpSource {
+        match self {
+            IcpsArg::Static => IcpSource::Static,
+            IcpsArg::Dynamic => IcpSource::Dynamic,
+            IcpsArg::Both => IcpSource::Both,
+        }
+    }
 }
 
 /// The report for people.

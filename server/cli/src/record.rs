@@ -9,12 +9,12 @@ use clap::Args;
 use racelens_analysis::coverage::{Snapshot, TestRun};
 use racelens_analysis::host::Host;
 use racelens_analysis::select;
-use racelens_explore::history::{self, file_of};
+use racelens_explore::exploration::{Places, Toolchain};
+use racelens_explore::history;
 use racelens_explore::jvm::project::Sources;
-use racelens_explore::jvm::Session;
 use racelens_explore::reports::{RecordReport, RecordedTest};
 
-use crate::explore::{open_host, Toolchain};
+use crate::explore::open_host;
 use crate::print_json;
 use crate::select::count;
 
@@ -69,11 +69,13 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     if names.is_empty() {
         return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
     }
-    let toolchain = Toolchain::prepare(&host)?;
-    let snapshot = history::snapshot(&Sources::of(&host));
+    let sources = Sources::of(&host);
+    let toolchain = Toolchain::prepare(&sources)?;
+    let snapshot = history::snapshot(&sources);
+    let places = Places::of(&host);
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {
-        match record_test(&host, &toolchain, &snapshot, name, args.max_steps) {
+        match record_test(&host, &toolchain, &places, &snapshot, name, args.max_steps) {
             Ok((test, run)) => {
                 rows.push(RecordedTest::Recorded {
                     test: test.clone(),
@@ -114,10 +116,10 @@ fn multithreaded_tests(host: &Host) -> Vec<String> {
 }
 
 /// Runs the test `name` once and returns its name as `select` writes it, and its record.
-fn record_test(host: &Host, toolchain: &Toolchain, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
+fn record_test(host: &Host, toolchain: &Toolchain, places: &Places, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, name)?;
     let mut session = toolchain.session(spec);
-    let files = |class: &str| file_of(host, class);
+    let files = |class: &str| places.file_of(class);
     let recording = history::Recording { snapshot, revision: revision(host), file_of: &files, source: "record" };
     let run = history::record(&mut session, &recording, max_steps);
     session.close();
@@ -127,19 +129,6 @@ fn record_test(host: &Host, toolchain: &Toolchain, snapshot: &Snapshot, name: &s
 /// The commit HEAD was at (its full id).
 fn revision(host: &Host) -> Option<String> {
     host.base().and_then(|b| b.commit).map(|c| c.to_string())
-}
-
-/// Adds the record of the session's test (its default schedule) to the history, after an
-/// exploration; a failure to record is a note on stderr, never the exploration's failure.
-pub fn remember_exploration(host: &Host, session: &mut Session, max_steps: u32) {
-    let snapshot = history::snapshot(&Sources::of(host));
-    let files = |class: &str| file_of(host, class);
-    let recording = history::Recording { snapshot: &snapshot, revision: revision(host), file_of: &files, source: "explore" };
-    let recorded = history::record(session, &recording, max_steps)
-        .and_then(|run| history::save(&history::path(host.root()), &snapshot, vec![(session.spec.display(), run)]));
-    if let Err(e) = recorded {
-        eprintln!("racelens: note: the coverage of {} was not recorded: {e}", session.spec.display());
-    }
 }
 
 /// One line per test.

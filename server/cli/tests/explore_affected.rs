@@ -130,7 +130,7 @@ fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
             "#2 org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder — covers 3 impacted pairs; up to 2 schedules",
             "#3 org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin — covers 2 impacted pairs; up to 1 schedule",
             "… no failure yet: budget reached after 1 run (0 classes); no bound complete; raise --max-schedules to go on",
-            "racelens: 3 selected tests explored: 1 failed, 2 passed (budget reached on 2), 4 of 5 schedules",
+            "racelens: 3 selected tests explored: 1 failed, 0 cleared, 2 budget ends with no bound complete, 4 of 5 schedules",
         ],
         "{text}"
     );

@@ -200,7 +200,7 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     assert_eq!(timeless(&serde_json::from_slice(&merged.stdout).unwrap()), timeless(&single));
     let (code, stdout, _) = merge(&files);
     assert_eq!(code, Some(0));
-    assert!(stdout.ends_with("racelens: 3 selected tests explored: 0 failed, 3 passed (budget reached on 3), 0 of 0 schedules\n"), "{stdout}");
+    assert!(stdout.ends_with("racelens: 3 selected tests explored: 0 failed, 0 cleared, 3 budget ends with no bound complete, 0 of 0 schedules\n"), "{stdout}");
     // A shard of a run with other options.
     let other_dir = tempfile::tempdir().unwrap();
     let (other, _) = run_shards(&machines, repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use common::{cell, faults, geomean, prepare, Fault, Prepared};
 use racelens_explore::explorer::{Options, Preemption, Verdict};
-use racelens_explore::history::file_of;
+use racelens_explore::exploration::Places;
 use racelens_explore::impact::{self, BaseSession, HostVersions, IcpSource};
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::protocol::Site;
@@ -184,8 +184,9 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
         problems.push(format!("base revision not built: {e}"));
     }
     let versions = HostVersions::new(&mut p.host);
+    let places = Places::of(&p.host);
     let started = Instant::now();
-    let dynamic = impact::dynamic_impact(&mut p.session, base, &versions, &|class| file_of(&p.host, class), args.max_steps);
+    let dynamic = impact::dynamic_impact(&mut p.session, base, &versions, &|class| places.file_of(class), args.max_steps);
     let recording = started.elapsed();
     let runs = match &dynamic {
         Ok(r) => {

@@ -16,8 +16,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use racelens_analysis::coverage::{content_hash, Access, History, Snapshot, TestRun, HISTORY_VERSION};
-use racelens_analysis::host::Host;
-use racelens_analysis::index::Origin;
 
 use crate::jvm::project::{project_cache, Sources};
 use crate::jvm::protocol::{Execution, Outcome, Site};
@@ -103,16 +101,6 @@ fn run_of(recording: &Recording, exec: &Execution, sites: &HashMap<u32, Site>) -
         snapshot: recording.snapshot.id(),
         threads: exec.threads.clone(),
         accesses: accesses.into_iter().collect(),
-    }
-}
-
-/// The project file of a class (`pkg.Pool$Worker` is in `.../pkg/Pool.java`).
-pub fn file_of(host: &Host, class: &str) -> Option<String> {
-    let outer = class.split('$').next().unwrap_or(class);
-    let c = host.index().symbols().by_binary(outer)?;
-    match c.origin {
-        Origin::Project(f) => Some(host.path_of(f).to_string()),
-        _ => None,
     }
 }
 

@@ -13,12 +13,17 @@
 //! [`explorer`] is the loop that ties them: it asks the search for the next schedule, runs
 //! it on the JVM and hands the execution back to the search.
 //!
+//! [`exploration`] is the front door the command line and the language server both call: a
+//! typed request in (the test, the settings, the change), one result out, with its text,
+//! JSON, SARIF and web-page renderers and the form the language server keeps.
+//!
 //! [`impact`] finds the accesses a change impacts from two executions of a test, one per
 //! version (ReConTest): a second source of impact besides the static analysis.
 //!
 //! [`history`] keeps, on disk, what each test's threads executed when it last ran (the
 //! coverage history `racelens select` selects from).
 
+pub mod exploration;
 pub mod explorer;
 pub mod history;
 pub mod impact;

@@ -8,29 +8,17 @@
 //! content of the code the test reaches: a result whose code changed since is *stale*.
 //! The results' types live with the CLI's reports, in `racelens_explore::reports`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use racelens_explore::search::change::ChangeModel;
-use racelens_explore::explorer::{self, Options, Verdict};
-use racelens_explore::history;
-use racelens_explore::results::coverage::Coverage;
-use racelens_explore::jvm::Session;
-use racelens_explore::search::heuristics::{self, Choice};
-use racelens_explore::jvm::java::Jdk;
-use racelens_explore::jvm::TestSpec;
+use racelens_explore::exploration::{self, Observer, Request, Toolchain};
+use racelens_explore::explorer::Stats;
 use racelens_explore::jvm::project::{self, Sources};
-use racelens_explore::jvm::protocol::Outcome;
-use racelens_explore::results::schedule::ScheduleString;
-use racelens_explore::jvm::agent;
-use racelens_explore::impact::{self, HostVersions};
-use racelens_explore::reports::{Place, PreemptionPlace, ResultKind, TestResult};
-use racelens_explore::results::report;
-use racelens_explore::results::swimlane::Lanes;
+use racelens_explore::reports::{ImpactReport, ResultKind, TestResult};
 
 use crate::messages::{JobEvent, Msg};
 
@@ -40,40 +28,19 @@ pub enum JobKind {
     Replay { schedule: String },
 }
 
-/// One exploration (or replay) to run.
+/// One exploration (or replay) to run: the front door's request, with what the queue needs.
 pub struct Job {
     pub id: u64,
-    pub test: TestSpec,
     pub kind: JobKind,
     /// The queue runs the highest first: a replay, then the tests the change selects by
     /// rank, then the others by the impacted points they reach.
     pub priority: usize,
     pub fingerprint: u64,
+    /// The sources to compile (unsaved buffers included), taken with the request.
     pub sources: Sources,
-    /// Class binary name -> project file, to place runtime positions in the code.
-    pub files: HashMap<String, String>,
     pub cancel: Arc<AtomicBool>,
-    pub options: Options,
-    pub heuristic: String,
-    pub choice: Choice,
-    /// The change the prioritization steers by (impacted points and pairs).
-    pub change: ChangeModel,
-    /// What the test's dynamic impact needs (a change-aware exploration): the base
-    /// revision's sources and the diff. `None`: the analysis' impact alone.
-    pub base: Option<BaseInput>,
-    /// The commit HEAD was at, for the coverage record an exploration leaves.
-    pub revision: Option<String>,
+    pub request: Request,
 }
-
-/// The base revision as a worker builds it for the dynamic impact: its commit and sources
-/// (or why there are none), and the diff to the job's sources.
-pub struct BaseInput {
-    pub sources: Result<Option<(String, Sources)>, String>,
-    pub versions: Arc<HostVersions>,
-}
-
-/// Priority change points of change-aware PCT when it is the editor's heuristic.
-const PCT_DEPTH: u32 = 3;
 
 /// Runs jobs on worker threads and reports to the core.
 pub fn spawn(job: Job, tx: Sender<Msg>) {
@@ -91,152 +58,39 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
 }
 
 fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
-    let jdk = Jdk::locate()?;
-    let project = project::prepare(&job.sources, &jdk)?;
-    let agent = agent::agent_jar()?;
-    let mut session = Session::new(jdk.clone(), agent.clone(), project, job.test.clone());
-    let result = match &job.kind {
+    let toolchain = Toolchain::prepare(&job.sources)?;
+    let request = &job.request;
+    match &job.kind {
         JobKind::Explore => {
-            let change = change_model(&job, &jdk, &agent, &mut session, tx);
-            explore(&job, &change, &mut session, tx)
-        }
-        JobKind::Replay { schedule } => replay(&job, &mut session, schedule),
-    };
-    session.close();
-    result
-}
-
-/// The change the exploration steers by: the analysis', and the test's dynamic impact
-/// (ReConTest: the test run once on the base revision and once here) when it can be
-/// recorded on both versions; the impact goes to the core for the editor's hints.
-fn change_model(job: &Job, jdk: &Jdk, agent: &Path, session: &mut Session, tx: &Sender<Msg>) -> ChangeModel {
-    let Some(base) = &job.base else { return job.change.clone() };
-    let (model, _, report) = impact::model_for(&job.change, None, || {
-        let base_session = match &base.sources {
-            Ok(Some((commit, sources))) => project::build_base(commit, sources, jdk).map(|p| Some((commit.clone(), Session::new(jdk.clone(), agent.to_path_buf(), p, job.test.clone())))),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e.clone()),
-        };
-        impact::dynamic_impact(session, base_session, &*base.versions, &|class| job.files.get(outer(class)).cloned(), job.options.max_steps)
-    });
-    if let Some(report) = report.filter(|r| r.base_unavailable.is_none()) {
-        let _ = tx.send(Msg::Job(JobEvent::Impact { id: job.id, report: Box::new(report) }));
-    }
-    model
-}
-
-fn explore(job: &Job, change: &ChangeModel, session: &mut Session, tx: &Sender<Msg>) -> Result<ResultKind, String> {
-    let mut last = Instant::now();
-    let id = job.id;
-    let mut progress = |s: &explorer::Stats| {
-        if last.elapsed() >= Duration::from_millis(250) {
-            last = Instant::now();
-            let _ = tx.send(Msg::Job(JobEvent::Progress { id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
-        }
-    };
-    let report = heuristics::explore(session, &job.options, job.choice, Some(change), PCT_DEPTH, &mut progress, &job.cancel)?;
-    if !matches!(report.verdict, Verdict::Cancelled) {
-        remember(job, session);
-    }
-    let coverage = Coverage::of(&report);
-    Ok(match report.verdict {
-        Verdict::Failed(found) => {
-            let place = failure_place(&found.full, &job.files);
-            let preemptions = found
-                .preemptions
-                .iter()
-                .map(|p| PreemptionPlace {
-                    place: p.site.as_ref().and_then(|s| job.files.get(outer(&s.class)).map(|f| Place { file: f.clone(), line: s.line })),
-                    text: p.text(),
-                })
-                .collect();
-            ResultKind::Failed {
-                title: title(&found.full.outcome),
-                headline: report::headline(&found.full),
-                schedules: found.schedules,
-                preemptions,
-                schedule: found.string.encode(),
-                place,
-                table: report::table(&found.full, &session.sites()),
-                lanes: Some(lanes(&found.full, session, &job.files)),
+            let mut reporter = Reporter { id: job.id, tx, last: Instant::now() };
+            let explored = exploration::explore(&toolchain, request, &mut reporter, &job.cancel)?;
+            if let Some(e) = &explored.unrecorded {
+                eprintln!("racelens: the coverage of {} was not recorded: {e}", request.test.display());
             }
+            explored.stored()
         }
-        Verdict::Passed => ResultKind::Passed { coverage, covered: covered(session, &job.change) },
-        Verdict::Limit => ResultKind::Limit { coverage },
-        Verdict::Uncontrolled(message) => ResultKind::Uncontrolled { message },
-        Verdict::Cancelled => return Err("cancelled".into()),
-        Verdict::Stopped(message) => ResultKind::Stopped { message },
-    })
-}
-
-/// Adds the record of the test's default schedule (the one the exploration ran first) to the
-/// coverage history `racelens select` and the lenses' ranking read, as `racelens explore`
-/// does: one more run, part of the exploration the user asked for. A failure to record is
-/// logged, never the exploration's result.
-fn remember(job: &Job, session: &mut Session) {
-    let snapshot = history::snapshot(&job.sources);
-    let files = |class: &str| job.files.get(outer(class)).cloned();
-    let recording = history::Recording { snapshot: &snapshot, revision: job.revision.clone(), file_of: &files, source: "explore" };
-    let recorded = history::record(session, &recording, job.options.max_steps)
-        .and_then(|run| history::save(&history::path(&job.sources.root), &snapshot, vec![(job.test.display(), run)]));
-    if let Err(e) = recorded {
-        eprintln!("racelens: the coverage of {} was not recorded: {e}", job.test.display());
+        JobKind::Replay { schedule } => Ok(exploration::replay(&toolchain, request.test.clone(), schedule, request.settings.max_steps, request.places.clone())?.stored()),
     }
 }
 
-fn replay(job: &Job, session: &mut Session, schedule: &str) -> Result<ResultKind, String> {
-    let string = ScheduleString::decode(schedule)?;
-    let (exec, diverged) = explorer::replay(session, &string, job.options.max_steps)?;
-    if let Some((k, want, got)) = diverged {
-        return Ok(ResultKind::Stopped { message: format!("the replay diverged at decision {k}: the schedule switches at {want}, this execution reached {got} (the code changed there)") });
-    }
-    Ok(if exec.outcome.is_bug() {
-        ResultKind::Failed {
-            title: title(&exec.outcome),
-            headline: report::headline(&exec),
-            schedules: 1,
-            preemptions: Vec::new(),
-            schedule: schedule.to_string(),
-            place: failure_place(&exec, &job.files),
-            table: report::table(&exec, &session.sites()),
-            lanes: Some(lanes(&exec, session, &job.files)),
+/// Sends a job's progress (at most every 250 ms) and its dynamic impact to the core.
+struct Reporter<'a> {
+    id: u64,
+    tx: &'a Sender<Msg>,
+    last: Instant,
+}
+
+impl Observer for Reporter<'_> {
+    fn progress(&mut self, s: &Stats) {
+        if self.last.elapsed() >= Duration::from_millis(250) {
+            self.last = Instant::now();
+            let _ = self.tx.send(Msg::Job(JobEvent::Progress { id: self.id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
         }
-    } else {
-        ResultKind::Passed { coverage: Coverage { runs: 1, ..Coverage::default() }, covered: 0 }
-    })
-}
-
-/// Impacted lines at which the exploration had a choice of thread (the sites the agent
-/// announced are those of decision points).
-fn covered(session: &Session, change: &ChangeModel) -> usize {
-    let mut places: Vec<String> = session.sites().values().map(|s| format!("{}:{}", s.class, s.line)).filter(|p| change.pct_sites.binary_search(p).is_ok()).collect();
-    places.sort();
-    places.dedup();
-    places.len()
-}
-
-/// The rows of the swimlane picture, placed in the project's files.
-fn lanes(exec: &racelens_explore::jvm::protocol::Execution, session: &Session, files: &HashMap<String, String>) -> Lanes {
-    Lanes::of(exec, &session.sites(), &|class| files.get(outer(class)).cloned())
-}
-
-fn outer(class: &str) -> &str {
-    class.split('$').next().unwrap_or(class)
-}
-
-/// `NullPointerException`, `deadlock`, `System.exit(3)`.
-fn title(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Fail(f) => f.exception.rsplit('.').next().unwrap_or(&f.exception).to_string(),
-        Outcome::Deadlock(_) => "deadlock".into(),
-        Outcome::Exit(s) => format!("System.exit({s})"),
-        other => other.kind().to_string(),
     }
-}
 
-fn failure_place(exec: &racelens_explore::jvm::protocol::Execution, files: &HashMap<String, String>) -> Option<Place> {
-    let Outcome::Fail(f) = &exec.outcome else { return None };
-    f.frames.iter().find_map(|fr| files.get(outer(&fr.class)).map(|file| Place { file: file.clone(), line: fr.line }))
+    fn impact(&mut self, report: &ImpactReport) {
+        let _ = self.tx.send(Msg::Job(JobEvent::Impact { id: self.id, report: Box::new(report.clone()) }));
+    }
 }
 
 // ----- results on disk -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use racelens_explore::exploration::replay_command;
 use racelens_explore::reports::{ResultKind, TestResult};
 use racelens_explore::results::swimlane::{self, Section};
 
@@ -181,7 +182,7 @@ pub fn schedule_page(test: &str, root: &Path, result: &TestResult, text_uri: &st
         test: test.to_string(),
         headline: format!("✗ {headline} after {schedules} schedule{} by {}", if *schedules == 1 { "" } else { "s" }, by(result)),
         lanes: lanes.clone(),
-        replay: Some(format!("racelens replay {} --test {test} --schedule {schedule}", root.display())),
+        replay: Some(replay_command(&root.display().to_string(), test, schedule)),
     };
     let options = swimlane::Options { nonce: Some(nonce()), root: Some(root.display().to_string()), text_uri: Some(text_uri.to_string()) };
     Some(swimlane::html(test, &[section], &options))
@@ -219,6 +220,6 @@ pub fn schedule_document(test: &str, root: &Path, result: &TestResult) -> String
             out += &format!("- ⇄ {}{at}\n", p.text);
         }
     }
-    out += &format!("\n```\n{table}```\n\nReplay:\n\n    racelens replay {} --test {test} --schedule {schedule}\n", root.display());
+    out += &format!("\n```\n{table}```\n\nReplay:\n\n    {}\n", replay_command(&root.display().to_string(), test, schedule));
     out
 }

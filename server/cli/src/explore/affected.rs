@@ -8,34 +8,36 @@ use std::process::ExitCode;
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
+use racelens_analysis::sarif::Fingerprints;
+use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Toolchain};
+use racelens_explore::exploration::json::outcome;
 use racelens_explore::explorer::Report;
-use racelens_explore::jvm::Session;
+use racelens_explore::jvm::project::Sources;
 use racelens_explore::reports::{AffectedReport, AffectedTest, ExploreOutcome, SelectedTest, ShardData, ShardOptions};
 use racelens_explore::results::coverage::Coverage;
-use racelens_explore::impact::HostVersions;
-use racelens_explore::reports::ImpactSources;
-use racelens_explore::search::change::{self, ChangeModel};
-
-use crate::impact::{model_for, sources_line};
-use racelens_explore::search::heuristics::Choice;
+use racelens_explore::results::swimlane::Section;
 
 use super::sarif::{self, Affected};
-use super::{explore_session, html_section, outcome, render_result, result_report, search, write_html, ExploreArgs, Toolchain};
-use racelens_explore::results::swimlane::Section;
+use super::{explore_with_progress, write_html, ExploreArgs};
 use crate::check::{note_lines, print_notes};
-use crate::sarif::Fingerprints;
 use crate::select::{analyze_and_select, count};
 use crate::shard::{self, Shard};
 use crate::{print_json, Format};
 
 /// How a test's exploration ended, for the summary: a failure, no failure with what its
-/// coverage claims, or no exploration.
+/// coverage claims, or no exploration. Only a complete claim clears a test: a budget that
+/// ran out before any bound was complete, or a search without a systematic part, is said as
+/// such, never counted as passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Ended {
     Failed,
     EverySchedule,
     Bound(u32),
+    /// The budget ran out after every schedule up to this bound was explored.
+    BudgetAfter(u32),
+    /// The budget ran out before any bound was complete.
     Budget,
+    /// The search ended without a complete claim (PCT alone, runs cut at the step bound).
     NoBound,
     NotExplored,
     Stopped,
@@ -53,10 +55,15 @@ impl Ended {
             ExploreOutcome::Fail => Ended::Failed,
             ExploreOutcome::Pass if coverage.all_schedules => Ended::EverySchedule,
             ExploreOutcome::Pass => coverage.complete_bound.map_or(Ended::NoBound, Ended::Bound),
-            ExploreOutcome::Limit => Ended::Budget,
+            ExploreOutcome::Limit => coverage.complete_bound.map_or(Ended::Budget, Ended::BudgetAfter),
             ExploreOutcome::Uncontrolled => Ended::NotExplored,
             ExploreOutcome::Error => Ended::Stopped,
         }
+    }
+
+    /// Whether the exploration claims every schedule of some bound without a failure.
+    fn cleared(self) -> bool {
+        matches!(self, Ended::EverySchedule | Ended::Bound(_) | Ended::BudgetAfter(_))
     }
 
     /// From one entry of `tests` (`result` null: the test could not be run).
@@ -68,7 +75,7 @@ impl Ended {
     }
 }
 
-pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String> {
+pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     let mut host = Host::open(&args.path, &HostOptions::default())?;
     host.load()?;
     let (impact, selection) = analyze_and_select(&mut host);
@@ -94,9 +101,9 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let toolchain = Toolchain::prepare(&host)?;
-    let model = choice.is_change_aware().then(|| change::model(&host, &impact));
-    let versions = HostVersions::new(&mut host);
+    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let change = args.settings(args.max_schedules)?.choice.is_change_aware().then(|| args.change(&mut host, &impact));
+    let places = Places::of(&host);
     let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
     // `--format sarif`: the results, and what each test covered.
     let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
@@ -108,32 +115,27 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
         if format == Format::Text {
             println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
         }
-        let mut exploration = None;
-        let (end, result, error, text) = match explore_ranked(&host, &versions, &toolchain, args, choice, model.as_ref(), test, share) {
-            Ok((mut session, report, used)) => {
-                spent += report.stats.schedules;
-                let icps = used.as_ref().map_or(0, |(m, _)| m.icps.len());
-                let used = used.map(|(_, u)| u);
+        let mut covered = None;
+        let (end, result, error, text) = match explore_ranked(&host, &toolchain, args, change.as_ref(), test, share) {
+            Ok(exploration) => {
+                spent += exploration.report.stats.schedules;
                 let result = match format {
-                    Format::Json => Some(result_report(&host, &session, args, icps, used.as_ref(), &report)),
+                    Format::Json => Some(exploration.json()),
                     Format::Sarif => {
-                        findings.extend(sarif::finding(&host, &session, args, &report, &mut fingerprints));
-                        exploration = Some(sarif::exploration(&session, args, &report));
+                        findings.extend(exploration.sarif_finding(&host, &mut fingerprints));
+                        covered = Some(exploration.sarif_covered());
                         None
                     }
                     Format::Text => None,
                 };
-                let text = render_result(&host, &session, args, &report) + &used.as_ref().map(|u| format!("{}\n", sources_line(u))).unwrap_or_default();
                 if args.html.is_some() {
-                    sections.push(html_section(&host, &session, args, &report, title));
+                    sections.push(exploration.html_section(title));
                 }
-                crate::record::remember_exploration(&host, &mut session, args.max_steps);
-                session.close();
-                (Ended::of(&report), result, None, text)
+                (Ended::of(&exploration.report), result, None, exploration.text())
             }
             Err(e) => {
                 if format == Format::Sarif {
-                    findings.push(sarif::not_explored(&host, &test.test, &format!("not explored: {e}"), &mut fingerprints));
+                    findings.push(exploration::sarif::not_explored(&host, &places, &test.test, &format!("not explored: {e}"), &mut fingerprints));
                 }
                 let text = format!("! not explored: {e}\n");
                 sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
@@ -143,7 +145,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
         if format == Format::Text {
             print!("{text}");
         }
-        explored.push(sarif::AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration, error: error.clone() });
+        explored.push(sarif::AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration: covered, error: error.clone() });
         texts.insert(test.test.clone(), text);
         results.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: share, result, error });
         ended.push(end);
@@ -220,7 +222,7 @@ fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedT
         base: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         options: ShardOptions {
             path: args.path.display().to_string(),
-            search: search(args.search),
+            search: args.search.report(),
             heuristic: args.heuristic.clone(),
             bound: args.bound,
             max_schedules: args.max_schedules,
@@ -245,20 +247,14 @@ fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
     format!("no work for this shard: {dealt}")
 }
 
-/// Explores one selected test with at most `share` schedules; returns its session (for the
-/// report), the exploration's report and the change model it prioritized by (with the
-/// test's dynamic impact, `--icps`), or why it could not run.
-#[allow(clippy::too_many_arguments)]
-fn explore_ranked(host: &Host, versions: &HostVersions, toolchain: &Toolchain, args: &ExploreArgs, choice: Choice, model: Option<&ChangeModel>, test: &RankedTest, share: u64) -> Result<(Session, Report, Option<(ChangeModel, ImpactSources)>), String> {
+/// Explores one selected test with at most `share` schedules, or says why it could not run.
+fn explore_ranked(host: &Host, toolchain: &Toolchain, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
-    let mut session = toolchain.session(spec);
-    let model = model.map(|m| model_for(m, args.icps, host, versions, toolchain, &mut session, args.max_steps));
-    let report = explore_session(&mut session, args, choice, model.as_ref().map(|(m, _)| m), share)?;
-    Ok((session, report, model))
+    explore_with_progress(toolchain, &args.request(host, spec, args.settings(share)?, change.cloned()))
 }
 
-/// `racelens: 3 selected tests explored: 1 failed, 2 passed (bound 2 cleared on 1, budget
-/// reached on 1), 4,512 of 10,000 schedules`: what each ended with claims, never more.
+/// `racelens: 3 selected tests explored: 1 failed, 1 cleared (bound 2 on 1), 1 budget end with
+/// no bound complete, 4,512 of 10,000 schedules`: what each ended with claims, never more.
 pub(crate) fn summary(ended: &[Ended], selected: usize, schedules: u64, budget: u64) -> String {
     let explored = match ended.len() == selected {
         true => format!("{} explored", count(selected, "selected test")),
@@ -284,35 +280,35 @@ fn shard_summary(s: Shard, ended: &[Ended], mine: usize, selected: usize, schedu
     )
 }
 
-/// `1 failed, 2 passed (bound 2 cleared on 1, budget reached on 1)`.
+/// `1 failed, 2 cleared (bound 2 on 1, bound 1 then the budget on 1), 3 budget ends with no
+/// bound complete`: a test counts as cleared only with a complete claim.
 fn outcomes(ended: &[Ended]) -> String {
     let mut by_end: BTreeMap<Ended, usize> = BTreeMap::new();
     for &e in ended {
         *by_end.entry(e).or_default() += 1;
     }
-    let (mut passed, mut claims, mut parts) = (0, Vec::new(), Vec::new());
+    let failed = by_end.get(&Ended::Failed).copied().unwrap_or(0);
+    let (mut cleared, mut claims, mut rest) = (0, Vec::new(), Vec::new());
     for (&end, &n) in &by_end {
         match end {
-            Ended::Failed => parts.push(format!("{n} failed")),
+            Ended::Failed => {}
             Ended::EverySchedule => claims.push(format!("every schedule on {n}")),
-            Ended::Bound(b) => claims.push(format!("bound {b} cleared on {n}")),
-            Ended::Budget => claims.push(format!("budget reached on {n}")),
-            Ended::NoBound => claims.push(format!("no bound cleared on {n}")),
-            Ended::NotExplored => parts.push(format!("{n} not explored")),
-            Ended::Stopped => parts.push(format!("{n} stopped by an error")),
+            Ended::Bound(b) => claims.push(format!("bound {b} on {n}")),
+            Ended::BudgetAfter(b) => claims.push(format!("bound {b} then the budget on {n}")),
+            Ended::Budget => rest.push(format!("{n} budget end{} with no bound complete", if n == 1 { "" } else { "s" })),
+            Ended::NoBound => rest.push(format!("{n} without a complete bound")),
+            Ended::NotExplored => rest.push(format!("{n} not explored")),
+            Ended::Stopped => rest.push(format!("{n} stopped by an error")),
         }
-        if matches!(end, Ended::EverySchedule | Ended::Bound(_) | Ended::Budget | Ended::NoBound) {
-            passed += n;
+        if end.cleared() {
+            cleared += n;
         }
     }
-    if !by_end.contains_key(&Ended::Failed) {
-        parts.insert(0, "0 failed".to_string());
-    }
-    parts.insert(1, match claims.is_empty() {
-        true => format!("{passed} passed"),
-        false => format!("{passed} passed ({})", claims.join(", ")),
-    });
-    parts.join(", ")
+    let cleared = match claims.is_empty() {
+        true => format!("{cleared} cleared"),
+        false => format!("{cleared} cleared ({})", claims.join(", ")),
+    };
+    [format!("{failed} failed"), cleared].into_iter().chain(rest).collect::<Vec<_>>().join(", ")
 }
 
 /// `10,000`
@@ -344,18 +340,20 @@ mod tests {
     #[test]
     fn the_summary_says_what_each_test_ended_with_and_no_more() {
         let ended = [Ended::Failed, Ended::Bound(2), Ended::Budget];
-        assert_eq!(summary(&ended, 3, 4_512, 10_000), "racelens: 3 selected tests explored: 1 failed, 2 passed (bound 2 cleared on 1, budget reached on 1), 4,512 of 10,000 schedules");
-        let ended = [Ended::EverySchedule, Ended::NotExplored, Ended::Stopped, Ended::NoBound];
-        assert_eq!(summary(&ended, 4, 999, 1_000), "racelens: 4 selected tests explored: 0 failed, 2 passed (every schedule on 1, no bound cleared on 1), 1 not explored, 1 stopped by an error, 999 of 1,000 schedules");
-        assert_eq!(summary(&[Ended::Failed], 2, 34, 100), "racelens: 1 of 2 selected tests explored (--fail-fast: stopped at the first failure): 1 failed, 0 passed, 34 of 100 schedules");
+        assert_eq!(summary(&ended, 3, 4_512, 10_000), "racelens: 3 selected tests explored: 1 failed, 1 cleared (bound 2 on 1), 1 budget end with no bound complete, 4,512 of 10,000 schedules");
+        let ended = [Ended::EverySchedule, Ended::NotExplored, Ended::Stopped, Ended::NoBound, Ended::BudgetAfter(1), Ended::BudgetAfter(1)];
+        assert_eq!(summary(&ended, 6, 999, 1_000), "racelens: 6 selected tests explored: 0 failed, 3 cleared (every schedule on 1, bound 1 then the budget on 2), 1 without a complete bound, 1 not explored, 1 stopped by an error, 999 of 1,000 schedules");
+        // A budget too small for any bound clears nothing, however many tests ran out of it.
+        assert_eq!(summary(&[Ended::Budget; 22], 22, 220, 220), "racelens: 22 selected tests explored: 0 failed, 0 cleared, 22 budget ends with no bound complete, 220 of 220 schedules");
+        assert_eq!(summary(&[Ended::Failed], 2, 34, 100), "racelens: 1 of 2 selected tests explored (--fail-fast: stopped at the first failure): 1 failed, 0 cleared, 34 of 100 schedules");
         assert_eq!((thousands(0), thousands(999), thousands(1_000), thousands(1_234_567)), ("0".into(), "999".into(), "1,000".into(), "1,234,567".into()));
     }
 
     #[test]
     fn a_shard_says_what_it_explored_and_when_it_has_nothing_to_do() {
         let s = Shard::new(2, 3).unwrap();
-        assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], 2, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 passed (bound 3 cleared on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        assert_eq!(shard_summary(s, &[Ended::Failed], 2, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 passed, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
+        assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], 2, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 cleared (bound 3 on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
+        assert_eq!(shard_summary(s, &[Ended::Failed], 2, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 cleared, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
         let s = Shard::new(3, 3).unwrap();
         assert_eq!(no_work(s, 2, "static reachability"), "no work for this shard: the change selects 2 tests, dealt to shards 1/3 to 2/3; the schedules of one test are not split over shards");
         assert_eq!(no_work(s, 0, "static reachability for 2 tests"), "no work for this shard: the change selects no test (static reachability for 2 tests)");
@@ -375,7 +373,8 @@ mod tests {
         assert_eq!(ended(entry(Pass, true, None)), Ended::EverySchedule);
         assert_eq!(ended(entry(Pass, false, Some(2))), Ended::Bound(2));
         assert_eq!(ended(entry(Pass, false, None)), Ended::NoBound);
-        assert_eq!(ended(entry(Limit, false, Some(1))), Ended::Budget);
+        assert_eq!(ended(entry(Limit, false, Some(1))), Ended::BudgetAfter(1));
+        assert_eq!(ended(entry(Limit, false, None)), Ended::Budget);
         assert_eq!(ended(entry(Uncontrolled, false, None)), Ended::NotExplored);
         assert_eq!(ended(entry(Error, false, None)), Ended::Stopped);
         assert_eq!(ended(AffectedTest { result: None, error: Some("no such test".into()), ..entry(Pass, false, None) }), Ended::NotExplored);

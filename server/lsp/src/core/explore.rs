@@ -13,21 +13,21 @@ use std::time::Duration;
 
 use racelens_analysis::index::{MethodRef, Origin, ProjectIndex};
 use racelens_analysis::select::{self, EntryKind, ThreadTest};
-use racelens_explore::search::change;
-use racelens_explore::explorer::Options;
-use racelens_explore::search::heuristics::Choice;
-use racelens_explore::jvm::TestSpec;
+use racelens_explore::exploration::{replay_command, ChangeInput, Places, RecordInput, Request, Settings};
+use racelens_explore::history;
 use racelens_explore::impact::HostVersions;
 use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::jvm::TestSpec;
 use racelens_explore::reports::{produced_by, ImpactReport, Place, ResultKind, TestResult};
-use racelens_explore::search::Strategy;
+use racelens_explore::search::change;
+use racelens_explore::search::heuristics::Choice;
 use serde_json::Value;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 
 use super::Core;
 use crate::convert::file_uri;
-use crate::explorations::{self, BaseInput, Job, JobKind};
+use crate::explorations::{self, Job, JobKind};
 use crate::messages::JobEvent;
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
@@ -38,6 +38,9 @@ pub type Progress = OngoingProgress<Unbounded, Cancellable>;
 
 /// Scheduling points per execution before it counts as a livelock.
 const MAX_STEPS: u32 = 100_000;
+
+/// Priority change points of change-aware PCT when it is the editor's heuristic.
+const PCT_DEPTH: u32 = 3;
 
 /// `pkg.PoolTest#borrow`, or `pkg.Main` for a main program: the key of results.
 fn test_name(t: &ThreadTest) -> String {
@@ -133,8 +136,7 @@ impl Core {
     /// A job for a test, on the workspace's current state (unsaved buffers included).
     fn job(&mut self, w: usize, test: &ThreadTest, kind: JobKind, how: Exploring) -> Result<(Job, TestKey), String> {
         let Exploring { heuristic, choice, seed, max_schedules } = how;
-        let bound = self.settings.explore.bound;
-        let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, seed, max_schedules, max_steps: MAX_STEPS, all: false, select: false };
+        let settings = Settings { bound: self.settings.explore.bound, max_schedules, max_steps: MAX_STEPS, seed, heuristic: heuristic.clone(), choice, pct_depth: PCT_DEPTH, ..Settings::new(&heuristic)? };
         let id = self.jobs.next_id();
         let selection = self.selection(w);
         let ws = &mut self.workspaces[w];
@@ -149,28 +151,18 @@ impl Core {
             (JobKind::Explore, None) => select::impacted_points(index, &test.reach, &ws.impact),
         };
         let fingerprint = fingerprint(index, test, &heuristic);
-        let change = change::model(&ws.host, &ws.impact);
-        // The test's dynamic impact needs the base revision: read here, built by the worker.
-        let base = (matches!(kind, JobKind::Explore) && choice.is_change_aware())
-            .then(|| HostVersions::new(&mut ws.host))
-            .filter(|v| !v.is_unchanged())
-            .map(|versions| BaseInput { sources: project::base_sources(&ws.host), versions: Arc::new(versions) });
-        let job = Job {
-            id,
-            test: spec_of(test),
-            kind,
-            priority,
-            fingerprint,
-            sources: Sources::of(&ws.host),
-            files: change.files.clone(),
-            cancel: Arc::new(AtomicBool::new(false)),
-            options,
-            heuristic,
-            choice,
-            change,
-            base,
-            revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()),
-        };
+        // The change a change-aware exploration steers by; the test's dynamic impact needs the
+        // base revision, read here (the worker compiles it).
+        let change = (matches!(kind, JobKind::Explore) && choice.is_change_aware()).then(|| {
+            let model = change::model(&ws.host, &ws.impact);
+            let versions = HostVersions::new(&mut ws.host);
+            let base = if ChangeInput::needs_base(None, &versions) { project::base_sources(&ws.host) } else { Ok(None) };
+            ChangeInput { model, icps: None, versions: Arc::new(versions), base }
+        });
+        let sources = Sources::of(&ws.host);
+        let record = RecordInput { snapshot: history::snapshot(&sources), revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()) };
+        let request = Request { test: spec_of(test), settings, change, places: Places::of(&ws.host), root: ws.root.display().to_string(), record: Some(record) };
+        let job = Job { id, kind, priority, fingerprint, sources, cancel: Arc::new(AtomicBool::new(false)), request };
         Ok((job, (ws.root.clone(), test_name(test))))
     }
 
@@ -314,8 +306,8 @@ impl Core {
                     cancel: job.cancel.clone(),
                     replay,
                     fingerprint: job.fingerprint,
-                    heuristic: job.heuristic.clone(),
-                    seed: job.options.seed,
+                    heuristic: job.request.settings.heuristic.clone(),
+                    seed: job.request.settings.seed,
                     schedules: 0,
                     bound: 0,
                     impact: None,
@@ -557,7 +549,7 @@ impl Core {
                     out.push(lens(range, "Show schedule".into(), lenses::SHOW_COMMAND, id.clone()));
                     let replay = ResultArgument { root: root_text.clone(), test: name.clone(), schedule: Some(schedule.clone()) };
                     out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, payloads::value(&replay)));
-                    let command = format!("racelens replay {} --test {name} --schedule {schedule}", root.display());
+                    let command = replay_command(&root_text, &name, schedule);
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, payloads::value(&CopyArgument { text: command })));
                 }
                 // Without a failing schedule, clicking the result explores again too. A ✓ only
