@@ -249,7 +249,7 @@ fn affected_tests_are_one_run_with_each_test_s_claim() {
 fn a_test_racelens_does_not_control_is_a_note_and_no_successful_execution() {
     // No change: the fixture's base is the subject (its fixture.toml says why).
     let repo = repo_from(&fixtures_dir().join("explore-uncontrolled"), false);
-    let test = "org.example.quotes.QuoteServerTest#aQuoteDuringAnUpdateIsOneOfThePrices";
+    let test = "org.example.jobs.ExternalJobTest#twoJobsAreBothLogged";
     let (code, log) = sarif(repo.path(), &["explore", "--test", test]);
     assert_eq!(code, 2, "{log:#}");
     let run = &log["runs"][0];
@@ -258,6 +258,6 @@ fn a_test_racelens_does_not_control_is_a_note_and_no_successful_execution() {
     let [note] = results(&log) else { panic!("one result: {log:#}") };
     assert_eq!((note["ruleId"].as_str(), note["level"].as_str()), (Some("RL201"), Some("note")), "{note:#}");
     let message = note["message"]["text"].as_str().unwrap();
-    assert!(message.contains("not explored: thread \"quote-server\"") && message.ends_with("(nothing is claimed about its schedules)"), "{message}");
-    assert_eq!(place(&note["locations"][0]).0, "src/test/java/org/example/quotes/QuoteServerTest.java");
+    assert!(message.contains("not explored: thread \"") && message.ends_with("(nothing is claimed about its schedules)"), "{message}");
+    assert_eq!(place(&note["locations"][0]).0, "src/test/java/org/example/jobs/ExternalJobTest.java");
 }

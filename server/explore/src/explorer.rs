@@ -111,6 +111,14 @@ pub enum Verdict {
     /// The exploration could not go on: divergence (a nondeterministic test), a timeout, an
     /// agent error.
     Stopped(String),
+    /// A failing schedule that does not fail the same way when it runs again in a fresh JVM
+    /// (state leaking between executions, or nondeterminism racelens does not control), and
+    /// why: never reported as a failure. Set by the front door's checks, not by the loop.
+    Unconfirmed(Box<Found>, String),
+    /// A failure raised inside racelens's runtime or models while the test passes plainly: a
+    /// limitation of racelens (what was not modelled, where), not a failure of the program.
+    /// Set by the front door's checks.
+    Limitation(Box<Found>, String),
 }
 
 pub struct Report {
@@ -211,7 +219,7 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
     stats.elapsed = started.elapsed();
     let verdict = match (verdict, first_failure) {
         (Verdict::Failed(f), _) => Verdict::Failed(f),
-        (v @ (Verdict::Stopped(_) | Verdict::Cancelled | Verdict::Uncontrolled(_)), _) => v,
+        (v @ (Verdict::Stopped(_) | Verdict::Cancelled | Verdict::Uncontrolled(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..)), _) => v,
         (_, Some(f)) => Verdict::Failed(f),
         (v, None) => v,
     };

@@ -49,8 +49,11 @@ pub struct ExploreReport {
     /// Places where a parallel stream ran sequentially: its own interleavings were not
     /// explored.
     pub sequential_streams: Vec<StreamPlace>,
-    /// The failing schedule, when `outcome` is `fail`.
+    /// The failing schedule, when `outcome` is `fail` (or `unconfirmed`, `limitation`: the
+    /// schedule that was checked).
     pub failure: Option<FailureReport>,
+    /// How a failing schedule was checked before it was reported; null without one.
+    pub checks: Option<ChecksReport>,
     /// Why the exploration stopped, or why the test was not controlled (`error`,
     /// `uncontrolled`).
     pub error: Option<String>,
@@ -81,6 +84,13 @@ pub enum ExploreOutcome {
     Uncontrolled,
     /// The exploration stopped on an error (a divergence, a JVM that died).
     Error,
+    /// A failing schedule was found (`failure`) that does not fail the same way when it runs
+    /// again in a fresh JVM (`error` says how it ended there): state leaking between
+    /// executions, or nondeterminism racelens does not control. Not a failure.
+    Unconfirmed,
+    /// A failure was raised inside racelens's model of the JDK (`failure`, `checks.model`)
+    /// while the test passes plainly (`checks.plain_runs`): a limitation of racelens (`error`).
+    Limitation,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -90,6 +100,21 @@ pub struct StreamPlace {
     pub line: u32,
     /// The stream operation called.
     pub call: String,
+}
+
+/// How a failing schedule was checked: run again in a fresh JVM, and, when it has no
+/// preemption or was raised inside racelens's models, run plainly without the agent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChecksReport {
+    /// `same failure`, or how the schedule ended in a fresh JVM (`passes`, `fails
+    /// differently (...)`, `does not replay (...)`).
+    pub fresh_jvm: String,
+    /// Each plain run's end (`passed`, `failed with ...`, `exited with status 3`, ...), in
+    /// order; empty when none was made.
+    pub plain_runs: Vec<String>,
+    /// The frame of racelens's runtime or models the exception was raised in
+    /// (`racelens.rt.model.ModelReentrantLock.unlock:80`); null when it was not.
+    pub model: Option<String>,
 }
 
 /// A failing schedule.
@@ -319,6 +344,11 @@ pub enum ResultKind {
         message: String,
     },
     Stopped {
+        message: String,
+    },
+    /// A failing schedule that did not survive its checks (a fresh JVM's replay, plain runs):
+    /// `message` says what it is instead (`not confirmed: ...`, `racelens limitation: ...`).
+    Unconfirmed {
         message: String,
     },
 }

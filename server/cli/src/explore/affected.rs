@@ -41,6 +41,10 @@ pub(crate) enum Ended {
     NoBound,
     NotExplored,
     Stopped,
+    /// A failing schedule that did not fail again in a fresh JVM.
+    Unconfirmed,
+    /// A failure raised in racelens's model of the JDK while the test passes plainly.
+    Limitation,
 }
 
 impl Ended {
@@ -58,6 +62,8 @@ impl Ended {
             ExploreOutcome::Limit => coverage.complete_bound.map_or(Ended::Budget, Ended::BudgetAfter),
             ExploreOutcome::Uncontrolled => Ended::NotExplored,
             ExploreOutcome::Error => Ended::Stopped,
+            ExploreOutcome::Unconfirmed => Ended::Unconfirmed,
+            ExploreOutcome::Limitation => Ended::Limitation,
         }
     }
 
@@ -196,7 +202,7 @@ pub(crate) fn exit_code(ended: &[Ended]) -> ExitCode {
 
 fn exit_status(ended: &[Ended]) -> u8 {
     match ended.contains(&Ended::Failed) {
-        false if ended.iter().any(|e| matches!(e, Ended::NotExplored | Ended::Stopped)) => 2,
+        false if ended.iter().any(|e| matches!(e, Ended::NotExplored | Ended::Stopped | Ended::Unconfirmed | Ended::Limitation)) => 2,
         false => 0,
         true => 1,
     }
@@ -299,6 +305,8 @@ fn outcomes(ended: &[Ended]) -> String {
             Ended::NoBound => rest.push(format!("{n} without a complete bound")),
             Ended::NotExplored => rest.push(format!("{n} not explored")),
             Ended::Stopped => rest.push(format!("{n} stopped by an error")),
+            Ended::Unconfirmed => rest.push(format!("{n} not confirmed in a fresh JVM")),
+            Ended::Limitation => rest.push(format!("{n} beyond racelens's models")),
         }
         if end.cleared() {
             cleared += n;
@@ -330,7 +338,7 @@ pub(crate) fn thousands(n: u64) -> String {
 pub(crate) fn bare_result(test: &str, outcome: ExploreOutcome, coverage: Coverage, schedules: u64) -> racelens_explore::reports::ExploreReport {
     use racelens_explore::reports::{ExploreReport, Search, StatsReport};
     let stats = StatsReport { elapsed_ms: 1, schedules_per_sec: 2.5, decision_points: 0, livelocks: 0, pruned: 0, failing_schedules: 0, skipped: 0, redundant: 0 };
-    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, error: None, stats }
+    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, checks: None, error: None, stats }
 }
 
 #[cfg(test)]

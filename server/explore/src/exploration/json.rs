@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use crate::explorer::{Found, Report, Stats, Verdict};
 use crate::jvm::protocol::{Execution, Outcome, Site};
-use crate::reports::{Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
+use crate::jvm::plain::PlainRun;
+use crate::reports::{ChecksReport, Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
 use crate::results::coverage::Coverage;
 use crate::results::report;
 use crate::search::Claim;
@@ -29,11 +30,16 @@ impl Exploration {
             coverage: Coverage::of(&self.report),
             sequential_streams: sequential.iter().map(|site| StreamPlace { file: self.places.file_of(&site.class), line: site.line, call: site.target.clone() }).collect(),
             failure: match verdict {
-                Verdict::Failed(f) => Some(self.failure_report(f)),
+                Verdict::Failed(f) | Verdict::Unconfirmed(f, _) | Verdict::Limitation(f, _) => Some(self.failure_report(f)),
                 _ => None,
             },
+            checks: self.checks.as_ref().map(|c| ChecksReport {
+                fresh_jvm: c.fresh_jvm.clone().unwrap_or_else(|| "same failure".into()),
+                plain_runs: c.plain.iter().map(PlainRun::describe).collect(),
+                model: c.model.as_ref().map(|f| format!("{}.{}:{}", f.class, f.method, f.line)),
+            }),
             error: match verdict {
-                Verdict::Stopped(e) | Verdict::Uncontrolled(e) => Some(e.clone()),
+                Verdict::Stopped(e) | Verdict::Uncontrolled(e) | Verdict::Unconfirmed(_, e) | Verdict::Limitation(_, e) => Some(e.clone()),
                 _ => None,
             },
             stats: stats_report(stats, claim),
@@ -93,6 +99,8 @@ pub fn outcome(verdict: &Verdict) -> ExploreOutcome {
         Verdict::Cancelled => ExploreOutcome::Limit,
         Verdict::Uncontrolled(_) => ExploreOutcome::Uncontrolled,
         Verdict::Stopped(_) => ExploreOutcome::Error,
+        Verdict::Unconfirmed(..) => ExploreOutcome::Unconfirmed,
+        Verdict::Limitation(..) => ExploreOutcome::Limitation,
     }
 }
 

@@ -12,8 +12,10 @@
 //!
 //! - [`toolchain`]: the JDK, the agent and the compiled project, prepared once;
 //! - [`places`]: runtime classes placed in the project's files;
+//! - [`checks`]: a failing schedule checked before it is reported (a fresh JVM, plain runs);
 //! - [`text`], [`json`], [`sarif`], [`html`], [`stored`]: the renderers.
 
+pub mod checks;
 pub mod html;
 pub mod json;
 pub mod places;
@@ -168,6 +170,9 @@ pub struct Exploration {
     pub root: String,
     /// Why the coverage history did not get the test's record, when it did not.
     pub unrecorded: Option<String>,
+    /// What checking a failing schedule found (a fresh JVM's replay, plain runs); `None`
+    /// without a failure.
+    pub checks: Option<checks::Checks>,
 }
 
 /// Explores `request.test` on `toolchain`'s classes. `Err` only when the exploration could
@@ -177,28 +182,47 @@ pub fn explore(toolchain: &Toolchain, request: &Request, observer: &mut dyn Obse
     let mut session = toolchain.session(request.test.clone());
     let result = explore_in(toolchain, request, &mut session, observer, cancel);
     session.close();
-    let (report, impact, covered, sites, unrecorded) = result?;
-    Ok(Exploration { test: request.test.clone(), settings: settings.clone(), report, impact, covered, sites, places: request.places.clone(), root: request.root.clone(), unrecorded })
+    let Explored { report, impact, covered, sites, unrecorded, checks } = result?;
+    Ok(Exploration { test: request.test.clone(), settings: settings.clone(), report, impact, covered, sites, places: request.places.clone(), root: request.root.clone(), unrecorded, checks })
 }
 
-type Explored = (Report, Option<(usize, ImpactSources)>, usize, HashMap<u32, Site>, Option<String>);
+/// What [`explore_in`] hands to the [`Exploration`].
+struct Explored {
+    report: Report,
+    impact: Option<(usize, ImpactSources)>,
+    covered: usize,
+    sites: HashMap<u32, Site>,
+    unrecorded: Option<String>,
+    checks: Option<checks::Checks>,
+}
 
 fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, observer: &mut dyn Observer, cancel: &AtomicBool) -> Result<Explored, String> {
     let settings = &request.settings;
     let change = request.change.as_ref().filter(|_| settings.choice.is_change_aware());
     let model = change.map(|c| change_model(toolchain, request, c, session, observer));
     let mut progress = |s: &Stats| observer.progress(s);
-    let report = heuristics::explore(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
+    let mut report = heuristics::explore(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
     let covered = model.as_ref().map_or(0, |(m, _)| covered(session, m));
     // The sites of the runs explored; the record's run below adds nothing the report shows.
     let sites = session.sites();
+    let checks = match std::mem::replace(&mut report.verdict, Verdict::Cancelled) {
+        Verdict::Failed(found) if !cancel.load(Ordering::Relaxed) => {
+            let (verdict, checks) = checks::check(toolchain, &request.test, found, settings.max_steps)?;
+            report.verdict = verdict;
+            Some(checks)
+        }
+        verdict => {
+            report.verdict = verdict;
+            None
+        }
+    };
     let unrecorded = match (&request.record, &report.verdict) {
         (_, Verdict::Cancelled) => None,
         (Some(record), _) if !cancel.load(Ordering::Relaxed) => remember(request, record, session).err(),
         _ => None,
     };
     let impact = model.map(|(m, used)| (m.icps.len(), used));
-    Ok((report, impact, covered, sites, unrecorded))
+    Ok(Explored { report, impact, covered, sites, unrecorded, checks })
 }
 
 /// The change model of the exploration, with the test's dynamic impact (`--icps`), and what
@@ -285,7 +309,7 @@ impl Exploration {
     pub fn exit_status(&self) -> u8 {
         match &self.report.verdict {
             Verdict::Failed(_) => 1,
-            Verdict::Stopped(_) | Verdict::Uncontrolled(_) => 2,
+            Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => 2,
             _ => 0,
         }
     }

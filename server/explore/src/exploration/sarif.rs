@@ -71,7 +71,7 @@ impl Exploration {
             Verdict::Failed(found) => (self.failing_schedule(host, found), failure_kind(&found.full.outcome)),
             Verdict::Passed if Coverage::of(&self.report).is_complete() => return None,
             Verdict::Passed | Verdict::Limit | Verdict::Cancelled => (Finding::new("RL202", Level::Note, format!("{test}: {words}"), test_location(host, &self.places, &test)), ""),
-            Verdict::Uncontrolled(_) | Verdict::Stopped(_) => return Some(not_explored(host, &self.places, &test, &words, fingerprints)),
+            Verdict::Uncontrolled(_) | Verdict::Stopped(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => return Some(not_explored(host, &self.places, &test, &words, fingerprints)),
         };
         Some(fingerprints.give(finding, &[&test, about]))
     }

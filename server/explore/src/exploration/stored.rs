@@ -38,6 +38,7 @@ impl Exploration {
             Verdict::Uncontrolled(message) => ResultKind::Uncontrolled { message: message.clone() },
             Verdict::Cancelled => return Err("cancelled".into()),
             Verdict::Stopped(message) => ResultKind::Stopped { message: message.clone() },
+            Verdict::Unconfirmed(..) | Verdict::Limitation(..) => ResultKind::Unconfirmed { message: self.verdict_words().1 },
         })
     }
 }

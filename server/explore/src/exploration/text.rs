@@ -30,10 +30,18 @@ impl Exploration {
         let mut out = String::new();
         match verdict {
             Verdict::Failed(found) => out += &self.failure_text(found),
+            Verdict::Unconfirmed(found, _) | Verdict::Limitation(found, _) => {
+                let (mark, words) = self.verdict_words();
+                let _ = writeln!(out, "{mark}{words}");
+                let _ = writeln!(out, "  the schedule: {}", self.replay_command(found));
+            }
             _ => {
                 let (mark, words) = self.verdict_words();
                 let _ = writeln!(out, "{mark}{words}");
             }
+        }
+        for note in self.checks.iter().filter(|_| matches!(verdict, Verdict::Failed(_))).flat_map(|c| c.notes()) {
+            let _ = writeln!(out, "{note}");
         }
         if !sequential.is_empty() {
             let places: Vec<String> = sequential.iter().map(|site| format!("{}:{}", self.places.file_of(&site.class).unwrap_or_else(|| site.place()), site.line)).collect();
@@ -64,6 +72,8 @@ impl Exploration {
             Verdict::Cancelled => ("… ", format!("cancelled after {} runs", stats.schedules)),
             Verdict::Uncontrolled(e) => ("! ", format!("not explored: {e}")),
             Verdict::Stopped(e) => ("! ", format!("exploration stopped after {} schedules: {e}", stats.schedules)),
+            Verdict::Unconfirmed(_, why) => ("! ", format!("not confirmed: {why}")),
+            Verdict::Limitation(_, why) => ("! ", format!("racelens limitation: {why}")),
         }
     }
 

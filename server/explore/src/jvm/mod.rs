@@ -3,12 +3,16 @@
 //!
 //! - [`agent`]: the Java agent (built from `server/agent` and embedded);
 //! - [`java`], [`project`], [`tests`]: the JDK, the classes a test runs against, and the
-//!   test a user names;
+//!   test a user names; [`libraries`]: which library jars come under control;
 //! - [`session`], [`protocol`]: the JVM process and the line protocol it speaks;
-//! - [`stress`]: uncontrolled repeated runs, for comparison.
+//! - [`stress`]: uncontrolled repeated runs, for comparison;
+//! - [`plain`]: the test run once without the agent, the baseline a suspect failure is
+//!   checked against.
 
 pub mod agent;
 pub mod java;
+pub mod libraries;
+pub mod plain;
 pub mod project;
 pub mod protocol;
 pub mod session;

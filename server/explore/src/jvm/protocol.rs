@@ -116,6 +116,9 @@ pub struct Failure {
     pub exception: String,
     pub message: String,
     pub frames: Vec<Frame>,
+    /// The frame of racelens's runtime or models the exception was raised in, when it was
+    /// (`MODEL` line): such a failure is checked against a plain run of the test.
+    pub model: Option<Frame>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -315,7 +318,14 @@ impl ResponseParser {
                     exception: f.get(1).copied().unwrap_or("?").to_string(),
                     message: f.get(2).map(|m| unescape(m)).unwrap_or_default(),
                     frames: Vec::new(),
+                    model: None,
                 });
+            }
+            "MODEL" => {
+                let f: Vec<&str> = rest.splitn(4, ' ').collect();
+                if let (Some(failure), 4) = (self.failure.as_mut(), f.len()) {
+                    failure.model = Some(Frame { class: f[0].into(), method: f[1].into(), file: f[2].into(), line: num(f[3]).unwrap_or(0) });
+                }
             }
             "FRAME" => {
                 let f: Vec<&str> = rest.splitn(4, ' ').collect();
@@ -353,7 +363,7 @@ impl ResponseParser {
                 }
                 let outcome = match f[1] {
                     "pass" => Outcome::Pass,
-                    "fail" => Outcome::Fail(self.failure.take().unwrap_or(Failure { thread: 0, exception: "?".into(), message: String::new(), frames: Vec::new() })),
+                    "fail" => Outcome::Fail(self.failure.take().unwrap_or(Failure { thread: 0, exception: "?".into(), message: String::new(), frames: Vec::new(), model: None })),
                     "deadlock" => Outcome::Deadlock(std::mem::take(&mut self.waits)),
                     "livelock" => Outcome::Livelock,
                     "exit" => Outcome::Exit(self.exit.unwrap_or(0)),

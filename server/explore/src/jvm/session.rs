@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::jvm::java::Jdk;
+use crate::jvm::libraries;
 use crate::jvm::project::{join, Project};
 use crate::jvm::protocol::{Execution, Outcome, ResponseParser, Site, ThreadId};
 use crate::jvm::protocol::Known;
@@ -64,6 +65,15 @@ pub struct Jvm {
     next_run: u64,
 }
 
+/// The JVM options a test runs with, under the agent or plainly: the file encoding, and what
+/// `RACELENS_JVM_OPTS` adds (a heap size, the agent's debug switches such as
+/// `-Dracelens.check=true`), space-separated.
+pub fn jvm_options() -> Vec<String> {
+    let mut out = vec!["-Dfile.encoding=UTF-8".to_string()];
+    out.extend(std::env::var("RACELENS_JVM_OPTS").unwrap_or_default().split_whitespace().map(str::to_string));
+    out
+}
+
 /// How long the JVM may take to start and load the test.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one execution may take before the controller gives up on the JVM (the
@@ -101,17 +111,15 @@ impl Jvm {
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let token = token();
         let mut cmd = Command::new(&jdk.java);
-        cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m", "-Dfile.encoding=UTF-8"])
+        cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m"])
             .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
             // `java.util.Timer`'s tasks keep their state in package-private fields the agent sets.
             .args(["--add-opens", "java.base/java.util=ALL-UNNAMED"])
             // A common fork/join pool without threads: parallel streams run in the calling
             // (controlled) thread; the agent models `ForkJoinPool` for the project's own use.
             .arg("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0")
-            // More JVM options (a heap size, the agent's debug switches such as
-            // `-Dracelens.check=true`), space-separated.
-            .args(std::env::var("RACELENS_JVM_OPTS").unwrap_or_default().split_whitespace())
-            .arg(format!("-javaagent:{}=port={port},token={token},instrument={}", agent.display(), join(&project.classes)))
+            .args(jvm_options())
+            .arg(format!("-javaagent:{}=port={port},token={token},sync={},instrument={}", agent.display(), join(&libraries::of(&project.classpath, &project.classes).controlled), join(&project.classes)))
             .arg("-cp")
             .arg(join(&project.classpath))
             .arg("racelens.agent.Main")

@@ -565,6 +565,7 @@ impl Core {
                 ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} · {by}", coverage.brief()), lenses::EXPLORE_COMMAND, again.clone())),
                 ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
                 ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
+                ResultKind::Unconfirmed { message } => out.push(lens(range, format!("! {message}"), lenses::EXPLORE_COMMAND, again.clone())),
             }
             out.push(again_lens());
         }
@@ -592,7 +593,7 @@ fn summary(kind: &ResultKind, replay: bool) -> String {
         (ResultKind::Passed { coverage, .. }, false) => format!("no failure: {}", coverage.text()),
         (ResultKind::Limit { coverage }, _) => format!("no failure yet: {}", coverage.text()),
         (ResultKind::Uncontrolled { message }, _) => format!("not explored: {message}"),
-        (ResultKind::Stopped { message }, _) => message.clone(),
+        (ResultKind::Stopped { message } | ResultKind::Unconfirmed { message }, _) => message.clone(),
     }
 }
 

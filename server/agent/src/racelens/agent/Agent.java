@@ -10,7 +10,11 @@ import racelens.agent.instrument.Transformer;
 
 /**
  * The {@code -javaagent} entry point. Options: {@code port=<n>,token=<t>,instrument=<p1>:<p2>...}
- * (optional {@code timeout=<ms>}: wall-clock limit of one execution, default 10000).
+ * (optional {@code sync=<p1>:<p2>...}: library jars and folders whose synchronization and time
+ * come under control, without scheduling points at their field accesses)
+ * (optional {@code timeout=<ms>}: wall-clock limit of one execution, default 10000;
+ * {@code statics=keep}: executions share the static fields of application classes instead of
+ * starting from their initial values).
  */
 public final class Agent {
     private Agent() {}
@@ -27,14 +31,12 @@ public final class Agent {
         instrumentation = inst;
         Map<String, String> opts = parse(args);
         options = opts;
-        List<String> paths = new ArrayList<>();
-        String ins = opts.getOrDefault("instrument", "");
-        for (String p : ins.split(java.io.File.pathSeparator)) {
-            if (!p.isEmpty()) {
-                paths.add(p);
-            }
-        }
+        List<String> paths = pathList(opts.getOrDefault("instrument", ""));
         instrumentPaths = paths;
+        // `statics=keep`: executions share the statics of application classes (no re-initialisation).
+        if ("keep".equals(opts.get("statics"))) {
+            racelens.agent.instrument.Transformer.keepStatics();
+        }
         // The JDK's common fork/join pool without threads: parallel streams (and other JDK code
         // that forks there) run all their work in the calling thread, under control. The
         // controller passes it on the command line too; a launch without it gets it here, before
@@ -44,7 +46,7 @@ public final class Agent {
         }
         try {
             openJavaBase(inst);
-            inst.addTransformer(new Transformer(paths), true);
+            inst.addTransformer(new Transformer(paths, pathList(opts.getOrDefault("sync", ""))), true);
             inst.retransformClasses(Thread.class);
             if (!Transformer.ERRORS.isEmpty()) {
                 setupError = "cannot patch java.lang.Thread: " + Transformer.ERRORS.get(0);
@@ -68,6 +70,19 @@ public final class Agent {
         inst.redefineModule(base, Set.of(), Map.of(), opens, Set.of(), Map.of());
     }
 
+    private static List<String> pathList(String joined) {
+        List<String> paths = new ArrayList<>();
+        for (String p : joined.split(java.io.File.pathSeparator)) {
+            if (!p.isEmpty()) {
+                paths.add(p);
+            }
+        }
+        return paths;
+    }
+
+    /** Options whose value is a list of paths, which may hold ',': it ends at the next known option. */
+    private static final String[] KEYS = {",port=", ",token=", ",timeout=", ",statics=", ",sync=", ",instrument="};
+
     static Map<String, String> parse(String args) {
         Map<String, String> m = new HashMap<>();
         if (args == null) {
@@ -82,10 +97,10 @@ public final class Agent {
             }
             String key = args.substring(idx, eq);
             int end;
-            if (key.equals("instrument")) {
+            if (key.equals("instrument") || key.equals("sync")) {
                 // up to the next ",key=" of a known option, else to the end
                 end = args.length();
-                for (String k : new String[] {",port=", ",token=", ",timeout="}) {
+                for (String k : KEYS) {
                     int at = args.indexOf(k, eq);
                     if (at >= 0 && at < end) {
                         end = at;

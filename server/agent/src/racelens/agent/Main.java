@@ -52,9 +52,13 @@ public final class Main {
                 throw new TestSpec.SetupException("usage: racelens.agent.Main junit:<class>#<method> | main:<class>");
             }
             test = TestSpec.prepare(args[0]);
-            // class initialisation and @BeforeClass run once, outside any execution
+            // Class initialisation runs once here, outside any execution. With the statics of
+            // application classes re-initialised for every execution, @BeforeClass and
+            // @AfterClass run in every execution too; otherwise once, outside them.
             Class.forName(test.cls.getName(), true, test.cls.getClassLoader());
-            test.runAll(test.beforeAll);
+            if (!Transformer.resetsStatics()) {
+                test.runAll(test.beforeAll);
+            }
             if (!Transformer.ERRORS.isEmpty()) {
                 throw new TestSpec.SetupException("instrumentation failed: " + Transformer.ERRORS.get(0));
             }
@@ -77,7 +81,9 @@ public final class Main {
             String line = in.readLine();
             if (line == null || line.equals("QUIT")) {
                 try {
-                    test.runAll(test.afterAll);
+                    if (!Transformer.resetsStatics()) {
+                        test.runAll(test.afterAll);
+                    }
                 } catch (Throwable e) {
                     System.err.println("racelens: @AfterClass failed: " + e);
                 }
@@ -202,8 +208,9 @@ public final class Main {
             PROF.between += t0 - PROF.lastEnd;
         }
         resetThreadNumbers();
+        boolean classLifecycle = Transformer.resetsStatics();
         Thread thread0 = new Thread(null, () -> {
-            Throwable err = test.runOnce();
+            Throwable err = classLifecycle ? test.runOnceWithClassLifecycle() : test.runOnce();
             if (err != null && !(err instanceof Abort)) {
                 Rt.failHere(err);
             }
@@ -311,7 +318,12 @@ public final class Main {
         }
     }
 
-    /** FAIL and FRAME lines: application frames, and the library frame they called. */
+    /**
+     * FAIL and FRAME lines: application frames, and the library frame they called; a MODEL
+     * line first when the exception was raised inside racelens's runtime or models (above the
+     * first application frame), so that the controller can check such a failure against a
+     * plain run of the test.
+     */
     static void failLines(StringBuilder sb, int thread, Throwable e) {
         sb.append("FAIL ").append(thread).append(' ').append(e.getClass().getName()).append(' ')
                 .append(esc(e.getMessage())).append('\n');
@@ -320,6 +332,14 @@ public final class Main {
         for (int i = 0; i < st.length; i++) {
             if (isApp(st[i])) {
                 firstApp = i;
+                break;
+            }
+        }
+        for (int i = 0; i < (firstApp < 0 ? st.length : firstApp); i++) {
+            if (st[i].getClassName().startsWith("racelens.rt.")) {
+                sb.append("MODEL ").append(st[i].getClassName()).append(' ').append(st[i].getMethodName()).append(' ')
+                        .append(st[i].getFileName() == null ? "-" : st[i].getFileName()).append(' ')
+                        .append(Math.max(0, st[i].getLineNumber())).append('\n');
                 break;
             }
         }

@@ -296,6 +296,47 @@ final class TestSpec {
                 || n.equals("org.opentest4j.TestAbortedException");
     }
 
+    /**
+     * One execution as a fresh JVM runs the test alone: the class's {@code @BeforeClass}
+     * methods, the test, its {@code @AfterClass} methods (the harness re-initialises the
+     * statics of application classes for every execution, so what {@code @BeforeClass} set up
+     * must be set up again). Returns the failure or null.
+     */
+    Throwable runOnceWithClassLifecycle() {
+        Throwable err = null;
+        try {
+            runAll(beforeAll);
+        } catch (Throwable e) {
+            err = e;
+        }
+        if (err == null) {
+            err = runOnce();
+        }
+        if (!(err instanceof Abort)) {
+            for (Method m : afterAll) {
+                try {
+                    invoke(m, null);
+                } catch (Throwable e) {
+                    if (err == null) {
+                        err = e;
+                    }
+                    if (e instanceof Abort) {
+                        break;
+                    }
+                }
+            }
+        }
+        return err != null && isSkip(err) ? null : err;
+    }
+
+    /** Runs without the agent ({@link Plain}): time limits count the wall clock, as JUnit's do. */
+    static boolean plain;
+
+    /** Nanoseconds on racelens's logical clock, or on the wall clock in a plain run. */
+    private static long clock() {
+        return plain ? System.nanoTime() : Rt.clock();
+    }
+
     /** One execution of the test in the calling thread (thread 0); returns the failure or null. */
     Throwable runOnce() {
         if (kind.equals("main")) {
@@ -333,7 +374,7 @@ final class TestSpec {
      * expectation inside the timeout): the failure, or null.
      */
     private Throwable runTestMethod(Object target) {
-        long startedAt = Rt.clock();
+        long startedAt = clock();
         Throwable err = null;
         try {
             invoke(test, target);
@@ -346,7 +387,7 @@ final class TestSpec {
             }
         }
         // An aborted execution (step bound, deadlock, ...) keeps its own outcome.
-        if (timeout != null && !(err instanceof Abort) && timeout.exceededBy(Rt.clock() - startedAt)) {
+        if (timeout != null && !(err instanceof Abort) && timeout.exceededBy(clock() - startedAt)) {
             return timeout.failure(err);
         }
         return err;

@@ -216,6 +216,14 @@ public final class Rt {
         Sched.changed();
     }
 
+    /**
+     * What a re-run class initialiser that threw becomes ({@code StaticReset}), as the JVM
+     * reports a failing {@code <clinit>}: an Error as it is, anything else wrapped.
+     */
+    public static Error initializerFailed(Throwable t) {
+        return t instanceof Error ? (Error) t : new ExceptionInInitializerError(t);
+    }
+
     public static void clinitEnter() {
         Sched.clinitEnter();
     }

@@ -82,12 +82,21 @@ public final class Instrumenter {
 
     /**
      * Instruments {@code bytes}; throws on any failure (the caller reports it loudly).
+     * {@code syncOnly}: a library class ({@code sync=} paths): only its synchronization and time
+     * come under control (monitors and {@code synchronized} methods, wait/notify, thread
+     * operations, park, sleep, the {@code java.util.concurrent} models, the logical clock,
+     * seeded randomness, {@code System.exit}); its field and array accesses are no scheduling
+     * points, its objects are not named, its statics are not reset, its loops are not counted.
+     * Why that is enough for a library whose own code is free of data races: two threads'
+     * accesses between the same synchronization operations commute (the data-race-free
+     * guarantee of the Java memory model, JLS 17.4.5), so the schedules that differ only inside
+     * the library's code between them are equivalent to one that runs.
      */
-    public static byte[] instrument(byte[] bytes, ClassLoader loader) {
+    public static byte[] instrument(byte[] bytes, ClassLoader loader, boolean syncOnly) {
         ClassInfo.remember(bytes, loader);
         ClassReader reader = new ClassReader(bytes);
         ClassWriter writer = new FrameWriter(reader, ClassWriter.COMPUTE_FRAMES, loader);
-        reader.accept(new ClassAdapter(writer, loader), ClassReader.SKIP_FRAMES);
+        reader.accept(new ClassAdapter(writer, loader, syncOnly), ClassReader.SKIP_FRAMES);
         return writer.toByteArray();
     }
 
@@ -96,16 +105,26 @@ public final class Instrumenter {
 
     static final class ClassAdapter extends ClassVisitor {
         final ClassLoader loader;
+        /** A library class: synchronization and time only (see {@link #instrument}). */
+        final boolean syncOnly;
         String className;
         String dotted;
         String superName;
         int version;
         /** A class (not an interface or annotation): it gets an object number for the trace. */
         boolean tagged;
+        /** Its statics are re-initialised in every execution ({@link StaticReset}). */
+        boolean reset;
+        /** The super class when it is reset too, else null. */
+        String resettableSuper;
+        /** Its static fields the reset sets back to their defaults. */
+        final List<StaticReset.StaticField> statics = new ArrayList<>();
+        boolean hasClinit;
 
-        ClassAdapter(ClassVisitor cv, ClassLoader loader) {
+        ClassAdapter(ClassVisitor cv, ClassLoader loader, boolean syncOnly) {
             super(Opcodes.ASM9, cv);
             this.loader = loader;
+            this.syncOnly = syncOnly;
         }
 
         @Override
@@ -118,7 +137,9 @@ public final class Instrumenter {
                 superName = model;
             }
             this.superName = superName;
-            this.tagged = (access & (Opcodes.ACC_INTERFACE | Opcodes.ACC_MODULE)) == 0;
+            this.tagged = !syncOnly && (access & (Opcodes.ACC_INTERFACE | Opcodes.ACC_MODULE)) == 0;
+            this.reset = !syncOnly && StaticReset.applies(access, name, superName, loader);
+            this.resettableSuper = reset && superName != null && StaticReset.isResettable(superName, loader) ? superName : null;
             if (tagged) {
                 String[] more = java.util.Arrays.copyOf(interfaces == null ? new String[0] : interfaces, interfaces == null ? 1 : interfaces.length + 1);
                 more[more.length - 1] = "racelens/rt/Tagged";
@@ -127,9 +148,27 @@ public final class Instrumenter {
             super.visit(version, access, name, signature, superName, interfaces);
         }
 
+        /**
+         * A static field without a constant value is set back by the reset: outside {@code
+         * <clinit>} only a field that is not final may be written, so it loses {@code final}
+         * (which fields were final is read from the original class file: they stay free of
+         * scheduling points).
+         */
+        @Override
+        public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+            if (reset && (access & Opcodes.ACC_STATIC) != 0 && value == null) {
+                statics.add(new StaticReset.StaticField(name, descriptor));
+                access &= ~Opcodes.ACC_FINAL;
+            }
+            return super.visitField(access, name, descriptor, signature, value);
+        }
+
         /** {@code racelens.rt.Tagged}: a private transient field and its accessors, synthetic. */
         @Override
         public void visitEnd() {
+            if (reset) {
+                StaticReset.addMembers(cv, className, resettableSuper, statics, hasClinit);
+            }
             if (tagged) {
                 int synthetic = Opcodes.ACC_SYNTHETIC;
                 super.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_TRANSIENT | synthetic, TAG, "J", null, null).visitEnd();
@@ -160,10 +199,21 @@ public final class Instrumenter {
             int newAccess = access & ~Opcodes.ACC_SYNCHRONIZED;
             MethodVisitor target = super.visitMethod(newAccess, name, descriptor, signature, exceptions);
             ClassAdapter self = this;
+            boolean clinit = name.equals("<clinit>");
+            hasClinit |= clinit;
             return new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
                 @Override
                 public void visitEnd() {
+                    if (clinit && reset) {
+                        // The copy the reset runs, instrumented as the original is.
+                        MethodNode copy = StaticReset.copyOf(this, StaticReset.CLINIT_COPY, Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC);
+                        new MethodTransform(self, copy).run();
+                        copy.accept(self.cv.visitMethod(copy.access, copy.name, copy.desc, null, null));
+                    }
                     new MethodTransform(self, this).run();
+                    if (clinit && reset) {
+                        instructions.insert(StaticReset.epochStore(className));
+                    }
                     this.access = newAccess;
                     accept(target);
                 }
@@ -215,7 +265,7 @@ public final class Instrumenter {
 
         void run() {
             boolean sync = (m.access & Opcodes.ACC_SYNCHRONIZED) != 0;
-            boolean clinit = m.name.equals("<clinit>");
+            boolean clinit = m.name.equals("<clinit>") || m.name.equals(StaticReset.CLINIT_COPY);
             Set<LabelNode> seen = new HashSet<>();
             int first = firstLine();
             for (AbstractInsnNode n : insns.toArray()) {
@@ -231,7 +281,9 @@ public final class Instrumenter {
                     line = first;
                 }
                 if (n instanceof FieldInsnNode) {
-                    field((FieldInsnNode) n);
+                    if (!c.syncOnly) {
+                        field((FieldInsnNode) n);
+                    }
                 } else if (n instanceof MethodInsnNode) {
                     method((MethodInsnNode) n);
                 } else if (n instanceof TypeInsnNode) {
@@ -239,7 +291,7 @@ public final class Instrumenter {
                 } else if (n.getOpcode() == Opcodes.NEWARRAY || n instanceof MultiANewArrayInsnNode) {
                     born(n);
                 } else if (n instanceof JumpInsnNode) {
-                    if (seen.contains(((JumpInsnNode) n).label)) {
+                    if (!c.syncOnly && seen.contains(((JumpInsnNode) n).label)) {
                         insns.insertBefore(n, rt("tick", "()V"));
                     }
                 } else if (n instanceof InsnNode) {
@@ -266,6 +318,14 @@ public final class Instrumenter {
                 all.addAll(outer);
                 m.tryCatchBlocks = all;
             }
+            if (c.reset && (ctor || isStatic()) && !clinit) {
+                // Where the JVM would initialise the class: its static methods and constructors.
+                insns.insert(StaticReset.guard(c.className));
+            }
+        }
+
+        boolean isStatic() {
+            return (m.access & Opcodes.ACC_STATIC) != 0;
         }
 
         int firstLine() {
@@ -354,6 +414,12 @@ public final class Instrumenter {
 
         void field(FieldInsnNode f) {
             String name = f.name;
+            int op0 = f.getOpcode();
+            boolean ownInitialised = f.owner.equals(c.className) && (ctor || isStatic());
+            if ((op0 == Opcodes.GETSTATIC || op0 == Opcodes.PUTSTATIC) && !ownInitialised && StaticReset.isResettable(f.owner, c.loader)) {
+                // A static field of another class (or read by an instance method): initialise it first.
+                insns.insertBefore(f, StaticReset.guard(f.owner));
+            }
             if (name.startsWith("this$") || name.startsWith("val$") || name.equals("$assertionsDisabled")
                     || name.startsWith("$SwitchMap$") || name.equals("$VALUES") || name.startsWith("$jacoco")) {
                 return;
@@ -401,6 +467,9 @@ public final class Instrumenter {
 
         void insn(InsnNode n) {
             int op = n.getOpcode();
+            if (c.syncOnly && op != Opcodes.MONITORENTER && op != Opcodes.MONITOREXIT) {
+                return;
+            }
             if (op >= Opcodes.IALOAD && op <= Opcodes.SALOAD) {
                 InsnList l = new InsnList();
                 l.add(new InsnNode(Opcodes.DUP2));
@@ -555,7 +624,9 @@ public final class Instrumenter {
                 return;
             }
             if (atomicCall(owner) && superCalled) {
-                bracket(n, site("CALL", owner.replace('/', '.') + "." + name));
+                // A library's calls are no points, but stay atomic: a callback of the project's
+                // inside them must not switch while the JDK holds a lock of its own.
+                bracket(n, c.syncOnly ? -1 : site("CALL", owner.replace('/', '.') + "." + name));
             } else if (holdsRealLocks(owner) && superCalled) {
                 bracket(n, -1);
             }
@@ -776,6 +847,9 @@ public final class Instrumenter {
          * it was allocated (its {@code NEW} site, RUN option {@code alloc}).
          */
         void born(AbstractInsnNode n) {
+            if (c.syncOnly) {
+                return; // a library's objects are named when the project's code first touches them
+            }
             InsnList l = new InsnList();
             l.add(new InsnNode(Opcodes.DUP));
             l.add(ldc(site("NEW", "-")));

@@ -1,0 +1,40 @@
+package racelens.agent;
+
+/**
+ * The test run plainly, without the agent: the JVM's own threads, locks and clock. The
+ * controller runs it when a failure may come from racelens rather than the program (a failure
+ * on the schedule without preemptions, or one raised inside racelens's models), and compares.
+ *
+ * <p>Usage: {@code java -ea -cp racelens-agent.jar:<classpath> racelens.agent.Plain <spec>}
+ * with the spec of {@link TestSpec}. The test runs once, as a fresh JVM runs it alone
+ * ({@code @BeforeClass}, the test, {@code @AfterClass}); the last line on standard output is
+ * {@code PLAIN pass} or {@code PLAIN fail <exception class> <message>} (the message escaped as
+ * in PROTOCOL.md). A setup error is {@code PLAIN error <message>}. A test that exits the JVM or
+ * hangs prints nothing; the controller tells those apart by the exit status and its time limit.
+ */
+public final class Plain {
+    private Plain() {}
+
+    public static void main(String[] args) {
+        TestSpec.plain = true;
+        String line;
+        try {
+            if (args.length != 1) {
+                throw new TestSpec.SetupException("usage: racelens.agent.Plain junit:<class>#<method> | main:<class>");
+            }
+            TestSpec test = TestSpec.prepare(args[0]);
+            Throwable err = test.runOnceWithClassLifecycle();
+            line = err == null ? "PLAIN pass" : "PLAIN fail " + err.getClass().getName() + " " + Main.esc(err.getMessage());
+        } catch (TestSpec.SetupException e) {
+            line = "PLAIN error " + Main.esc(e.getMessage());
+        } catch (Throwable e) {
+            line = "PLAIN error " + Main.esc(String.valueOf(e));
+        }
+        System.out.flush();
+        System.out.println();
+        System.out.println(line);
+        System.out.flush();
+        // Threads the test left behind must not keep the JVM alive.
+        Runtime.getRuntime().halt(0);
+    }
+}
