@@ -353,6 +353,7 @@ fn failure_report(host: &Host, found: &Found, session: &Session) -> FailureRepor
         schedule: found.string.encode(),
         preemptions,
         trace: trace(host, &found.full, session),
+        invocation: exec.invocation.as_ref().map(racelens_explore::reports::InvocationReport::of),
     }
 }
 

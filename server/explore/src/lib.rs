@@ -21,6 +21,7 @@
 
 pub mod explorer;
 pub mod history;
+pub mod invocations;
 pub mod impact;
 pub mod jvm;
 pub mod reports;

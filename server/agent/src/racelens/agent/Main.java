@@ -52,13 +52,8 @@ public final class Main {
                 throw new TestSpec.SetupException("usage: racelens.agent.Main junit:<class>#<method> | main:<class>");
             }
             test = TestSpec.prepare(args[0]);
-            // class initialisation and @BeforeClass run once, outside any execution
+            // class initialisation runs once, outside any execution
             Class.forName(test.cls.getName(), true, test.cls.getClassLoader());
-            test.runAll(test.beforeAll);
-            if (!Transformer.ERRORS.isEmpty()) {
-                throw new TestSpec.SetupException("instrumentation failed: " + Transformer.ERRORS.get(0));
-            }
-            errorsReported = Transformer.ERRORS.size();
         } catch (TestSpec.SetupException e) {
             send("SETUP_ERROR " + esc(e.getMessage()) + "\n");
             socket.close();
@@ -71,6 +66,52 @@ public final class Main {
             System.exit(1);
             return;
         }
+        TestSpec prepared = test;
+        if (test.classRules == null) {
+            serve(prepared, in, socket, timeoutMillis, args[0]);
+        } else {
+            // JUnit 4's @ClassRules wrap the class's run: here, the whole JVM's
+            Throwable e = test.classRules.run(null, null, null, () -> {
+                serve(prepared, in, socket, timeoutMillis, args[0]);
+                return null;
+            });
+            if (e != null) {
+                System.err.println("racelens: a @ClassRule failed: " + e);
+            }
+        }
+        socket.close();
+        System.exit(0);
+    }
+
+    /**
+     * {@code @BeforeClass}, READY (after one INVOCATION line per invocation of a test JUnit runs
+     * more than once), one execution per RUN until QUIT, then {@code @AfterClass}.
+     */
+    private static void serve(TestSpec test, BufferedReader in, Socket socket, long timeoutMillis, String spec) throws IOException {
+        try {
+            // @BeforeClass runs once, outside any execution
+            test.runAll(test.beforeAll);
+            if (!Transformer.ERRORS.isEmpty()) {
+                throw new TestSpec.SetupException("instrumentation failed: " + Transformer.ERRORS.get(0));
+            }
+            errorsReported = Transformer.ERRORS.size();
+        } catch (TestSpec.SetupException e) {
+            send("SETUP_ERROR " + esc(e.getMessage()) + "\n");
+            socket.close();
+            System.exit(1);
+            return;
+        } catch (Throwable e) {
+            Throwable c = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            send("SETUP_ERROR " + esc("set-up of " + spec + " failed: " + c) + "\n");
+            socket.close();
+            System.exit(1);
+            return;
+        }
+        if (test.invocations != null) {
+            for (Invocation inv : test.invocations) {
+                send("INVOCATION " + inv.index + " " + esc(inv.display) + "\n");
+            }
+        }
         send("READY " + test.kind + " " + test.cls.getName() + "#" + test.name + "\n");
 
         for (;;) {
@@ -81,8 +122,6 @@ public final class Main {
                 } catch (Throwable e) {
                     System.err.println("racelens: @AfterClass failed: " + e);
                 }
-                socket.close();
-                System.exit(0);
                 return;
             }
             if (line.startsWith("RUN ")) {
@@ -157,6 +196,8 @@ public final class Main {
         boolean stepSites = false;
         String sleep = null;
         racelens.rt.Pct pct = null;
+        int invocationIndex = -1;
+        Invocation invocation;
         try {
             maxSteps = Integer.parseInt(f[2]);
             full = f[3].equals("full");
@@ -187,12 +228,15 @@ public final class Main {
                         sleep = opt.substring(6);
                     } else if (opt.startsWith("pct=")) {
                         pct = racelens.rt.Pct.parse(opt.substring(4));
+                    } else if (opt.startsWith("invocation=")) {
+                        invocationIndex = Integer.parseInt(opt.substring(11));
                     } else if (!opt.isEmpty()) {
                         throw new IllegalArgumentException("unknown RUN option " + opt);
                     }
                 }
             }
             Rt.sleep(sleep);
+            invocation = test.invocation(invocationIndex);
         } catch (RuntimeException e) {
             send("END " + runId + " error 0 0 0 " + esc("bad request `" + line + "`: " + e.getMessage()) + "\n");
             return;
@@ -203,7 +247,7 @@ public final class Main {
         }
         resetThreadNumbers();
         Thread thread0 = new Thread(null, () -> {
-            Throwable err = test.runOnce();
+            Throwable err = test.runOnce(invocation);
             if (err != null && !(err instanceof Abort)) {
                 Rt.failHere(err);
             }
