@@ -298,7 +298,13 @@ pub fn tests_of(index: &ProjectIndex, class: ClassRef) -> Vec<JunitTest> {
 /// abstract class.
 pub fn inheriting_classes(index: &ProjectIndex, method: MethodRef) -> Vec<ClassRef> {
     let Some(facts) = index.facts(method.origin) else { return Vec::new() };
-    let declaring = ClassRef { origin: method.origin, idx: facts.methods[method.idx as usize].class };
+    let m = &facts.methods[method.idx as usize];
+    let declaring = ClassRef { origin: method.origin, idx: m.class };
+    // Cheap checks first: the editor asks this of every method of an open file.
+    let may_be_test = m.name.starts_with("test") || m.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest"));
+    if !may_be_test || index.symbols().direct_subtypes(declaring).is_empty() {
+        return Vec::new();
+    }
     let mut out: Vec<ClassRef> =
         index.symbols().all_subtypes(declaring, 256).into_iter().filter(|&s| s != declaring && tests_of(index, s).iter().any(|t| t.method == method)).collect();
     out.sort_by_key(|c| index.facts(c.origin).map(|f| f.classes[c.idx as usize].binary_name.clone()));

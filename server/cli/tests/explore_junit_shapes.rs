@@ -95,6 +95,32 @@ fn junit4_parameterized_runs_each_parameter_set_with_its_rule() {
 }
 
 #[test]
+fn every_common_argument_source_gives_its_invocations_fresh_in_every_execution() {
+    let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
+    for (test, invocations) in [
+        ("twoBatchesAddUp", 2),              // @CsvSource
+        ("aBatchAddsToTheOpeningBalance", 2), // @MethodSource with Arguments
+        ("dayShiftsReportTwice", 2),          // @EnumSource, TestInfo
+        ("blankNotesAddNothing", 3),          // @NullAndEmptySource, @ValueSource
+        ("listsOfBatches", 2),                // @MethodSource("Class#method")
+    ] {
+        let r = common::passes_every_schedule(repo.path(), &name(&format!("TallySourcesTest#{test}")), &[]);
+        assert_eq!((r["coverage"]["invocations"].as_u64(), r["coverage"]["all_schedules"].as_bool()), (Some(invocations), Some(true)), "{test}: {r:#}");
+    }
+    // A failing invocation of an @EnumSource test is named by its constant.
+    invocation_fails_and_replays("TallySourcesTest#dayShiftsReportTwice", 1, "EARLY", "org.opentest4j.AssertionFailedError: expected: <2> but was: <1>");
+}
+
+#[test]
+fn junit4_class_rules_and_rules_are_honoured() {
+    // The @ClassRule opens the stockroom and the TestName @Rule names the test: without either
+    // the test fails on every schedule.
+    passes_every_schedule("StockroomTest#twoPickersEmptyAShelfOfTwo");
+    let repo = fixture_repo(FIXTURE);
+    common::fails_and_replays(repo.path(), &name("StockroomTest#twoPickersEmptyAShelfOfTwo"), "java.lang.AssertionError: expected:<0> but was:<1>");
+}
+
+#[test]
 fn a_nested_test_runs_inside_its_outer_instance_and_lifecycle() {
     // The outer @BeforeEach opens the mailbox, the nested one fills it, the outer @AfterEach
     // checks it is empty: each must run, in Jupiter's order, for the base to pass.
