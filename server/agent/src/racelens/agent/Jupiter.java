@@ -184,7 +184,12 @@ final class Jupiter {
             for (int i = 0; i < sets.size(); i++) {
                 Object[] args = sets.get(i);
                 out.add(new Invocation(out.size() + 1, display(args), s, i, 0, 0));
-                convertAll(test, args); // a value no parameter takes fails before any schedule
+                // a value no parameter takes, or a parameter nothing gives, fails before any schedule
+                convertAll(test, args);
+                Class<?>[] types = test.getParameterTypes();
+                for (int k = args.length; k < types.length; k++) {
+                    resolved(types[k], test, k, null, "", cls, test);
+                }
             }
         }
         if (out.isEmpty()) {
@@ -600,7 +605,7 @@ final class Jupiter {
                 return method.getName().equals("publishEntry") ? null : objectMethod(p, method, a, "TestReporter");
             });
         }
-        throw new TestSpec.SetupException("parameter " + (i + 1) + " (" + type.getSimpleName() + ") of " + m.getName()
+        throw new TestSpec.SetupException("not explored: parameter " + (i + 1) + " (" + type.getSimpleName() + ") of " + m.getName()
                 + "() needs a ParameterResolver, which racelens does not run (it resolves TestInfo, TestReporter, RepetitionInfo in a @RepeatedTest, and a @ParameterizedTest's arguments)");
     }
 
