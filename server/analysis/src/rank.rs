@@ -102,7 +102,7 @@ pub struct RankedTest {
     /// Why its record was not used for some pairs, or at all (also at the end of `reason`).
     #[serde(skip)]
     pub note: Option<String>,
-    /// The test's method.
+    /// The test's method (for an inherited test, the superclass's declaration).
     #[serde(skip)]
     pub method: MethodRef,
 }
@@ -120,9 +120,11 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// The ranking of the test `method` declares.
-    pub fn get(&self, method: MethodRef) -> Option<&RankedTest> {
-        self.tests.iter().find(|t| t.method == method)
+    /// The ranking of the test named `test` (`pkg.PoolTest#borrow`, as
+    /// [`ThreadTest::display_name`] names it): one method inherited by two classes is two
+    /// tests.
+    pub fn get(&self, test: &str) -> Option<&RankedTest> {
+        self.tests.iter().find(|t| t.test == test)
     }
 }
 
@@ -266,7 +268,7 @@ impl<'a> StaticCx<'a> {
         let threads = reach.starts_threads;
         Footprint {
             test: test.display_name(),
-            method: MethodRef { origin: Origin::Project(test.file), idx: test.method },
+            method: test.method,
             evidence: Evidence::Static,
             threads,
             one_thread: if threads { 0 } else { both.len() },

@@ -3,19 +3,19 @@
 //! starts threads, and how many impacted points it reaches. [`crate::rank`] selects and
 //! ranks tests for a change from these (SimRT sections 3.5 and 3.6).
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 
 use crate::impact::Impact;
-use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver, TypeName};
-use crate::java::{CallKind, ClassKind, FileFacts, MethodIdx, MethodKind, Span};
+use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::java::{CallKind, FileFacts, MethodIdx, MethodKind, Span};
+use crate::junit;
 
 /// How far a test's call graph is followed.
 const MAX_METHODS: usize = 2000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EntryKind {
-    /// A JUnit 4 or 5 test method (found by annotation name), or a JUnit 3 one (a
-    /// `public void test*()` of a `junit.framework.TestCase` subclass).
+    /// A test method JUnit 3, 4 or 5 runs ([`crate::junit`]).
     Test,
     /// `public static void main(String[])`.
     Main,
@@ -25,14 +25,20 @@ pub enum EntryKind {
 /// that start threads, [`tests_in`] every test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadTest {
+    /// The file of the class that runs it, where it is listed.
     pub file: FileId,
-    pub method: MethodIdx,
-    /// Binary name of the declaring class: `pkg.PoolTest`.
+    /// The test method's declaration: in a superclass for an inherited test.
+    pub method: MethodRef,
+    /// Binary name of the class JUnit runs it on: `pkg.PoolTest` (for an inherited test, the
+    /// subclass, not the class that declares the method).
     pub class: String,
     pub name: String,
     pub kind: EntryKind,
-    /// The method's name token.
+    /// Where the editor shows it: the method's name token, or for an inherited test the
+    /// name of the class that inherits it.
     pub span: Span,
+    /// Declared in a superclass of `class`.
+    pub inherited: bool,
     pub reach: Reach,
 }
 
@@ -55,97 +61,12 @@ pub struct Reach {
     pub starts_threads: bool,
 }
 
-fn entry_kind(index: &ProjectIndex, file: FileId, facts: &FileFacts, m: MethodIdx) -> Option<EntryKind> {
+pub use crate::junit::{is_junit3_class, is_junit3_test, junit3_tests};
+
+fn is_main(facts: &FileFacts, m: MethodIdx) -> bool {
     let method = &facts.methods[m as usize];
-    if method.kind != MethodKind::Method {
-        return None;
-    }
-    if method.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest")) {
-        return Some(EntryKind::Test);
-    }
-    if is_junit3_test(index, MethodRef { origin: Origin::Project(file), idx: m }) {
-        return Some(EntryKind::Test);
-    }
     let string_array = method.params.len() == 1 && method.params[0].ty.name.ends_with("String") && (method.params[0].ty.array_dims == 1);
-    (method.name == "main" && method.is_static && string_array).then_some(EntryKind::Main)
-}
-
-/// JUnit 3's base class of tests, as a class extending it names it.
-const JUNIT3_TEST_CASE: [&str; 2] = ["junit.framework.TestCase", "TestCase"];
-
-/// Whether `class` extends JUnit 3's `junit.framework.TestCase`, directly or through
-/// project superclasses. A project class that is itself named `TestCase` is not JUnit's.
-pub fn is_junit3_class(index: &ProjectIndex, class: ClassRef) -> bool {
-    let mut seen = HashSet::new();
-    let mut current = class;
-    while seen.insert(current) && seen.len() <= 32 {
-        match superclass(index, current) {
-            Some(TypeName::Class(sup)) => current = sup,
-            Some(TypeName::External(name)) => return JUNIT3_TEST_CASE.contains(&name.as_str()),
-            Some(TypeName::Unknown) | None => return false,
-        }
-    }
-    false
-}
-
-/// The class `class` extends, resolved where it is declared (interfaces left out).
-fn superclass(index: &ProjectIndex, class: ClassRef) -> Option<TypeName> {
-    let facts = index.facts(class.origin)?;
-    let c = &facts.classes[class.idx as usize];
-    // An anonymous class's `superclass` may be the interface it implements.
-    if c.kind == ClassKind::Anonymous {
-        return None;
-    }
-    let name = &c.superclass.as_ref()?.name;
-    match index.resolver().type_name(class.origin, c.outer, name) {
-        // `extends junit.framework.TestCase`: a qualified name outside the project is that class
-        TypeName::Unknown if name.contains('.') => Some(TypeName::External(name.clone())),
-        resolved => Some(resolved),
-    }
-}
-
-/// A JUnit 3 test method by JUnit's own rule: `public void test*()` without parameters, in a
-/// named class that extends `TestCase` (JUnit cannot run tests of anonymous or local classes).
-pub fn is_junit3_test(index: &ProjectIndex, method: MethodRef) -> bool {
-    let Some(facts) = index.facts(method.origin) else { return false };
-    let m = &facts.methods[method.idx as usize];
-    let class = &facts.classes[m.class as usize];
-    let void = m.return_type.as_ref().is_some_and(|t| t.name == "void" && t.array_dims == 0);
-    m.kind == MethodKind::Method
-        && m.is_public
-        && void
-        && m.params.is_empty()
-        && m.name.starts_with("test")
-        && !class.is_local
-        && is_junit3_class(index, ClassRef { origin: method.origin, idx: m.class })
-}
-
-/// The JUnit 3 test methods `class` runs: its own, then those it inherits from project
-/// superclasses (a test hides its superclasses' tests of the same name), as JUnit's
-/// `TestSuite` collects them. Empty when `class` is not a `TestCase`.
-pub fn junit3_tests(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
-    if !is_junit3_class(index, class) {
-        return Vec::new();
-    }
-    let mut names = HashSet::new();
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut current = Some(class);
-    while let Some(c) = current.filter(|c| seen.insert(*c) && seen.len() <= 32) {
-        let Some(facts) = index.facts(c.origin) else { break };
-        for idx in 0..facts.methods.len() as MethodIdx {
-            let m = &facts.methods[idx as usize];
-            let method = MethodRef { origin: c.origin, idx };
-            if m.class == c.idx && is_junit3_test(index, method) && names.insert(m.name.clone()) {
-                out.push(method);
-            }
-        }
-        current = match superclass(index, c) {
-            Some(TypeName::Class(sup)) => Some(sup),
-            _ => None,
-        };
-    }
-    out
+    method.kind == MethodKind::Method && method.name == "main" && method.is_static && string_array
 }
 
 /// The tests and `main` methods of a file that start threads, directly, through
@@ -161,27 +82,36 @@ pub fn tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
     entries_in(index, file, |kind, reach| kind == EntryKind::Test || reach.starts_threads)
 }
 
+/// The tests of the file's classes as JUnit runs them ([`crate::junit::tests_of`]: own
+/// tests at their method, inherited ones at the class's name) and its `main` methods, in
+/// the order of the file.
 fn entries_in(index: &ProjectIndex, file: FileId, keep: impl Fn(EntryKind, &Reach) -> bool) -> Vec<ThreadTest> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     let facts = &entry.facts;
-    let mut out = Vec::new();
+    let origin = Origin::Project(file);
+    let mut found: Vec<(MethodRef, EntryKind, usize, bool)> = Vec::new();
+    for class in 0..facts.classes.len() as u32 {
+        for t in junit::tests_of(index, ClassRef { origin, idx: class }) {
+            found.push((t.method, EntryKind::Test, class as usize, t.inherited));
+        }
+    }
     for m in 0..facts.methods.len() as MethodIdx {
-        let Some(kind) = entry_kind(index, file, facts, m) else { continue };
-        let reach = reach(index, MethodRef { origin: Origin::Project(file), idx: m });
+        if is_main(facts, m) {
+            found.push((MethodRef { origin, idx: m }, EntryKind::Main, facts.methods[m as usize].class as usize, false));
+        }
+    }
+    let mut out = Vec::new();
+    for (method, kind, class, inherited) in found {
+        let Some(declared) = index.facts(method.origin) else { continue };
+        let m = &declared.methods[method.idx as usize];
+        let reach = reach(index, method);
         if !keep(kind, &reach) {
             continue;
         }
-        let method = &facts.methods[m as usize];
-        out.push(ThreadTest {
-            file,
-            method: m,
-            class: facts.classes[method.class as usize].binary_name.clone(),
-            name: method.name.clone(),
-            kind,
-            span: method.name_span,
-            reach,
-        });
+        let span = if inherited { facts.classes[class].name_span } else { m.name_span };
+        out.push(ThreadTest { file, method, class: facts.classes[class].binary_name.clone(), name: m.name.clone(), kind, span, inherited, reach });
     }
+    out.sort_by_key(|t| (t.span.start, t.inherited, t.kind));
     out
 }
 
@@ -272,6 +202,7 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use super::*;
+    use crate::index::Origin;
     use crate::java::facts_of;
 
     fn index_of(files: &[(&str, &str)]) -> ProjectIndex {
@@ -538,5 +469,391 @@ public class FairPoolTest extends AbstractPoolTest {
             })
             .collect();
         assert_eq!(names, ["FairPoolTest#testBorrow", "FairPoolTest#testFairness", "AbstractPoolTest#testReturn"]);
+    }
+
+    /// `Class#method Kind (where)` of every test JUnit runs, file by file: `own` at the
+    /// method, `inherited` at the class's name.
+    fn check_tests(files: &[(&str, &str)], expected: Expect) {
+        let index = index_of(files);
+        let found: Vec<String> = index
+            .ids()
+            .flat_map(|f| tests_in(&index, f))
+            .map(|t| format!("{} {}\n", t.display_name(), if t.inherited { "inherited" } else { "own" }))
+            .collect();
+        expected.assert_eq(&found.concat());
+    }
+
+    const COUNTER: &str = r#"
+package demo;
+
+public class Counter {
+    private int n;
+    public void inc() { n++; }
+}
+"#;
+
+    #[test]
+    fn an_abstract_test_class_lists_its_tests_under_each_concrete_subclass_and_not_itself() {
+        let base = r#"
+package demo;
+
+import org.junit.jupiter.api.Test;
+
+public abstract class AbstractCounterTest {
+    protected abstract Counter counter();
+
+    @Test
+    void twoThreads() throws Exception {
+        Thread t = new Thread(() -> counter().inc());
+        t.start();
+        counter().inc();
+        t.join();
+    }
+
+    @Test
+    void alone() { counter().inc(); }
+}
+"#;
+        let plain = r#"
+package demo;
+
+class PlainCounterTest extends AbstractCounterTest {
+    protected Counter counter() { return new Counter(); }
+}
+"#;
+        let shared = r#"
+package demo;
+
+import org.junit.jupiter.api.Test;
+
+class SharedCounterTest extends AbstractCounterTest {
+    private final Counter c = new Counter();
+    protected Counter counter() { return c; }
+
+    @Test
+    void ownTest() { c.inc(); }
+}
+"#;
+        check_tests(
+            &[("src/Counter.java", COUNTER), ("src/AbstractCounterTest.java", base), ("src/PlainCounterTest.java", plain), ("src/SharedCounterTest.java", shared)],
+            expect![[r#"
+                demo.PlainCounterTest#twoThreads inherited
+                demo.PlainCounterTest#alone inherited
+                demo.SharedCounterTest#twoThreads inherited
+                demo.SharedCounterTest#alone inherited
+                demo.SharedCounterTest#ownTest own
+            "#]],
+        );
+        // Those that start threads are where the editor offers them, and the abstract
+        // method knows which classes run it.
+        let index = index_of(&[("src/Counter.java", COUNTER), ("src/AbstractCounterTest.java", base), ("src/PlainCounterTest.java", plain), ("src/SharedCounterTest.java", shared)]);
+        let file = index.file_id("src/AbstractCounterTest.java").unwrap();
+        assert!(thread_tests_in(&index, file).is_empty());
+        let two_threads = MethodRef { origin: Origin::Project(file), idx: index.entry(file).unwrap().facts.methods.iter().position(|m| m.name == "twoThreads").unwrap() as u32 };
+        let runners: Vec<String> = junit::inheriting_classes(&index, two_threads).into_iter().map(|c| index.facts(c.origin).unwrap().classes[c.idx as usize].binary_name.clone()).collect();
+        assert_eq!(runners, ["demo.PlainCounterTest", "demo.SharedCounterTest"]);
+    }
+
+    #[test]
+    fn junit4_inherits_from_concrete_superclasses_and_an_unannotated_override_still_runs() {
+        // JUnit 4 collects annotated methods up the hierarchy (an override without @Test
+        // still runs, on the override); Jupiter drops a method its subclass overrides.
+        let base4 = r#"
+package demo;
+
+import org.junit.Test;
+
+public class BaseTest {
+    @Test
+    public void increments() { new Counter().inc(); }
+}
+"#;
+        let sub4 = r#"
+package demo;
+
+public class SubTest extends BaseTest {
+    @Override
+    public void increments() { }
+}
+"#;
+        let base5 = r#"
+package demo;
+
+import org.junit.jupiter.api.Test;
+
+public class Base5Test {
+    @Test
+    void increments() { new Counter().inc(); }
+}
+"#;
+        let sub5 = r#"
+package demo;
+
+public class Sub5Test extends Base5Test {
+    @Override
+    void increments() { }
+}
+"#;
+        check_tests(
+            &[("src/Counter.java", COUNTER), ("src/BaseTest.java", base4), ("src/SubTest.java", sub4), ("src/Base5Test.java", base5), ("src/Sub5Test.java", sub5)],
+            expect![[r#"
+                demo.BaseTest#increments own
+                demo.SubTest#increments inherited
+                demo.Base5Test#increments own
+            "#]],
+        );
+    }
+
+    #[test]
+    fn disabled_and_ignored_tests_and_classes_are_skipped() {
+        let jupiter = r#"
+package demo;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+class JupiterTest {
+    @Test
+    void runs() { }
+
+    @Disabled("flaky")
+    @Test
+    void disabled() { }
+}
+"#;
+        let disabled_class = r#"
+package demo;
+
+import org.junit.jupiter.api.*;
+
+@Disabled
+class DisabledTest {
+    @Test
+    void never() { }
+}
+"#;
+        let junit4 = r#"
+package demo;
+
+import org.junit.Ignore;
+import org.junit.Test;
+
+public class Junit4Test {
+    @Test
+    public void runs() { }
+
+    @Ignore
+    @Test
+    public void ignored() { }
+}
+"#;
+        let ignored_class = r#"
+package demo;
+
+import org.junit.*;
+
+@Ignore("later")
+public class IgnoredTest {
+    @Test
+    public void never() { }
+}
+"#;
+        check_tests(
+            &[("src/JupiterTest.java", jupiter), ("src/DisabledTest.java", disabled_class), ("src/Junit4Test.java", junit4), ("src/IgnoredTest.java", ignored_class)],
+            expect![[r#"
+                demo.JupiterTest#runs own
+                demo.Junit4Test#runs own
+            "#]],
+        );
+    }
+
+    #[test]
+    fn what_each_framework_requires_of_classes_and_methods() {
+        // JUnit 4 runs public methods of public classes; Jupiter anything but private, static
+        // or non-void. A TestNG @Test is no JUnit test.
+        let junit4 = r#"
+package demo;
+
+import org.junit.Test;
+
+class PackagePrivateTest {
+    @Test
+    public void notRun() { }
+}
+"#;
+        let methods4 = r#"
+package demo;
+
+import org.junit.Test;
+
+public class MethodsTest {
+    @Test
+    public void runs() { }
+
+    @Test
+    void packagePrivate() { }
+
+    @Test
+    public static void isStatic() { }
+
+    @Test
+    public int returnsSomething() { return 1; }
+}
+"#;
+        let methods5 = r#"
+package demo;
+
+import org.junit.jupiter.api.Test;
+
+class Methods5Test {
+    @Test
+    void runs() { }
+
+    @Test
+    private void isPrivate() { }
+
+    @Test
+    static void isStatic() { }
+
+    @Test
+    int returnsSomething() { return 1; }
+
+    private static class Hidden {
+        @Test
+        void notRun() { }
+    }
+
+    static class Inner {
+        @Test
+        void runs() { }
+    }
+}
+"#;
+        let testng = r#"
+package demo;
+
+import org.testng.annotations.Test;
+
+public class NgTest {
+    @Test
+    public void notJunit() { }
+}
+"#;
+        check_tests(
+            &[("src/PackagePrivateTest.java", junit4), ("src/MethodsTest.java", methods4), ("src/Methods5Test.java", methods5), ("src/NgTest.java", testng)],
+            expect![[r#"
+                demo.MethodsTest#runs own
+                demo.Methods5Test#runs own
+                demo.Methods5Test$Inner#runs own
+            "#]],
+        );
+    }
+
+    #[test]
+    fn nested_parameterized_and_repeated_tests_are_listed() {
+        let test = r#"
+package demo;
+
+import org.junit.jupiter.api.*;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CounterTest {
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void increments(int times) { }
+
+    @RepeatedTest(3)
+    void repeats(RepetitionInfo info) { }
+
+    @Nested
+    class WhenShared {
+        @Test
+        void twoThreads() { }
+
+        @Nested
+        class AndReset {
+            @Test
+            void resets() { }
+        }
+    }
+
+    class NotNested {
+        @Test
+        void notRun() { }
+    }
+
+    @Disabled
+    @Nested
+    class Off {
+        @Test
+        void notRun() { }
+
+        @Nested
+        class Deeper {
+            @Test
+            void notRunEither() { }
+        }
+    }
+}
+"#;
+        let abstract_outer = r#"
+package demo;
+
+import org.junit.jupiter.api.*;
+
+abstract class AbstractOuterTest {
+    @Nested
+    class Inner {
+        @Test
+        void notOnItsOwn() { }
+    }
+}
+"#;
+        check_tests(
+            &[("src/CounterTest.java", test), ("src/AbstractOuterTest.java", abstract_outer)],
+            expect![[r#"
+                demo.CounterTest#increments own
+                demo.CounterTest#repeats own
+                demo.CounterTest$WhenShared#twoThreads own
+                demo.CounterTest$WhenShared$AndReset#resets own
+            "#]],
+        );
+    }
+
+    #[test]
+    fn suites_run_other_classes_and_junit4_runners_are_inherited() {
+        let suite = r#"
+package demo;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.Suite;
+
+@RunWith(Suite.class)
+@Suite.SuiteClasses({ MethodsTest.class })
+public class AllTests {
+    @Test
+    public void notRunBySuite() { }
+}
+"#;
+        let parameterized = r#"
+package demo;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.Parameterized;
+
+@RunWith(Parameterized.class)
+public class ParamTest {
+    public ParamTest(int n) { }
+
+    @Test
+    public void runsPerParameter() { }
+}
+"#;
+        check_tests(&[("src/AllTests.java", suite), ("src/ParamTest.java", parameterized)], expect![[r#"
+            demo.ParamTest#runsPerParameter own
+        "#]]);
     }
 }

@@ -132,6 +132,9 @@ pub struct Report {
     /// Parallel streams that ran sequentially, by class and line: their own interleavings
     /// are in no claim.
     pub sequential: Vec<Site>,
+    /// How many invocations of a test JUnit runs more than once the report speaks for, each
+    /// explored on its own ([`crate::invocations`]); 0 for a test JUnit runs once.
+    pub invocations: u32,
 }
 
 /// The preemptions of a full-mode execution, placed where the preempted thread stood.
@@ -224,7 +227,7 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         (v, None) => v,
     };
     sequential.sort_by(|a, b| (&a.class, a.line).cmp(&(&b.class, b.line)));
-    Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched(), sequential })
+    Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched(), sequential, invocations: 0 })
 }
 
 /// `RACELENS_DEBUG_RUNS=1`: every run's schedule, decisions and effects on stderr (for work
@@ -270,6 +273,9 @@ fn confirm(session: &mut Session, choices: Vec<ThreadId>, exec: Execution, sched
 /// Runs one schedule (a replay): the fast execution checked against the string's places,
 /// then the full one for the report.
 pub fn replay(session: &mut Session, string: &ScheduleString, max_steps: u32) -> Result<(Execution, Option<(usize, String, String)>), String> {
+    // A parameterized or repeated test's schedule runs its own invocation.
+    let invocation = string.invocation.map(|i| session.invocation_numbered(i)).transpose()?;
+    session.select_invocation(invocation);
     let exec = session.run(&string.choices, Mode::Full, max_steps)?;
     let diverged = string.divergence(&exec, |s| session.site(s));
     Ok((exec, diverged))

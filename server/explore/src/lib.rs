@@ -26,6 +26,7 @@
 pub mod exploration;
 pub mod explorer;
 pub mod history;
+pub mod invocations;
 pub mod impact;
 pub mod jvm;
 pub mod reports;

@@ -135,6 +135,26 @@ pub struct FailureReport {
     pub preemptions: Vec<PreemptionReport>,
     /// Every scheduling point of the failing run.
     pub trace: Vec<TraceStep>,
+    /// For a test JUnit runs more than once (a parameterized or repeated test): the
+    /// invocation that failed; absent for a test JUnit runs once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<InvocationReport>,
+}
+
+/// One invocation of a parameterized or repeated test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct InvocationReport {
+    /// As JUnit numbers them: from 1 for JUnit 5, from 0 for JUnit 4's `Parameterized`;
+    /// `racelens explore --test CLASS#METHOD[index]` explores it alone.
+    pub index: u32,
+    /// Its arguments as JUnit shows them (`5, "x"`), or `repetition 2 of 3`.
+    pub display: String,
+}
+
+impl InvocationReport {
+    pub fn of(invocation: &crate::jvm::protocol::Invocation) -> InvocationReport {
+        InvocationReport { index: invocation.index, display: invocation.display.clone() }
+    }
 }
 
 /// A preemption: `from` stopped at `file:line`, `to` ran instead.

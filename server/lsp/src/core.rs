@@ -639,8 +639,9 @@ impl Core {
             false => self.selection(w),
         };
         let ws = &self.workspaces[w];
-        let mut out = lenses::lenses(ws.host.index(), file, uri, &ws.impact, &selection, self.encoding());
+        let mut out = lenses::lenses(ws.host.index(), &ws.root, file, uri, &ws.impact, &selection, self.encoding());
         self.exploration_lenses(w, &rel, &mut out);
+        lenses::name_inherited(self.workspaces[w].host.index(), file, &mut out);
         out
     }
 

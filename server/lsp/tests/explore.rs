@@ -342,3 +342,35 @@ async fn an_exploration_shows_the_tests_dynamic_impact_as_hints_with_the_reasons
 }
 
 const TEST_BIN: &str = "org.w.BinTest#pickerCloserAuditorReader";
+
+/// A test an abstract class declares: its lens names each subclass that runs it, a click
+/// explores it on that subclass, and the result stands on the subclass's name, named by the
+/// method (a class may inherit several tests).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inherited_test_is_explored_from_the_abstract_method_and_its_result_stands_on_the_subclass() {
+    const BASE: &str = "src/test/java/org/example/shapes/AbstractHitCounterTest.java";
+    const LOCKED: &str = "src/test/java/org/example/shapes/LockedHitCounterTest.java";
+    let repo = fixture_repo("explore-junit-shapes");
+    let mut c = start(repo.path(), json!({})).await;
+    c.open(BASE).await;
+    let on_base = lens_starting(&mut c, BASE, "▶ Explore in LockedHitCounterTest · ").await;
+    let base_titles = titles(&lenses(&mut c, BASE).await);
+    assert!(base_titles.iter().any(|t| t.starts_with("▶ Explore in AtomicHitCounterTest · ")), "{base_titles:?}");
+    assert!(!base_titles.iter().any(|t| t.starts_with("▶ Explore schedules")), "the abstract class runs nothing itself: {base_titles:?}");
+    assert_eq!(on_base["range"]["start"]["line"], 11, "on the method: {on_base}");
+    let arg = on_base["command"]["arguments"][0].clone();
+    assert_eq!((arg["class"].as_str(), arg["method"].as_str()), (Some("org.example.shapes.LockedHitCounterTest"), Some("hitsFromTwoThreadsAllCount")), "{arg}");
+    assert!(arg["uri"].as_str().unwrap().ends_with(LOCKED), "{arg}");
+    // On the subclass: one lens per inherited test that starts threads, on the class's name.
+    c.open(LOCKED).await;
+    let on_class = lens_starting(&mut c, LOCKED, "▶ Explore hitsFromTwoThreadsAllCount() · ").await;
+    assert_eq!(on_class["range"]["start"]["line"], 2, "on the class's name: {on_class}");
+    let queued = c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [arg]})).await;
+    assert_eq!(queued, json!({"queued": true, "test": "org.example.shapes.LockedHitCounterTest#hitsFromTwoThreadsAllCount"}));
+    let shown = c.expect("window/showMessage", |_| true).await;
+    assert!(shown["message"].as_str().unwrap().contains("LockedHitCounterTest#hitsFromTwoThreadsAllCount: ✗"), "{shown}");
+    let failed = lens_starting(&mut c, LOCKED, "hitsFromTwoThreadsAllCount(): ✗ ").await;
+    assert!(failed["command"]["title"].as_str().unwrap().contains("AssertionFailedError"), "{failed}");
+    assert_eq!(failed["range"], on_class["range"], "{failed}");
+    c.finish().await;
+}

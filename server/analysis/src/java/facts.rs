@@ -105,8 +105,13 @@ pub enum ClassKind {
 pub struct Annotation {
     /// Simple name: `GuardedBy` for `@javax.annotation.concurrent.GuardedBy`.
     pub name: String,
+    /// The name as written when it is qualified (`org.junit.Test`), else `None`.
+    pub qualified: Option<String>,
     /// String literal arguments, in order (`@GuardedBy("lock")` gives `["lock"]`).
     pub strings: Vec<String>,
+    /// Class literal arguments as written, in order (`@RunWith(Parameterized.class)` gives
+    /// `["Parameterized"]`).
+    pub classes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,7 +126,13 @@ pub struct ClassFacts {
     pub is_static: bool,
     /// Declared inside a method body (local or anonymous).
     pub is_local: bool,
+    /// By its modifiers (interfaces and annotation types count as abstract).
+    pub is_abstract: bool,
+    pub is_public: bool,
+    pub is_private: bool,
     pub span: Span,
+    /// The name token (an anonymous class: its body).
+    pub name_span: Span,
     pub body: Span,
     /// For anonymous classes, the instantiated type (a class or an interface).
     pub superclass: Option<TypeRef>,

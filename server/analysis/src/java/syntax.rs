@@ -170,15 +170,29 @@ pub(crate) fn modifiers(decl: Node, src: &[u8]) -> Modifiers {
 }
 
 pub(crate) fn annotation(node: Node, src: &[u8]) -> Annotation {
-    let name = node
-        .child_by_field_name("name")
-        .map(|n| text(n, src).rsplit('.').next().unwrap_or("").trim().to_string())
-        .unwrap_or_default();
-    let mut strings = Vec::new();
+    let written: String = node.child_by_field_name("name").map(|n| text(n, src).split_whitespace().collect()).unwrap_or_default();
+    let name = written.rsplit('.').next().unwrap_or("").to_string();
+    let qualified = written.contains('.').then_some(written);
+    let (mut strings, mut classes) = (Vec::new(), Vec::new());
     if let Some(args) = node.child_by_field_name("arguments") {
         collect_strings(args, src, &mut strings);
+        collect_class_literals(args, src, &mut classes);
     }
-    Annotation { name, strings }
+    Annotation { name, qualified, strings, classes }
+}
+
+/// `X.class` arguments, by the type as written.
+fn collect_class_literals(node: Node, src: &[u8], out: &mut Vec<String>) {
+    if node.kind() == "class_literal" {
+        if let Some(ty) = node.named_child(0) {
+            out.push(text(ty, src).split_whitespace().collect());
+        }
+        return;
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        collect_class_literals(child, src, out);
+    }
 }
 
 fn collect_strings(node: Node, src: &[u8], out: &mut Vec<String>) {

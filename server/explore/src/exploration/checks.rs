@@ -54,7 +54,8 @@ pub fn check(toolchain: &Toolchain, test: &TestSpec, found: Box<Found>, max_step
     if !found.preemptions.is_empty() && checks.model.is_none() {
         return Ok((Verdict::Failed(found), checks));
     }
-    checks.plain = plain::runs(&toolchain.jdk, &toolchain.agent, &toolchain.project, test, PLAIN_RUNS)?;
+    let invocation = found.full.invocation.as_ref().map(|i| i.index);
+    checks.plain = plain::runs(&toolchain.jdk, &toolchain.agent, &toolchain.project, test, invocation, PLAIN_RUNS)?;
     let every_plain_run_passed = checks.plain.iter().all(|r| *r == PlainRun::Pass);
     match &checks.model {
         Some(frame) if every_plain_run_passed => {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::explorer::{Found, Report, Stats, Verdict};
 use crate::jvm::protocol::{Execution, Outcome, Site};
 use crate::jvm::plain::PlainRun;
-use crate::reports::{ChecksReport, Divergence, ExploreOutcome, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
+use crate::reports::{ChecksReport, Divergence, ExploreOutcome, InvocationReport, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
 use crate::results::coverage::Coverage;
 use crate::results::report;
 use crate::search::Claim;
@@ -70,6 +70,7 @@ impl Exploration {
             schedule: found.string.encode(),
             preemptions,
             trace: trace(&self.places, &found.full, &self.sites),
+            invocation: exec.invocation.as_ref().map(InvocationReport::of),
         }
     }
 }

@@ -46,8 +46,9 @@ impl PlainRun {
 /// How long one plain run may take.
 const PLAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Runs `spec` once without the agent, on `project`'s classes.
-pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec) -> Result<PlainRun, String> {
+/// Runs `spec` once without the agent, on `project`'s classes; `invocation`: the index of the
+/// invocation of a parameterized or repeated test to run.
+pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocation: Option<u32>) -> Result<PlainRun, String> {
     let classpath = std::iter::once(agent.to_path_buf()).chain(project.classpath.iter().cloned()).collect::<Vec<_>>();
     let mut child = Command::new(&jdk.java)
         .args(jvm_options())
@@ -55,6 +56,7 @@ pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec) -> Resul
         .arg(join(&classpath))
         .arg("racelens.agent.Plain")
         .arg(spec.arg())
+        .args(invocation.map(|i| i.to_string()))
         .current_dir(&project.root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -97,10 +99,10 @@ pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec) -> Resul
 
 /// Up to `runs` plain runs, each in a fresh JVM, stopping at the first that does not pass;
 /// returns every run made.
-pub fn runs(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, runs: usize) -> Result<Vec<PlainRun>, String> {
+pub fn runs(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocation: Option<u32>, runs: usize) -> Result<Vec<PlainRun>, String> {
     let mut out = Vec::new();
     for _ in 0..runs {
-        let run = run(jdk, agent, project, spec)?;
+        let run = run(jdk, agent, project, spec, invocation)?;
         let passed = run == PlainRun::Pass;
         out.push(run);
         if !passed {

@@ -24,6 +24,7 @@ const DEBIAN_TEST_JARS: &[&str] = &[
     "/usr/share/java/junit4.jar",
     "/usr/share/java/hamcrest-core.jar",
     "/usr/share/java/junit-jupiter-api.jar",
+    "/usr/share/java/junit-jupiter-params.jar",
     "/usr/share/java/opentest4j.jar",
     "/usr/share/java/apiguardian-api.jar",
     "/usr/share/java/junit-platform-commons.jar",

@@ -178,6 +178,26 @@ pub struct Execution {
     /// RUN option `alloc`: every object the trace names, with its class and its `NEW` site
     /// (`None`: not allocated by application code in this execution).
     pub objects: BTreeMap<i32, ObjectInfo>,
+    /// Which invocation of a test JUnit runs more than once this was (set by the session
+    /// that asked for it), else `None`.
+    pub invocation: Option<Invocation>,
+}
+
+/// One invocation of a test JUnit runs more than once (a parameterized or repeated test),
+/// as the agent announced it (`INVOCATION <index> <display>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invocation {
+    /// As JUnit numbers them: from 1 for JUnit 5, from 0 for JUnit 4's `Parameterized`.
+    pub index: u32,
+    /// What JUnit shows of it: the arguments (`5, "x"`), or `repetition 2 of 3`.
+    pub display: String,
+}
+
+impl Invocation {
+    /// `[2] (5, x)`: how a result names it.
+    pub fn text(&self) -> String {
+        format!("[{}] ({})", self.index, self.display)
+    }
 }
 
 /// Where an object of the trace comes from (`N` lines).
@@ -387,6 +407,7 @@ impl ResponseParser {
                     trace: self.trace.take(),
                     sequential: std::mem::take(&mut self.sequential),
                     objects: std::mem::take(&mut self.objects),
+                    invocation: None,
                 };
                 *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
                 return Ok(Some(exec));

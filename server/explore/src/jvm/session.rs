@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use crate::jvm::java::Jdk;
 use crate::jvm::libraries;
 use crate::jvm::project::{join, Project};
-use crate::jvm::protocol::{Execution, Outcome, ResponseParser, Site, ThreadId};
+use crate::jvm::protocol::{Execution, Invocation, Outcome, ResponseParser, Site, ThreadId};
 use crate::jvm::protocol::Known;
 
 /// What to run: a JUnit test method, or a class's `main`.
@@ -61,6 +61,8 @@ pub struct Jvm {
     pub stacks: HashMap<u32, Vec<crate::jvm::protocol::Frame>>,
     /// `junit4`, `junit5` or `main`.
     pub kind: String,
+    /// The invocations of a test JUnit runs more than once (empty for one it runs once).
+    pub invocations: Vec<Invocation>,
     output: Arc<Mutex<Vec<u8>>>,
     next_run: u64,
 }
@@ -135,12 +137,18 @@ impl Jvm {
         let stream = accept(&listener, &mut child, &output)?;
         stream.set_read_timeout(Some(START_TIMEOUT)).map_err(|e| e.to_string())?;
         let writer = stream.try_clone().map_err(|e| e.to_string())?;
-        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), stacks: HashMap::new(), kind: String::new(), output, next_run: 1 };
+        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), stacks: HashMap::new(), kind: String::new(), invocations: Vec::new(), output, next_run: 1 };
         let hello = jvm.read_line()?;
         if hello.split(' ').nth(2) != Some(token.as_str()) {
             return Err(format!("unexpected greeting from the agent: {hello}"));
         }
-        let ready = jvm.read_line()?;
+        let mut ready = jvm.read_line()?;
+        while let Some(rest) = ready.strip_prefix("INVOCATION ") {
+            let (index, display) = rest.split_once(' ').unwrap_or((rest, ""));
+            let index = index.parse().map_err(|_| format!("bad INVOCATION line from the agent: {ready}"))?;
+            jvm.invocations.push(Invocation { index, display: crate::jvm::protocol::unescape(display) });
+            ready = jvm.read_line()?;
+        }
         match ready.split_once(' ') {
             Some(("READY", rest)) => jvm.kind = rest.split(' ').next().unwrap_or("").to_string(),
             Some(("SETUP_ERROR", message)) => return Err(crate::jvm::protocol::unescape(message)),
@@ -261,11 +269,33 @@ pub struct Session {
     pub spec: TestSpec,
     jvm: Option<Jvm>,
     pub restarts: u32,
+    /// The invocation runs ask for (`None`: the test's first, or its only one).
+    invocation: Option<Invocation>,
 }
 
 impl Session {
     pub fn new(jdk: Jdk, agent: PathBuf, project: Project, spec: TestSpec) -> Session {
-        Session { jdk, agent, project, spec, jvm: None, restarts: 0 }
+        Session { jdk, agent, project, spec, jvm: None, restarts: 0, invocation: None }
+    }
+
+    /// The invocations of the test when JUnit runs it more than once (parameterized and
+    /// repeated tests): empty for one it runs once. Starts the JVM.
+    pub fn invocations(&mut self) -> Result<Vec<Invocation>, String> {
+        Ok(self.jvm()?.invocations.clone())
+    }
+
+    /// Runs from now on run `invocation` (`None`: the first, or the one the spec names).
+    pub fn select_invocation(&mut self, invocation: Option<Invocation>) {
+        self.invocation = invocation;
+    }
+
+    /// The invocation of `index` the agent announced; an error names the ones it has.
+    pub fn invocation_numbered(&mut self, index: u32) -> Result<Invocation, String> {
+        let all = self.invocations()?;
+        all.iter().find(|i| i.index == index).cloned().ok_or_else(|| match (all.first(), all.last()) {
+            (Some(a), Some(b)) => format!("{} has no invocation [{index}]: its invocations are [{}] to [{}]", self.spec.display(), a.index, b.index),
+            _ => format!("{} runs once: it has no invocation [{index}]", self.spec.display()),
+        })
     }
 
     fn jvm(&mut self) -> Result<&mut Jvm, String> {
@@ -288,6 +318,20 @@ impl Session {
 
     /// [`Session::run`] with options for the agent (`stacks`, `pct=...`).
     pub fn run_with(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+        let mut options = options.to_vec();
+        if let Some(inv) = &self.invocation {
+            options.push(format!("invocation={}", inv.index));
+        }
+        let invocation = match &self.invocation {
+            Some(inv) => Some(inv.clone()),
+            None => self.jvm()?.invocations.first().cloned(),
+        };
+        let mut exec = self.run_once(choices, mode, max_steps, &options)?;
+        exec.invocation = invocation;
+        Ok(exec)
+    }
+
+    fn run_once(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
         match self.jvm()?.run(choices, mode, max_steps, options) {
             Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
                 // The agent's watchdog ended a stuck execution and the JVM is gone.

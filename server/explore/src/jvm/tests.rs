@@ -1,33 +1,51 @@
 //! Finding the test to run from what a user types: `PoolTest#borrow`,
-//! `org.example.PoolTest#borrow`, `Main` for a main program, or `PoolTest` for the one
-//! test method of a class.
+//! `org.example.PoolTest#borrow`, `Main` for a main program, `PoolTest` for the one
+//! test method of a class, and `PoolTest#borrow[2]` for one invocation of a parameterized or
+//! repeated test.
 //!
-//! Test methods are JUnit 4 and 5 methods annotated `@Test`/`@RepeatedTest`, and JUnit 3
-//! ones: the `public void test*()` methods a `junit.framework.TestCase` subclass declares
+//! Test methods are those JUnit runs on the class (`racelens_analysis::junit`): JUnit 4 and 5
+//! methods annotated `@Test`, `@ParameterizedTest` or `@RepeatedTest`, declared or inherited,
+//! and JUnit 3's `public void test*()` methods a `junit.framework.TestCase` subclass declares
 //! or inherits. A class with a JUnit 3 `static suite()` accepts any method name: the agent
-//! looks for a test of that name in the suite.
+//! looks for a test of that name in the suite. An annotated method JUnit would skip
+//! (`@Disabled`, `@Ignore`) goes to the agent, which says why it does not run it; an abstract
+//! class's test is refused here, naming the subclasses that run it.
 
 use std::sync::Arc;
 
 use racelens_analysis::host::Host;
 use racelens_analysis::index::{ClassRef, FileId, Origin, ProjectIndex};
 use racelens_analysis::java::{ClassIdx, ClassKind, FileFacts, MethodFacts, MethodKind};
-use racelens_analysis::select;
+use racelens_analysis::junit;
 
 use crate::jvm::TestSpec;
 
-/// Resolves `CLASS#METHOD` (or `CLASS` for `main`) against the project's classes.
+/// Resolves `CLASS#METHOD` (or `CLASS` for `main`, `CLASS#METHOD[N]` for an invocation)
+/// against the project's classes.
 pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
     let (class_text, method) = match text.split_once('#') {
         Some((c, m)) => (c, Some(m)),
         None => (text, None),
     };
-    let (file, facts, class) = find_class(host.index(), class_text)?;
+    let (method, invocation) = match method.and_then(|m| m.split_once('[')) {
+        Some((name, rest)) => {
+            let number = rest.strip_suffix(']').filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let number = number.ok_or_else(|| format!("`{text}`: an invocation is named by its number, as in `{class_text}#{name}[2]`"))?;
+            (Some(name), Some(number))
+        }
+        None => (method, None),
+    };
+    let index = host.index();
+    let (file, facts, class) = find_class(index, class_text)?;
     let binary = facts.classes[class as usize].binary_name.clone();
+    let class_ref = ClassRef { origin: Origin::Project(file), idx: class };
     let methods: Vec<&MethodFacts> = facts.methods.iter().filter(|m| m.class == class && m.kind == MethodKind::Method).collect();
-    let tests = test_names(host.index(), ClassRef { origin: Origin::Project(file), idx: class }, &methods);
+    let tests = test_names(index, class_ref);
     let has_suite = methods.iter().any(|m| m.name == "suite" && m.is_static && m.params.is_empty());
-    let spec = |method: Option<&str>| TestSpec { class: binary.clone(), method: method.map(str::to_string) };
+    let spec = |method: Option<&str>| TestSpec { class: binary.clone(), method: method.map(|m| match invocation {
+        Some(n) => format!("{m}[{n}]"),
+        None => m.to_string(),
+    }) };
     match method {
         Some("main") | None => {
             if methods.iter().any(|m| m.name == "main" && m.is_static) {
@@ -48,9 +66,37 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
             if tests.iter().any(|t| t == name) || has_suite {
                 return Ok(spec(Some(name)));
             }
+            if let Some(declared) = annotated_test(index, class_ref, name) {
+                if facts.classes[class as usize].is_abstract {
+                    return Err(abstract_class(index, &binary, declared, name));
+                }
+                // JUnit skips it (`@Disabled`, `@Ignore`, ...): the agent says why.
+                return Ok(spec(Some(name)));
+            }
             let listed = if tests.is_empty() { "none".to_string() } else { tests.join(", ") };
             Err(format!("`{binary}` has no test method `{name}` (test methods: {listed})"))
         }
+    }
+}
+
+/// The test method `name` carrying a JUnit test annotation, declared in `class` or inherited.
+fn annotated_test(index: &ProjectIndex, class: ClassRef, name: &str) -> Option<racelens_analysis::index::MethodRef> {
+    let r = index.resolver();
+    let found = r.methods_named(class, name, 0).into_iter().chain(r.methods_named(class, name, 1)).chain(r.methods_named(class, name, 2));
+    found.into_iter().find(|m| {
+        index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest")))
+    })
+}
+
+/// Why an abstract class's test cannot be explored, and the tests to name instead.
+fn abstract_class(index: &ProjectIndex, binary: &str, method: racelens_analysis::index::MethodRef, name: &str) -> String {
+    let runners: Vec<String> = junit::inheriting_classes(index, method)
+        .into_iter()
+        .filter_map(|c| index.facts(c.origin).map(|f| format!("{}#{name}", f.classes[c.idx as usize].binary_name)))
+        .collect();
+    match runners.as_slice() {
+        [] => format!("`{binary}` is abstract: JUnit does not run it, and no concrete subclass in the project runs `{name}`"),
+        _ => format!("`{binary}` is abstract: JUnit does not run it; it runs `{name}` on its concrete subclasses: {}", runners.join(", ")),
     }
 }
 
@@ -63,7 +109,9 @@ fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<Fil
                 continue;
             }
             let source_name = c.binary_name.replace('$', ".");
-            let matches = c.binary_name == class_text || source_name == class_text || c.simple_name == class_text || source_name.ends_with(&format!(".{class_text}"));
+            // `Outer$Inner`, as javac and JUnit's reports name a nested class, matches too.
+            let suffix = format!(".{class_text}");
+            let matches = c.binary_name == class_text || source_name == class_text || c.simple_name == class_text || source_name.ends_with(&suffix) || c.binary_name.ends_with(&suffix);
             if matches {
                 candidates.push((file, e.facts.clone(), i as ClassIdx));
             }
@@ -79,13 +127,11 @@ fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<Fil
     }
 }
 
-/// Names of the class's test methods: annotated ones it declares, then its JUnit 3 tests
-/// (its own, then inherited), each name once.
-fn test_names(index: &ProjectIndex, class: ClassRef, methods: &[&MethodFacts]) -> Vec<String> {
-    let annotated = methods.iter().filter(|m| m.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "RepeatedTest"))).map(|m| m.name.clone());
-    let junit3 = select::junit3_tests(index, class).into_iter().filter_map(|m| Some(index.facts(m.origin)?.methods[m.idx as usize].name.clone()));
+/// Names of the tests JUnit runs on the class: its own, then those it inherits, each once.
+fn test_names(index: &ProjectIndex, class: ClassRef) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for name in annotated.chain(junit3) {
+    for t in junit::tests_of(index, class) {
+        let Some(name) = index.facts(t.method.origin).map(|f| f.methods[t.method.idx as usize].name.clone()) else { continue };
         if !names.contains(&name) {
             names.push(name);
         }

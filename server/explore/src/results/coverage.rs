@@ -48,6 +48,11 @@ pub struct Coverage {
     /// explored, whatever the claim. (Results cached before it was counted read as 0.)
     #[serde(default)]
     pub sequential_streams: u64,
+    /// The invocations of a test JUnit runs more than once (parameterized, repeated), each
+    /// explored on its own with a share of the budget: the claim holds for each of them. 0
+    /// for a test JUnit runs once.
+    #[serde(default)]
+    pub invocations: u64,
 }
 
 impl Coverage {
@@ -67,6 +72,7 @@ impl Coverage {
             open: claim.open.filter(|_| systematic).map(|(bound, run, waiting)| OpenBound { bound, run, waiting }),
             livelocks: report.stats.livelocks,
             sequential_streams: report.sequential.len() as u64,
+            invocations: u64::from(report.invocations),
         }
     }
 
@@ -114,6 +120,11 @@ impl Coverage {
         };
         if self.livelocks > 0 {
             text += &format!("; {} reached the step bound and {} cut there", plural(self.livelocks, "run", "runs"), if self.livelocks == 1 { "was" } else { "were" });
+        }
+        match self.invocations {
+            0 => {}
+            1 => text += "; of one invocation",
+            n => text += &format!("; over {n} invocations, each explored on its own"),
         }
         match (self.sequential_streams, brief) {
             (0, _) => {}

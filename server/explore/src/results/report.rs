@@ -141,6 +141,13 @@ pub fn table(exec: &Execution, sites: &HashMap<u32, Site>) -> String {
 
 /// One line saying what went wrong.
 pub fn headline(exec: &Execution) -> String {
+    match &exec.invocation {
+        Some(inv) => format!("{}, in invocation {}", outcome_headline(exec), inv.text()),
+        None => outcome_headline(exec),
+    }
+}
+
+fn outcome_headline(exec: &Execution) -> String {
     let thread = |t: ThreadId| format!("T{t} ({})", exec.threads.get(&t).map(String::as_str).unwrap_or("?"));
     match &exec.outcome {
         Outcome::Fail(f) => {

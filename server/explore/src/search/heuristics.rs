@@ -91,8 +91,15 @@ pub fn search(options: &Options, choice: Choice, change: Option<&ChangeModel>, p
 
 /// Explores `session`'s test with the prioritization `choice` (see [`search`]).
 pub fn explore(session: &mut Session, options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
-    let mut search = search(options, choice, change, pct_depth);
-    explorer::explore(session, options, &mut search, progress, cancel)
+    let invocations = session.invocations()?;
+    if invocations.is_empty() {
+        let mut search = search(options, choice, change, pct_depth);
+        return explorer::explore(session, options, &mut search, progress, cancel);
+    }
+    crate::invocations::explore_each(session, &invocations, options, progress, cancel, &mut |session, options, progress| {
+        let mut search = search(options, choice, change, pct_depth);
+        explorer::explore(session, options, &mut search, progress, cancel)
+    })
 }
 
 #[cfg(test)]

@@ -201,7 +201,7 @@ pub fn run(program: &Program, choices: &[ThreadId]) -> (Execution, Observation) 
         trace.pending.push((t as ThreadId, start..trace.effects.len() as u32));
     }
     let outcome = if deadlock { Outcome::Deadlock(Vec::new()) } else { Outcome::Pass };
-    let exec = Execution { run: 0, outcome, steps: step, decisions, events: Vec::new(), switches: Vec::new(), threads: Default::default(), millis: 0, trace: Some(trace), sequential: Vec::new(), objects: Default::default() };
+    let exec = Execution { run: 0, outcome, steps: step, decisions, events: Vec::new(), switches: Vec::new(), threads: Default::default(), millis: 0, trace: Some(trace), sequential: Vec::new(), objects: Default::default(), invocation: None };
     (exec, m.observe(deadlock))
 }
 

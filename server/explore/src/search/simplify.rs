@@ -163,7 +163,7 @@ mod tests {
         let pos = |t, k| order.iter().position(|&o| o == (t, k)).unwrap();
         let fails = pos(1, 2) > pos(0, 2) && pos(1, 2) < pos(0, 3);
         let outcome = if fails { Outcome::Fail(Failure { thread: 0, exception: "java.lang.AssertionError".into(), message: "lost".into(), frames: vec![], model: None }) } else { Outcome::Pass };
-        Execution { run: 0, outcome, steps: order.len() as u32, decisions, events: vec![], switches: vec![], threads: Default::default(), millis: 0, trace: None, sequential: vec![], objects: Default::default() }
+        Execution { run: 0, outcome, steps: order.len() as u32, decisions, events: vec![], switches: vec![], threads: Default::default(), millis: 0, trace: None, sequential: vec![], objects: Default::default(), invocation: None }
     }
 
     #[test]

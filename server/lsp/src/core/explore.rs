@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use racelens_analysis::index::{MethodRef, Origin, ProjectIndex};
+use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::select::{self, EntryKind, ThreadTest};
 use racelens_explore::exploration::{replay_command, ChangeInput, Places, RecordInput, Request, Settings};
 use racelens_explore::history;
@@ -141,7 +141,7 @@ impl Core {
         let selection = self.selection(w);
         let ws = &mut self.workspaces[w];
         let index = ws.host.index();
-        let ranked = selection.get(MethodRef { origin: Origin::Project(test.file), idx: test.method }).filter(|r| r.selected);
+        let ranked = selection.get(&test_name(test)).filter(|r| r.selected);
         let priority = match (&kind, ranked) {
             // A replay is one execution the user waits for: before every exploration.
             (JobKind::Replay { .. }, _) => usize::MAX,
@@ -511,7 +511,7 @@ impl Core {
             let has_state = self.jobs.running_for(&key).is_some() || self.jobs.is_queued(&key) || results.contains_key(&name);
             if has_state {
                 // The exploration's state takes the place of `▶ Explore schedules`.
-                out.retain(|l| !(l.range == range && l.command.as_ref().is_some_and(|c| c.command == lenses::EXPLORE_COMMAND)));
+                out.retain(|l| !(l.range == range && lenses::explores(l, &t.class, &t.name)));
             }
             let again = payloads::value(&TestArgument { again: true, ..TestArgument::new(file_uri(&root, rel).map(|u| u.as_str().to_string()), &t.class, &t.name) });
             let again_lens = || lens(range, "↻ Explore again".into(), lenses::EXPLORE_COMMAND, again.clone());

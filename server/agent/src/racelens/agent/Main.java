@@ -52,11 +52,49 @@ public final class Main {
                 throw new TestSpec.SetupException("usage: racelens.agent.Main junit:<class>#<method> | main:<class>");
             }
             test = TestSpec.prepare(args[0]);
-            // Class initialisation runs once here, outside any execution. With the statics of
-            // application classes re-initialised for every execution, @BeforeClass and
-            // @AfterClass run in every execution too; otherwise once, outside them.
+            // class initialisation runs once, outside any execution
             Class.forName(test.cls.getName(), true, test.cls.getClassLoader());
-            if (!Transformer.resetsStatics()) {
+        } catch (TestSpec.SetupException e) {
+            send("SETUP_ERROR " + esc(e.getMessage()) + "\n");
+            socket.close();
+            System.exit(1);
+            return;
+        } catch (Throwable e) {
+            Throwable c = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+            send("SETUP_ERROR " + esc("set-up of " + args[0] + " failed: " + c) + "\n");
+            socket.close();
+            System.exit(1);
+            return;
+        }
+        TestSpec prepared = test;
+        if (test.classRules == null || Transformer.resetsStatics()) {
+            // With the statics of application classes re-initialised for every execution, the
+            // class's lifecycle (@ClassRules, @BeforeClass, @AfterClass) runs in every execution.
+            serve(prepared, in, socket, timeoutMillis, args[0]);
+        } else {
+            // JUnit 4's @ClassRules wrap the class's run: here, the whole JVM's
+            Throwable e = test.classRules.run(null, null, null, () -> {
+                serve(prepared, in, socket, timeoutMillis, args[0]);
+                return null;
+            });
+            if (e != null) {
+                System.err.println("racelens: a @ClassRule failed: " + e);
+            }
+        }
+        socket.close();
+        System.exit(0);
+    }
+
+    /**
+     * {@code @BeforeClass}, READY (after one INVOCATION line per invocation of a test JUnit runs
+     * more than once), one execution per RUN until QUIT, then {@code @AfterClass}; the last two
+     * only when executions share the statics (the agent option {@code statics=keep}), else they
+     * run in every execution.
+     */
+    private static void serve(TestSpec test, BufferedReader in, Socket socket, long timeoutMillis, String spec) throws IOException {
+        boolean once = !Transformer.resetsStatics();
+        try {
+            if (once) {
                 test.runAll(test.beforeAll);
             }
             if (!Transformer.ERRORS.isEmpty()) {
@@ -70,10 +108,15 @@ public final class Main {
             return;
         } catch (Throwable e) {
             Throwable c = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
-            send("SETUP_ERROR " + esc("set-up of " + args[0] + " failed: " + c) + "\n");
+            send("SETUP_ERROR " + esc("set-up of " + spec + " failed: " + c) + "\n");
             socket.close();
             System.exit(1);
             return;
+        }
+        if (test.invocations != null) {
+            for (Invocation inv : test.invocations) {
+                send("INVOCATION " + inv.index + " " + esc(inv.display) + "\n");
+            }
         }
         send("READY " + test.kind + " " + test.cls.getName() + "#" + test.name + "\n");
 
@@ -81,14 +124,12 @@ public final class Main {
             String line = in.readLine();
             if (line == null || line.equals("QUIT")) {
                 try {
-                    if (!Transformer.resetsStatics()) {
+                    if (once) {
                         test.runAll(test.afterAll);
                     }
                 } catch (Throwable e) {
                     System.err.println("racelens: @AfterClass failed: " + e);
                 }
-                socket.close();
-                System.exit(0);
                 return;
             }
             if (line.startsWith("RUN ")) {
@@ -163,6 +204,8 @@ public final class Main {
         boolean stepSites = false;
         String sleep = null;
         racelens.rt.Pct pct = null;
+        int invocationIndex = -1;
+        Invocation invocation;
         try {
             maxSteps = Integer.parseInt(f[2]);
             full = f[3].equals("full");
@@ -193,12 +236,15 @@ public final class Main {
                         sleep = opt.substring(6);
                     } else if (opt.startsWith("pct=")) {
                         pct = racelens.rt.Pct.parse(opt.substring(4));
+                    } else if (opt.startsWith("invocation=")) {
+                        invocationIndex = Integer.parseInt(opt.substring(11));
                     } else if (!opt.isEmpty()) {
                         throw new IllegalArgumentException("unknown RUN option " + opt);
                     }
                 }
             }
             Rt.sleep(sleep);
+            invocation = test.invocation(invocationIndex);
         } catch (RuntimeException e) {
             send("END " + runId + " error 0 0 0 " + esc("bad request `" + line + "`: " + e.getMessage()) + "\n");
             return;
@@ -210,7 +256,7 @@ public final class Main {
         resetThreadNumbers();
         boolean classLifecycle = Transformer.resetsStatics();
         Thread thread0 = new Thread(null, () -> {
-            Throwable err = classLifecycle ? test.runOnceWithClassLifecycle() : test.runOnce();
+            Throwable err = classLifecycle ? test.runOnceWithClassLifecycle(invocation) : test.runOnce(invocation);
             if (err != null && !(err instanceof Abort)) {
                 Rt.failHere(err);
             }
@@ -343,6 +389,7 @@ public final class Main {
                 break;
             }
         }
+
         if (firstApp < 0) {
             if (st.length > 0) {
                 frame(sb, st[0]);

@@ -5,8 +5,9 @@ package racelens.agent;
  * controller runs it when a failure may come from racelens rather than the program (a failure
  * on the schedule without preemptions, or one raised inside racelens's models), and compares.
  *
- * <p>Usage: {@code java -ea -cp racelens-agent.jar:<classpath> racelens.agent.Plain <spec>}
- * with the spec of {@link TestSpec}. The test runs once, as a fresh JVM runs it alone
+ * <p>Usage: {@code java -ea -cp racelens-agent.jar:<classpath> racelens.agent.Plain <spec> [<invocation>]}
+ * with the spec of {@link TestSpec} and, for a parameterized or repeated test, the index of
+ * the invocation to run (the spec's own, or the first, without one). The test runs once, as a fresh JVM runs it alone
  * ({@code @BeforeClass}, the test, {@code @AfterClass}); the last line on standard output is
  * {@code PLAIN pass} or {@code PLAIN fail <exception class> <message>} (the message escaped as
  * in PROTOCOL.md). A setup error is {@code PLAIN error <message>}. A test that exits the JVM or
@@ -19,11 +20,11 @@ public final class Plain {
         TestSpec.plain = true;
         String line;
         try {
-            if (args.length != 1) {
-                throw new TestSpec.SetupException("usage: racelens.agent.Plain junit:<class>#<method> | main:<class>");
+            if (args.length != 1 && args.length != 2) {
+                throw new TestSpec.SetupException("usage: racelens.agent.Plain junit:<class>#<method> | main:<class> [<invocation>]");
             }
             TestSpec test = TestSpec.prepare(args[0]);
-            Throwable err = test.runOnceWithClassLifecycle();
+            Throwable err = test.runOnceWithClassLifecycle(test.invocation(args.length == 2 ? Integer.parseInt(args[1]) : -1));
             line = err == null ? "PLAIN pass" : "PLAIN fail " + err.getClass().getName() + " " + Main.esc(err.getMessage());
         } catch (TestSpec.SetupException e) {
             line = "PLAIN error " + Main.esc(e.getMessage());

@@ -37,7 +37,9 @@ public final class Stress {
         while (System.nanoTime() < deadline && failed == null) {
             runs++;
             AtomicReference<Throwable> err = new AtomicReference<>();
-            Thread t0 = new Thread(() -> err.set(test.runOnce()), "main");
+            // a parameterized or repeated test: its first invocation, or the one the spec names
+            Invocation inv = test.invocation(-1);
+            Thread t0 = new Thread(() -> err.set(test.runOnce(inv)), "main");
             t0.setDaemon(true);
             t0.start();
             t0.join(HANG_MILLIS);

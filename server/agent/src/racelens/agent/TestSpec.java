@@ -28,6 +28,14 @@ import racelens.rt.Rt;
  * JUnit): a JUnit 3 {@code TestCase} method (of the class, or found in its {@code suite()}), a
  * JUnit 4 or JUnit 5 (Jupiter) {@code @Test} method, or a {@code static main(String[])}.
  *
+ * <p>Tests as JUnit runs them: never of an abstract class (name the concrete subclass that inherits
+ * the test), never a {@code @Disabled} or {@code @Ignore}d one; JUnit 5 {@code @Nested} classes with
+ * their outer instances and the outer classes' {@code @BeforeEach}/{@code @AfterEach}; the
+ * invocations of {@code @ParameterizedTest}, {@code @RepeatedTest} ({@link Jupiter}) and JUnit 4's
+ * {@code Parameterized} ({@link Junit4}), one per execution as the RUN request names it
+ * ({@code junit:pkg.T#m[2]} names one); JUnit 4 rules ({@link Junit4}). Runners and extensions
+ * racelens cannot honour are refused by name when the test is prepared, before any schedule.
+ *
  * <p>A JUnit 4 {@code @Test(timeout)} or JUnit 5 {@code @Timeout} is a limit in logical time:
  * when the test method returns later than that on racelens's clock, the execution fails as JUnit
  * fails it. Never a race with the host's clock: the same schedule gives the same verdict.
@@ -52,10 +60,37 @@ final class TestSpec {
     final String name;
     final List<Method> beforeAll = new ArrayList<>();
     final List<Method> afterAll = new ArrayList<>();
-    final List<Method> before = new ArrayList<>();
-    final List<Method> after = new ArrayList<>();
+    /** {@code @Before}/{@code @BeforeEach} methods, outer classes' first, with the level of the instance they run on. */
+    final List<Bound> before = new ArrayList<>();
+    /** {@code @After}/{@code @AfterEach} methods, inner classes' first. */
+    final List<Bound> after = new ArrayList<>();
     Class<?> expected;
     Constructor<?> ctor;
+    /**
+     * The classes whose instances a test runs on, outermost first: the class itself, or for a
+     * JUnit 5 {@code @Nested} class, its enclosing classes and then it.
+     */
+    final List<Class<?>> levels = new ArrayList<>();
+    /** The invocations of a test JUnit runs more than once; null for one that runs once. */
+    List<Invocation> invocations;
+    /** The one invocation the spec named ({@code m[2]}), or null. */
+    Integer only;
+    /** JUnit 4 {@code Parameterized}: where the parameters come from; null otherwise. */
+    Junit4.Params params;
+    /** JUnit 4 {@code @Rule}s and {@code @ClassRule}s; null without any. */
+    Junit4.Rules rules;
+    Junit4.Rules classRules;
+
+    /** A lifecycle method and the level ({@link #levels}) of the instance it runs on. */
+    static final class Bound {
+        final Method method;
+        final int level;
+
+        Bound(Method method, int level) {
+            this.method = method;
+            this.level = level;
+        }
+    }
     /** JUnit 3: where each execution's fresh TestCase comes from; null for other kinds. */
     Junit3 junit3;
     /** The test method's time limit; null without one. */
@@ -86,6 +121,7 @@ final class TestSpec {
         }
         String className = rest;
         String methodName = "main";
+        Integer only = null;
         if (!main) {
             int hash = rest.indexOf('#');
             if (hash < 0) {
@@ -93,6 +129,15 @@ final class TestSpec {
             }
             className = rest.substring(0, hash);
             methodName = rest.substring(hash + 1);
+            int bracket = methodName.indexOf('[');
+            if (bracket > 0 && methodName.endsWith("]")) {
+                try {
+                    only = Integer.parseInt(methodName.substring(bracket + 1, methodName.length() - 1));
+                } catch (NumberFormatException e) {
+                    throw new SetupException("an invocation is named by its number, as in " + methodName.substring(0, bracket) + "[2]; got " + methodName);
+                }
+                methodName = methodName.substring(0, bracket);
+            }
         }
         Class<?> cls;
         try {
@@ -100,7 +145,31 @@ final class TestSpec {
         } catch (ClassNotFoundException | LinkageError e) {
             throw new SetupException("class not found: " + className + " (" + e + ")");
         }
-        return main ? mainOf(cls) : testOf(cls, methodName);
+        if (main) {
+            return mainOf(cls);
+        }
+        TestSpec t = testOf(cls, methodName);
+        t.chooseOnly(only);
+        return t;
+    }
+
+    /** Keeps the one invocation {@code only} names (null: all). */
+    private void chooseOnly(Integer only) throws SetupException {
+        if (only == null) {
+            return;
+        }
+        if (invocations == null) {
+            throw new SetupException(describe() + " runs once: it has no invocation [" + only + "] (parameterized and repeated tests have invocations)");
+        }
+        for (Invocation inv : invocations) {
+            if (inv.index == only) {
+                this.only = only;
+                invocations = java.util.Collections.singletonList(inv);
+                return;
+            }
+        }
+        throw new SetupException(describe() + " has no invocation [" + only + "]: its invocations are [" + invocations.get(0).index + "] to ["
+                + invocations.get(invocations.size() - 1).index + "]");
     }
 
     private static TestSpec mainOf(Class<?> cls) throws SetupException {
@@ -123,7 +192,7 @@ final class TestSpec {
      * {@code suite()}.
      */
     private static TestSpec testOf(Class<?> cls, String name) throws SetupException {
-        Method jupiter = annotatedTest(cls, name, JUPITER_TEST);
+        Method jupiter = jupiterTest(cls, name);
         if (jupiter != null) {
             return annotated("junit5", cls, jupiter);
         }
@@ -161,6 +230,23 @@ final class TestSpec {
                 + " (JUnit 3 runs public void test*() methods without parameters; test methods: " + (tests.isEmpty() ? "none" : tests) + ")";
     }
 
+    /**
+     * The Jupiter test method {@code name} of {@code cls}: the nearest method of that name up the
+     * class chain (an override hides what it overrides), if it carries {@code @Test},
+     * {@code @ParameterizedTest} or {@code @RepeatedTest}.
+     */
+    private static Method jupiterTest(Class<?> cls, String name) {
+        for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals(name) && !m.isSynthetic() && !m.isBridge()) {
+                    boolean test = annotated(m, JUPITER_TEST) || annotated(m, "org.junit.jupiter.params.ParameterizedTest") || annotated(m, Jupiter.API + "RepeatedTest");
+                    return test ? m : null;
+                }
+            }
+        }
+        return null;
+    }
+
     /** The first no-argument method {@code name} up the class chain that carries {@code annotation}. */
     private static Method annotatedTest(Class<?> cls, String name, String annotation) {
         for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
@@ -177,48 +263,145 @@ final class TestSpec {
     private static TestSpec annotated(String kind, Class<?> cls, Method test) throws SetupException {
         TestSpec t = new TestSpec(kind, cls, test, test.getName());
         boolean j4 = kind.equals("junit4");
+        if (Modifier.isAbstract(cls.getModifiers())) {
+            throw new SetupException("not explored: " + cls.getName() + " is abstract: JUnit does not run it; name a concrete subclass that inherits " + test.getName() + "(), as in SubclassName#" + test.getName());
+        }
+        String skip = j4 ? "org.junit.Ignore" : Jupiter.API + "Disabled";
+        String skipName = j4 ? "@Ignore" : "@Disabled";
+        if (annotated(test, skip)) {
+            throw new SetupException("not explored: " + t.describe() + " is " + skipName + ": JUnit skips it");
+        }
+        // the nested classes of a Jupiter test, outermost first
+        for (Class<?> c = cls; c != null; c = !j4 && isNested(c) ? c.getEnclosingClass() : null) {
+            t.levels.add(0, c);
+            if (annotation(c.getDeclaredAnnotations(), skip) != null) {
+                throw new SetupException("not explored: " + t.describe() + " is in " + c.getName() + ", which is " + skipName + ": JUnit skips it");
+            }
+        }
+        if (j4) {
+            Junit4.refuseRunner(cls);
+        } else {
+            Jupiter.refuseExtensions(t.levels, test);
+        }
         String bEach = j4 ? "org.junit.Before" : "org.junit.jupiter.api.BeforeEach";
         String aEach = j4 ? "org.junit.After" : "org.junit.jupiter.api.AfterEach";
         String bAll = j4 ? "org.junit.BeforeClass" : "org.junit.jupiter.api.BeforeAll";
         String aAll = j4 ? "org.junit.AfterClass" : "org.junit.jupiter.api.AfterAll";
-        List<Class<?>> chain = new ArrayList<>();
-        for (Class<?> c = cls; c != null && c != Object.class; c = c.getSuperclass()) {
-            chain.add(0, c);
-        }
-        for (Class<?> c : chain) { // superclass first
-            for (Method m : sorted(c.getDeclaredMethods())) {
-                if (annotated(m, bEach)) {
-                    t.before.add(access(m, false));
-                }
-                if (annotated(m, bAll)) {
-                    t.beforeAll.add(access(m, true));
+        for (int level = 0; level < t.levels.size(); level++) { // outer classes first
+            List<Class<?>> chain = new ArrayList<>();
+            for (Class<?> c = t.levels.get(level); c != null && c != Object.class; c = c.getSuperclass()) {
+                chain.add(0, c);
+            }
+            for (Class<?> c : chain) { // superclass first
+                for (Method m : sorted(c.getDeclaredMethods())) {
+                    if (annotated(m, bEach)) {
+                        t.before.add(new Bound(access(m, false, j4), level));
+                    }
+                    if (annotated(m, bAll)) {
+                        t.beforeAll.add(access(m, true, j4));
+                    }
                 }
             }
         }
-        for (int i = chain.size() - 1; i >= 0; i--) { // subclass first
-            for (Method m : sorted(chain.get(i).getDeclaredMethods())) {
-                if (annotated(m, aEach)) {
-                    t.after.add(access(m, false));
-                }
-                if (annotated(m, aAll)) {
-                    t.afterAll.add(access(m, true));
+        for (int level = t.levels.size() - 1; level >= 0; level--) { // inner classes first
+            List<Class<?>> chain = new ArrayList<>();
+            for (Class<?> c = t.levels.get(level); c != null && c != Object.class; c = c.getSuperclass()) {
+                chain.add(c);
+            }
+            for (Class<?> c : chain) { // subclass first
+                for (Method m : sorted(c.getDeclaredMethods())) {
+                    if (annotated(m, aEach)) {
+                        t.after.add(new Bound(access(m, false, j4), level));
+                    }
+                    if (annotated(m, aAll)) {
+                        t.afterAll.add(access(m, true, j4));
+                    }
                 }
             }
         }
-        access(test, false);
+        test.setAccessible(true);
         if (j4) {
             t.expected = expectedOf(test);
+            if (Junit4.isParameterized(cls)) {
+                t.params = Junit4.params(cls);
+                t.invocations = Junit4.invocations(cls, t.params);
+            }
+            t.rules = Junit4.rules(cls, false);
+            t.classRules = Junit4.rules(cls, true);
+        } else {
+            t.invocations = Jupiter.invocations(cls, test);
         }
         t.timeout = j4 ? Timeout.ofJunit4(test) : Timeout.ofJupiter(cls, test);
-        if (!Modifier.isStatic(test.getModifiers())) {
-            try {
-                t.ctor = cls.getDeclaredConstructor();
-                t.ctor.setAccessible(true);
-            } catch (NoSuchMethodException e) {
-                throw new SetupException(cls.getName() + " has no constructor without parameters");
+        if (t.params == null && !Modifier.isStatic(test.getModifiers())) {
+            for (int level = 0; level < t.levels.size(); level++) {
+                Class<?> c = t.levels.get(level);
+                try {
+                    Constructor<?> k = level == 0 ? c.getDeclaredConstructor() : c.getDeclaredConstructor(t.levels.get(level - 1));
+                    k.setAccessible(true);
+                    if (level == t.levels.size() - 1) {
+                        t.ctor = k;
+                    }
+                } catch (NoSuchMethodException e) {
+                    throw new SetupException(c.getName() + " has no constructor without parameters");
+                }
             }
         }
+        if (!j4) {
+            t.checkParameters();
+        }
+        if (t.classRules != null) {
+            t.classRules.refuseThreadRules(null);
+        }
+        if (t.rules != null) {
+            t.refuseThreadRules();
+        }
         return t;
+    }
+
+    /** A JUnit 5 {@code @Nested} class: an inner (not static) member class with the annotation. */
+    private static boolean isNested(Class<?> c) {
+        return c.isMemberClass() && !Modifier.isStatic(c.getModifiers()) && annotation(c.getDeclaredAnnotations(), Jupiter.API + "Nested") != null;
+    }
+
+    /** Every parameter of the test and its lifecycle methods has a value racelens can give (before any schedule). */
+    private void checkParameters() throws SetupException {
+        List<Invocation> all = invocations == null ? java.util.Collections.singletonList(null) : invocations;
+        Invocation first = all.get(0);
+        for (Bound b : before) {
+            Jupiter.resolve(b.method, new Object[0], first, displayName(first), cls, test);
+        }
+        for (Bound b : after) {
+            Jupiter.resolve(b.method, new Object[0], first, displayName(first), cls, test);
+        }
+        if (invocations == null) {
+            Jupiter.resolve(test, new Object[0], null, displayName(null), cls, test);
+        } else if (first.repetitions > 0) {
+            Jupiter.resolve(test, new Object[0], first, displayName(first), cls, test);
+        }
+        // a parameterized test's arguments were converted when its invocations were made
+    }
+
+    /** The rules of a probe instance, made once outside any execution, that racelens must refuse. */
+    private void refuseThreadRules() throws SetupException {
+        Object probe;
+        try {
+            Object[] args = invocations == null ? new Object[0] : invocations.get(0).arguments();
+            probe = params != null ? params.instance(cls, args) : construct(ctor);
+        } catch (Throwable e) {
+            throw new SetupException("an instance of " + cls.getName() + " for reading its rules could not be made: " + e);
+        }
+        rules.refuseThreadRules(probe);
+    }
+
+    /** What JUnit 5's {@code TestInfo.getDisplayName()} says, and the name JUnit 4's rules see. */
+    String displayName(Invocation inv) {
+        if (kind.equals("junit4")) {
+            return inv == null ? name : name + "[" + inv.display + "]";
+        }
+        if (inv == null) {
+            return name + "()";
+        }
+        return inv.repetitions > 0 ? inv.display : "[" + inv.index + "] " + inv.display;
     }
 
     private static Method[] sorted(Method[] ms) {
@@ -226,8 +409,8 @@ final class TestSpec {
         return ms;
     }
 
-    private static Method access(Method m, boolean mustBeStatic) throws SetupException {
-        if (m.getParameterCount() != 0) {
+    private static Method access(Method m, boolean mustBeStatic, boolean noParameters) throws SetupException {
+        if (noParameters && m.getParameterCount() != 0) {
             throw new SetupException("lifecycle method " + m.getName() + " has parameters (not supported)");
         }
         if (mustBeStatic && !Modifier.isStatic(m.getModifiers())) {
@@ -297,12 +480,30 @@ final class TestSpec {
     }
 
     /**
-     * One execution as a fresh JVM runs the test alone: the class's {@code @BeforeClass}
-     * methods, the test, its {@code @AfterClass} methods (the harness re-initialises the
-     * statics of application classes for every execution, so what {@code @BeforeClass} set up
-     * must be set up again). Returns the failure or null.
+     * One execution as a fresh JVM runs the test alone: inside the class's {@code @ClassRule}s,
+     * its {@code @BeforeClass} methods, the test ({@code inv}: its invocation), its
+     * {@code @AfterClass} methods (the harness re-initialises the statics of application classes
+     * for every execution, so what {@code @BeforeClass} set up must be set up again). Returns
+     * the failure or null.
      */
-    Throwable runOnceWithClassLifecycle() {
+    Throwable runOnceWithClassLifecycle(Invocation inv) {
+        Throwable err;
+        if (classRules == null) {
+            err = classBody(inv);
+        } else {
+            err = classRules.run(null, null, null, () -> {
+                Throwable e = classBody(inv);
+                if (e != null) {
+                    throw Junit4.<RuntimeException>sneaky(e);
+                }
+                return null;
+            });
+        }
+        return err != null && isSkip(err) ? null : err;
+    }
+
+    /** {@code @BeforeClass}, the test, {@code @AfterClass}: the failure or null. */
+    private Throwable classBody(Invocation inv) {
         Throwable err = null;
         try {
             runAll(beforeAll);
@@ -310,7 +511,7 @@ final class TestSpec {
             err = e;
         }
         if (err == null) {
-            err = runOnce();
+            err = runOnce(inv);
         }
         if (!(err instanceof Abort)) {
             for (Method m : afterAll) {
@@ -326,7 +527,7 @@ final class TestSpec {
                 }
             }
         }
-        return err != null && isSkip(err) ? null : err;
+        return err;
     }
 
     /** Runs without the agent ({@link Plain}): time limits count the wall clock, as JUnit's do. */
@@ -337,8 +538,21 @@ final class TestSpec {
         return plain ? System.nanoTime() : Rt.clock();
     }
 
+    /** The invocation a RUN request names ({@code -1}: the one the spec named, else the first), or null for a test without. */
+    Invocation invocation(int requested) {
+        if (invocations == null) {
+            return null;
+        }
+        for (Invocation inv : invocations) {
+            if (requested < 0 || inv.index == requested) {
+                return inv;
+            }
+        }
+        throw new IllegalArgumentException(describe() + " has no invocation [" + requested + "]");
+    }
+
     /** One execution of the test in the calling thread (thread 0); returns the failure or null. */
-    Throwable runOnce() {
+    Throwable runOnce(Invocation inv) {
         if (kind.equals("main")) {
             try {
                 invoke(test, null, (Object) new String[0]);
@@ -350,34 +564,93 @@ final class TestSpec {
         if (junit3 != null) {
             return junit3.runOnce();
         }
-        Object target = null;
+        Object[] args = new Object[0];
         Throwable err = null;
+        boolean paramSetUp = false;
         try {
-            if (ctor != null) {
-                target = construct(ctor);
+            if (inv != null) {
+                args = inv.arguments();
             }
-            for (Method m : before) {
-                invoke(m, Modifier.isStatic(m.getModifiers()) ? null : target);
+            if (params != null) {
+                paramSetUp = true;
+                params.runParamMethods(params.beforeParam, args);
             }
-            err = runTestMethod(target);
+            Object[] instances = instances(args);
+            Object[] arguments = args;
+            if (rules != null) {
+                err = rules.run(instances[instances.length - 1], displayName(inv), test, () -> {
+                    Throwable e = lifecycle(instances, arguments, inv);
+                    if (e != null) {
+                        throw Junit4.<RuntimeException>sneaky(e);
+                    }
+                    return null;
+                });
+            } else {
+                err = lifecycle(instances, args, inv);
+            }
+        } catch (Throwable e) {
+            err = e;
+        }
+        if (paramSetUp && !(err instanceof Abort)) {
+            try {
+                params.runParamMethods(params.afterParam, args);
+            } catch (Throwable e) {
+                err = err == null ? e : err;
+            }
+        }
+        return err != null && isSkip(err) ? null : err;
+    }
+
+    /** The instances the test runs on, outermost first (the last one is the test's; null for a static test). */
+    private Object[] instances(Object[] args) throws Throwable {
+        Object[] out = new Object[levels.size()];
+        if (params != null) {
+            out[0] = params.instance(cls, args);
+            return out;
+        }
+        if (ctor == null) {
+            return out;
+        }
+        for (int level = 0; level < out.length; level++) {
+            Class<?> c = levels.get(level);
+            Constructor<?> k = level == 0 ? c.getDeclaredConstructor() : c.getDeclaredConstructor(levels.get(level - 1));
+            k.setAccessible(true);
+            out[level] = level == 0 ? construct(k) : construct(k, out[level - 1]);
+        }
+        return out;
+    }
+
+    /** {@code @Before}, the test method, {@code @After}: the failure, or null. */
+    private Throwable lifecycle(Object[] instances, Object[] args, Invocation inv) {
+        Throwable err;
+        try {
+            for (Bound b : before) {
+                invoke(b.method, Modifier.isStatic(b.method.getModifiers()) ? null : instances[b.level], lifecycleArguments(b.method, inv));
+            }
+            Object[] testArgs = kind.equals("junit5") ? Jupiter.resolve(test, args, inv, displayName(inv), cls, test) : new Object[0];
+            err = runTestMethod(instances[instances.length - 1], testArgs);
         } catch (Throwable e) {
             err = e;
         }
         if (!(err instanceof Abort)) {
-            err = runAfters(target, err);
+            err = runAfters(instances, err, inv);
         }
-        return err != null && isSkip(err) ? null : err;
+        return err;
+    }
+
+    private Object[] lifecycleArguments(Method m, Invocation inv) throws SetupException {
+        return m.getParameterCount() == 0 ? new Object[0] : Jupiter.resolve(m, new Object[0], inv, displayName(inv), cls, test);
     }
 
     /**
      * The test method itself, its expected exception, then its time limit (JUnit 4 wraps the
      * expectation inside the timeout): the failure, or null.
      */
-    private Throwable runTestMethod(Object target) {
+    private Throwable runTestMethod(Object target, Object[] args) {
         long startedAt = clock();
         Throwable err = null;
         try {
-            invoke(test, target);
+            invoke(test, target, args);
             if (expected != null) {
                 err = new AssertionError("Expected exception: " + expected.getName());
             }
@@ -394,10 +667,10 @@ final class TestSpec {
     }
 
     /** @After methods, even after a failure; the first failure wins. */
-    private Throwable runAfters(Object target, Throwable err) {
-        for (Method m : after) {
+    private Throwable runAfters(Object[] instances, Throwable err, Invocation inv) {
+        for (Bound b : after) {
             try {
-                invoke(m, Modifier.isStatic(m.getModifiers()) ? null : target);
+                invoke(b.method, Modifier.isStatic(b.method.getModifiers()) ? null : instances[b.level], lifecycleArguments(b.method, inv));
             } catch (Throwable e) {
                 if (err == null) {
                     err = e;
