@@ -56,6 +56,12 @@ final class Pure {
 
     /** Whether the call at {@code site} only reads {@code receiver}. */
     static boolean reads(Object receiver, int site) {
+        if (receiver instanceof Readers) {
+            return ((Readers) receiver).readsOnly(Sites.callee(site));
+        }
+        if (receiver instanceof Thread) {
+            return Sites.target[site].equals("java.lang.Thread.getState"); // its own effects are the thread's state
+        }
         return Sites.flag(site, Sites.F_READER, () -> READERS.contains(Sites.callee(site))) && KNOWN_CLASS.get(receiver.getClass());
     }
 

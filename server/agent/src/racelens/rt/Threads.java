@@ -224,6 +224,42 @@ final class Threads {
         Sched.op(site, null);
     }
 
+    /**
+     * The non-final methods of {@code Thread} that the instrumenter replaces, as bits: a thread
+     * class of the application that overrides one keeps its override ({@link #overrides}).
+     */
+    static final int INTERRUPT = 1, IS_INTERRUPTED = 2, GET_STATE = 4;
+
+    private static final ClassValue<Integer> OVERRIDES = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            int bits = 0;
+            for (Class<?> k = c; k != null && k != Thread.class; k = k.getSuperclass()) {
+                bits |= declares(k, "interrupt") ? INTERRUPT : 0;
+                bits |= declares(k, "isInterrupted") ? IS_INTERRUPTED : 0;
+                bits |= declares(k, "getState") ? GET_STATE : 0;
+            }
+            return bits;
+        }
+    };
+
+    private static boolean declares(Class<?> k, String name) {
+        try {
+            k.getDeclaredMethod(name);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether the class of {@code t} overrides the method {@code bit} names: then the call runs
+     * the override (application code, instrumented), whose {@code super} call is the model's.
+     */
+    static boolean overrides(Thread t, int bit) {
+        return t.getClass() != Thread.class && (OVERRIDES.get(t.getClass()) & bit) != 0;
+    }
+
     static void interrupt(Thread t, int site) {
         TS s = Sched.op(site, t);
         TS target = s == null ? null : Sched.tsOf(t);
@@ -231,11 +267,30 @@ final class Threads {
             t.interrupt();
             return;
         }
+        interruptModel(target);
+    }
+
+    /** Sets the interrupt status of controlled thread {@code target} (no scheduling point). */
+    static void interruptModel(TS target) {
         if (Trace.on) {
             Trace.thread(Trace.WRITE, target.id, Trace.INTERRUPT);
         }
         target.interrupted = true;
         Sched.changed();
+    }
+
+    /**
+     * {@code t.interrupt()} made by a model on behalf of the running thread (a future cancelled
+     * with {@code mayInterruptIfRunning}, an executor shut down now): the model's interrupt for
+     * a controlled thread of this execution, the JDK's otherwise. No scheduling point.
+     */
+    static void interruptNow(Thread t) {
+        TS target = Sched.me() == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            t.interrupt();
+        } else if (!target.finished) {
+            interruptModel(target);
+        }
     }
 
     static boolean isInterrupted(Thread t, int site) {
@@ -245,6 +300,29 @@ final class Threads {
             Trace.thread(Trace.READ, target.id, Trace.INTERRUPT);
         }
         return target == null ? t.isInterrupted() : target.interrupted;
+    }
+
+    /** {@code t.getState()}: the model's answer for a thread of this execution ({@link ThreadStates#of}). */
+    static Thread.State getState(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            return t.getState(); // not started (NEW), or not racelens's
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.LIFE);
+            Trace.thread(Trace.READ, target.id, Trace.STATE);
+        }
+        return target == s ? Thread.State.RUNNABLE : ThreadStates.of(target);
+    }
+
+    /** {@code Thread.holdsLock(o)}: a monitor of the model, or a real one (held inside JDK code). */
+    static boolean holdsLock(Object o) {
+        if (o == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.me();
+        return s != null && ThreadStates.holdsLock(s, o) || Thread.holdsLock(o);
     }
 
     static boolean interrupted(int site) {
