@@ -10,8 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * instrumenter emits {@code INVOKESTATIC racelens/rt/Rt.<name><desc>}, so their names and
  * descriptors are a contract. Each hands over to the class that owns its concern: {@link Sched}
  * (the execution in progress and the turns), {@link Monitors} (locks and wait sets),
- * {@link Threads} (thread operations, park/unpark), {@link Lines} (the protocol lines) and
- * {@link Clock} (logical time and randomness).
+ * {@link Threads} (thread operations, park/unpark), {@link ThreadStates} (what the JDK's
+ * introspection answers: thread states, held monitors, who waits), {@link Lines} (the protocol
+ * lines) and {@link Clock} (logical time and randomness).
  *
  * <p>The exception: the calls at every field access of application code ({@link #point},
  * {@link #tick}, the fast path of {@link #callBegin}, the value hooks) do their fast path here,

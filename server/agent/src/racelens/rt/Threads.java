@@ -243,7 +243,11 @@ final class Threads {
         }
     };
 
+    /** Whether application class {@code k} (instrumented: its {@code super} calls are the model's) declares {@code name()}. */
     private static boolean declares(Class<?> k, String name) {
+        if (!Rt.APP_CLASSES.contains(k.getName())) {
+            return false; // a library's override would interrupt the real thread, which the model never sees
+        }
         try {
             k.getDeclaredMethod(name);
             return true;
