@@ -60,7 +60,9 @@ final class Pure {
             return ((Readers) receiver).readsOnly(Sites.callee(site));
         }
         if (receiver instanceof Thread) {
-            return Sites.target[site].equals("java.lang.Thread.getState"); // its own effects are the thread's state
+            // Thread.getState, LockSupport.getBlocker: they record their own effects, reads of the thread's state
+            String target = Sites.target[site];
+            return target.equals("java.lang.Thread.getState") || target.equals("java.util.concurrent.locks.LockSupport.getBlocker");
         }
         return Sites.flag(site, Sites.F_READER, () -> READERS.contains(Sites.callee(site))) && KNOWN_CLASS.get(receiver.getClass());
     }

@@ -600,27 +600,32 @@ public final class Rt {
     }
 
     public static void park(int site) {
-        Threads.park(site);
+        Threads.park(null, site);
     }
 
     public static void park(Object blocker, int site) {
-        Threads.park(site);
+        Threads.park(blocker, site);
     }
 
     public static void parkNanos(long nanos, int site) {
-        Threads.parkNanos(nanos, site);
+        Threads.parkNanos(null, nanos, site);
     }
 
     public static void parkNanos(Object blocker, long nanos, int site) {
-        Threads.parkNanos(nanos, site);
+        Threads.parkNanos(blocker, nanos, site);
     }
 
     public static void parkUntil(long deadlineMillis, int site) {
-        Threads.parkUntil(deadlineMillis, site);
+        Threads.parkUntil(null, deadlineMillis, site);
     }
 
     public static void parkUntil(Object blocker, long deadlineMillis, int site) {
-        Threads.parkUntil(deadlineMillis, site);
+        Threads.parkUntil(blocker, deadlineMillis, site);
+    }
+
+    /** {@code LockSupport.getBlocker(t)}: the model's answer for a thread of this execution ({@link Threads#getBlocker}). */
+    public static Object getBlocker(Thread t, int site) {
+        return Threads.getBlocker(t, site);
     }
 
     public static void unpark(Thread t, int site) {

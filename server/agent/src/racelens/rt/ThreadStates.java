@@ -52,6 +52,35 @@ final class ThreadStates {
         return Thread.State.RUNNABLE;
     }
 
+    /** What {@code LockSupport.getBlocker} answers for {@code t} (see {@link Threads#getBlocker}). */
+    static Object blockerOf(TS t) {
+        Blocker b = t.blocker != null ? t.blocker : t.pointBlocker;
+        if (t.finished || b == null || b instanceof Threads.SleepBlocker || b instanceof Threads.JoinBlocker) {
+            return null;
+        }
+        if (b instanceof Threads.ParkBlocker) {
+            return t.parkBlocker;
+        }
+        if (b instanceof Mon && objectMonitor((Mon) b)) {
+            return null; // monitors set no blocker
+        }
+        if (b instanceof Monitors.Notified) {
+            Monitors.Notified n = (Monitors.Notified) b;
+            if (objectMonitor(n.lock)) {
+                return null; // Object.wait sets none
+            }
+            if (n.candidate) {
+                return n.what; // waits on a condition: the JDK's blocker is the condition
+            }
+        }
+        Object on = b.waitsOn();
+        if (on != null) {
+            return on;
+        }
+        throw new UnsupportedOperationException("racelens: LockSupport.getBlocker(" + t.thread.getName() + ") is not modelled while it is "
+                + b.describe(t) + " (the JDK's blocker is an object inside the JDK)");
+    }
+
     /** True when {@code m} is the monitor of an object ({@code synchronized}), not a model lock's own. */
     private static boolean objectMonitor(Mon m) {
         return Monitors.mons.get(m.obj) == m;

@@ -371,30 +371,39 @@ final class Threads {
         }
     }
 
-    static void park(int site) {
-        parkTimed(false, 0, site);
+    static void park(Object blocker, int site) {
+        parkTimed(blocker, false, 0, site);
     }
 
-    static void parkNanos(long nanos, int site) {
+    static void parkNanos(Object blocker, long nanos, int site) {
         if (nanos > 0) {
-            parkTimed(true, nanos, site);
+            parkTimed(blocker, true, nanos, site);
         }
     }
 
-    static void parkUntil(long deadlineMillis, int site) {
-        parkTimed(true, Math.max(0, deadlineMillis - (Clock.BASE_MILLIS + Clock.now / 1_000_000L)) * 1_000_000L, site);
+    static void parkUntil(Object blocker, long deadlineMillis, int site) {
+        parkTimed(blocker, true, Math.max(0, deadlineMillis - (Clock.BASE_MILLIS + Clock.now / 1_000_000L)) * 1_000_000L, site);
     }
 
-    private static void parkTimed(boolean timed, long nanos, int site) {
+    private static void parkTimed(Object blocker, boolean timed, long nanos, int site) {
         TS s = Sched.op(site, null);
         if (s == null) {
             if (timed) {
-                LockSupport.parkNanos(nanos);
+                LockSupport.parkNanos(blocker, nanos);
             } else {
-                LockSupport.park();
+                LockSupport.park(blocker);
             }
             return;
         }
+        s.parkBlocker = blocker; // LockSupport.getBlocker while it is parked
+        try {
+            parkModel(s, timed, nanos);
+        } finally {
+            s.parkBlocker = null;
+        }
+    }
+
+    private static void parkModel(TS s, boolean timed, long nanos) {
         if (Trace.on) {
             Trace.thread(Trace.WRITE, s.id, Trace.PERMIT);
         }
@@ -405,6 +414,28 @@ final class Threads {
             Sched.block(s, ParkBlocker.INSTANCE, timed, nanos, true);
         }
         s.permit = false;
+    }
+
+    /**
+     * {@code LockSupport.getBlocker(t)}: for a thread of this execution what the JDK's would
+     * say where the model knows it (the object given to {@code park}, a condition it waits on, a
+     * synchronizer it waits to acquire; null while it runs, sleeps, joins or waits for a
+     * monitor); for a wait whose JDK blocker is an object internal to the JDK (a lock's sync, a
+     * queue's condition) an {@code UnsupportedOperationException} naming the method and the wait.
+     */
+    static Object getBlocker(Thread t, int site) {
+        if (t == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            return LockSupport.getBlocker(t);
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.STATE);
+        }
+        return ThreadStates.blockerOf(target);
     }
 
     static void unpark(Thread t, int site) {

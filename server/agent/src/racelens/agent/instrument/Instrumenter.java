@@ -555,6 +555,9 @@ public final class Instrumenter {
                     case "parkUntil(J)V": repl = "(JI)V"; break;
                     case "parkUntil(Ljava/lang/Object;J)V": repl = "(Ljava/lang/Object;JI)V"; break;
                     case "unpark(Ljava/lang/Thread;)V": repl = "(Ljava/lang/Thread;I)V"; break;
+                    case "getBlocker(Ljava/lang/Thread;)Ljava/lang/Object;":
+                        replace(n, "getBlocker", "(Ljava/lang/Thread;I)Ljava/lang/Object;", "CALL", "java.util.concurrent.locks.LockSupport.getBlocker");
+                        return;
                     default: break;
                 }
                 if (repl != null) {

@@ -78,6 +78,12 @@ public abstract class ModelAbstractQueuedSynchronizer extends AbstractQueuedSync
         public String describe(TS t) {
             return (signal ? "waiting on " : "waiting to acquire ") + Rt.label(on);
         }
+
+        /** The JDK parks with the synchronizer ({@code LockSupport.park(this)}) or the condition as the blocker. */
+        @Override
+        public Object waitsOn() {
+            return on;
+        }
     }
 
     private transient int epoch = -1;
