@@ -87,20 +87,13 @@ fixture_tests! {
     fork_join: "explore-forkjoin-histogram", "org.example.stats.HistogramTest#parallelCountsMatchTheValues", "ForkJoinPool-1-worker-";
 }
 
-/// The tests `explore-jdk-threads/fixture.toml` lists under `tests`.
-fn semantic_tests() -> Vec<String> {
-    let toml = std::fs::read_to_string(fixtures_dir().join("explore-jdk-threads/fixture.toml")).unwrap();
-    let list = toml.split("tests = [").nth(1).and_then(|rest| rest.split(']').next()).expect("a tests list");
-    list.lines().map(|l| l.trim().trim_end_matches(',').trim_matches('"')).filter(|l| !l.is_empty()).map(String::from).collect()
-}
-
 #[test]
 fn timers_scheduled_executors_fork_join_and_async_stages_behave_as_in_the_jdk_in_logical_time() {
     // Each test asserts what the JDK does (when a periodic task runs, what shutdown keeps, which
     // thread runs a stage) and passes every schedule: the models keep to it on every schedule,
     // and periodic tasks nobody cancels end with the test instead of running to the step bound.
     let repo = repo_from(&fixtures_dir().join("explore-jdk-threads"), false);
-    let tests = semantic_tests();
+    let tests = listed_tests("explore-jdk-threads");
     assert!(tests.len() >= 15, "{tests:?}");
     for test in &tests {
         let (code, r) = racelens(repo.path(), &["explore", "--test", test]);

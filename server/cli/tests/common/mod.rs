@@ -95,6 +95,14 @@ pub fn passes_every_schedule(dir: &Path, test: &str, options: &[&str]) -> Value 
     r
 }
 
+/// The tests `tests/fixtures/<fixture>/fixture.toml` lists under `tests = [...]`.
+pub fn listed_tests(fixture: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture).join("fixture.toml");
+    let toml = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let list = toml.split("tests = [").nth(1).and_then(|rest| rest.split(']').next()).expect("a tests list");
+    list.lines().map(|l| l.trim().trim_end_matches(',').trim_matches('"')).filter(|l| !l.is_empty()).map(String::from).collect()
+}
+
 /// Whether the result `r` claims every schedule, or every one with up to `bound` preemptions.
 pub fn claims_complete(r: &Value, bound: u64) -> bool {
     let coverage = &r["coverage"];

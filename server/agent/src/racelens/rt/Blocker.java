@@ -20,6 +20,15 @@ public abstract class Blocker {
         return false;
     }
 
+    /**
+     * The object {@code LockSupport.getBlocker} names for a thread waiting here, where the JDK's
+     * blocker is an object of the application (a synchronizer it acquires, a condition it waits
+     * on); null when the JDK's is internal to the JDK, which racelens does not model.
+     */
+    public Object waitsOn() {
+        return null;
+    }
+
     /** For WAIT lines and B lines: "lock Account@2 held by 1", "waiting for 1 to finish". */
     public abstract String describe(TS t);
 

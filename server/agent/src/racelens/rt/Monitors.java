@@ -211,6 +211,9 @@ final class Monitors {
             Lines.appendD(w.id, site, m.toString(), s.id);
         }
         ((Notified) w.blocker).leave(w);
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, w.id, Trace.STATE); // from WAITING to BLOCKED on a monitor
+        }
         Sched.changed();
     }
 
@@ -221,6 +224,9 @@ final class Monitors {
         while (!set.isEmpty()) {
             TS w = set.get(0);
             ((Notified) w.blocker).leave(w);
+            if (Trace.on) {
+                Trace.thread(Trace.WRITE, w.id, Trace.STATE);
+            }
         }
         Sched.changed();
     }

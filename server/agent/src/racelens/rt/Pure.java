@@ -56,6 +56,14 @@ final class Pure {
 
     /** Whether the call at {@code site} only reads {@code receiver}. */
     static boolean reads(Object receiver, int site) {
+        if (receiver instanceof Readers) {
+            return ((Readers) receiver).readsOnly(Sites.callee(site));
+        }
+        if (receiver instanceof Thread) {
+            // Thread.getState, LockSupport.getBlocker: they record their own effects, reads of the thread's state
+            String target = Sites.target[site];
+            return target.equals("java.lang.Thread.getState") || target.equals("java.util.concurrent.locks.LockSupport.getBlocker");
+        }
         return Sites.flag(site, Sites.F_READER, () -> READERS.contains(Sites.callee(site))) && KNOWN_CLASS.get(receiver.getClass());
     }
 

@@ -10,8 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * instrumenter emits {@code INVOKESTATIC racelens/rt/Rt.<name><desc>}, so their names and
  * descriptors are a contract. Each hands over to the class that owns its concern: {@link Sched}
  * (the execution in progress and the turns), {@link Monitors} (locks and wait sets),
- * {@link Threads} (thread operations, park/unpark), {@link Lines} (the protocol lines) and
- * {@link Clock} (logical time and randomness).
+ * {@link Threads} (thread operations, park/unpark), {@link ThreadStates} (what the JDK's
+ * introspection answers: thread states, held monitors, who waits), {@link Lines} (the protocol
+ * lines) and {@link Clock} (logical time and randomness).
  *
  * <p>The exception: the calls at every field access of application code ({@link #point},
  * {@link #tick}, the fast path of {@link #callBegin}, the value hooks) do their fast path here,
@@ -313,6 +314,14 @@ public final class Rt {
         Sched.block(s, b, timed, nanos, interruptible);
     }
 
+    /** {@link #blockOn} for a wait whose completion only reads {@code what} (an idle worker looking for work). */
+    public static void blockReading(TS s, Blocker b, boolean timed, long nanos, Object what) {
+        s.doneKind = Trace.READ;
+        s.doneObj = what;
+        s.doneSlot = Trace.CALL;
+        Sched.block(s, b, timed, nanos, false);
+    }
+
     /** Model state changed in a way that may enable or disable a blocked thread. */
     public static void changed() {
         Sched.changed();
@@ -331,6 +340,41 @@ public final class Rt {
     /** Logical time in nanoseconds since the start of the execution (for timed model operations). */
     public static long clock() {
         return Clock.now;
+    }
+
+    // =====================================================================================
+    // For the models: who waits (the queue and wait-set queries of the JDK's classes)
+
+    /**
+     * The threads of this execution waiting to acquire model lock {@code m} (at a {@code lock()},
+     * inside an acquisition, or again after a wait on one of its conditions), in thread order.
+     */
+    public static java.util.List<Thread> queuedOn(Mon m) {
+        return ThreadStates.queuedOn(m);
+    }
+
+    /** The threads of this execution disabled by a blocker that matches {@code which}, in thread order. */
+    public static java.util.List<Thread> waiting(java.util.function.Predicate<Blocker> which) {
+        return ThreadStates.waiting(which);
+    }
+
+    /** The blockers matching {@code which} of the threads of this execution (a model's own queue order reads them). */
+    public static java.util.List<Blocker> blockers(java.util.function.Predicate<Blocker> which) {
+        return ThreadStates.blockers(which);
+    }
+
+    /** The running thread asks who waits for {@code lock} (or, with null, for a wait set): the effects of that read. */
+    public static void queuesRead(Object lock) {
+        ThreadStates.queuesRead(lock);
+    }
+
+    /** The threads of {@code set} (a wait set of a model condition), in the order they began to wait. */
+    public static java.util.List<Thread> threadsOf(java.util.List<TS> set) {
+        java.util.ArrayList<Thread> out = new java.util.ArrayList<>(set.size());
+        for (TS t : set) {
+            out.add(t.thread);
+        }
+        return out;
     }
 
     // =====================================================================================
@@ -393,6 +437,13 @@ public final class Rt {
     public static void touch(Object o) {
         if (tracing()) {
             Trace.effect(Trace.WRITE, o, Trace.CALL);
+        }
+    }
+
+    /** The running thread read the state of model object {@code o} outside a call from application code. */
+    public static void touchRead(Object o) {
+        if (tracing()) {
+            Trace.effect(Trace.READ, o, Trace.CALL);
         }
     }
 
@@ -493,12 +544,59 @@ public final class Rt {
         Threads.yield(site);
     }
 
+    /** {@code t.interrupt()}; an override in the thread's class runs instead (its {@code super} call is {@link #interruptSuper}). */
     public static void interrupt(Thread t, int site) {
+        if (Threads.overrides(t, Threads.INTERRUPT)) {
+            t.interrupt();
+        } else {
+            Threads.interrupt(t, site);
+        }
+    }
+
+    /** {@code super.interrupt()} in a thread class of the application. */
+    public static void interruptSuper(Thread t, int site) {
         Threads.interrupt(t, site);
     }
 
+    /** For the models: interrupts {@code t} as the running thread's model operation (no scheduling point). */
+    public static void interruptNow(Thread t) {
+        Threads.interruptNow(t);
+    }
+
+    /**
+     * For the models' pool workers: clears the running thread's interrupt status before it runs
+     * its next task, as the JDK's {@code ThreadPoolExecutor.runWorker} does (no scheduling point).
+     */
+    public static void clearInterrupt() {
+        TS s = Sched.me();
+        if (s != null && s.interrupted) {
+            if (Trace.on) {
+                Trace.thread(Trace.WRITE, s.id, Trace.INTERRUPT);
+            }
+            s.interrupted = false;
+        }
+    }
+
     public static boolean isInterrupted(Thread t, int site) {
+        return Threads.overrides(t, Threads.IS_INTERRUPTED) ? t.isInterrupted() : Threads.isInterrupted(t, site);
+    }
+
+    public static boolean isInterruptedSuper(Thread t, int site) {
         return Threads.isInterrupted(t, site);
+    }
+
+    /** {@code t.getState()}: what the model says for a thread of this execution ({@link ThreadStates}). */
+    public static Thread.State getState(Thread t, int site) {
+        return Threads.overrides(t, Threads.GET_STATE) ? t.getState() : Threads.getState(t, site);
+    }
+
+    public static Thread.State getStateSuper(Thread t, int site) {
+        return Threads.getState(t, site);
+    }
+
+    /** {@code Thread.holdsLock(o)}: true when the calling thread holds the model monitor of {@code o} (or its real one). */
+    public static boolean holdsLock(Object o) {
+        return Threads.holdsLock(o);
     }
 
     public static boolean interrupted(int site) {
@@ -510,27 +608,32 @@ public final class Rt {
     }
 
     public static void park(int site) {
-        Threads.park(site);
+        Threads.park(null, site);
     }
 
     public static void park(Object blocker, int site) {
-        Threads.park(site);
+        Threads.park(blocker, site);
     }
 
     public static void parkNanos(long nanos, int site) {
-        Threads.parkNanos(nanos, site);
+        Threads.parkNanos(null, nanos, site);
     }
 
     public static void parkNanos(Object blocker, long nanos, int site) {
-        Threads.parkNanos(nanos, site);
+        Threads.parkNanos(blocker, nanos, site);
     }
 
     public static void parkUntil(long deadlineMillis, int site) {
-        Threads.parkUntil(deadlineMillis, site);
+        Threads.parkUntil(null, deadlineMillis, site);
     }
 
     public static void parkUntil(Object blocker, long deadlineMillis, int site) {
-        Threads.parkUntil(deadlineMillis, site);
+        Threads.parkUntil(blocker, deadlineMillis, site);
+    }
+
+    /** {@code LockSupport.getBlocker(t)}: the model's answer for a thread of this execution ({@link Threads#getBlocker}). */
+    public static Object getBlocker(Thread t, int site) {
+        return Threads.getBlocker(t, site);
     }
 
     public static void unpark(Thread t, int site) {

@@ -336,6 +336,9 @@ final class Sched {
             return;
         }
         nblocked++;
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, s.id, Trace.STATE); // RUNNABLE to WAITING, BLOCKED, ... (Thread.getState)
+        }
         Lines.log("block " + s + " on " + b.describe(s));
         if (full) {
             Lines.appendB(s, b.describe(s));
@@ -360,6 +363,7 @@ final class Sched {
             // the completion of the operation: its own effect, and if a timeout woke the
             // thread, a dependence on everything (it fired because nothing else could run)
             Trace.step(steps, s.id);
+            Trace.thread(Trace.WRITE, s.id, Trace.STATE); // runnable again
             done(s);
         }
         steps++;
@@ -395,6 +399,9 @@ final class Sched {
                 if (full) {
                     Lines.appendB(s, until.describe(s));
                 }
+                if (Trace.on) {
+                    Trace.thread(Trace.WRITE, s.id, Trace.STATE); // waits from its last step on
+                }
                 TS next = pickNext(s);
                 if (next == null) {
                     throw new Abort("racelens: execution over");
@@ -402,6 +409,11 @@ final class Sched {
                 handTo(next);
                 waitTurn(s);
                 s.chosen = true; // the decision that chose it is taken
+                slowPoint(s, site, o);
+                if (Trace.on) {
+                    Trace.thread(Trace.WRITE, s.id, Trace.STATE); // its step is the operation: runnable again
+                }
+                return;
             }
             slowPoint(s, site, o);
         } finally {

@@ -39,6 +39,8 @@ public final class TS {
     public boolean interruptible;
     public boolean interrupted;
     boolean permit;
+    /** The blocker given to {@code LockSupport.park} while parked in the model ({@code LockSupport.getBlocker}). */
+    Object parkBlocker;
     long ticks;
     /** Objects this thread allocated so far in this execution (their names, {@link Trace#born}). */
     int births;

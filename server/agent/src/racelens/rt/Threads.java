@@ -224,6 +224,46 @@ final class Threads {
         Sched.op(site, null);
     }
 
+    /**
+     * The non-final methods of {@code Thread} that the instrumenter replaces, as bits: a thread
+     * class of the application that overrides one keeps its override ({@link #overrides}).
+     */
+    static final int INTERRUPT = 1, IS_INTERRUPTED = 2, GET_STATE = 4;
+
+    private static final ClassValue<Integer> OVERRIDES = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            int bits = 0;
+            for (Class<?> k = c; k != null && k != Thread.class; k = k.getSuperclass()) {
+                bits |= declares(k, "interrupt") ? INTERRUPT : 0;
+                bits |= declares(k, "isInterrupted") ? IS_INTERRUPTED : 0;
+                bits |= declares(k, "getState") ? GET_STATE : 0;
+            }
+            return bits;
+        }
+    };
+
+    /** Whether application class {@code k} (instrumented: its {@code super} calls are the model's) declares {@code name()}. */
+    private static boolean declares(Class<?> k, String name) {
+        if (!Rt.APP_CLASSES.contains(k.getName())) {
+            return false; // a library's override would interrupt the real thread, which the model never sees
+        }
+        try {
+            k.getDeclaredMethod(name);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether the class of {@code t} overrides the method {@code bit} names: then the call runs
+     * the override (application code, instrumented), whose {@code super} call is the model's.
+     */
+    static boolean overrides(Thread t, int bit) {
+        return t.getClass() != Thread.class && (OVERRIDES.get(t.getClass()) & bit) != 0;
+    }
+
     static void interrupt(Thread t, int site) {
         TS s = Sched.op(site, t);
         TS target = s == null ? null : Sched.tsOf(t);
@@ -231,11 +271,30 @@ final class Threads {
             t.interrupt();
             return;
         }
+        interruptModel(target);
+    }
+
+    /** Sets the interrupt status of controlled thread {@code target} (no scheduling point). */
+    static void interruptModel(TS target) {
         if (Trace.on) {
             Trace.thread(Trace.WRITE, target.id, Trace.INTERRUPT);
         }
         target.interrupted = true;
         Sched.changed();
+    }
+
+    /**
+     * {@code t.interrupt()} made by a model on behalf of the running thread (a future cancelled
+     * with {@code mayInterruptIfRunning}, an executor shut down now): the model's interrupt for
+     * a controlled thread of this execution, the JDK's otherwise. No scheduling point.
+     */
+    static void interruptNow(Thread t) {
+        TS target = Sched.me() == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            t.interrupt();
+        } else if (!target.finished) {
+            interruptModel(target);
+        }
     }
 
     static boolean isInterrupted(Thread t, int site) {
@@ -245,6 +304,29 @@ final class Threads {
             Trace.thread(Trace.READ, target.id, Trace.INTERRUPT);
         }
         return target == null ? t.isInterrupted() : target.interrupted;
+    }
+
+    /** {@code t.getState()}: the model's answer for a thread of this execution ({@link ThreadStates#of}). */
+    static Thread.State getState(Thread t, int site) {
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            return t.getState(); // not started (NEW), or not racelens's
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.LIFE);
+            Trace.thread(Trace.READ, target.id, Trace.STATE);
+        }
+        return target == s ? Thread.State.RUNNABLE : ThreadStates.of(target);
+    }
+
+    /** {@code Thread.holdsLock(o)}: a monitor of the model, or a real one (held inside JDK code). */
+    static boolean holdsLock(Object o) {
+        if (o == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.me();
+        return s != null && ThreadStates.holdsLock(s, o) || Thread.holdsLock(o);
     }
 
     static boolean interrupted(int site) {
@@ -289,30 +371,39 @@ final class Threads {
         }
     }
 
-    static void park(int site) {
-        parkTimed(false, 0, site);
+    static void park(Object blocker, int site) {
+        parkTimed(blocker, false, 0, site);
     }
 
-    static void parkNanos(long nanos, int site) {
+    static void parkNanos(Object blocker, long nanos, int site) {
         if (nanos > 0) {
-            parkTimed(true, nanos, site);
+            parkTimed(blocker, true, nanos, site);
         }
     }
 
-    static void parkUntil(long deadlineMillis, int site) {
-        parkTimed(true, Math.max(0, deadlineMillis - (Clock.BASE_MILLIS + Clock.now / 1_000_000L)) * 1_000_000L, site);
+    static void parkUntil(Object blocker, long deadlineMillis, int site) {
+        parkTimed(blocker, true, Math.max(0, deadlineMillis - (Clock.BASE_MILLIS + Clock.now / 1_000_000L)) * 1_000_000L, site);
     }
 
-    private static void parkTimed(boolean timed, long nanos, int site) {
+    private static void parkTimed(Object blocker, boolean timed, long nanos, int site) {
         TS s = Sched.op(site, null);
         if (s == null) {
             if (timed) {
-                LockSupport.parkNanos(nanos);
+                LockSupport.parkNanos(blocker, nanos);
             } else {
-                LockSupport.park();
+                LockSupport.park(blocker);
             }
             return;
         }
+        s.parkBlocker = blocker; // LockSupport.getBlocker while it is parked
+        try {
+            parkModel(s, timed, nanos);
+        } finally {
+            s.parkBlocker = null;
+        }
+    }
+
+    private static void parkModel(TS s, boolean timed, long nanos) {
         if (Trace.on) {
             Trace.thread(Trace.WRITE, s.id, Trace.PERMIT);
         }
@@ -323,6 +414,28 @@ final class Threads {
             Sched.block(s, ParkBlocker.INSTANCE, timed, nanos, true);
         }
         s.permit = false;
+    }
+
+    /**
+     * {@code LockSupport.getBlocker(t)}: for a thread of this execution what the JDK's would
+     * say where the model knows it (the object given to {@code park}, a condition it waits on, a
+     * synchronizer it waits to acquire; null while it runs, sleeps, joins or waits for a
+     * monitor); for a wait whose JDK blocker is an object internal to the JDK (a lock's sync, a
+     * queue's condition) an {@code UnsupportedOperationException} naming the method and the wait.
+     */
+    static Object getBlocker(Thread t, int site) {
+        if (t == null) {
+            throw new NullPointerException();
+        }
+        TS s = Sched.op(site, t);
+        TS target = s == null ? null : Sched.tsOf(t);
+        if (target == null) {
+            return LockSupport.getBlocker(t);
+        }
+        if (Trace.on) {
+            Trace.thread(Trace.READ, target.id, Trace.STATE);
+        }
+        return ThreadStates.blockerOf(target);
     }
 
     static void unpark(Thread t, int site) {

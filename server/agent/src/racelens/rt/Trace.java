@@ -30,7 +30,8 @@ final class Trace {
 
     /** Slots (PROTOCOL.md): field ids are >= 0. */
     static final int ARRAY = -1, CALL = -2, LOCK = -3, WAITSET = -4;
-    static final int LIFE = 0, PERMIT = 1, INTERRUPT = 2;
+    /** Slots of a thread's own variables; {@code STATE} is what {@code Thread.getState()} and the queue queries read. */
+    static final int LIFE = 0, PERMIT = 1, INTERRUPT = 2, STATE = 3;
     static final int CLOCK = 0, RANDOMS = 1, MATH_RANDOM = 2;
 
     /** Stand-ins for the objects of variables that are not objects. */

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
@@ -21,20 +22,23 @@ final class ClassInfo {
     final String[] interfaces;
     final int access;
     final Map<String, Integer> fields;
+    /** The methods it declares, as name + descriptor, with their access flags. */
+    final Map<String, Integer> methods;
 
-    private ClassInfo(String name, String superName, String[] interfaces, int access, Map<String, Integer> fields) {
+    private ClassInfo(String name, String superName, String[] interfaces, int access, Map<String, Integer> fields, Map<String, Integer> methods) {
         this.name = name;
         this.superName = superName;
         this.interfaces = interfaces;
         this.access = access;
         this.fields = fields;
+        this.methods = methods;
     }
 
     boolean isInterface() {
         return (access & Opcodes.ACC_INTERFACE) != 0;
     }
 
-    private static final ClassInfo MISSING = new ClassInfo("?", null, new String[0], 0, Map.of());
+    private static final ClassInfo MISSING = new ClassInfo("?", null, new String[0], 0, Map.of(), Map.of());
     /** Per class loader (weakly; identity hash codes are all equal under -XX:hashCode=2, equality is identity). */
     private static final Map<ClassLoader, Map<String, ClassInfo>> CACHE =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
@@ -85,6 +89,7 @@ final class ClassInfo {
     private static ClassInfo parse(byte[] bytes) {
         ClassReader r = new ClassReader(bytes);
         Map<String, Integer> fields = new HashMap<>();
+        Map<String, Integer> methods = new HashMap<>();
         String[] header = new String[1];
         int[] acc = new int[1];
         String[][] itf = new String[1][];
@@ -101,8 +106,14 @@ final class ClassInfo {
                 fields.put(name, access);
                 return null;
             }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                methods.put(name + descriptor, access);
+                return null;
+            }
         }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        return new ClassInfo(r.getClassName(), header[0], itf[0], acc[0], fields);
+        return new ClassInfo(r.getClassName(), header[0], itf[0], acc[0], fields, methods);
     }
 
     /** Access flags of field {@code owner.field} (searched in supers and interfaces) or -1. */
@@ -125,6 +136,26 @@ final class ClassInfo {
             owner = info.superName;
         }
         return -1;
+    }
+
+    /**
+     * True when a class from {@code name} up to {@code ancestor} (excluded) declares the instance
+     * method {@code key} (name + descriptor): a call of it on {@code name} runs that declaration,
+     * not {@code ancestor}'s. A class whose file cannot be read counts as declaring it.
+     */
+    static boolean declaredBelow(String name, String ancestor, String key, ClassLoader loader) {
+        for (int depth = 0; name != null && depth < 64 && !name.equals(ancestor); depth++) {
+            ClassInfo info = of(name, loader);
+            if (info == null) {
+                return true;
+            }
+            Integer access = info.methods.get(key);
+            if (access != null && (access & Opcodes.ACC_STATIC) == 0) {
+                return true;
+            }
+            name = info.superName;
+        }
+        return false;
     }
 
     /** True when {@code name} is {@code ancestor} or a subclass of it. */

@@ -15,6 +15,7 @@ import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FieldInsnNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LdcInsnNode;
@@ -55,6 +56,9 @@ public final class Instrumenter {
             Map.entry("java/util/concurrent/Phaser", MODEL + "ModelPhaser"),
             Map.entry("java/util/concurrent/Exchanger", MODEL + "ModelExchanger"),
             Map.entry("java/util/concurrent/locks/StampedLock", MODEL + "ModelStampedLock"),
+            // abstract: an application synchronizer extends the model instead; its conditions are the model's
+            Map.entry(JdkApi.AQS, MODEL + "ModelAbstractQueuedSynchronizer"),
+            Map.entry(JdkApi.CONDITION_OBJECT, MODEL + "ModelAbstractQueuedSynchronizer$ModelConditionObject"),
             Map.entry("java/util/concurrent/FutureTask", MODEL + "ModelFutureTask"),
             Map.entry("java/util/concurrent/CompletableFuture", MODEL + "ModelCompletableFuture"),
             Map.entry("java/util/concurrent/ThreadPoolExecutor", MODEL + "ModelThreadPoolExecutor"),
@@ -120,6 +124,9 @@ public final class Instrumenter {
         /** Its static fields the reset sets back to their defaults. */
         final List<StaticReset.StaticField> statics = new ArrayList<>();
         boolean hasClinit;
+        boolean isInterface;
+        /** Bridges of method references ({@link MethodRefs}), added at the end. */
+        final List<MethodNode> bridges = new ArrayList<>();
 
         ClassAdapter(ClassVisitor cv, ClassLoader loader, boolean syncOnly) {
             super(Opcodes.ASM9, cv);
@@ -138,6 +145,7 @@ public final class Instrumenter {
             }
             this.superName = superName;
             this.tagged = !syncOnly && (access & (Opcodes.ACC_INTERFACE | Opcodes.ACC_MODULE)) == 0;
+            this.isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
             this.reset = !syncOnly && StaticReset.applies(access, name, superName, loader);
             this.resettableSuper = reset && superName != null && StaticReset.isResettable(superName, loader) ? superName : null;
             if (tagged) {
@@ -166,6 +174,11 @@ public final class Instrumenter {
         /** {@code racelens.rt.Tagged}: a private transient field and its accessors, synthetic. */
         @Override
         public void visitEnd() {
+            for (MethodNode bridge : bridges) {
+                MethodVisitor target = super.visitMethod(bridge.access, bridge.name, bridge.desc, null, null);
+                new MethodTransform(this, bridge).run();
+                bridge.accept(target);
+            }
             if (reset) {
                 StaticReset.addMembers(cv, className, resettableSuper, statics, hasClinit);
             }
@@ -290,6 +303,8 @@ public final class Instrumenter {
                     type((TypeInsnNode) n);
                 } else if (n.getOpcode() == Opcodes.NEWARRAY || n instanceof MultiANewArrayInsnNode) {
                     born(n);
+                } else if (n instanceof InvokeDynamicInsnNode) {
+                    methodRef((InvokeDynamicInsnNode) n);
                 } else if (n instanceof JumpInsnNode) {
                     if (!c.syncOnly && seen.contains(((JumpInsnNode) n).label)) {
                         insns.insertBefore(n, rt("tick", "()V"));
@@ -326,6 +341,21 @@ public final class Instrumenter {
 
         boolean isStatic() {
             return (m.access & Opcodes.ACC_STATIC) != 0;
+        }
+
+        /** A method reference the JDK's lambda would call out of sight: to a bridge of this class instead ({@link MethodRefs}). */
+        void methodRef(InvokeDynamicInsnNode indy) {
+            org.objectweb.asm.Handle impl = MethodRefs.target(indy, c.className, c.loader);
+            if (impl == null) {
+                return;
+            }
+            String name = MethodRefs.PREFIX + c.bridges.size();
+            String desc = MethodRefs.bridgeDesc(impl, indy);
+            // private in a class; an interface of a Java 8 class file may only have public ones
+            int access = Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC
+                    | (c.isInterface && (c.version & 0xFFFF) < Opcodes.V9 ? Opcodes.ACC_PUBLIC : Opcodes.ACC_PRIVATE);
+            c.bridges.add(MethodRefs.bridge(access, name, impl, desc, line));
+            indy.bsmArgs[1] = new org.objectweb.asm.Handle(Opcodes.H_INVOKESTATIC, c.className, name, desc, c.isInterface);
         }
 
         int firstLine() {
@@ -540,6 +570,9 @@ public final class Instrumenter {
                 return;
             }
             if (op == Opcodes.INVOKESPECIAL) {
+                if (isThread(owner) && threadSuper(n)) {
+                    return;
+                }
                 String model = MODELS.get(owner);
                 if (model != null && model.equals(c.superName)) {
                     n.owner = model;
@@ -591,6 +624,9 @@ public final class Instrumenter {
                     case "parkUntil(J)V": repl = "(JI)V"; break;
                     case "parkUntil(Ljava/lang/Object;J)V": repl = "(Ljava/lang/Object;JI)V"; break;
                     case "unpark(Ljava/lang/Thread;)V": repl = "(Ljava/lang/Thread;I)V"; break;
+                    case "getBlocker(Ljava/lang/Thread;)Ljava/lang/Object;":
+                        replace(n, "getBlocker", "(Ljava/lang/Thread;I)Ljava/lang/Object;", "CALL", "java.util.concurrent.locks.LockSupport.getBlocker");
+                        return;
                     default: break;
                 }
                 if (repl != null) {
@@ -615,7 +651,7 @@ public final class Instrumenter {
             if (isThread(owner) && thread(n)) {
                 return;
             }
-            if (forkJoin(n) || jdkTaskState(n)) {
+            if (forkJoin(n) || jdkTaskState(n) || jdkApi(n)) {
                 return;
             }
             sequentialStream(n);
@@ -867,12 +903,103 @@ public final class Instrumenter {
             return ClassInfo.isSubclass(owner, "java/lang/Thread", c.loader);
         }
 
+        /**
+         * The calls of {@link JdkApi}: final methods of the lock families and of the synchronizer
+         * become static calls of {@code FinalCalls} (behind a point, except the synchronizer's
+         * acquisitions and releases, whose {@code tryAcquire}/{@code tryRelease} have points of
+         * their own), the synchronizer's state methods get a point, and a call through an
+         * application subclass of a lock family to a method the application does not declare
+         * gets the point a call through the JDK type gets. True when handled.
+         */
+        boolean jdkApi(MethodInsnNode n) {
+            int op = n.getOpcode();
+            if (op != Opcodes.INVOKEVIRTUAL && op != Opcodes.INVOKEINTERFACE) {
+                return false;
+            }
+            String key = n.name + n.desc;
+            if ((n.owner.equals(JdkApi.CONDITION) || n.owner.equals(JdkApi.CONDITION_OBJECT)) && JdkApi.CONDITION_METHODS.contains(key)) {
+                redirect(n, JdkApi.CONDITION, n.owner.replace('/', '.') + "." + n.name);
+                return true;
+            }
+            if (JdkApi.CONDITION_QUERIES.contains(key) && !n.owner.startsWith("java/")
+                    && ClassInfo.isSubclass(n.owner, JdkApi.CONDITION_OBJECT, c.loader)) {
+                redirect(n, JdkApi.CONDITION_OBJECT, JdkApi.CONDITION_OBJECT.replace('/', '.') + "." + n.name);
+                return true;
+            }
+            String family = JdkApi.family(n.owner, c.loader);
+            if (family == null) {
+                return false;
+            }
+            String target = family.replace('/', '.') + "." + n.name;
+            if (family.equals(JdkApi.AQS)) {
+                if (JdkApi.AQS_STATE.contains(key)) {
+                    if (superCalled) {
+                        bracket(n, site("CALL", target));
+                    }
+                    return true;
+                }
+                if (JdkApi.AQS_ACQUIRE.contains(key)) {
+                    insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, JdkApi.FINAL_CALLS, n.name, JdkApi.staticDesc(family, n.desc), false));
+                    return true;
+                }
+                if (JdkApi.FINALS.get(family).contains(key)) {
+                    redirect(n, family, target);
+                    return true;
+                }
+                return false; // its other methods: the application's, or Object's
+            }
+            if (JdkApi.FINALS.getOrDefault(family, java.util.Set.of()).contains(key)) {
+                redirect(n, family, target);
+                return true;
+            }
+            if (!n.owner.startsWith("java/") && op == Opcodes.INVOKEVIRTUAL && superCalled
+                    && JdkApi.runsJdkMethod(n.owner, family, key, c.loader)) {
+                bracket(n, site("CALL", target));
+                return true;
+            }
+            return false;
+        }
+
+        /**
+         * {@code n} becomes a static call of {@code FinalCalls} with the receiver (as a
+         * {@code receiver}) first; behind a point named {@code target}, as one atomic step.
+         */
+        void redirect(MethodInsnNode n, String receiver, String target) {
+            if (superCalled) {
+                bracket(n, site("CALL", target));
+            }
+            insns.set(n, new MethodInsnNode(Opcodes.INVOKESTATIC, JdkApi.FINAL_CALLS, n.name, JdkApi.staticDesc(receiver, n.desc), false));
+        }
+
+        /**
+         * {@code super.interrupt()}, {@code super.isInterrupted()} or {@code super.getState()} in
+         * a thread class of the application that overrides it: the model's operation (the call
+         * of the override itself went through {@code Rt}, which ran the override). True when
+         * replaced.
+         */
+        boolean threadSuper(MethodInsnNode n) {
+            String key = n.name + n.desc;
+            String t = "Ljava/lang/Thread;";
+            if (!n.owner.equals("java/lang/Thread") && ClassInfo.declaredBelow(n.owner, "java/lang/Thread", key, c.loader)) {
+                return false; // an application class's own version
+            }
+            switch (key) {
+                case "interrupt()V": replace(n, "interruptSuper", "(" + t + "I)V", "INTERRUPT", "-"); return true;
+                case "isInterrupted()Z": replace(n, "isInterruptedSuper", "(" + t + "I)Z", "INTERRUPTED", "-"); return true;
+                case "getState()Ljava/lang/Thread$State;":
+                    replace(n, "getStateSuper", "(" + t + "I)Ljava/lang/Thread$State;", "CALL", "java.lang.Thread.getState");
+                    return true;
+                default: return false;
+            }
+        }
+
         /** Thread operations: true when replaced. */
         boolean thread(MethodInsnNode n) {
             String key = n.name + n.desc;
             String t = "Ljava/lang/Thread;";
             if (n.getOpcode() == Opcodes.INVOKESTATIC) {
                 switch (key) {
+                    case "holdsLock(Ljava/lang/Object;)Z": replace(n, "holdsLock", "(Ljava/lang/Object;)Z", null, null); return true;
                     case "sleep(J)V": replace(n, "sleep", "(JI)V", "SLEEP", "-"); return true;
                     case "sleep(JI)V": replace(n, "sleep", "(JII)V", "SLEEP", "-"); return true;
                     case "yield()V": replace(n, "yield", "(I)V", "YIELD", "-"); return true;
@@ -892,6 +1019,9 @@ public final class Instrumenter {
                 case "interrupt()V": replace(n, "interrupt", "(" + t + "I)V", "INTERRUPT", "-"); return true;
                 case "isInterrupted()Z": replace(n, "isInterrupted", "(" + t + "I)Z", "INTERRUPTED", "-"); return true;
                 case "isAlive()Z": replace(n, "isAlive", "(" + t + "I)Z", "ALIVE", "-"); return true;
+                case "getState()Ljava/lang/Thread$State;":
+                    replace(n, "getState", "(" + t + "I)Ljava/lang/Thread$State;", "CALL", "java.lang.Thread.getState");
+                    return true;
                 default: return false;
             }
         }

@@ -12,6 +12,7 @@ import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FieldInsnNode;
 import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
@@ -112,7 +113,13 @@ final class StaticReset {
         }
         MethodNode copy = new MethodNode(Opcodes.ASM9, access, name, src.desc, null, null);
         for (AbstractInsnNode n : src.instructions) {
-            copy.instructions.add(n.clone(labels));
+            AbstractInsnNode c = n.clone(labels);
+            if (c instanceof InvokeDynamicInsnNode) {
+                // A clone shares the bootstrap arguments, which a method reference's bridge rewrites.
+                InvokeDynamicInsnNode indy = (InvokeDynamicInsnNode) c;
+                indy.bsmArgs = indy.bsmArgs.clone();
+            }
+            copy.instructions.add(c);
         }
         for (TryCatchBlockNode t : src.tryCatchBlocks) {
             copy.tryCatchBlocks.add(new TryCatchBlockNode(labels.get(t.start), labels.get(t.end), labels.get(t.handler), t.type));

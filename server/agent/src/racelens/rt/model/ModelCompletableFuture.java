@@ -11,10 +11,15 @@ import racelens.rt.Rt;
 import racelens.rt.TS;
 
 /**
- * Replaces {@code new CompletableFuture()}: waiting ({@code get}, {@code join}) happens in the
- * model, dependent futures are model futures too, async stages run on the controlled executor,
+ * Replaces {@code new CompletableFuture()}, and is the superclass of the application's
+ * subclasses: waiting ({@code get}, {@code join}) happens in the model, dependent futures are
+ * model futures too (unless a subclass's {@code newIncompleteFuture} makes its own), async stages
+ * run on the controlled executor ({@code defaultExecutor}, which a subclass may override),
  * timeouts ({@code orTimeout}, {@code completeOnTimeout}) fire on the model delay scheduler in
- * logical time.
+ * logical time. The result and the dependents are the JDK's, so {@code getNow},
+ * {@code getNumberOfDependents}, {@code isCompletedExceptionally} and {@code toString} are the
+ * JDK's answers; what completes a future outside {@code complete} ({@code cancel},
+ * {@code obtrudeValue}, {@code obtrudeException}, {@code completeAsync}) tells the model too.
  */
 public class ModelCompletableFuture<T> extends CompletableFuture<T> {
     public ModelCompletableFuture() {
@@ -69,6 +74,63 @@ public class ModelCompletableFuture<T> extends CompletableFuture<T> {
         Rt.touch(this);
         Rt.changed();
         return r;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        boolean r = super.cancel(mayInterruptIfRunning);
+        Rt.touch(this);
+        Rt.changed();
+        return r;
+    }
+
+    @Override
+    public void obtrudeValue(T value) {
+        super.obtrudeValue(value);
+        Rt.touch(this);
+        Rt.changed();
+    }
+
+    @Override
+    public void obtrudeException(Throwable ex) {
+        super.obtrudeException(ex);
+        Rt.touch(this);
+        Rt.changed();
+    }
+
+    /**
+     * The JDK's {@code completeAsync}: the supplier runs on {@code executor} and completes this
+     * future (through {@code complete}, so waiters see it), unless it was completed before; a
+     * supplier that throws completes it with the exception wrapped as the JDK's does.
+     */
+    @Override
+    public CompletableFuture<T> completeAsync(java.util.function.Supplier<? extends T> supplier, Executor executor) {
+        if (supplier == null || executor == null) {
+            throw new NullPointerException();
+        }
+        if (Rt.me() == null) {
+            return super.completeAsync(supplier, executor);
+        }
+        executor.execute(() -> {
+            if (!isDone()) {
+                try {
+                    complete(supplier.get());
+                } catch (Throwable ex) {
+                    completeExceptionally(ex instanceof java.util.concurrent.CompletionException ? ex : new java.util.concurrent.CompletionException(ex));
+                }
+            }
+        });
+        return this;
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(java.util.function.Supplier<? extends T> supplier) {
+        return completeAsync(supplier, defaultExecutor());
+    }
+
+    @Override
+    public String toString() {
+        return Models.asJdk(super.toString(), this, CompletableFuture.class);
     }
 
     @Override

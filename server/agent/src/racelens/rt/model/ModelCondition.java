@@ -29,12 +29,53 @@ public final class ModelCondition implements Condition, OwnEffects {
         return waiters;
     }
 
+    /**
+     * The threads waiting on this condition, longest first (not those woken and acquiring the
+     * lock again), for the lock's {@code hasWaiters}, {@code getWaitQueueLength} and
+     * {@code getWaitingThreads}; the caller must hold the lock ({@link #checkQuery}).
+     */
+    java.util.List<Thread> waitingThreads() {
+        Rt.queuesRead(null);
+        return Rt.threadsOf(waiters());
+    }
+
+    /**
+     * The JDK's checks before a lock answers a question about {@code condition} (its
+     * {@code hasWaiters}, {@code getWaitQueueLength}, {@code getWaitingThreads}): not null, a
+     * condition of {@code lock} ({@code IllegalArgumentException("not owner")} as the JDK's), and
+     * the lock held by the caller ({@code IllegalMonitorStateException}). Returns it as a model
+     * condition.
+     */
+    static ModelCondition checkQuery(java.util.concurrent.locks.Condition condition, Object lock, Mon held) {
+        if (condition == null) {
+            throw new NullPointerException();
+        }
+        if (!(condition instanceof ModelCondition)) {
+            throw new IllegalArgumentException("not owner"); // as ReentrantLock's, for a condition it did not make
+        }
+        if (((ModelCondition) condition).lock != lock) {
+            throw new IllegalArgumentException("Not owner"); // as AbstractQueuedSynchronizer's, for another lock's
+        }
+        TS s = self();
+        held.fresh();
+        if (held.owner != s) {
+            throw new IllegalMonitorStateException();
+        }
+        return (ModelCondition) condition;
+    }
+
     private static TS self() {
         TS s = Rt.me();
         if (s == null) {
             throw new IllegalStateException("racelens: conditions of model locks are only usable by controlled threads");
         }
         return s;
+    }
+
+    /** The JDK's {@code toString} of a condition object: class and identity (the model's). */
+    @Override
+    public String toString() {
+        return "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject@" + Integer.toHexString(hashCode());
     }
 
     @Override

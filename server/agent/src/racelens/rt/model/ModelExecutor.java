@@ -28,6 +28,8 @@ public class ModelExecutor extends AbstractExecutorService {
     int idle;
     int live;
     boolean shutdown;
+    /** {@code shutdownNow()} was called: workers keep their interrupts. */
+    boolean stopped;
     int epoch = Rt.epoch;
 
     public ModelExecutor(int maxWorkers, ThreadFactory factory) {
@@ -123,7 +125,11 @@ public class ModelExecutor extends AbstractExecutorService {
                     return; // shut down and drained
                 }
                 Rt.changed();
+                if (!stopped) {
+                    Rt.clearInterrupt(); // as the JDK's workers: an interrupt meant for the last task ends with it
+                }
                 task.run();
+                Rt.changed(); // what the task completed (a future, an async stage) may let a waiter go on
             }
         } finally {
             if (epoch == Rt.epoch) {
@@ -144,6 +150,7 @@ public class ModelExecutor extends AbstractExecutorService {
     public List<Runnable> shutdownNow() {
         fresh();
         shutdown = true;
+        stopped = true;
         List<Runnable> pending = new ArrayList<>(queue);
         queue.clear();
         for (Thread w : workers) {
@@ -163,6 +170,23 @@ public class ModelExecutor extends AbstractExecutorService {
     public boolean isTerminated() {
         fresh();
         return shutdown && live == 0;
+    }
+
+    @Override
+    public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks) throws InterruptedException, java.util.concurrent.ExecutionException {
+        return Rt.me() == null ? super.invokeAny(tasks) : ModelInvokeAny.invokeAny(this, tasks);
+    }
+
+    @Override
+    public <T> T invokeAny(java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException, java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
+        return Rt.me() == null ? super.invokeAny(tasks, timeout, unit) : ModelInvokeAny.invokeAny(this, tasks, unit.toNanos(timeout));
+    }
+
+    @Override
+    public <T> List<java.util.concurrent.Future<T>> invokeAll(java.util.Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit)
+            throws InterruptedException {
+        return Rt.me() == null ? super.invokeAll(tasks, timeout, unit) : ModelInvokeAny.invokeAll(this, tasks, unit.toNanos(timeout), this::newTaskFor);
     }
 
     @Override

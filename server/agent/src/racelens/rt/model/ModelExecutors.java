@@ -4,7 +4,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -46,20 +48,21 @@ public final class ModelExecutors {
 
     private static int delayerEpoch = -1;
 
+    /** A {@code ThreadPoolExecutor}, as the JDK's (callers cast it to tune or query the pool). */
     public static ExecutorService newFixedThreadPool(int n) {
-        return new ModelExecutor(n, null);
+        return new ModelThreadPoolExecutor(n, n, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<Runnable>());
     }
 
     public static ExecutorService newFixedThreadPool(int n, ThreadFactory f) {
-        return new ModelExecutor(n, f);
+        return new ModelThreadPoolExecutor(n, n, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<Runnable>(), f);
     }
 
     public static ExecutorService newCachedThreadPool() {
-        return new ModelExecutor(Integer.MAX_VALUE, null);
+        return new ModelThreadPoolExecutor(0, Integer.MAX_VALUE, 60L, TimeUnit.SECONDS, new SynchronousQueue<Runnable>());
     }
 
     public static ExecutorService newCachedThreadPool(ThreadFactory f) {
-        return new ModelExecutor(Integer.MAX_VALUE, f);
+        return new ModelThreadPoolExecutor(0, Integer.MAX_VALUE, 60L, TimeUnit.SECONDS, new SynchronousQueue<Runnable>(), f);
     }
 
     public static ExecutorService newSingleThreadExecutor() {
@@ -106,10 +109,15 @@ public final class ModelExecutors {
                 r.run();
                 f.complete(null);
             } catch (Throwable t) {
-                f.completeExceptionally(t);
+                f.completeExceptionally(wrapped(t));
             }
         });
         return f;
+    }
+
+    /** What the JDK's async tasks complete with when their action throws {@code t}: a {@code CompletionException} around it. */
+    private static Throwable wrapped(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException ? t : new java.util.concurrent.CompletionException(t);
     }
 
     public static <U> CompletableFuture<U> supplyAsync(Supplier<U> s) {
@@ -122,7 +130,7 @@ public final class ModelExecutors {
             try {
                 f.complete(s.get());
             } catch (Throwable t) {
-                f.completeExceptionally(t);
+                f.completeExceptionally(wrapped(t));
             }
         });
         return f;

@@ -12,16 +12,52 @@ import racelens.rt.Rt;
 import racelens.rt.TS;
 
 /**
- * {@code invokeAny} for the model executors (scheduled executor, fork/join pool): the JDK's
- * version collects results through an {@code ExecutorCompletionService} whose queue it creates
- * itself, a real queue a controlled thread would block on. Here the caller waits in the model
- * until one task has returned or all have failed; the others are then cancelled (without an
- * interrupt: a real interrupt of a controlled thread is invisible to the model).
+ * {@code invokeAny} (and the timed {@code invokeAll}) for the model executors (thread pools,
+ * scheduled executor, fork/join pool): the JDK's version collects results through an
+ * {@code ExecutorCompletionService} whose queue it creates itself, a real queue a controlled
+ * thread would block on, and its timed versions read the real clock. Here the caller waits in
+ * the model until one task has returned or all have failed; the others are then cancelled with
+ * an interrupt, as the JDK's ({@code ModelFutureTask.cancel(true)} interrupts in the model).
  *
  * <p>State: none (each call keeps its own futures and the count of tasks that returned).
  */
 final class ModelInvokeAny {
     private ModelInvokeAny() {}
+
+    /**
+     * The timed {@code invokeAll} (the JDK's reads the real clock): each task made by
+     * {@code newTask} and executed, then awaited until {@code nanos} of logical time have passed;
+     * the tasks not done by then are cancelled (with an interrupt, as the JDK's).
+     */
+    static <T> List<java.util.concurrent.Future<T>> invokeAll(Executor e, Collection<? extends Callable<T>> tasks, long nanos,
+            java.util.function.Function<Callable<T>, java.util.concurrent.RunnableFuture<T>> newTask) throws InterruptedException {
+        TS s = Rt.me();
+        long deadline = Models.deadline(nanos);
+        List<java.util.concurrent.Future<T>> futures = new ArrayList<>(tasks.size());
+        for (Callable<T> c : tasks) {
+            if (c == null) {
+                throw new NullPointerException();
+            }
+            futures.add(newTask.apply(c));
+        }
+        boolean timedOut = false;
+        for (java.util.concurrent.Future<T> f : futures) {
+            if (Models.left(deadline) <= 0) {
+                timedOut = true;
+                break;
+            }
+            e.execute((Runnable) f);
+        }
+        for (java.util.concurrent.Future<T> f : futures) {
+            if (!timedOut && !f.isDone() && !Models.until(s, f::isDone, f, "waiting for", true, Models.left(deadline), true)) {
+                timedOut = true;
+            }
+            if (timedOut && !f.isDone()) {
+                f.cancel(true);
+            }
+        }
+        return futures;
+    }
 
     /** The untimed {@code invokeAny}. */
     static <T> T invokeAny(Executor e, Collection<? extends Callable<T>> tasks) throws InterruptedException, ExecutionException {
@@ -80,7 +116,7 @@ final class ModelInvokeAny {
             throw last != null ? last : new ExecutionException(new CancellationException("every task was cancelled"));
         } finally {
             for (ModelFutureTask<T> f : fs) {
-                f.cancel(false);
+                f.cancel(true); // as the JDK's: the model's interrupt reaches a task still running
             }
         }
     }

@@ -330,6 +330,11 @@ public class ModelScheduledThreadPoolExecutor extends java.util.concurrent.Sched
         return Rt.me() == null ? super.invokeAny(tasks, timeout, unit) : ModelInvokeAny.invokeAny(this, tasks, unit.toNanos(timeout));
     }
 
+    @Override
+    public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks, long timeout, TimeUnit unit) throws InterruptedException {
+        return Rt.me() == null ? super.invokeAll(tasks, timeout, unit) : ModelInvokeAny.invokeAll(this, tasks, unit.toNanos(timeout), this::newTaskFor);
+    }
+
     private void delayedExecute(RunnableScheduledFuture<?> task) {
         if (shutdown) {
             getRejectedExecutionHandler().rejectedExecution(task, this);
@@ -437,6 +442,9 @@ public class ModelScheduledThreadPoolExecutor extends java.util.concurrent.Sched
                     return;
                 }
                 active++;
+                if (!stopped) {
+                    Rt.clearInterrupt(); // as the JDK's runWorker
+                }
                 Throwable thrown = null;
                 try {
                     beforeExecute(me, task);

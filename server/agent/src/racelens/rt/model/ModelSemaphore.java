@@ -1,10 +1,18 @@
 package racelens.rt.model;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
-/** Replaces {@code new Semaphore(...)}: the permits are the real ones; acquiring blocks in the model. */
+/**
+ * Replaces {@code new Semaphore(...)}: the permits are the real ones (so {@code availablePermits},
+ * {@code drainPermits}, {@code reducePermits} and {@code toString} are the JDK's); acquiring
+ * blocks in the model, and the queue queries ({@code getQueuedThreads}, and the JDK's final
+ * {@code hasQueuedThreads} and {@code getQueueLength} through {@link FinalCalls}) list the threads
+ * waiting in it.
+ */
 public class ModelSemaphore extends java.util.concurrent.Semaphore {
     private static final long serialVersionUID = 1L;
 
@@ -28,22 +36,75 @@ public class ModelSemaphore extends java.util.concurrent.Semaphore {
             super.acquire(n);
             return true;
         }
-        for (;;) {
-            if (interruptible) {
-                Models.checkInterrupt(s);
-            }
-            if (super.tryAcquire(n)) {
-                Rt.changed();
-                return true;
-            }
-            if (s.timedOut && timed) {
-                return false;
-            }
-            if (!Models.until(s, () -> availablePermits() >= n, this, "waiting for permits of", timed, nanos, interruptible)) {
-                if (timed) {
+        if (isFair()) {
+            Rt.queuesRead(null); // a fair semaphore serves who came first
+        }
+        boolean acquired = false;
+        try {
+            for (;;) {
+                if (interruptible) {
+                    Models.checkInterrupt(s);
+                }
+                if (first(s) && super.tryAcquire(n)) {
+                    acquired = true;
+                    Rt.changed();
+                    return true;
+                }
+                if (s.timedOut && timed) {
                     return false;
                 }
+                if (!Models.until(s, new PermitWait(s, n), timed, nanos, interruptible)) {
+                    if (timed) {
+                        return false;
+                    }
+                }
             }
+        } finally {
+            if (queue().remove(s) && !acquired) {
+                Rt.changed(); // gave up: the next one may be first now
+            }
+        }
+    }
+
+    // The threads waiting for permits, in the order they came: a fair semaphore serves the first
+    // of them (the JDK's hasQueuedPredecessors); an unfair one lets any of them, or a newcomer, go.
+
+    private transient java.util.LinkedHashSet<TS> queue;
+    private transient int epoch = -1;
+
+    private java.util.LinkedHashSet<TS> queue() {
+        if (epoch != Rt.epoch || queue == null) {
+            epoch = Rt.epoch;
+            queue = new java.util.LinkedHashSet<>();
+        }
+        return queue;
+    }
+
+    /** Whether {@code s} may try for permits: always on an unfair semaphore; on a fair one when nobody waits before it. */
+    private boolean first(TS s) {
+        if (!isFair()) {
+            return true;
+        }
+        java.util.Iterator<TS> q = queue().iterator();
+        return !q.hasNext() || q.next() == s;
+    }
+
+    /** A thread waiting for {@code n} permits; it joins the queue when it first finds it cannot have them. */
+    final class PermitWait extends Models.Until {
+        final TS ts;
+
+        PermitWait(TS s, int n) {
+            super(() -> first(s) && availablePermits() >= n, ModelSemaphore.this, "waiting for permits of", null);
+            this.ts = s;
+        }
+
+        @Override
+        public boolean ready(TS t) {
+            boolean r = super.ready(t);
+            if (!r) {
+                queue().add(ts);
+            }
+            return r;
         }
     }
 
@@ -79,6 +140,32 @@ public class ModelSemaphore extends java.util.concurrent.Semaphore {
     @Override
     public boolean tryAcquire(int permits, long timeout, TimeUnit unit) throws InterruptedException {
         return acquire(permits, true, unit.toNanos(timeout), true);
+    }
+
+    /** For {@link FinalCalls}: the controlled threads waiting for permits, the latest first (as the JDK's). */
+    List<Thread> queued() {
+        Rt.queuesRead(null);
+        List<Thread> out = new java.util.ArrayList<>();
+        for (TS t : queue()) {
+            out.add(0, t.thread); // the latest first, as the JDK walks its queue from the tail
+        }
+        return out;
+    }
+
+    @Override
+    protected Collection<Thread> getQueuedThreads() {
+        return Rt.me() == null ? super.getQueuedThreads() : queued();
+    }
+
+    @Override
+    protected void reducePermits(int reduction) {
+        super.reducePermits(reduction);
+        Rt.changed();
+    }
+
+    @Override
+    public String toString() {
+        return Models.asJdk(super.toString(), this, java.util.concurrent.Semaphore.class);
     }
 
     @Override

@@ -11,7 +11,7 @@ public final class Models {
     private Models() {}
 
     /** Blocked until a predicate of model state holds. */
-    static final class Until extends Blocker.Cond {
+    static class Until extends Blocker.Cond {
         final BooleanSupplier cond;
         final Object what;
         final String verb;
@@ -40,6 +40,23 @@ public final class Models {
         }
     }
 
+    /**
+     * {@code text}, a {@code toString()} the JDK made (it starts with the name of the object's
+     * class), with the JDK class's name where the object is a model's own instance: what the
+     * JDK prints for {@code new Semaphore(1)} is {@code java.util.concurrent.Semaphore@...}.
+     * An application subclass keeps its own name, as in the JDK.
+     */
+    static String asJdk(String text, Object o, Class<?> jdk) {
+        String name = o.getClass().getName();
+        return name.startsWith("racelens.") && text.startsWith(name) ? jdk.getName() + text.substring(name.length()) : text;
+    }
+
+    /** {@code Object.toString()} of {@code o} as the JDK prints it for an object of class {@code jdk} (see {@link #asJdk}). */
+    static String identity(Object o, Class<?> jdk) {
+        String name = o.getClass().getName();
+        return (name.startsWith("racelens.") ? jdk.getName() : name) + "@" + Integer.toHexString(o.hashCode());
+    }
+
     static void checkInterrupt(TS s) throws InterruptedException {
         if (s.interrupted) {
             s.interrupted = false;
@@ -63,11 +80,25 @@ public final class Models {
         if (timed && nanos <= 0) {
             return false;
         }
-        Rt.blockOn(s, new Until(cond, what, verb, null), timed, nanos, interruptible, what);
+        return until(s, new Until(cond, what, verb, null), timed, nanos, interruptible);
+    }
+
+    /** {@link #until} with a blocker of the caller's ({@code u}: its condition, object and words). */
+    static boolean until(TS s, Until u, boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            checkInterrupt(s);
+        }
+        if (u.cond.getAsBoolean()) {
+            return true;
+        }
+        if (timed && nanos <= 0) {
+            return false;
+        }
+        Rt.blockOn(s, u, timed, nanos, interruptible, u.what);
         if (interruptible && s.interrupted) {
             checkInterrupt(s);
         }
-        return cond.getAsBoolean();
+        return u.cond.getAsBoolean();
     }
 
     /**
@@ -105,6 +136,23 @@ public final class Models {
         while (!cond.getAsBoolean()) {
             Rt.blockOn(s, new Until(cond, what, verb, null), false, 0, false, what);
         }
+    }
+
+    /**
+     * {@link #idleUntil}, or with {@code nanos} > 0 {@link #idleFor}, for a worker that only
+     * looks at {@code what} when it wakes (it writes it when it then takes a task): the step that
+     * ends the wait reads {@code what}, so idle workers waking do not conflict with each other.
+     * True when {@code cond} holds.
+     */
+    static boolean idleReading(TS s, BooleanSupplier cond, Object what, long nanos) {
+        boolean timed = nanos > 0;
+        while (!cond.getAsBoolean()) {
+            Rt.blockReading(s, new Until(cond, what, timed ? "waiting for the next task of" : "idle in", () -> true), timed, nanos, what);
+            if (timed) {
+                return cond.getAsBoolean();
+            }
+        }
+        return true;
     }
 
     /** An idle wait (executor workers): not a deadlock while {@code idle} holds. */
