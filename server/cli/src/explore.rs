@@ -255,7 +255,8 @@ pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
 fn prepare(path: &Path, test: &str) -> Result<Prepared, String> {
     let host = open_host(path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let toolchain = Toolchain::prepare(&host)?;
+    let file = racelens_explore::jvm::tests::source_file(&host, &spec);
+    let toolchain = Toolchain::prepare(&host, file.as_deref().map(Path::new))?;
     let session = toolchain.session(spec);
     Ok(Prepared { session, host, toolchain })
 }
@@ -268,10 +269,11 @@ pub(crate) struct Toolchain {
 }
 
 impl Toolchain {
-    /// Locates the JDK and compiles the host's project (a setup error otherwise).
-    pub(crate) fn prepare(host: &Host) -> Result<Toolchain, String> {
+    /// Locates the JDK and compiles the host's project (a setup error otherwise): the
+    /// module of `test_file` when given, else every source.
+    pub(crate) fn prepare(host: &Host, test_file: Option<&Path>) -> Result<Toolchain, String> {
         let jdk = Jdk::locate()?;
-        let project = project::prepare(&project::Sources::of(host), &jdk)?;
+        let project = project::prepare(&project::Sources::of(host), &jdk, test_file)?;
         let agent = agent::agent_jar()?;
         Ok(Toolchain { jdk, agent, project })
     }
@@ -284,7 +286,7 @@ impl Toolchain {
     /// the commit; `None` when the work tree has no base revision.
     pub(crate) fn base_session(&self, host: &Host, spec: TestSpec) -> Result<Option<(String, Session)>, String> {
         let Some((commit, sources)) = project::base_sources(host)? else { return Ok(None) };
-        let project = project::build_base(&commit, &sources, &self.jdk)?;
+        let project = project::build_base(&commit, &sources, &self.jdk, &self.project)?;
         Ok(Some((commit, Session::new(self.jdk.clone(), self.agent.clone(), project, spec))))
     }
 }

@@ -55,7 +55,8 @@ pub struct ImpactArgs {
 pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     let host = crate::explore::open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
-    let toolchain = Toolchain::prepare(&host)?;
+    let file = racelens_explore::jvm::tests::source_file(&host, &spec);
+    let toolchain = Toolchain::prepare(&host, file.as_deref().map(std::path::Path::new))?;
     let mut host = host;
     let versions = HostVersions::new(&mut host);
     let mut session = toolchain.session(spec);

@@ -69,7 +69,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     if names.is_empty() {
         return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
     }
-    let toolchain = Toolchain::prepare(&host)?;
+    let toolchain = Toolchain::prepare(&host, None)?;
     let snapshot = history::snapshot(&Sources::of(&host));
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {

@@ -92,7 +92,7 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
 
 fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let jdk = Jdk::locate()?;
-    let project = project::prepare(&job.sources, &jdk)?;
+    let project = project::prepare(&job.sources, &jdk, job.files.get(outer(&job.test.class)).map(Path::new))?;
     let agent = agent::agent_jar()?;
     let mut session = Session::new(jdk.clone(), agent.clone(), project, job.test.clone());
     let result = match &job.kind {
@@ -113,7 +113,7 @@ fn change_model(job: &Job, jdk: &Jdk, agent: &Path, session: &mut Session, tx: &
     let Some(base) = &job.base else { return job.change.clone() };
     let (model, _, report) = impact::model_for(&job.change, None, || {
         let base_session = match &base.sources {
-            Ok(Some((commit, sources))) => project::build_base(commit, sources, jdk).map(|p| Some((commit.clone(), Session::new(jdk.clone(), agent.to_path_buf(), p, job.test.clone())))),
+            Ok(Some((commit, sources))) => project::build_base(commit, sources, jdk, &session.project).map(|p| Some((commit.clone(), Session::new(jdk.clone(), agent.to_path_buf(), p, job.test.clone())))),
             Ok(None) => Ok(None),
             Err(e) => Err(e.clone()),
         };

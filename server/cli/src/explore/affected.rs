@@ -94,7 +94,7 @@ pub(super) fn run(args: &ExploreArgs, choice: Choice) -> Result<ExitCode, String
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let toolchain = Toolchain::prepare(&host)?;
+    let toolchain = Toolchain::prepare(&host, None)?;
     let model = choice.is_change_aware().then(|| change::model(&host, &impact));
     let versions = HostVersions::new(&mut host);
     let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());

@@ -4,15 +4,20 @@
 //! - [`agent`]: the Java agent (built from `server/agent` and embedded);
 //! - [`java`], [`project`], [`tests`]: the JDK, the classes a test runs against, and the
 //!   test a user names;
+//! - [`build`], [`test_jvm`], [`javac_errors`]: the Maven or Gradle build's classpath and
+//!   test settings, how the test JVM runs, and what a failed compile lacks;
 //! - [`session`], [`protocol`]: the JVM process and the line protocol it speaks;
 //! - [`stress`]: uncontrolled repeated runs, for comparison.
 
 pub mod agent;
+pub mod build;
 pub mod java;
+pub mod javac_errors;
 pub mod project;
 pub mod protocol;
 pub mod session;
 pub mod stress;
+pub mod test_jvm;
 pub mod tests;
 
 pub use session::{Mode, Session, TestSpec};

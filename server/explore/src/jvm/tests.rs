@@ -54,6 +54,12 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
     }
 }
 
+/// The project file (relative to the root) that declares the class of `spec`: the file
+/// [`crate::jvm::project::prepare`] takes to find the test's module.
+pub fn source_file(host: &Host, spec: &TestSpec) -> Option<String> {
+    host.index().entries().find(|(_, e)| e.facts.classes.iter().any(|c| c.binary_name == spec.class)).map(|(_, e)| e.path.clone())
+}
+
 /// The one named class: by binary, source, simple or package-suffix name.
 fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<FileFacts>, ClassIdx), String> {
     let mut candidates = Vec::new();
