@@ -161,6 +161,11 @@ fn gradle_gives_the_test_projects_classpath_sources_and_test_task_settings() {
     assert_eq!(status(dir), "", "Gradle wrote nothing in the work tree (its project cache goes to racelens's cache)");
     let again = prepare(dir).unwrap();
     assert!(again.classpath_line.ends_with("cached") && again.summary == "up to date", "{} / {}", again.classpath_line, again.summary);
+    // Another project of the build (without a build file of its own) has a model of its own.
+    let ids = project::prepare(&sources(dir), &jdk(), Some(Path::new("ids/src/main/java/org/example/ids/IdSource.java"))).unwrap_or_else(|e| panic!("{e}"));
+    assert!(ids.classpath_line.starts_with("classpath: gradle 4.4.1, module ids, 1 jar, read in "), "{}", ids.classpath_line);
+    assert_eq!(class_files(&ids), ["org/example/ids/IdSource.class"]);
+    assert!(prepare(dir).unwrap().classpath_line.ends_with("cached"));
 }
 
 #[test]

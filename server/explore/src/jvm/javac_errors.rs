@@ -134,7 +134,9 @@ core/src/test/java/demo/PoolTest.java:20: error: incompatible types: String cann
     fn missing_packages_and_classes_are_grouped_with_their_files() {
         let s = summarize(LOG);
         assert_eq!((s.errors, s.file_count()), (5, 2));
+        // A first line without indentation: expect-test strips what all lines share.
         expect![[r#"
+            javac:
               missing packages (not on the classpath, and not in the sources compiled):
                 org.apache.commons.lang3, needed by core/src/main/java/demo/Pool.java, core/src/test/java/demo/PoolTest.java
               missing classes and names:
@@ -143,7 +145,7 @@ core/src/test/java/demo/PoolTest.java:20: error: incompatible types: String cann
               other errors:
                 core/src/test/java/demo/PoolTest.java:20: incompatible types: String cannot be converted to int
         "#]]
-        .assert_eq(&s.render());
+        .assert_eq(&format!("javac:\n{}", s.render()));
     }
 
     #[test]

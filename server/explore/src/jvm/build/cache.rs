@@ -1,14 +1,17 @@
 //! Build models kept between runs, in the work tree's cache folder
-//! (`<cache>/projects/<tree>/build-model/`), one JSON file per key.
+//! (`<cache>/projects/<tree>/build-model/`): one JSON file per key, holding the model of
+//! each module a test was explored in. A test's model is the one whose module's source
+//! roots hold the test's file (a Gradle subproject may have no build file of its own, so
+//! the folder does not tell the module).
 //!
 //! The key hashes what the answer depends on: the content of every build file of the build
 //! (`pom.xml`, `*.gradle`, `*.gradle.kts`, `gradle.properties`, version catalogs, wrapper
 //! properties, `.mvn/` configuration), the user's `~/.m2/settings.xml` and
 //! `~/.gradle/gradle.properties`, `MAVEN_OPTS`/`GRADLE_OPTS`, the racelens.toml keys that
-//! change the command, racelens's own reader, and the folder of the build file nearest to
-//! the test (the module). A cached model whose jars are gone (a cleaned local repository)
-//! is read again. What the key cannot see: a `-SNAPSHOT` dependency updated in the local
-//! repository, and Gradle plugin code in `buildSrc` other than its build scripts.
+//! change the command, and racelens's own reader. A cached model whose jars are gone (a
+//! cleaned local repository) is read again. What the key cannot see: a `-SNAPSHOT`
+//! dependency updated in the local repository, and Gradle plugin code in `buildSrc` other
+//! than its build scripts.
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +23,8 @@ use super::{gradle, maven, BuildModel, Located, Tool};
 /// Folders never searched for build files: outputs, VCS, and the bulk of the sources.
 const SKIP: &[&str] = &["target", "build", "out", "node_modules", ".git", ".gradle", ".idea", ".svn"];
 
-/// Model files kept per work tree (newest first); older ones are removed.
+/// Model files (and `classpath_command` answers) kept per work tree, newest first; older
+/// ones are removed.
 const KEEP: usize = 16;
 
 fn is_build_file(name: &str) -> bool {
@@ -64,8 +68,8 @@ pub fn build_files_hash(dir: &Path) -> u64 {
     stable_hash(&bytes)
 }
 
-/// The cache key of the model of the module holding `file`.
-pub fn key(root: &Path, located: &Located, config: &Config, file: &Path) -> String {
+/// The cache key of the models of a build.
+pub fn key(located: &Located, config: &Config) -> String {
     let mut bytes: Vec<u8> = Vec::new();
     let mut add = |label: &str, data: &[u8]| {
         bytes.extend_from_slice(label.as_bytes());
@@ -94,9 +98,6 @@ pub fn key(root: &Path, located: &Located, config: &Config, file: &Path) -> Stri
         Tool::Maven => maven::EXTENSION_SOURCE.as_bytes(),
         Tool::Gradle => gradle::INIT_SCRIPT.as_bytes(),
     });
-    // The module: the nearest folder with a build file above the test.
-    let module = file.ancestors().skip(1).take_while(|d| d.starts_with(root)).find(|d| ["pom.xml", "build.gradle", "build.gradle.kts"].iter().any(|b| d.join(b).is_file()));
-    add("module", module.unwrap_or(root).to_string_lossy().as_bytes());
     format!("{}-{:016x}", located.tool.name(), stable_hash(&bytes))
 }
 
@@ -111,10 +112,18 @@ pub fn scratch(root: &Path, key: &str) -> Result<PathBuf, String> {
     Ok(dir.join(format!("{key}.{}.answer", std::process::id())))
 }
 
-/// The cached model for `key`, if there is one and its jars are all still there.
-pub fn load(root: &Path, key: &str) -> Option<BuildModel> {
-    let text = std::fs::read_to_string(folder(root).join(format!("{key}.json"))).ok()?;
-    let model: BuildModel = serde_json::from_str(&text).ok()?;
+fn models(dir: &Path, key: &str) -> Vec<BuildModel> {
+    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or_default()
+}
+
+/// The cached model of the module whose sources hold `file`, if its jars are all still there.
+pub fn load(root: &Path, key: &str, file: &Path) -> Option<BuildModel> {
+    load_in(&folder(root), key, file)
+}
+
+fn load_in(dir: &Path, key: &str, file: &Path) -> Option<BuildModel> {
+    let model = models(dir, key).into_iter().find(|m| m.module.sources.iter().any(|s| file.starts_with(s)))?;
     let present = |p: &PathBuf| p.exists();
     let processors_present = match &model.processors {
         super::Processors::Path(p) => p.iter().all(present),
@@ -123,10 +132,17 @@ pub fn load(root: &Path, key: &str) -> Option<BuildModel> {
     (model.classpath.iter().all(present) && processors_present).then_some(model)
 }
 
-/// Keeps `model` under `key` (written aside, then renamed), and removes the oldest models.
+/// Keeps `model` under `key` with the build's other modules (written aside, then renamed),
+/// and removes the oldest keys' files.
 pub fn store(root: &Path, key: &str, model: &BuildModel) {
-    let dir = folder(root);
-    let Ok(text) = serde_json::to_string(model) else { return };
+    store_in(&folder(root), key, model)
+}
+
+fn store_in(dir: &Path, key: &str, model: &BuildModel) {
+    let mut all = models(dir, key);
+    all.retain(|m| m.module.id != model.module.id);
+    all.push(model.clone());
+    let Ok(text) = serde_json::to_string(&all) else { return };
     let aside = dir.join(format!("{key}.json.{}", std::process::id()));
     if std::fs::write(&aside, text).is_ok() {
         let _ = std::fs::rename(&aside, dir.join(format!("{key}.json")));
@@ -135,7 +151,7 @@ pub fn store(root: &Path, key: &str, model: &BuildModel) {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json") || e.file_name().to_string_lossy().ends_with(".txt"))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
     models.sort_by(|a, b| b.cmp(a));
@@ -157,18 +173,59 @@ mod tests {
             std::fs::write(root.join(f), text).unwrap();
         }
         let located = Located { tool: Tool::Maven, build_root: root.to_path_buf() };
-        let file = root.join("core/src/test/java/T.java");
         let config = Config::default();
-        let k = key(root, &located, &config, &file);
-        std::fs::write(&file, "class T { int x; }").unwrap();
+        let k = key(&located, &config);
+        std::fs::write(root.join("core/src/test/java/T.java"), "class T { int x; }").unwrap();
+        std::fs::create_dir_all(root.join("core/target")).unwrap();
         std::fs::write(root.join("core/target/pom.xml"), "changed output").unwrap();
-        assert_eq!(key(root, &located, &config, &file), k, "sources and outputs are not build files");
+        assert_eq!(key(&located, &config), k, "sources and outputs are not build files");
         std::fs::write(root.join(".mvn/maven.config"), "-Pb").unwrap();
-        let k2 = key(root, &located, &config, &file);
+        let k2 = key(&located, &config);
         assert_ne!(k2, k);
         std::fs::write(root.join("core/pom.xml"), "<project><!-- x --></project>").unwrap();
-        assert_ne!(key(root, &located, &config, &file), k2);
+        assert_ne!(key(&located, &config), k2);
         let other = Config { maven_args: vec!["-Pfast".into()], ..Config::default() };
-        assert_ne!(key(root, &located, &other, &file), key(root, &located, &config, &file));
+        assert_ne!(key(&located, &other), key(&located, &config));
+    }
+
+    fn module(root: &Path, name: &str) -> BuildModel {
+        let dir = root.join(name);
+        BuildModel {
+            tool: Tool::Gradle,
+            version: "4.4.1".into(),
+            build_root: root.to_path_buf(),
+            module: super::super::ModuleSources {
+                id: format!(":{name}"),
+                name: name.into(),
+                sources: vec![dir.join("src/main/java"), dir.join("src/test/java")],
+                resources: Vec::new(),
+                dir,
+            },
+            dependencies: Vec::new(),
+            classpath: vec![root.to_path_buf()],
+            processors: super::super::Processors::Classpath,
+            test: Default::default(),
+        }
+    }
+
+    #[test]
+    fn each_module_of_a_build_has_its_model_found_by_the_test_file() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, dir) = (t.path().join("tree"), t.path().join("cache"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (module(&root, "a"), module(&root, "b"));
+        store_in(&dir, "gradle-1", &a);
+        store_in(&dir, "gradle-1", &b);
+        store_in(&dir, "gradle-1", &a);
+        assert_eq!(models(&dir, "gradle-1").len(), 2);
+        assert_eq!(load_in(&dir, "gradle-1", &root.join("b/src/test/java/p/T.java")), Some(b.clone()));
+        assert_eq!(load_in(&dir, "gradle-1", &root.join("a/src/main/java/p/Main.java")), Some(a));
+        assert_eq!(load_in(&dir, "gradle-1", &root.join("c/src/test/java/p/T.java")), None);
+        assert_eq!(load_in(&dir, "gradle-2", &root.join("b/src/test/java/p/T.java")), None);
+        let mut gone = b;
+        gone.classpath = vec![root.join("deleted.jar")];
+        store_in(&dir, "gradle-3", &gone);
+        assert_eq!(load_in(&dir, "gradle-3", &root.join("b/src/test/java/p/T.java")), None, "a jar is gone: read again");
     }
 }

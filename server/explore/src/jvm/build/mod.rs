@@ -213,8 +213,8 @@ pub fn locate(root: &Path, file: &Path, choice: Option<BuildTool>) -> Result<Opt
 pub fn read(root: &Path, config: &Config, file: &Path, jdk: &Jdk) -> Result<Option<Read>, String> {
     let Some(located) = locate(root, file, config.build_tool)? else { return Ok(None) };
     let start = Instant::now();
-    let key = cache::key(root, &located, config, file);
-    if let Some(model) = cache::load(root, &key) {
+    let key = cache::key(&located, config);
+    if let Some(model) = cache::load(root, &key, file) {
         return Ok(Some(Read { model, cached: true, took: start.elapsed() }));
     }
     let out = cache::scratch(root, &key)?;
