@@ -124,17 +124,26 @@ fn maven_gives_the_test_modules_classpath_sources_and_surefire_settings() {
     assert_eq!((again.summary.as_str(), again.compile_time), ("up to date", std::time::Duration::ZERO));
 
     // jacoco's prepare-agent sets `argLine` only while the build runs: racelens leaves the
-    // placeholder out and says so. A changed POM is read again.
+    // placeholder out and says so. build-helper-maven-plugin adds a folder of generated
+    // test sources (under target/, which the analysis skips): racelens compiles it. Neither
+    // plugin is in the repository; racelens runs no plugin. A changed POM is read again.
     let pom = dir.join("inventory/pom.xml");
     let text = std::fs::read_to_string(&pom).unwrap();
-    let jacoco = "<plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId><version>0.8.11</version>\
-                  <executions><execution><goals><goal>prepare-agent</goal></goals></execution></executions></plugin>\n      <plugin>";
-    std::fs::write(&pom, text.replace("<argLine></argLine>", "").replacen("<plugin>", jacoco, 1)).unwrap();
-    let with_jacoco = prepare(dir).unwrap_or_else(|e| panic!("{e}"));
-    assert!(with_jacoco.classpath_line.contains("read in"), "{}", with_jacoco.classpath_line);
-    assert_eq!(with_jacoco.jvm.args, ["-Xmx256m", "-Dshop.region=eu"]);
-    assert_eq!(with_jacoco.notes.len(), 1, "{:?}", with_jacoco.notes);
-    assert!(with_jacoco.notes[0].contains("`@{argLine}`") && with_jacoco.notes[0].contains("[java] jvm_args"), "{}", with_jacoco.notes[0]);
+    let plugins = "<plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId><version>0.8.11</version>\
+                   <executions><execution><goals><goal>prepare-agent</goal></goals></execution></executions></plugin>\n      \
+                   <plugin><groupId>org.codehaus.mojo</groupId><artifactId>build-helper-maven-plugin</artifactId><version>3.4.0</version>\
+                   <executions><execution><id>fixtures</id><phase>generate-test-sources</phase><goals><goal>add-test-source</goal></goals>\
+                   <configuration><sources><source>target/generated-test-sources/fixtures</source></sources></configuration></execution></executions></plugin>\n      <plugin>";
+    std::fs::write(&pom, text.replace("<argLine></argLine>", "").replacen("<plugin>", plugins, 1)).unwrap();
+    let generated = dir.join("inventory/target/generated-test-sources/fixtures/org/example/inventory/Customers.java");
+    std::fs::create_dir_all(generated.parent().unwrap()).unwrap();
+    std::fs::write(&generated, "package org.example.inventory;\n\n/** Generated. */\npublic final class Customers {\n    public static final String FIRST = \"ada\";\n}\n").unwrap();
+    let with_plugins = prepare(dir).unwrap_or_else(|e| panic!("{e}"));
+    assert!(with_plugins.classpath_line.contains("read in"), "{}", with_plugins.classpath_line);
+    assert_eq!(with_plugins.jvm.args, ["-Xmx256m", "-Dshop.region=eu"]);
+    assert_eq!(with_plugins.notes.len(), 1, "{:?}", with_plugins.notes);
+    assert!(with_plugins.notes[0].contains("`@{argLine}`") && with_plugins.notes[0].contains("[java] jvm_args"), "{}", with_plugins.notes[0]);
+    assert!(class_files(&with_plugins).contains(&"org/example/inventory/Customers.class".to_string()), "{:?}", class_files(&with_plugins));
 }
 
 #[test]

@@ -88,7 +88,7 @@ struct Unit {
 #[derive(Clone, Debug)]
 pub struct PrepareError {
     pub message: String,
-    pub javac: Option<JavacFailure>,
+    pub javac: Option<Box<JavacFailure>>,
 }
 
 /// A failed compile: javac's full output (paths relative to the work tree), where it is
@@ -544,7 +544,7 @@ fn javac_failed(src: &Path, out: &std::process::Output, log_path: &Path, unit: &
     let body = if summary.errors == 0 { format!("{}\n", tail(&output, 30)) } else { summary.render() };
     let log = if kept { format!("\njavac's full output: {}", log_path.display()) } else { String::new() };
     let message = format!("the project does not compile (javac, {}{counts}):\n{body}{}{log}", unit.what, unit.origin);
-    PrepareError { message, javac: Some(JavacFailure { output, log: log_path.to_path_buf(), summary }) }
+    PrepareError { message, javac: Some(Box::new(JavacFailure { output, log: log_path.to_path_buf(), summary })) }
 }
 
 pub fn join(paths: &[PathBuf]) -> String {

@@ -147,7 +147,7 @@ fn store_in(dir: &Path, key: &str, model: &BuildModel) {
     if std::fs::write(&aside, text).is_ok() {
         let _ = std::fs::rename(&aside, dir.join(format!("{key}.json")));
     }
-    let mut models: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(&dir)
+    let mut models: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
