@@ -281,6 +281,12 @@ impl ExploreArgs {
     }
 }
 
+/// The toolchain of the test `spec`: its module of the build compiled, with the build's
+/// classpath (`sources`: the host's, taken once).
+pub(crate) fn toolchain_for(host: &Host, sources: &Sources, spec: &TestSpec) -> Result<Toolchain, String> {
+    Toolchain::prepare(sources, Places::of(host).file_of(&spec.class).as_deref())
+}
+
 /// The coverage history's record an exploration leaves: the host's sources and commit.
 pub(crate) fn record_input(host: &Host) -> RecordInput {
     RecordInput { snapshot: history::snapshot(&Sources::of(host)), revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()) }
@@ -351,7 +357,7 @@ pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
 fn explore_one(args: &ExploreArgs, test: &str) -> Result<ExitCode, String> {
     let mut host = open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let toolchain = toolchain_for(&host, &Sources::of(&host), &spec)?;
     let settings = args.settings(args.max_schedules)?;
     let change = settings.choice.is_change_aware().then(|| {
         let impact = host.analyze(&AnalysisOptions::new());
@@ -379,7 +385,7 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
     racelens_explore::results::schedule::ScheduleString::decode(&args.schedule)?;
     let host = open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
-    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let toolchain = toolchain_for(&host, &Sources::of(&host), &spec)?;
     let replayed = exploration::replay(&toolchain, spec, &args.schedule, args.max_steps, Places::of(&host))?;
     if let Some(path) = &args.html {
         write_html(path, &format!("racelens replay --test {} --schedule {}", replayed.test.display(), args.schedule), &[replayed.html_section()])?;

@@ -70,12 +70,11 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
     }
     let sources = Sources::of(&host);
-    let toolchain = Toolchain::prepare(&sources)?;
     let snapshot = history::snapshot(&sources);
     let places = Places::of(&host);
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {
-        match record_test(&host, &toolchain, &places, &snapshot, name, args.max_steps) {
+        match record_test(&host, &sources, &places, &snapshot, name, args.max_steps) {
             Ok((test, run)) => {
                 rows.push(RecordedTest::Recorded {
                     test: test.clone(),
@@ -115,9 +114,11 @@ fn multithreaded_tests(host: &Host) -> Vec<String> {
     names
 }
 
-/// Runs the test `name` once and returns its name as `select` writes it, and its record.
-fn record_test(host: &Host, toolchain: &Toolchain, places: &Places, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
+/// Runs the test `name` once (its module of the build compiled first) and returns its name as
+/// `select` writes it, and its record.
+fn record_test(host: &Host, sources: &Sources, places: &Places, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, name)?;
+    let toolchain = Toolchain::prepare(sources, places.file_of(&spec.class).as_deref())?;
     let mut session = toolchain.session(spec);
     let files = |class: &str| places.file_of(class);
     let recording = history::Recording { snapshot, revision: revision(host), file_of: &files, source: "record" };

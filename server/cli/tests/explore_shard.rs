@@ -4,8 +4,9 @@
 //! schedule). The N shards run as N processes at once, as on N machines; their merged
 //! report must be the unsharded run's, to the schedule strings and traces (which also
 //! checks that a test's exploration is the same in another process), with the same exit
-//! status. Only timing differs: `stats.elapsed_ms` and `stats.schedules_per_sec` in each
-//! result, and the `(0.2 s)` of a passing test's text line; and what plain runs of a failing
+//! status. Only timing differs: `stats.elapsed_ms`, `stats.schedules_per_sec` and the
+//! `setup`'s times in each result, and the `(explore 0.2 s)` of a result's text line; and what
+//! plain runs of a failing
 //! test did (`checks.plain_runs` and the `note:` line about them), which are the JVM's own
 //! interleavings, different from one run to the next.
 
@@ -62,19 +63,20 @@ fn timeless(report: &Value) -> Value {
         if let Some(checks) = t["result"]["checks"].as_object_mut() {
             checks.remove("plain_runs");
         }
+        if let Some(setup) = t["result"]["setup"].as_object_mut() {
+            setup.insert("compile_ms".into(), Value::Null);
+            setup.insert("impact_ms".into(), Value::Null);
+        }
     }
     r
 }
 
-/// The text without the seconds a passing test took (`(0.2 s)`), and without the note on
-/// what the plain runs of a failing test did.
+/// The text without the times a result took (`(compile 0.9 s, explore 0.2 s)`), and without
+/// the note on what the plain runs of a failing test did.
 fn timeless_text(text: &str) -> String {
     text.lines()
         .filter(|l| !l.starts_with("note: the test fails without racelens too") && !l.starts_with("note: the test passed "))
-        .map(|l| match (l.starts_with("✓ "), l.rfind(" (")) {
-            (true, Some(i)) if l.ends_with(" s)") => &l[..i],
-            _ => l,
-        })
+        .map(timeless_line)
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -29,7 +29,7 @@ fn session(repo: &Path, test: &str, jdk: &Jdk) -> Session {
     let mut host = Host::open(repo, &HostOptions::default()).expect("the repository opens");
     host.load().expect("it loads");
     let spec = tests::resolve(&host, test).expect("the test exists");
-    let project = project::prepare(&Sources::of(&host), jdk).expect("it compiles");
+    let project = project::prepare(&Sources::of(&host), jdk, None).expect("it compiles");
     Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec)
 }
 

@@ -161,12 +161,12 @@ fn base_session(p: &Prepared, jdk: &Jdk) -> (BaseSession, Option<Duration>, Opti
         Err(e) => return (Err(e), None, None),
     };
     let started = Instant::now();
-    if let Err(e) = project::build_base(&commit, &sources, jdk) {
+    if let Err(e) = project::build_base(&commit, &sources, jdk, &p.session.project) {
         return (Err(e), Some(started.elapsed()), None);
     }
     let cold = started.elapsed();
     let started = Instant::now();
-    let built = project::build_base(&commit, &sources, jdk);
+    let built = project::build_base(&commit, &sources, jdk, &p.session.project);
     let cached = started.elapsed();
     let session = built.map(|project| Some((commit, Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, p.session.spec.clone()))));
     (session, Some(cold), Some(cached))

@@ -54,6 +54,8 @@ pub struct ExploreReport {
     pub failure: Option<FailureReport>,
     /// How a failing schedule was checked before it was reported; null without one.
     pub checks: Option<ChecksReport>,
+    /// What the test ran against, and what preparing it took.
+    pub setup: SetupReport,
     /// Why the exploration stopped, or why the test was not controlled (`error`,
     /// `uncontrolled`).
     pub error: Option<String>,
@@ -100,6 +102,21 @@ pub struct StreamPlace {
     pub line: u32,
     /// The stream operation called.
     pub call: String,
+}
+
+/// What a test ran against: the build's classpath, and what preparing it took.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SetupReport {
+    /// `classpath: maven 3.8.7, module inventory (+ ids as sources), 4 jars, cached`, or
+    /// where the classpath came from otherwise (`racelens.toml`, a command, Debian's JUnit).
+    pub classpath: String,
+    /// What reading the build noted (a JVM option dropped, ...).
+    pub notes: Vec<String>,
+    /// Reading the build's classpath and compiling, in milliseconds (0 when up to date).
+    pub compile_ms: u64,
+    /// The test's dynamic impact (the base revision compiled, the test run on both
+    /// versions), in milliseconds; null when it was not computed.
+    pub impact_ms: Option<u64>,
 }
 
 /// How a failing schedule was checked: run again in a fresh JVM, and, when it has no

@@ -58,8 +58,9 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
 }
 
 fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
-    let toolchain = Toolchain::prepare(&job.sources)?;
     let request = &job.request;
+    let toolchain = Toolchain::prepare(&job.sources, request.places.file_of(&request.test.class).as_deref())?;
+    let _ = tx.send(Msg::Job(JobEvent::Prepared { id: job.id, classpath: toolchain.project.classpath_line.clone(), notes: toolchain.project.notes.clone() }));
     match &job.kind {
         JobKind::Explore => {
             let mut reporter = Reporter { id: job.id, tx, last: Instant::now() };

@@ -63,6 +63,9 @@ impl Msg {
 
 /// What an exploration's worker reports.
 pub enum JobEvent {
+    /// The test's classes are compiled: where its classpath came from, and what reading the
+    /// build noted (for the editor's output).
+    Prepared { id: u64, classpath: String, notes: Vec<String> },
     Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
     /// The test's dynamic impact, computed before its exploration starts.
     Impact { id: u64, report: Box<racelens_explore::reports::ImpactReport> },

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
 use racelens_analysis::sarif::Fingerprints;
-use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Toolchain};
+use racelens_explore::exploration::{self, ChangeInput, Exploration, Places};
 use racelens_explore::exploration::json::outcome;
 use racelens_explore::explorer::Report;
 use racelens_explore::jvm::project::Sources;
@@ -107,7 +107,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let toolchain = Toolchain::prepare(&Sources::of(&host))?;
+    let sources = Sources::of(&host);
     let change = args.settings(args.max_schedules)?.choice.is_change_aware().then(|| args.change(&mut host, &impact));
     let places = Places::of(&host);
     let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
@@ -122,7 +122,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
             println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
         }
         let mut covered = None;
-        let (end, result, error, text) = match explore_ranked(&host, &toolchain, args, change.as_ref(), test, share) {
+        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, share) {
             Ok(exploration) => {
                 spent += exploration.report.stats.schedules;
                 let result = match format {
@@ -253,10 +253,12 @@ fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
     format!("no work for this shard: {dealt}")
 }
 
-/// Explores one selected test with at most `share` schedules, or says why it could not run.
-fn explore_ranked(host: &Host, toolchain: &Toolchain, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64) -> Result<Exploration, String> {
+/// Explores one selected test with at most `share` schedules (its module of the build
+/// compiled first), or says why it could not run.
+fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
-    explore_with_progress(toolchain, &args.request(host, spec, args.settings(share)?, change.cloned()))
+    let toolchain = super::toolchain_for(host, sources, &spec)?;
+    explore_with_progress(&toolchain, &args.request(host, spec, args.settings(share)?, change.cloned()))
 }
 
 /// `racelens: 3 selected tests explored: 1 failed, 1 cleared (bound 2 on 1), 1 budget end with
@@ -338,7 +340,7 @@ pub(crate) fn thousands(n: u64) -> String {
 pub(crate) fn bare_result(test: &str, outcome: ExploreOutcome, coverage: Coverage, schedules: u64) -> racelens_explore::reports::ExploreReport {
     use racelens_explore::reports::{ExploreReport, Search, StatsReport};
     let stats = StatsReport { elapsed_ms: 1, schedules_per_sec: 2.5, decision_points: 0, livelocks: 0, pruned: 0, failing_schedules: 0, skipped: 0, redundant: 0 };
-    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, checks: None, error: None, stats }
+    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, checks: None, error: None, stats, setup: racelens_explore::reports::SetupReport { classpath: String::new(), notes: Vec::new(), compile_ms: 0, impact_ms: None } }
 }
 
 #[cfg(test)]

@@ -108,3 +108,12 @@ pub fn claims_complete(r: &Value, bound: u64) -> bool {
     let coverage = &r["coverage"];
     coverage["all_schedules"] == true || coverage["complete_bound"].as_u64().is_some_and(|b| b >= bound)
 }
+
+/// A line without the times it ends with (`(compile 0.9 s, explore 0.2 s)`), which differ
+/// from run to run.
+pub fn timeless_line(line: &str) -> &str {
+    match line.rfind(" (") {
+        Some(i) if line.ends_with(" s)") => &line[..i],
+        _ => line,
+    }
+}

@@ -74,7 +74,7 @@ pub fn prepare(fault: &Fault, with_change: bool, jdk: &Jdk) -> Prepared {
     let impact = host.analyze(&AnalysisOptions::new());
     let model = change::model(&host, &impact);
     let spec = tests::resolve(&host, &fault.test).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
-    let project = project::prepare(&Sources::of(&host), jdk).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
+    let project = project::prepare(&Sources::of(&host), jdk, None).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
     let session = Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec);
     Prepared { repo, host, session, model }
 }

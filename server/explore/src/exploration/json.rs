@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::explorer::{Found, Report, Stats, Verdict};
 use crate::jvm::protocol::{Execution, Outcome, Site};
 use crate::jvm::plain::PlainRun;
-use crate::reports::{ChecksReport, Divergence, ExploreOutcome, InvocationReport, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
+use crate::reports::{ChecksReport, Divergence, ExploreOutcome, InvocationReport, SetupReport, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
 use crate::results::coverage::Coverage;
 use crate::results::report;
 use crate::search::Claim;
@@ -41,6 +41,12 @@ impl Exploration {
             error: match verdict {
                 Verdict::Stopped(e) | Verdict::Uncontrolled(e) | Verdict::Unconfirmed(_, e) | Verdict::Limitation(_, e) => Some(e.clone()),
                 _ => None,
+            },
+            setup: SetupReport {
+                classpath: self.setup.classpath.clone(),
+                notes: self.setup.notes.clone(),
+                compile_ms: self.setup.compile.as_millis() as u64,
+                impact_ms: self.setup.impact.map(|d| d.as_millis() as u64),
             },
             stats: stats_report(stats, claim),
         }

@@ -27,6 +27,7 @@ pub mod toolchain;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use racelens_analysis::coverage::Snapshot;
 
@@ -154,6 +155,20 @@ pub struct Quiet;
 
 impl Observer for Quiet {}
 
+/// What an exploration ran against: the build's classpath, and what preparing took.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// `classpath: maven 3.8.7, module inventory (+ ids as sources), 4 jars, cached`.
+    pub classpath: String,
+    /// What reading the build noted (a JVM option dropped, ...).
+    pub notes: Vec<String>,
+    /// Reading the build's classpath and compiling (zero when both were up to date).
+    pub compile: Duration,
+    /// The test's dynamic impact: the base revision compiled and the test run on both
+    /// versions; `None` when it was not computed.
+    pub impact: Option<Duration>,
+}
+
 /// An exploration's result: the loop's report with everything its renderers need.
 pub struct Exploration {
     pub test: TestSpec,
@@ -173,6 +188,7 @@ pub struct Exploration {
     /// What checking a failing schedule found (a fresh JVM's replay, plain runs); `None`
     /// without a failure.
     pub checks: Option<checks::Checks>,
+    pub setup: Setup,
 }
 
 /// Explores `request.test` on `toolchain`'s classes. `Err` only when the exploration could
@@ -182,8 +198,10 @@ pub fn explore(toolchain: &Toolchain, request: &Request, observer: &mut dyn Obse
     let mut session = toolchain.session(request.test.clone());
     let result = explore_in(toolchain, request, &mut session, observer, cancel);
     session.close();
-    let Explored { report, impact, covered, sites, unrecorded, checks } = result?;
-    Ok(Exploration { test: request.test.clone(), settings: settings.clone(), report, impact, covered, sites, places: request.places.clone(), root: request.root.clone(), unrecorded, checks })
+    let Explored { report, impact, covered, sites, unrecorded, checks, impact_time } = result?;
+    let project = &toolchain.project;
+    let setup = Setup { classpath: project.classpath_line.clone(), notes: project.notes.clone(), compile: project.classpath_time + project.compile_time, impact: impact_time };
+    Ok(Exploration { test: request.test.clone(), settings: settings.clone(), report, impact, covered, sites, places: request.places.clone(), root: request.root.clone(), unrecorded, checks, setup })
 }
 
 /// What [`explore_in`] hands to the [`Exploration`].
@@ -194,12 +212,15 @@ struct Explored {
     sites: HashMap<u32, Site>,
     unrecorded: Option<String>,
     checks: Option<checks::Checks>,
+    impact_time: Option<Duration>,
 }
 
 fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, observer: &mut dyn Observer, cancel: &AtomicBool) -> Result<Explored, String> {
     let settings = &request.settings;
     let change = request.change.as_ref().filter(|_| settings.choice.is_change_aware());
+    let started = Instant::now();
     let model = change.map(|c| change_model(toolchain, request, c, session, observer));
+    let impact_time = model.as_ref().filter(|(_, used)| used.dynamic_statements.is_some() || used.note.is_some()).map(|_| started.elapsed());
     let mut progress = |s: &Stats| observer.progress(s);
     let mut report = heuristics::explore(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
     let covered = model.as_ref().map_or(0, |(m, _)| covered(session, m));
@@ -222,7 +243,7 @@ fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, o
         _ => None,
     };
     let impact = model.map(|(m, used)| (m.icps.len(), used));
-    Ok(Explored { report, impact, covered, sites, unrecorded, checks })
+    Ok(Explored { report, impact, covered, sites, unrecorded, checks, impact_time })
 }
 
 /// The change model of the exploration, with the test's dynamic impact (`--icps`), and what

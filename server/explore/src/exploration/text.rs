@@ -21,7 +21,27 @@ impl Exploration {
         if let Some((_, used)) = &self.impact {
             let _ = writeln!(out, "{}", sources_line(used));
         }
+        if !self.setup.classpath.is_empty() {
+            let _ = writeln!(out, "{}", self.setup.classpath);
+        }
+        for note in &self.setup.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
         out
+    }
+
+    /// `compile 4.1 s, impact 0.8 s, explore 0.3 s`: where the time went (compiling only when
+    /// something was read or compiled, the impact only when it was computed).
+    pub fn times(&self) -> String {
+        let mut parts = Vec::new();
+        if self.setup.compile >= std::time::Duration::from_millis(50) {
+            parts.push(format!("compile {:.1} s", self.setup.compile.as_secs_f64()));
+        }
+        if let Some(impact) = self.setup.impact {
+            parts.push(format!("impact {:.1} s", impact.as_secs_f64()));
+        }
+        parts.push(format!("explore {:.1} s", self.report.stats.elapsed.as_secs_f64()));
+        parts.join(", ")
     }
 
     /// [`Exploration::text`] without the impact's sources line.
@@ -66,9 +86,9 @@ impl Exploration {
         let coverage = Coverage::of(&self.report);
         match verdict {
             Verdict::Failed(found) => ("✗ ", failure_headline(found)),
-            Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({:.1} s)", coverage.text(), stats.elapsed.as_secs_f64())),
-            Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules)", coverage.text())),
-            Verdict::Limit => ("… ", format!("no failure yet: {}; raise --max-schedules to go on", coverage.text())),
+            Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({})", coverage.text(), self.times())),
+            Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules) ({})", coverage.text(), self.times())),
+            Verdict::Limit => ("… ", format!("no failure yet: {}; raise --max-schedules to go on ({})", coverage.text(), self.times())),
             Verdict::Cancelled => ("… ", format!("cancelled after {} runs", stats.schedules)),
             Verdict::Uncontrolled(e) => ("! ", format!("not explored: {e}")),
             Verdict::Stopped(e) => ("! ", format!("exploration stopped after {} schedules: {e}", stats.schedules)),

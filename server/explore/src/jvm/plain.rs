@@ -1,5 +1,5 @@
 //! The test run plainly: a JVM without the agent (the JDK's own threads, locks and clock),
-//! with the project's classpath and the JVM options an exploration uses, running the test once
+//! with the project's classpath and the JVM options an exploration uses (the build's, `-ea`), running the test once
 //! as a fresh JVM runs it alone (`racelens.agent.Plain`). The baseline a failure racelens
 //! finds is compared with when it may come from racelens rather than the program (RTSCheck's
 //! rule R7: a test that passes plainly passes under the agent's default schedule).
@@ -51,13 +51,14 @@ const PLAIN_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocation: Option<u32>) -> Result<PlainRun, String> {
     let classpath = std::iter::once(agent.to_path_buf()).chain(project.classpath.iter().cloned()).collect::<Vec<_>>();
     let mut child = Command::new(&jdk.java)
+        .args(project.jvm.options())
         .args(jvm_options())
         .arg("-cp")
         .arg(join(&classpath))
         .arg("racelens.agent.Plain")
         .arg(spec.arg())
         .args(invocation.map(|i| i.to_string()))
-        .current_dir(&project.root)
+        .current_dir(&project.jvm.working_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

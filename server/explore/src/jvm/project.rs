@@ -1,22 +1,36 @@
-//! The project model: the classes a test runs against.
+//! The project model: the classes a test runs against, and how its JVM runs.
 //!
-//! By default racelens compiles the sources it analysed (unsaved buffers included) with
-//! javac, outside the work tree (in the cache), incrementally: when only method bodies
-//! changed, only the changed files are compiled again. With `[java] build = "..."` the
-//! project builds itself and `[java] classes = [...]` says where the classes are.
+//! The classpath comes from the first of: `[java] classpath` in racelens.toml;
+//! `[java] classpath_command`; the Maven or Gradle build that holds the test
+//! ([`crate::jvm::build`]); else JUnit from Debian. With a build, racelens compiles only
+//! the test's module and the modules of the build it depends on, from the build's source
+//! roots (so a module elsewhere that does not compile does not matter); otherwise every
+//! source it analysed. It compiles with javac outside the work tree (in the cache),
+//! incrementally, per module: when only method bodies changed, only the changed files are
+//! compiled again. With `[java] build = "..."` the project builds itself and
+//! `[java] classes = [...]` says where the classes are.
+//!
+//! A compile that fails is summarised ([`crate::jvm::javac_errors`]): the missing packages
+//! and classes with the files that need them, and where the classpath came from; javac's
+//! full output is written next to the classes, and kept in [`PrepareError`].
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use racelens_analysis::cache_dir::stable_hash;
 use racelens_analysis::config::Config;
 use racelens_analysis::host::Host;
 use racelens_analysis::index::declarations_hash;
 use racelens_analysis::java::FileFacts;
 
+use crate::jvm::build::{self, Processors, Tool};
 use crate::jvm::java::Jdk;
+use crate::jvm::javac_errors::{self, JavacSummary};
+use crate::jvm::test_jvm::TestJvm;
 
 /// JUnit and its companions as Debian installs them; added to the classpath when the
 /// configuration names no JUnit of its own.
@@ -35,10 +49,74 @@ pub struct Project {
     pub root: PathBuf,
     /// Class directories and jars of the project itself: the classes the agent instruments.
     pub classes: Vec<PathBuf>,
-    /// Everything on the test's classpath: the classes, then libraries.
+    /// Everything on the test's classpath: the classes, resource folders, then libraries.
     pub classpath: Vec<PathBuf>,
     /// What happened: `compiled 12 files`, `up to date`, `built with ...`.
     pub summary: String,
+    /// Where the classpath came from, in one line:
+    /// `classpath: maven 3.8.7, module pool-core (+ pool-api as sources), 14 jars, cached`.
+    pub classpath_line: String,
+    /// How the test JVM runs: assertions, options, system properties, working directory.
+    pub jvm: TestJvm,
+    /// Reading the classpath (the build model, cached or not).
+    pub classpath_time: Duration,
+    /// Compiling (javac, or `[java] build`); zero when up to date.
+    pub compile_time: Duration,
+    /// Things worth saying that did not stop anything (a JVM option left out).
+    pub notes: Vec<String>,
+    /// What was compiled, against what: the base revision is compiled the same way.
+    unit: Unit,
+}
+
+/// A compile: which sources (by root), against what, into which cache folder.
+#[derive(Clone, Debug)]
+struct Unit {
+    /// The module's folder in the cache (`modules/<name>`); `None`: the work tree's own.
+    key: Option<String>,
+    /// Source roots (absolute) of the modules compiled; `None`: every analysed source.
+    roots: Option<Vec<PathBuf>>,
+    libs: Vec<PathBuf>,
+    resources: Vec<PathBuf>,
+    /// `None`: no annotation processing (`-proc:none`), as without a build.
+    processors: Option<Processors>,
+    /// What was compiled, for messages: `module pool-core (+ pool-api)`.
+    what: String,
+    /// Where the classpath came from and how to change it, for a failed compile.
+    origin: String,
+}
+
+/// Why a project could not be prepared; javac's own output when it was javac.
+#[derive(Clone, Debug)]
+pub struct PrepareError {
+    pub message: String,
+    pub javac: Option<Box<JavacFailure>>,
+}
+
+/// A failed compile: javac's full output (paths relative to the work tree), where it is
+/// kept on disk, and its summary.
+#[derive(Clone, Debug)]
+pub struct JavacFailure {
+    pub output: String,
+    pub log: PathBuf,
+    pub summary: JavacSummary,
+}
+
+impl std::fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for PrepareError {
+    fn from(message: String) -> PrepareError {
+        PrepareError { message, javac: None }
+    }
+}
+
+impl From<PrepareError> for String {
+    fn from(e: PrepareError) -> String {
+        e.message
+    }
 }
 
 pub use racelens_analysis::cache_dir::{claim_cache, project_cache};
@@ -55,10 +133,15 @@ pub fn libraries(root: &Path, configured: &[String]) -> Result<Vec<PathBuf>, Str
         }
         out.extend(matches);
     }
-    if !out.iter().any(|p| p.to_string_lossy().contains("junit")) {
-        out.extend(DEBIAN_TEST_JARS.iter().map(PathBuf::from).filter(|p| p.is_file()));
+    Ok(with_junit(out))
+}
+
+/// `libs`, with Debian's JUnit jars when none of them is a JUnit.
+fn with_junit(mut libs: Vec<PathBuf>) -> Vec<PathBuf> {
+    if !libs.iter().any(|p| p.to_string_lossy().contains("junit")) {
+        libs.extend(DEBIAN_TEST_JARS.iter().map(PathBuf::from).filter(|p| p.is_file()));
     }
-    Ok(out)
+    libs
 }
 
 /// What a test runs against, taken from the analysis host at one moment (unsaved buffers
@@ -78,19 +161,174 @@ impl Sources {
     }
 }
 
-/// Prepares the classes of a project for running tests.
-pub fn prepare(sources: &Sources, jdk: &Jdk) -> Result<Project, String> {
-    claim_cache(&sources.root);
+/// Prepares the classes a test runs against, and its JVM settings. `test_file` is the
+/// source file of the test (relative to the root, or absolute): with it, racelens asks the
+/// build that holds it for the classpath and compiles only its module; without it, every
+/// analysed source is compiled against `[java] classpath` (or Debian's JUnit).
+pub fn prepare(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>) -> Result<Project, PrepareError> {
+    let root = &sources.root;
+    claim_cache(root);
     let config = &sources.config;
-    let libs = libraries(&sources.root, &config.classpath)?;
+    let started = Instant::now();
+    let mut notes = Vec::new();
     if let Some(build) = &config.build {
-        return built(&sources.root, build, &config.classes, libs);
+        let libs = libraries(root, &config.classpath)?;
+        let jvm = TestJvm::of(root, config, None, root, &mut notes);
+        return Ok(built(root, build, &config.classes, libs, jvm, notes)?);
     }
-    compile(sources, jdk, libs)
+    let test_file = test_file.map(|f| if f.is_absolute() { f.to_path_buf() } else { root.join(f) });
+    let (unit, line, jvm) = unit_for(sources, jdk, test_file.as_deref(), &mut notes)?;
+    let classpath_time = started.elapsed();
+    let files = select(sources, &unit, true);
+    if let (Some(file), Some(roots)) = (&test_file, &unit.roots) {
+        if !roots.iter().any(|r| file.starts_with(r)) {
+            return Err(format!(
+                "{} is not in the source roots the build gives {} ({}); racelens compiles those only. {}",
+                file.display(),
+                unit.what,
+                roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "),
+                unit.origin
+            )
+            .into());
+        }
+    }
+    let cache = match &unit.key {
+        Some(key) => project_cache(root).join("modules").join(key),
+        None => project_cache(root),
+    };
+    let compile_started = Instant::now();
+    let mut project = compile_into(root, files, jdk, &unit, &cache)?;
+    project.compile_time = if project.summary == "up to date" { Duration::ZERO } else { compile_started.elapsed() };
+    project.classpath_time = classpath_time;
+    project.classpath_line = line;
+    project.jvm = jvm;
+    project.notes = notes;
+    Ok(project)
+}
+
+/// Where the classpath comes from (racelens.toml, a command, the build, or nothing), what
+/// to compile, the one line that says so, and the test JVM's settings.
+fn unit_for(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>, notes: &mut Vec<String>) -> Result<(Unit, String, TestJvm), PrepareError> {
+    let root = &sources.root;
+    let config = &sources.config;
+    let everything = |libs: Vec<PathBuf>, origin: String| Unit { key: None, roots: None, libs, resources: Vec::new(), processors: None, what: "every analysed source".into(), origin };
+    if !config.classpath.is_empty() {
+        let libs = libraries(root, &config.classpath)?;
+        let n = config.classpath.len();
+        let line = format!("classpath: racelens.toml, {n} entr{}", if n == 1 { "y" } else { "ies" });
+        let origin = "The classpath is `[java] classpath` from racelens.toml: add the jars or class folders that hold what is missing.".to_string();
+        return Ok((everything(libs, origin), line, TestJvm::of(root, config, None, root, notes)));
+    }
+    if let Some(command) = &config.classpath_command {
+        let printed = build::command::run(root, command)?;
+        let line = printed.line(command);
+        let origin = format!("The classpath is what `[java] classpath_command` (`{command}`) printed: make it print what is missing.");
+        return Ok((everything(with_junit(printed.entries), origin), line, TestJvm::of(root, config, None, root, notes)));
+    }
+    if let Some(file) = test_file {
+        if let Some(read) = build::read(root, config, file, jdk)? {
+            let line = read.line();
+            let m = &read.model;
+            let what = if m.dependencies.is_empty() {
+                format!("module {}", m.module.name)
+            } else {
+                format!("module {} (+ {})", m.module.name, m.dependencies.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", "))
+            };
+            let (tool, source) = match m.tool {
+                Tool::Maven => ("Maven", "Surefire's argLine"),
+                Tool::Gradle => ("Gradle", "the Gradle test task's jvmArgs"),
+            };
+            let origin = format!(
+                "The classpath is {tool}'s for {what} ({} jars), and racelens compiled the build's source roots of those modules. \
+                 What the build has only after it ran (generated sources, a plugin's output) is missing here: set `[java] classpath` or \
+                 `[java] classpath_command` in racelens.toml to give the whole classpath.",
+                m.classpath.len()
+            );
+            let key = format!("{}-{:08x}", safe(&m.module.name), stable_hash(m.module.id.as_bytes()) as u32);
+            let jvm = TestJvm::of(root, config, Some((&m.test, source)), &m.module.dir, notes);
+            let unit = Unit {
+                key: Some(key),
+                roots: Some(m.source_roots()),
+                libs: with_junit(m.classpath.clone()),
+                resources: m.resource_dirs(),
+                processors: Some(m.processors.clone()),
+                what,
+                origin,
+            };
+            return Ok((unit, line, jvm));
+        }
+    }
+    let (line, origin) = match test_file {
+        Some(_) => (
+            "classpath: no Maven or Gradle build holds the test, and racelens.toml names none: JUnit from Debian".to_string(),
+            "No classpath is configured and no Maven or Gradle build holds the test (only JUnit from Debian is on the classpath): name the jars with `[java] classpath = [\"lib/*.jar\"]` in racelens.toml, or a command that prints the classpath with `[java] classpath_command`.".to_string(),
+        ),
+        None => (
+            "classpath: racelens.toml names none: JUnit from Debian".to_string(),
+            "No classpath is configured (only JUnit from Debian is on the classpath): name the jars with `[java] classpath = [\"lib/*.jar\"]` in racelens.toml, or a command that prints the classpath with `[java] classpath_command`.".to_string(),
+        ),
+    };
+    Ok((everything(with_junit(Vec::new()), origin), line, TestJvm::of(root, config, None, root, notes)))
+}
+
+/// A module name as a folder name.
+fn safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+}
+
+/// The sources of `unit`: the analysed ones under its roots (unsaved buffers included),
+/// and, `from_disk`, the Java files under those roots the analysis does not hold (an
+/// excluded folder, generated sources the build declares).
+fn select(sources: &Sources, unit: &Unit, from_disk: bool) -> Vec<(String, Arc<str>, u64)> {
+    let Some(roots) = &unit.roots else { return sources.files.clone() };
+    let mut out: BTreeMap<String, (Arc<str>, u64)> = BTreeMap::new();
+    for root in roots {
+        let prefix = match root.strip_prefix(&sources.root) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            // A root outside the work tree: its files under a name of their own.
+            Err(_) => format!("_outside/{:016x}", stable_hash(root.to_string_lossy().as_bytes())),
+        };
+        let under = |p: &str| prefix.is_empty() || p.strip_prefix(prefix.as_str()).is_some_and(|rest| rest.starts_with('/'));
+        for (path, text, api) in &sources.files {
+            if under(path) {
+                out.insert(path.clone(), (text.clone(), *api));
+            }
+        }
+        if from_disk {
+            let mut found = Vec::new();
+            java_files(root, &mut found);
+            for file in found {
+                let Ok(rel) = file.strip_prefix(root) else { continue };
+                let key = if prefix.is_empty() { rel.to_string_lossy().into_owned() } else { format!("{prefix}/{}", rel.to_string_lossy()) };
+                if out.contains_key(&key) {
+                    continue;
+                }
+                if let Ok(bytes) = std::fs::read(&file) {
+                    let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).into_owned());
+                    let h = hash(&*text);
+                    out.insert(key, (text, h));
+                }
+            }
+        }
+    }
+    out.into_iter().map(|(p, (t, a))| (p, t, a)).collect()
+}
+
+/// Every `.java` file under `dir`.
+fn java_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => java_files(&path, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "java") => out.push(path),
+            _ => {}
+        }
+    }
 }
 
 /// `[java] build`: run the project's own build, then take its classes.
-fn built(root: &Path, build: &str, classes: &[String], libs: Vec<PathBuf>) -> Result<Project, String> {
+fn built(root: &Path, build: &str, classes: &[String], libs: Vec<PathBuf>, jvm: TestJvm, notes: Vec<String>) -> Result<Project, String> {
+    let started = Instant::now();
     let out = Command::new("sh").arg("-c").arg(build).current_dir(root).output().map_err(|e| format!("cannot run the build `{build}`: {e}"))?;
     if !out.status.success() {
         let log = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
@@ -103,8 +341,20 @@ fn built(root: &Path, build: &str, classes: &[String], libs: Vec<PathBuf>) -> Re
     if let Some(missing) = dirs.iter().find(|d| !d.exists()) {
         return Err(format!("the build ran, but {} does not exist (check `[java] classes` in racelens.toml)", missing.display()));
     }
-    let classpath = dirs.iter().cloned().chain(libs).collect();
-    Ok(Project { root: root.to_path_buf(), classes: dirs, classpath, summary: format!("built with `{build}`") })
+    let classpath = dirs.iter().cloned().chain(libs.iter().cloned()).collect();
+    let unit = Unit { key: None, roots: None, libs, resources: Vec::new(), processors: None, what: "the project".into(), origin: String::new() };
+    Ok(Project {
+        root: root.to_path_buf(),
+        classes: dirs,
+        classpath,
+        summary: format!("built with `{build}`"),
+        classpath_line: "classpath: built by `[java] build`, classes from `[java] classes`".to_string(),
+        jvm,
+        classpath_time: Duration::ZERO,
+        compile_time: started.elapsed(),
+        notes,
+        unit,
+    })
 }
 
 fn hash<T: Hash>(t: T) -> u64 {
@@ -156,14 +406,25 @@ pub fn base_sources(host: &Host) -> Result<Option<(String, Sources)>, String> {
 }
 
 /// Compiles the base revision's sources once per commit into the project's cache
-/// (outside the work tree; the newest few commits are kept).
-pub fn build_base(commit: &str, sources: &Sources, jdk: &Jdk) -> Result<Project, String> {
+/// (outside the work tree; the newest few commits are kept), the way `like` (the working
+/// tree's project) was compiled: the same module's source roots, the same classpath and
+/// test JVM settings (the build files are not read at the base revision).
+pub fn build_base(commit: &str, sources: &Sources, jdk: &Jdk, like: &Project) -> Result<Project, String> {
     let root = &sources.root;
     claim_cache(root);
-    let libs = libraries(root, &sources.config.classpath)?;
     let bases = project_cache(root).join("base");
     prune_bases(&bases, commit);
-    compile_into(sources, jdk, libs, &bases.join(commit)).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))
+    let cache = match &like.unit.key {
+        Some(key) => bases.join(commit).join("modules").join(key),
+        None => bases.join(commit),
+    };
+    let files = select(sources, &like.unit, false);
+    let started = Instant::now();
+    let mut project = compile_into(root, files, jdk, &like.unit, &cache).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
+    project.compile_time = if project.summary == "up to date" { Duration::ZERO } else { started.elapsed() };
+    project.classpath_line = like.classpath_line.clone();
+    project.jvm = like.jvm.clone();
+    Ok(project)
 }
 
 /// Keeps the newest few base builds besides `keep` (one folder per commit).
@@ -182,30 +443,36 @@ fn prune_bases(bases: &Path, keep: &str) {
     }
 }
 
-/// Compiles the sources into the cache.
-fn compile(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>) -> Result<Project, String> {
-    compile_into(sources, jdk, libs, &project_cache(&sources.root))
-}
-
-/// Compiles the sources into `cache` (`src/`, `classes/`, `manifest.txt`), incrementally.
-fn compile_into(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>, cache: &Path) -> Result<Project, String> {
-    let root = sources.root.clone();
+/// Compiles `files` into `cache` (`src/`, `classes/`, `manifest.txt`), incrementally: the
+/// whole unit again when a declaration or the classpath changed, else the changed files.
+fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, unit: &Unit, cache: &Path) -> Result<Project, PrepareError> {
+    let root = root.to_path_buf();
     let cache = cache.to_path_buf();
-    let (src, classes, manifest_path) = (cache.join("src"), cache.join("classes"), cache.join("manifest.txt"));
-    let old = if classes.is_dir() { read_manifest(&manifest_path) } else { Manifest::new() };
+    let (src, classes, generated) = (cache.join("src"), cache.join("classes"), cache.join("generated"));
+    let (manifest_path, settings_path, log_path) = (cache.join("manifest.txt"), cache.join("classpath.txt"), cache.join("javac.log"));
+    let processor_args: Vec<String> = match &unit.processors {
+        None | Some(Processors::None) => vec!["-proc:none".into()],
+        Some(Processors::Classpath) => vec!["-s".into(), generated.display().to_string()],
+        Some(Processors::Path(path)) => vec!["-processorpath".into(), join(path), "-s".into(), generated.display().to_string()],
+    };
+    // What the classes were compiled against: another classpath compiles everything again.
+    let settings = format!("{:016x}\n", stable_hash(format!("{}\0{}", join(&unit.libs), processor_args.join("\0")).as_bytes()));
+    let same_settings = std::fs::read_to_string(&settings_path).is_ok_and(|s| s == settings);
+    let old = if classes.is_dir() && same_settings { read_manifest(&manifest_path) } else { Manifest::new() };
     let mut now = Manifest::new();
     let mut texts = BTreeMap::new();
-    for (path, text, api) in &sources.files {
-        now.insert(path.clone(), (hash(&**text), *api));
-        texts.insert(path.clone(), text.clone());
+    for (path, text, api) in files {
+        now.insert(path.clone(), (hash(&*text), api));
+        texts.insert(path, text);
     }
     if now.is_empty() {
-        return Err(format!("no Java sources found under {} (check `[java] source_roots` in racelens.toml)", root.display()));
+        let hint = if unit.roots.is_some() { unit.origin.as_str() } else { "check `[java] source_roots` in racelens.toml" };
+        return Err(format!("no Java sources found for {} under {} ({hint})", unit.what, root.display()).into());
     }
     let same_files = old.keys().eq(now.keys());
     let same_api = same_files && old.iter().zip(&now).all(|((_, (_, a)), (_, (_, b)))| a == b);
     let changed: Vec<&String> = now.iter().filter(|(p, (c, _))| old.get(*p).map(|o| o.0) != Some(*c)).map(|(p, _)| p).collect();
-    let libs_cp = join(&libs);
+    let libs_cp = join(&unit.libs);
     let summary = if same_api && changed.is_empty() {
         "up to date".to_string()
     } else {
@@ -213,8 +480,12 @@ fn compile_into(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>, cache: &Path) 
         if full {
             let _ = std::fs::remove_dir_all(&classes);
             let _ = std::fs::remove_dir_all(&src);
+            let _ = std::fs::remove_dir_all(&generated);
         }
         std::fs::create_dir_all(&classes).map_err(|e| format!("cannot create {}: {e}", classes.display()))?;
+        if unit.processors.as_ref().is_some_and(|p| *p != Processors::None) {
+            std::fs::create_dir_all(&generated).map_err(|e| format!("cannot create {}: {e}", generated.display()))?;
+        }
         let to_compile: Vec<&String> = if full { now.keys().collect() } else { changed };
         for rel in &to_compile {
             let dest = src.join(rel);
@@ -228,22 +499,53 @@ fn compile_into(sources: &Sources, jdk: &Jdk, libs: Vec<PathBuf>, cache: &Path) 
         let out = Command::new(jdk.javac()?)
             .args(["-d"])
             .arg(&classes)
-            .args(["-cp", &cp, "-encoding", "UTF-8", "-g", "-proc:none", "-nowarn", "-Xmaxerrs", "30"])
+            .args(["-cp", &cp, "-encoding", "UTF-8", "-g", "-nowarn", "-Xmaxerrs", "1000"])
+            .args(&processor_args)
             .arg(format!("@{}", argfile.display()))
             .output()
             .map_err(|e| format!("cannot run javac: {e}"))?;
         if !out.status.success() {
-            // Report against the work tree, not the cache's copy.
-            let log = String::from_utf8_lossy(&out.stderr).replace(&format!("{}/", src.display()), "");
             let _ = std::fs::remove_file(&manifest_path);
-            return Err(format!("the project does not compile (javac):\n{}", tail(&log, 60)));
+            return Err(javac_failed(&src, &out, &log_path, unit));
         }
+        let _ = std::fs::remove_file(&log_path);
         write_manifest(&manifest_path, &now)?;
+        std::fs::write(&settings_path, &settings).map_err(|e| format!("cannot write {}: {e}", settings_path.display()))?;
         let n = to_compile.len();
         format!("compiled {n} file{}{}", if n == 1 { "" } else { "s" }, if full { "" } else { " (bodies only)" })
     };
-    let classpath = std::iter::once(classes.clone()).chain(libs).collect();
-    Ok(Project { root, classes: vec![classes], classpath, summary })
+    let classpath = std::iter::once(classes.clone()).chain(unit.resources.iter().cloned()).chain(unit.libs.iter().cloned()).collect();
+    let jvm = TestJvm::plain(&root);
+    Ok(Project {
+        root,
+        classes: vec![classes],
+        classpath,
+        summary,
+        classpath_line: String::new(),
+        jvm,
+        classpath_time: Duration::ZERO,
+        compile_time: Duration::ZERO,
+        notes: Vec::new(),
+        unit: unit.clone(),
+    })
+}
+
+/// The error of a failed compile: the summary, where the classpath came from, and the
+/// file that keeps javac's full output.
+fn javac_failed(src: &Path, out: &std::process::Output, log_path: &Path, unit: &Unit) -> PrepareError {
+    // Report against the work tree, not the cache's copy.
+    let output = (String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)).replace(&format!("{}/", src.display()), "");
+    let summary = javac_errors::summarize(&output);
+    let kept = std::fs::write(log_path, &output).is_ok();
+    let counts = if summary.errors == 0 {
+        String::new()
+    } else {
+        format!(": {} error{} in {} file{}", summary.errors, if summary.errors == 1 { "" } else { "s" }, summary.file_count(), if summary.file_count() == 1 { "" } else { "s" })
+    };
+    let body = if summary.errors == 0 { format!("{}\n", tail(&output, 30)) } else { summary.render() };
+    let log = if kept { format!("\njavac's full output: {}", log_path.display()) } else { String::new() };
+    let message = format!("the project does not compile (javac, {}{counts}):\n{body}{}{log}", unit.what, unit.origin);
+    PrepareError { message, javac: Some(Box::new(JavacFailure { output, log: log_path.to_path_buf(), summary })) }
 }
 
 pub fn join(paths: &[PathBuf]) -> String {

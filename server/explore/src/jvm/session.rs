@@ -1,6 +1,8 @@
 //! One warm JVM running one test again and again under the agent: started with the agent
-//! and the project's classpath, connected over a local socket, one request and one
-//! response per execution.
+//! and the project's classpath, and with the test JVM settings of the project
+//! ([`crate::jvm::test_jvm`]: assertions, the build's options and system properties, its
+//! working directory), connected over a local socket, one request and one response per
+//! execution.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -113,7 +115,10 @@ impl Jvm {
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let token = token();
         let mut cmd = Command::new(&jdk.java);
-        cmd.args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m"])
+        // The build's options first (Surefire's argLine, Gradle's jvmArgs, `-ea`), so that
+        // racelens's own below win where they clash.
+        cmd.args(project.jvm.options())
+            .args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m"])
             .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
             // `java.util.Timer`'s tasks keep their state in package-private fields the agent sets.
             .args(["--add-opens", "java.base/java.util=ALL-UNNAMED"])
@@ -126,7 +131,7 @@ impl Jvm {
             .arg(join(&project.classpath))
             .arg("racelens.agent.Main")
             .arg(spec.arg())
-            .current_dir(&project.root)
+            .current_dir(&project.jvm.working_dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

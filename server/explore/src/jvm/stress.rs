@@ -26,8 +26,9 @@ pub fn until_failure(project: &Project, spec: &TestSpec, jdk: &Jdk, budget: Dura
     let jar = agent::agent_jar()?;
     let classpath = format!("{}:{}", jar.display(), join(&project.classpath));
     let out = Command::new(&jdk.java)
+        .args(project.jvm.options())
         .args(["-cp", &classpath, "racelens.agent.Stress", &spec.arg(), &budget.as_millis().to_string()])
-        .current_dir(&project.root)
+        .current_dir(&project.jvm.working_dir)
         .output()
         .map_err(|e| format!("cannot start {}: {e}", jdk.java.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -334,6 +334,14 @@ impl Core {
 
     pub(super) fn job_event(&mut self, event: JobEvent) {
         match event {
+            JobEvent::Prepared { id, classpath, notes } => {
+                let Some(r) = self.jobs.running.get(&id) else { return };
+                let test = r.key.1.clone();
+                self.log(MessageType::INFO, format!("racelens: {test}: {classpath}"));
+                for note in notes {
+                    self.log(MessageType::INFO, format!("racelens: {test}: note: {note}"));
+                }
+            }
             JobEvent::Progress { id, schedules, bound, rate } => {
                 if let Some(r) = self.jobs.running.get_mut(&id) {
                     r.schedules = schedules;
