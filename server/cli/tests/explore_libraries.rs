@@ -2,7 +2,8 @@
 //! builds from `library/` (a gate on a lock and a condition, a quiet sleep, a thread of the
 //! library's own), on the classpath through racelens.toml. Its threads are controlled, its locks
 //! are racelens's models and its sleeps run on the logical clock, so the project's tests pass
-//! every schedule with a complete claim, as they pass under plain JUnit.
+//! every schedule with a complete claim, as they pass under plain JUnit; `java.time`'s clocks
+//! and `Calendar` read the same logical time the library's sleep advances.
 
 #[path = "../../analysis/tests/support/mod.rs"]
 mod support;
@@ -31,7 +32,14 @@ fn build_library(repo: &Path) {
 fn a_librarys_threads_locks_and_sleeps_run_under_the_scheduler() {
     let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
     build_library(repo.path());
-    for test in ["org.example.jobs.DispatcherTest#workersWaitAtTheGateUntilTheDispatcherIsReady", "org.example.jobs.DispatcherTest#aShortWaitEndsBeforeALongWarmUp"] {
+    for test in [
+        "org.example.jobs.DispatcherTest#workersWaitAtTheGateUntilTheDispatcherIsReady",
+        "org.example.jobs.DispatcherTest#aShortWaitEndsBeforeALongWarmUp",
+        // java.time reads the same logical clock the library's sleep advances, and so does
+        // Calendar.
+        "org.example.jobs.DispatcherTest#aLeaseExpiresAfterTheWorkerSleptThroughIt",
+        "org.example.jobs.StopwatchTest#aStopwatchMeasuresTheWorkersSleep",
+    ] {
         let r = common::passes_every_schedule(repo.path(), test, &[]);
         assert!(common::claims_complete(&r, 2), "{test}: a complete claim: {r:#}");
     }

@@ -75,7 +75,7 @@ fn timeless(report: &Value) -> Value {
 /// the note on what the plain runs of a failing test did.
 fn timeless_text(text: &str) -> String {
     text.lines()
-        .filter(|l| !l.starts_with("note: the test fails without racelens too") && !l.starts_with("note: the test passed "))
+        .filter(|l| !l.starts_with("note: the test fails without racelens too"))
         .map(timeless_line)
         .collect::<Vec<_>>()
         .join("\n")

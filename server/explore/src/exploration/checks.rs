@@ -11,12 +11,15 @@
 //!   the test also runs plainly, without the agent ([`crate::jvm::plain`], a few runs). A
 //!   failure raised in a model where every plain run passes is a limitation of racelens
 //!   ([`Verdict::Limitation`]: what was not modelled, where), not a failure. Otherwise the
-//!   failure stands, and what the plain runs did is a note beside it.
+//!   failure stands, and what the plain runs did is a note beside it; a failure on the default
+//!   schedule that no plain run shows is named as a violation of RTSCheck's rule R7 (a test that
+//!   passes plainly passes on the schedule the JVM itself takes), which a real but rare race
+//!   also makes (a lost wake-up), so it is a note, not a verdict.
 
 use crate::explorer::{self, Found, Verdict};
 use crate::jvm::plain::{self, PlainRun};
 use crate::jvm::protocol::{Frame, Outcome};
-use crate::jvm::TestSpec;
+use crate::jvm::{Mode, TestSpec};
 use crate::results::report;
 
 use super::Toolchain;
@@ -33,6 +36,9 @@ pub struct Checks {
     pub plain: Vec<PlainRun>,
     /// The frame of racelens's runtime or models the exception was raised in, if it was.
     pub model: Option<Frame>,
+    /// Whether the failure is the default schedule's: no preemption, every `notify` waking the
+    /// longest waiter (the schedule a test that passes plainly should pass, RTSCheck's R7).
+    pub on_default_schedule: bool,
 }
 
 /// Checks `found` (a failing schedule of `test`) and returns the verdict to report.
@@ -41,8 +47,8 @@ pub fn check(toolchain: &Toolchain, test: &TestSpec, found: Box<Found>, max_step
         Outcome::Fail(f) => f.model.clone(),
         _ => None,
     };
-    let fresh_jvm = again_in_fresh_jvm(toolchain, test, &found, max_steps)?;
-    let mut checks = Checks { fresh_jvm, plain: Vec::new(), model };
+    let (fresh_jvm, on_default_schedule) = again_in_fresh_jvm(toolchain, test, &found, max_steps)?;
+    let mut checks = Checks { fresh_jvm, plain: Vec::new(), model, on_default_schedule };
     if let Some(how) = &checks.fresh_jvm {
         let why = format!(
             "{} after {}, but the schedule {how} when it runs again in a fresh JVM: the failure came from state earlier executions left in the JVM (statics of JDK or library classes, which racelens does not re-initialise) or from nondeterminism racelens does not control",
@@ -73,20 +79,31 @@ pub fn check(toolchain: &Toolchain, test: &TestSpec, found: Box<Found>, max_step
     }
 }
 
-/// `None` when the schedule fails the same way in a fresh JVM, else how it ended there
-/// (`passes`, `fails differently (...)`, `does not replay (...)`).
-fn again_in_fresh_jvm(toolchain: &Toolchain, test: &TestSpec, found: &Found, max_steps: u32) -> Result<Option<String>, String> {
+/// Runs the failing schedule again in a fresh JVM: `None` when it fails the same way, else how
+/// it ended there (`passes`, `fails differently (...)`, `does not replay (...)`). And whether the
+/// failure is the default schedule's (the one the JVM itself takes: no preemption, and every
+/// `notify` waking the longest waiter), told by running that schedule too when the failing one
+/// has no preemption.
+fn again_in_fresh_jvm(toolchain: &Toolchain, test: &TestSpec, found: &Found, max_steps: u32) -> Result<(Option<String>, bool), String> {
     let mut session = toolchain.session(test.clone());
     let ran = explorer::replay(&mut session, &found.string, max_steps);
+    let default = match &ran {
+        Ok((_, None)) if found.preemptions.is_empty() => Some(session.run(&[], Mode::Fast, max_steps)),
+        _ => None,
+    };
     session.close();
     let (exec, diverged) = ran?;
     if let Some((k, want, got)) = diverged {
-        return Ok(Some(format!("does not replay (at decision {k} it switches at {want}, the run reached {got})")));
+        return Ok((Some(format!("does not replay (at decision {k} it switches at {want}, the run reached {got})")), false));
     }
+    let on_default_schedule = match default {
+        Some(run) => same_failure(&found.full.outcome, &run?.outcome),
+        None => false,
+    };
     Ok(match (&found.full.outcome, &exec.outcome) {
-        (first, again) if same_failure(first, again) => None,
-        (_, Outcome::Pass) => Some("passes".into()),
-        _ => Some(format!("fails differently ({})", report::headline(&exec))),
+        (first, again) if same_failure(first, again) => (None, on_default_schedule),
+        (_, Outcome::Pass) => (Some("passes".into()), false),
+        _ => (Some(format!("fails differently ({})", report::headline(&exec))), false),
     })
 }
 
@@ -114,13 +131,22 @@ fn plural(n: u64, one: &str) -> String {
 }
 
 impl Checks {
-    /// Notes beside a failure that stands: what the plain runs did.
+    /// Notes beside a failure that stands: what the plain runs did. A failure on the default
+    /// schedule that no plain run shows violates RTSCheck's rule R7 (a test that passes plainly
+    /// passes on that schedule): the JVM rarely takes it, or racelens ran the test otherwise
+    /// than the JVM does (a time source, I/O or code it does not control). Which one, nothing
+    /// here can tell (a lost wake-up that plain runs seldom hit is the first), so the failure
+    /// stands and the note says both.
     pub fn notes(&self) -> Vec<String> {
         let n = self.plain.len();
         match self.plain.iter().position(|r| *r != PlainRun::Pass) {
-            _ if n == 0 => Vec::new(),
             Some(i) => vec![format!("note: the test fails without racelens too (plain run {} of {}: {})", i + 1, n, self.plain[i].describe())],
-            None => vec![format!("note: the test passed {} without racelens: the JVM rarely takes this schedule", plural(n as u64, "plain run"))],
+            None if n > 0 && self.on_default_schedule => vec![format!(
+                "note: the test passed {} without racelens, although this is the schedule without preemptions (RTSCheck's rule R7): the JVM rarely takes it, or racelens ran the test otherwise than the JVM (a time source, I/O or code it does not control)",
+                plural(n as u64, "plain run")
+            )],
+            None if n > 0 => vec![format!("note: the test passed {} without racelens: the JVM rarely takes this schedule", plural(n as u64, "plain run"))],
+            None => Vec::new(),
         }
     }
 }
@@ -130,13 +156,15 @@ mod tests {
     use super::*;
 
     fn checks(plain: Vec<PlainRun>) -> Checks {
-        Checks { fresh_jvm: None, plain, model: None }
+        Checks { fresh_jvm: None, plain, model: None, on_default_schedule: false }
     }
 
     #[test]
     fn the_notes_say_what_the_plain_runs_did() {
         assert!(checks(Vec::new()).notes().is_empty());
         assert_eq!(checks(vec![PlainRun::Pass; 3]).notes(), ["note: the test passed 3 plain runs without racelens: the JVM rarely takes this schedule"]);
+        let r7 = Checks { on_default_schedule: true, ..checks(vec![PlainRun::Pass; 3]) };
+        assert!(r7.notes()[0].contains("RTSCheck's rule R7"), "{:?}", r7.notes());
         let failed = checks(vec![PlainRun::Pass, PlainRun::Fail("java.lang.AssertionError".into(), "expected:<2> but was:<1>".into())]);
         assert_eq!(failed.notes(), ["note: the test fails without racelens too (plain run 2 of 2: failed with java.lang.AssertionError: expected:<2> but was:<1>)"]);
         assert_eq!(checks(vec![PlainRun::Exit(3)]).notes(), ["note: the test fails without racelens too (plain run 1 of 1: exited with status 3)"]);

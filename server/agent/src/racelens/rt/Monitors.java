@@ -106,18 +106,26 @@ final class Monitors {
         final Mon lock;
         final ArrayList<TS> set;
         final Object what;
+        /** The queue of a fair lock the waiter takes again in order; null for any other lock. */
+        final FairQueue fair;
         boolean candidate = true;
 
-        Notified(Mon lock, ArrayList<TS> set, Object what) {
+        Notified(Mon lock, ArrayList<TS> set, Object what, FairQueue fair) {
             this.lock = lock;
             this.set = set;
             this.what = what;
+            this.fair = fair;
         }
 
         @Override
         public boolean ready(TS t) {
             boolean out = !candidate || (t.interruptible && t.interrupted);
-            return out && (lock.owner == null || lock.owner == t);
+            if (!out) {
+                return false;
+            }
+            // Signalled or timed out, it is in the fair lock's queue ({@link #leave}); interrupted
+            // while still a candidate, it joins when it leaves the wait set, after this check.
+            return fair != null && !candidate ? fair.mayTake(t) : lock.owner == null || lock.owner == t;
         }
 
         @Override
@@ -129,6 +137,9 @@ final class Monitors {
             if (candidate) {
                 candidate = false;
                 set.remove(t);
+                if (fair != null) {
+                    fair.queue(t);
+                }
             }
         }
 
@@ -146,7 +157,7 @@ final class Monitors {
      * waits for notify/interrupt/timeout, re-acquires. Returns true unless it timed out.
      */
     static boolean await(TS s, Mon m, ArrayList<TS> set, Object what, boolean timed, long nanos,
-            boolean interruptible) throws InterruptedException {
+            boolean interruptible, FairQueue fair) throws InterruptedException {
         m.fresh();
         if (m.owner != s) {
             throw new IllegalMonitorStateException("current thread is not owner");
@@ -158,7 +169,7 @@ final class Monitors {
         int saved = m.holds;
         m.owner = null;
         m.holds = 0;
-        Notified n = new Notified(m, set, what);
+        Notified n = new Notified(m, set, what, fair);
         set.add(s);
         if (Trace.on) {
             Trace.effect(Trace.RELEASE, m.obj, Trace.LOCK);
@@ -178,6 +189,9 @@ final class Monitors {
         // the lock is free or ours here (ready() checked it)
         m.owner = s;
         m.holds = saved;
+        if (fair != null) {
+            fair.took(s);
+        }
         Sched.changed();
         if (interruptible && s.interrupted) {
             s.interrupted = false;
@@ -217,6 +231,22 @@ final class Monitors {
         Sched.changed();
     }
 
+    /** Wakes the longest waiter of {@code set} (a j.u.c. condition's {@code signal}): no choice. */
+    static void signalLongestWaiting(TS s, ArrayList<TS> set, Object what) {
+        if (Trace.on) {
+            Trace.effect(Trace.WRITE, what, Trace.WAITSET);
+        }
+        if (set.isEmpty()) {
+            return;
+        }
+        TS w = set.get(0);
+        ((Notified) w.blocker).leave(w);
+        if (Trace.on) {
+            Trace.thread(Trace.WRITE, w.id, Trace.STATE); // from WAITING to BLOCKED on the lock
+        }
+        Sched.changed();
+    }
+
     static void signalAll(TS s, ArrayList<TS> set, Object what) {
         if (Trace.on) {
             Trace.effect(Trace.WRITE, what, Trace.WAITSET);
@@ -247,7 +277,7 @@ final class Monitors {
             return;
         }
         Mon m = held(s, o);
-        await(s, m, m.waitSet, o, false, 0, true);
+        await(s, m, m.waitSet, o, false, 0, true, null);
     }
 
     static void wait(Object o, long millis, int site) throws InterruptedException {
@@ -260,7 +290,7 @@ final class Monitors {
             return;
         }
         Mon m = held(s, o);
-        await(s, m, m.waitSet, o, millis > 0, millis * 1_000_000L, true);
+        await(s, m, m.waitSet, o, millis > 0, millis * 1_000_000L, true, null);
     }
 
     static void wait(Object o, long millis, int nanos, int site) throws InterruptedException {

@@ -403,7 +403,13 @@ public final class Rt {
      */
     public static boolean await(TS s, Mon m, ArrayList<TS> set, Object what, boolean timed, long nanos,
             boolean interruptible) throws InterruptedException {
-        return Monitors.await(s, m, set, what, timed, nanos, interruptible);
+        return Monitors.await(s, m, set, what, timed, nanos, interruptible, null);
+    }
+
+    /** {@link #await} on a condition of a fair lock: the waiter takes the lock again in {@code fair}'s order. */
+    public static boolean await(TS s, Mon m, ArrayList<TS> set, Object what, boolean timed, long nanos,
+            boolean interruptible, FairQueue fair) throws InterruptedException {
+        return Monitors.await(s, m, set, what, timed, nanos, interruptible, fair);
     }
 
     /**
@@ -414,9 +420,13 @@ public final class Rt {
         Monitors.signal(s, set, what, site);
     }
 
-    /** {@link #signal} at the site of the call the thread is in (j.u.c. conditions). */
+    /**
+     * A {@code java.util.concurrent} condition's {@code signal}: the longest-waiting thread
+     * wakes, as {@code AbstractQueuedSynchronizer.ConditionObject.signal} documents (unlike
+     * {@code Object.notify}, which wakes any: a scheduling choice there).
+     */
     public static void signal(TS s, ArrayList<TS> set, Object what) {
-        Monitors.signal(s, set, what, s.pendingSite);
+        Monitors.signalLongestWaiting(s, set, what);
     }
 
     public static void signalAll(TS s, ArrayList<TS> set, Object what) {
@@ -657,6 +667,26 @@ public final class Rt {
 
     public static long nanoTime() {
         return Clock.nanoTime();
+    }
+
+    /** {@code Instant.now()} on the logical clock. */
+    public static java.time.Instant instantNow() {
+        return LogicalClock.now();
+    }
+
+    /** {@code Clock.systemUTC()}: the logical clock in UTC. */
+    public static java.time.Clock systemUTC() {
+        return LogicalClock.UTC;
+    }
+
+    /** {@code Clock.systemDefaultZone()}, and the clock of a no-argument {@code now()}. */
+    public static java.time.Clock systemDefaultZone() {
+        return new LogicalClock(java.time.ZoneId.systemDefault());
+    }
+
+    /** The clock of {@code now(zone)}: the logical clock in {@code zone}. */
+    public static java.time.Clock clockIn(java.time.ZoneId zone) {
+        return new LogicalClock(zone);
     }
 
     public static long currentTimeMillis() {

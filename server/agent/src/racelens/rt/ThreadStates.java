@@ -44,8 +44,9 @@ final class ThreadStates {
             }
             return t.timed ? Thread.State.TIMED_WAITING : Thread.State.WAITING;
         }
-        if (t.pointBlocker != null) {
-            // waits at its point for a lock (a monitor: BLOCKED) or a thread to end (join: WAITING)
+        if (t.pointBlocker != null && !t.pointBlocker.ready(t)) {
+            // waits at its point for a lock (a monitor: BLOCKED) or a thread to end (join: WAITING);
+            // one whose lock is free is merely waiting for its turn (preempted): RUNNABLE
             Blocker b = t.pointBlocker;
             return b instanceof Mon && objectMonitor((Mon) b) ? Thread.State.BLOCKED : Thread.State.WAITING;
         }

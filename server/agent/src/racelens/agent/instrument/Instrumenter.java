@@ -606,6 +606,18 @@ public final class Instrumenter {
                     default: return;
                 }
             }
+            if (owner.startsWith("java/time/") && op == Opcodes.INVOKESTATIC && javaTime(n)) {
+                return;
+            }
+            if (owner.equals("java/util/Calendar") && op == Opcodes.INVOKESTATIC && name.equals("getInstance")) {
+                // now, on the logical clock: the JDK's reads the wall clock inside
+                InsnList now = new InsnList();
+                now.add(new InsnNode(Opcodes.DUP));
+                now.add(rt("currentTimeMillis", "()J"));
+                now.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, "java/util/Calendar", "setTimeInMillis", "(J)V", false));
+                insns.insert(n, now);
+                return;
+            }
             if (owner.equals("java/lang/Runtime") && (name + desc).matches("(exit|halt)\\(I\\)V")) {
                 replace(n, name, "(Ljava/lang/Runtime;I)V", null, null);
                 return;
@@ -666,6 +678,47 @@ public final class Instrumenter {
             } else if (holdsRealLocks(owner) && superCalled) {
                 bracket(n, -1);
             }
+        }
+
+        /** {@code java.time}'s date-time classes whose {@code now()} and {@code now(zone)} read a clock. */
+        static final Set<String> DATE_TIMES = Set.of("java/time/LocalDateTime", "java/time/LocalDate", "java/time/LocalTime",
+                "java/time/ZonedDateTime", "java/time/OffsetDateTime", "java/time/OffsetTime", "java/time/Year", "java/time/YearMonth",
+                "java/time/MonthDay");
+
+        /**
+         * {@code java.time}'s clocks on the logical clock ({@code racelens.rt.LogicalClock}):
+         * {@code Instant.now()}, {@code Clock.systemUTC()}/{@code systemDefaultZone()}, and the
+         * date-time classes' {@code now()}/{@code now(zone)}, which become their {@code now(clock)}.
+         * True when replaced.
+         */
+        boolean javaTime(MethodInsnNode n) {
+            String key = n.owner + "." + n.name + n.desc;
+            switch (key) {
+                case "java/time/Instant.now()Ljava/time/Instant;":
+                    insns.set(n, rt("instantNow", "()Ljava/time/Instant;"));
+                    return true;
+                case "java/time/Clock.systemUTC()Ljava/time/Clock;":
+                    insns.set(n, rt("systemUTC", "()Ljava/time/Clock;"));
+                    return true;
+                case "java/time/Clock.systemDefaultZone()Ljava/time/Clock;":
+                    insns.set(n, rt("systemDefaultZone", "()Ljava/time/Clock;"));
+                    return true;
+                default:
+                    break;
+            }
+            if (!n.name.equals("now") || !DATE_TIMES.contains(n.owner)) {
+                return false;
+            }
+            String result = "L" + n.owner + ";";
+            if (n.desc.equals("()" + result)) {
+                insns.insertBefore(n, rt("systemDefaultZone", "()Ljava/time/Clock;"));
+            } else if (n.desc.equals("(Ljava/time/ZoneId;)" + result)) {
+                insns.insertBefore(n, rt("clockIn", "(Ljava/time/ZoneId;)Ljava/time/Clock;"));
+            } else {
+                return false;
+            }
+            n.desc = "(Ljava/time/Clock;)" + result;
+            return true;
         }
 
         /**

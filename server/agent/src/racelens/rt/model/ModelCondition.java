@@ -9,7 +9,12 @@ import racelens.rt.OwnEffects;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
-/** A condition of a model lock: a wait set; which waiter {@code signal} wakes is a scheduling choice. */
+/**
+ * A condition of a model lock: a wait set in arrival order; {@code signal} wakes the
+ * longest-waiting thread, as the JDK's {@code AbstractQueuedSynchronizer.ConditionObject}
+ * documents (a fair pool built on conditions serves its waiters in order: exploring another
+ * order would make failures the JDK cannot have).
+ */
 public final class ModelCondition implements Condition, OwnEffects {
     final Object lock;
     final Mon mon;
@@ -19,6 +24,11 @@ public final class ModelCondition implements Condition, OwnEffects {
     ModelCondition(Object lock, Mon mon) {
         this.lock = lock;
         this.mon = mon;
+    }
+
+    /** The lock's queue when it is a fair {@code ReentrantLock}: its waiters take it again in order. */
+    private racelens.rt.FairQueue fair() {
+        return lock instanceof ModelReentrantLock && ((ModelReentrantLock) lock).isFair() ? (ModelReentrantLock) lock : null;
     }
 
     private ArrayList<TS> waiters() {
@@ -81,14 +91,14 @@ public final class ModelCondition implements Condition, OwnEffects {
     @Override
     public void await() throws InterruptedException {
         TS s = self();
-        Rt.await(s, mon, waiters(), this, false, 0, true);
+        Rt.await(s, mon, waiters(), this, false, 0, true, fair());
     }
 
     @Override
     public void awaitUninterruptibly() {
         TS s = self();
         try {
-            Rt.await(s, mon, waiters(), this, false, 0, false);
+            Rt.await(s, mon, waiters(), this, false, 0, false, fair());
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
@@ -109,7 +119,7 @@ public final class ModelCondition implements Condition, OwnEffects {
             return nanos;
         }
         long start = Rt.clock();
-        Rt.await(s, mon, waiters(), this, true, nanos, true);
+        Rt.await(s, mon, waiters(), this, true, nanos, true, fair());
         return nanos - (Rt.clock() - start) - (s.timedOut ? 1 : 0);
     }
 

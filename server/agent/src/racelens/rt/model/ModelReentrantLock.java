@@ -21,7 +21,7 @@ import racelens.rt.TS;
  * queues behind the waiters, as the JDK's; an untimed {@code tryLock} barges on either. Uncontrolled
  * threads (outside executions) use the real lock.
  */
-public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock implements Gated, OwnEffects {
+public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock implements Gated, OwnEffects, racelens.rt.FairQueue {
     private static final long serialVersionUID = 1L;
     final transient Mon mon = new Mon(this);
 
@@ -60,6 +60,27 @@ public class ModelReentrantLock extends java.util.concurrent.locks.ReentrantLock
         }
         java.util.Iterator<TS> q = fairQueue().iterator();
         return !q.hasNext() || q.next() == s;
+    }
+
+    // A waiter of one of this fair lock's conditions, once signalled, queues behind the threads
+    // waiting for the lock, as the JDK moves it to the lock's queue (FairQueue).
+
+    @Override
+    public void queue(TS t) {
+        fairQueue().add(t);
+        Rt.changed();
+    }
+
+    @Override
+    public boolean mayTake(TS t) {
+        return mayTakeFair(t);
+    }
+
+    @Override
+    public void took(TS t) {
+        if (fairQueue().remove(t)) {
+            Rt.changed(); // the next one may be first now
+        }
     }
 
     /** A thread waiting for this fair lock; it joins the queue when it first finds it cannot take it. */
