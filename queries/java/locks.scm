@@ -15,3 +15,18 @@
   object: (_) @lock.object
   name: (identifier) @lock.operation
   (#eq? @lock.operation "unlock")) @lock.release
+
+; A StampedLock's stamps: `long s = sl.writeLock(); ... sl.unlockWrite(s)`, read stamps the
+; same, and an optimistic read from `tryOptimisticRead()` to its `validate(stamp)`. An
+; acquire here counts only when a stamped release of the same lock follows it in its unit
+; (`rw.readLock()` of a ReadWriteLock hands out a Lock instead).
+(method_invocation
+  object: (_) @lock.object
+  name: (identifier) @lock.operation
+  (#any-of? @lock.operation "writeLock" "readLock" "writeLockInterruptibly" "readLockInterruptibly"
+    "tryWriteLock" "tryReadLock" "tryOptimisticRead")) @lock.stamp
+
+(method_invocation
+  object: (_) @lock.object
+  name: (identifier) @lock.operation
+  (#any-of? @lock.operation "unlockWrite" "unlockRead" "validate")) @lock.stamp_release

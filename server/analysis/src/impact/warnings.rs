@@ -102,7 +102,7 @@ fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Abou
         let decl = &facts.fields[f as usize];
         let Some(guard) = decl.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
         let held = index.locks_at(file, site.unit, site.span.start);
-        let guard_key = guard_lock_key(&r, origin, &facts, decl.class, guard);
+        let guard_key = locks::guard_lock_key(&r, crate::index::ClassRef { origin, idx: decl.class }, guard);
         let holds = held.iter().any(|l| Some(&l.key) == guard_key.as_ref() || l.display == *guard || l.display == format!("this.{guard}"));
         if holds || reported.contains(&(file, site.span)) {
             continue;
@@ -122,21 +122,6 @@ fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<Abou
             related: vec![Related { file: file_of(origin).unwrap_or(file), span: decl.span, message: format!("`{}` is declared @GuardedBy(\"{guard}\") here", decl.name) }],
         }));
     }
-}
-
-/// The canonical key of a `@GuardedBy` lock name in the field's class.
-fn guard_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, class: u32, guard: &str) -> Option<String> {
-    let c = crate::index::ClassRef { origin, idx: class };
-    if guard == "this" {
-        return Some(locks::monitor_of(r, c));
-    }
-    let name = guard.trim_start_matches("this.");
-    if let Some(field) = r.find_field(c, name) {
-        let k = r.field_key(field, false)?;
-        return Some(format!("{}#{}", k.class, k.name));
-    }
-    let _ = facts;
-    None
 }
 
 fn file_of(origin: Origin) -> Option<FileId> {
@@ -383,6 +368,9 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
         let lost: Vec<&crate::java::LockRegion> = lost.into_iter().filter(|l| !now.iter().any(|n| n.display == l.text)).collect();
         for region in lost {
             let Some(key) = old_lock_key(&r, origin, facts, site.unit, region) else { continue };
+            if double_checked(index, change.file, site, &key) {
+                continue;
+            }
             // Elsewhere, the field is accessed under that lock.
             let guarded: Vec<(FileId, Span, String)> = index
                 .sites_of(&site.field)
@@ -424,6 +412,23 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
             break;
         }
     }
+}
+
+/// Double-checked locking on a volatile field: the read outside the lock is only a fast
+/// path, the same method reads the field again under the lock before it acts, and the
+/// volatile write publishes what was built before it (JLS 17.4.5; the RL009 rules check
+/// the order of that write).
+fn double_checked(index: &ProjectIndex, file: FileId, site: &crate::index::Site, key: &str) -> bool {
+    let Some(entry) = index.entry(file) else { return false };
+    site.kind == crate::java::AccessKind::Read
+        && site.decl.is_volatile
+        && entry.resolved.sites.iter().any(|s| {
+            s.field == site.field
+                && s.kind == crate::java::AccessKind::Read
+                && s.span.start > site.span.start
+                && entry.facts.units[s.unit as usize].method == entry.facts.units[site.unit as usize].method
+                && index.locks_at(file, s.unit, s.span.start).iter().any(|l| l.key == key)
+        })
 }
 
 /// The canonical key, in the new code, of a lock region of the base version.

@@ -119,3 +119,14 @@ pub fn monitor_of_expr(r: &Resolver, origin: Origin, facts: &FileFacts, unit: Un
     let t = r.type_of(origin, facts, unit, e)?;
     Some(monitor_of(r, t.class()?))
 }
+
+/// The canonical key of the lock a `@GuardedBy("…")` in class `c` names: `this`, or a
+/// field of the class (`lock`, `this.lock`).
+pub fn guard_lock_key(r: &Resolver, c: ClassRef, guard: &str) -> Option<String> {
+    if guard == "this" {
+        return Some(monitor_of(r, c));
+    }
+    let field = r.find_field(c, guard.trim_start_matches("this."))?;
+    let k = r.field_key(field, false)?;
+    Some(format!("{}#{}", k.class, k.name))
+}

@@ -266,17 +266,13 @@ impl ProjectIndex {
     /// file was resolved).
     pub fn locks_at(&self, file: FileId, unit: UnitIdx, offset: u32) -> Vec<LockId> {
         let Some(e) = self.entry(file) else { return Vec::new() };
-        let mut out: Vec<LockId> = e
-            .facts
-            .locks
-            .iter()
-            .zip(&e.resolved.locks)
-            .filter(|(r, _)| r.unit == unit && r.span.contains(offset))
-            .map(|(_, id)| id.clone())
-            .collect();
+        if unit as usize >= e.facts.units.len() {
+            return Vec::new();
+        }
+        let mut out: Vec<LockId> = e.facts.held_regions(unit, offset).into_iter().filter_map(|i| e.resolved.locks.get(i).cloned()).collect();
         // A private helper runs under the locks all its callers hold.
-        let u = e.facts.units.get(unit as usize);
-        if let Some(held) = u.filter(|u| !u.is_lambda).and_then(|u| e.resolved.caller_locks.get(&u.method)) {
+        let holder = e.facts.holding_unit(unit).map(|u| e.facts.units[u as usize].method);
+        if let Some(held) = holder.and_then(|m| e.resolved.caller_locks.get(&m)) {
             out.extend(held.iter().cloned());
         }
         out.sort();

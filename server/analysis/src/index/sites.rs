@@ -94,7 +94,7 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     let r = index.resolver();
     let mut out = ResolvedFile::default();
     out.locks = facts.locks.iter().map(|l| super::locks::lock_of(&r, origin, facts, l)).collect();
-    out.caller_locks = caller_locks(facts, &out.locks);
+    out.caller_locks = caller_locks(facts, &out.locks, declared_caller_locks(&r, origin, facts));
     out.monitor_calls = monitor_calls(&r, origin, facts);
     field_sites(&r, origin, facts, &mut out);
     collection_sites(&r, origin, facts, &mut out);
@@ -112,20 +112,34 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     out
 }
 
-/// For each private method called only with some locks held, those locks. Callers that
-/// are themselves such helpers pass on what their callers hold (a few levels deep).
-fn caller_locks(facts: &FileFacts, locks: &[LockId]) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
+/// Methods annotated `@GuardedBy("lock")`: JCIP's contract that every caller holds the
+/// lock, so their body runs under it (and a caller without it is what is wrong).
+fn declared_caller_locks(r: &Resolver, origin: Origin, facts: &FileFacts) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
+    let mut out = std::collections::HashMap::new();
+    for (m, method) in facts.methods.iter().enumerate() {
+        let Some(guard) = method.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
+        if let Some(key) = super::locks::guard_lock_key(r, ClassRef { origin, idx: method.class }, guard) {
+            out.insert(m as MethodIdx, vec![LockId { key, display: guard.clone(), shared: false }]);
+        }
+    }
+    out
+}
+
+/// For each private method called only with some locks held, those locks, and the locks
+/// `declared` by annotation. Callers that are themselves such helpers pass on what their
+/// callers hold (a few levels deep).
+fn caller_locks(facts: &FileFacts, locks: &[LockId], declared: std::collections::HashMap<MethodIdx, Vec<LockId>>) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
     use std::collections::HashMap;
     let mut out: HashMap<MethodIdx, Vec<LockId>> = HashMap::new();
     let private: Vec<MethodIdx> = (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].is_private && !facts.methods[m as usize].is_static).collect();
     if private.is_empty() {
-        return out;
+        return declared;
     }
     let held_at = |out: &HashMap<MethodIdx, Vec<LockId>>, unit: UnitIdx, offset: u32| -> Vec<LockId> {
-        let mut held: Vec<LockId> = facts.locks.iter().zip(locks).filter(|(r, _)| r.unit == unit && r.span.contains(offset)).map(|(_, id)| id.clone()).collect();
-        let u = &facts.units[unit as usize];
-        if !u.is_lambda {
-            held.extend(out.get(&u.method).into_iter().flatten().cloned());
+        let mut held: Vec<LockId> = facts.held_regions(unit, offset).into_iter().map(|i| locks[i].clone()).collect();
+        if let Some(u) = facts.holding_unit(unit) {
+            let m = facts.units[u as usize].method;
+            held.extend(out.get(&m).into_iter().chain(declared.get(&m)).flatten().cloned());
         }
         held
     };
@@ -159,6 +173,12 @@ fn caller_locks(facts: &FileFacts, locks: &[LockId]) -> std::collections::HashMa
             break;
         }
         out = next;
+    }
+    for (m, held) in declared {
+        let all = out.entry(m).or_default();
+        all.extend(held);
+        all.sort();
+        all.dedup();
     }
     out
 }

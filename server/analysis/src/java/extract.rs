@@ -52,6 +52,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     ex.initializer_shapes(&declarators);
     ex.accesses(&captures.accesses);
     ex.calls(&captures.calls);
+    super::inline::mark_inline_units(&mut ex.facts);
     ex.resolve_local_aliases();
     ex.facts.tokens = tokens;
     ex.facts.members = Members::build(&ex.facts);
@@ -258,7 +259,7 @@ impl<'t> Extractor<'t> {
         let parent = self.facts.unit_at(span.start);
         let idx = self.facts.units.len() as UnitIdx;
         debug_assert!(self.facts.units.last().is_none_or(|u| u.span.start <= span.start), "units in document order");
-        self.facts.units.push(Unit { method, is_lambda, parent, span });
+        self.facts.units.push(Unit { method, is_lambda, parent, span, inline_at: None });
         idx
     }
 
@@ -556,16 +557,26 @@ impl<'t> Extractor<'t> {
         let src = self.src;
         let mut acquires = Vec::new();
         let mut releases = Vec::new();
+        let mut stamps = Vec::new();
+        let mut stamp_releases = Vec::new();
         for &(name, node) in captures {
             match name {
                 "lock.synchronized" => self.synchronized_block(node, src),
                 "lock.acquire" => acquires.push(node),
                 "lock.release" => releases.push(node),
+                "lock.stamp" => stamps.push(node),
+                "lock.stamp_release" => stamp_releases.push(node),
                 _ => {}
             }
         }
         for acquire in acquires {
             self.explicit_lock_region(acquire, &releases, src);
+        }
+        // `sl.unlock(stamp)` releases a stamp of either mode.
+        stamp_releases.extend(releases.iter().filter(|r| r.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 1)));
+        stamp_releases.sort_by_key(|r| r.start_byte());
+        for acquire in stamps {
+            self.stamped_lock_region(acquire, &stamp_releases, src);
         }
     }
 
@@ -622,6 +633,41 @@ impl<'t> Extractor<'t> {
             text: key,
             unit,
             span: Span { start, end, line: a.line, end_line },
+            markers,
+        });
+    }
+
+    /// A `StampedLock` region (its Javadoc's idioms): a write stamp excludes every other stamp,
+    /// read stamps share, and an optimistic read up to its `validate` is treated as a read
+    /// stamp, since what it read is thrown away when a writer came between. Without a
+    /// stamped release of the same lock after it in the unit it is no region at all.
+    fn stamped_lock_region(&mut self, acquire: Node, releases: &[Node], src: &[u8]) {
+        let start = acquire.end_byte() as u32;
+        let Some(unit) = self.facts.unit_at(start) else { return };
+        let (Some(object), Some(operation)) = (acquire.child_by_field_name("object"), acquire.child_by_field_name("name")) else { return };
+        let key = lock_key(text(object, src));
+        let release = releases.iter().find(|r| {
+            let rs = r.start_byte() as u32;
+            rs >= start
+                && self.facts.unit_at(rs) == Some(unit)
+                && r.child_by_field_name("object").is_some_and(|o| lock_key(text(o, src)) == key)
+        });
+        let Some(release) = release else { return };
+        let exclusive = text(operation, src).to_ascii_lowercase().contains("write");
+        let mode = if exclusive { "writeLock" } else { "readLock" };
+        // The region's lock is `sl.writeLock()` / `sl.readLock()`, which the index already
+        // reads as the lock `sl` in exclusive or shared mode.
+        let lock = Expr::Call { receiver: Some(Box::new(self.expr(object, src))), name: mode.to_string(), args: Vec::new() };
+        let a = span(acquire);
+        let release_line = release.start_position().row as u32 + 1;
+        let mut markers = vec![a.line, release_line];
+        markers.dedup();
+        self.facts.locks.push(LockRegion {
+            kind: LockKind::Explicit,
+            lock,
+            text: format!("{key}.{mode}()"),
+            unit,
+            span: Span { start, end: release.start_byte() as u32, line: a.line, end_line: release_line },
             markers,
         });
     }
@@ -729,13 +775,22 @@ impl<'t> Extractor<'t> {
             let call = match name {
                 "call.method" => {
                     let Some(n) = node.child_by_field_name("name") else { continue };
-                    if matches!(text(n, src), "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
+                    let mut receiver = node.child_by_field_name("object").map(|o| self.expr(o, src));
+                    let mut args = args;
+                    let mut name = text(n, src);
+                    // `unit.timedWait(monitor, n)` is `monitor.wait(ms)` and `unit.timedJoin(t, n)`
+                    // is `t.join(ms)` (TimeUnit's Javadoc): the wait and join rules see them so.
+                    if let ("timedWait" | "timedJoin", 2) = (name, args.len()) {
+                        receiver = Some(args.remove(0));
+                        name = if name == "timedWait" { "wait" } else { "join" };
+                    }
+                    if matches!(name, "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
                         let guard = self.wait_guard(node, self.facts.calls.len() as u32);
                         self.facts.wait_guards.push(guard);
                     }
                     Call {
-                        name: text(n, src).to_string(),
-                        receiver: node.child_by_field_name("object").map(|o| self.expr(o, src)),
+                        name: name.to_string(),
+                        receiver,
                         args,
                         kind: CallKind::Method,
                         span: span(n),

@@ -185,6 +185,11 @@ pub struct Unit {
     pub is_lambda: bool,
     pub parent: Option<UnitIdx>,
     pub span: Span,
+    /// A lambda (or a method of an anonymous class) that runs synchronously inside its
+    /// parent unit, at this offset of the parent: passed to `forEach`, `compute*`,
+    /// `removeIf`, …, or a local `Runnable` called there. It then holds the locks the
+    /// parent holds at that offset.
+    pub inline_at: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -465,9 +470,45 @@ impl FileFacts {
         }
     }
 
-    /// Lock regions held at `offset` when the code of `unit` runs there.
+    /// Lock regions held at `offset` when the code of `unit` runs there, outermost first
+    /// (the last is the innermost region).
     pub fn locks_held(&self, unit: UnitIdx, offset: u32) -> impl Iterator<Item = &LockRegion> {
-        self.locks.iter().filter(move |r| r.unit == unit && r.span.contains(offset))
+        self.held_regions(unit, offset).into_iter().map(|i| &self.locks[i])
+    }
+
+    /// Indices of the regions [`Self::locks_held`] yields. A lambda run inline also holds
+    /// its parent's regions at the place it runs (a few levels of nesting).
+    pub fn held_regions(&self, unit: UnitIdx, offset: u32) -> Vec<usize> {
+        let mut chain = vec![(unit, offset)];
+        let (mut u, mut depth) = (unit, 0);
+        while let (Some(at), Some(parent), true) = (self.units[u as usize].inline_at, self.units[u as usize].parent, depth < 8) {
+            chain.push((parent, at));
+            u = parent;
+            depth += 1;
+        }
+        let mut out = Vec::new();
+        for &(unit, offset) in chain.iter().rev() {
+            out.extend(self.locks.iter().enumerate().filter(|(_, r)| r.unit == unit && r.span.contains(offset)).map(|(i, _)| i));
+        }
+        out
+    }
+
+    /// The unit whose method's callers decide what else `unit` holds: itself, or for a
+    /// lambda run inline, the unit it runs in (transitively). `None` for a lambda that
+    /// runs later (its callers are unknown).
+    pub fn holding_unit(&self, unit: UnitIdx) -> Option<UnitIdx> {
+        let mut u = unit;
+        for _ in 0..8 {
+            let x = &self.units[u as usize];
+            if !x.is_lambda && x.inline_at.is_none() {
+                return Some(u);
+            }
+            match (x.inline_at, x.parent) {
+                (Some(_), Some(p)) => u = p,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The method a unit belongs to (lambdas belong to their enclosing method).

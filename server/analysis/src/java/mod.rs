@@ -2,6 +2,7 @@
 
 pub mod facts;
 mod extract;
+mod inline;
 pub mod queries;
 mod syntax;
 mod tokens;
