@@ -911,3 +911,109 @@ fn one_condition_for_two_predicates_with_signal_is_a_lost_wakeup() {
     let unrelated = CONDITION_QUEUE.replace("            count--;", "            count -= 1;");
     assert_eq!(wakeup_warnings(&base, &[("src/app/BoundedQueue.java", &unrelated)]), Vec::<String>::new());
 }
+
+const POSTINGS: &str = r#"package app;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+public class Postings {
+    private final Object lock = new Object();
+    private final Map<String, List<Integer>> byTerm = new HashMap<>();
+
+    public void add(String term, int doc) {
+        synchronized (lock) {
+            byTerm.computeIfAbsent(term, t -> new ArrayList<>()).add(doc);
+        }
+    }
+
+    public int count(String prefix) {
+        int n = 0;
+        synchronized (lock) {
+            for (Map.Entry<String, List<Integer>> e : byTerm.entrySet()) {
+                if (e.getKey().startsWith(prefix)) {
+                    n += e.getValue().size();
+                }
+            }
+        }
+        return n;
+    }
+
+    public void start() {
+        new Thread(() -> add("a", 1)).start();
+        new Thread(() -> System.out.println(count("a"))).start();
+    }
+}
+"#;
+
+#[test]
+fn narrowing_the_lock_around_a_walk_of_a_shared_map_is_a_race() {
+    // The walk's own lines are unchanged; the lock now covers only the sum (SimRT rule 3
+    // counts what a narrowed region covered before).
+    let narrowed = POSTINGS.replace(
+        "        synchronized (lock) {\n            for (Map.Entry<String, List<Integer>> e : byTerm.entrySet()) {\n                if (e.getKey().startsWith(prefix)) {\n                    n += e.getValue().size();\n                }\n            }\n        }",
+        "        List<List<Integer>> matching = new ArrayList<>();\n        for (Map.Entry<String, List<Integer>> e : byTerm.entrySet()) {\n            if (e.getKey().startsWith(prefix)) {\n                matching.add(e.getValue());\n            }\n        }\n        synchronized (lock) {\n            for (List<Integer> docs : matching) {\n                n += docs.size();\n            }\n        }",
+    );
+    assert_ne!(narrowed, POSTINGS);
+    let repo = repo_with(&[("src/app/Postings.java", POSTINGS)], &[("src/app/Postings.java", &narrowed)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    assert!(w.iter().any(|w| w.starts_with("Postings.java:21 RL001") && w.contains("entrySet()")), "{w:#?}");
+}
+
+#[test]
+fn a_get_dereferenced_after_a_separate_contains_key_is_a_check_then_act() {
+    let base = r#"package app;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+public class Buckets {
+    static final class Bucket {
+        private int tokens = 10;
+
+        synchronized boolean tryCharge() {
+            if (tokens > 0) {
+                tokens--;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+    public void register(String client) {
+        buckets.putIfAbsent(client, new Bucket());
+    }
+
+    public void unregister(String client) {
+        buckets.remove(client);
+    }
+
+    public boolean allow(String client) {
+        Bucket b = buckets.get(client);
+        return b != null && b.tryCharge();
+    }
+
+    public void start() {
+        new Thread(() -> register("a")).start();
+        new Thread(() -> unregister("a")).start();
+        new Thread(() -> System.out.println(allow("a"))).start();
+    }
+}
+"#;
+    let checked_apart = base.replace("        Bucket b = buckets.get(client);\n        return b != null && b.tryCharge();", "        return buckets.containsKey(client) && buckets.get(client).tryCharge();");
+    let repo = repo_with(&[("src/app/Buckets.java", base)], &[("src/app/Buckets.java", &checked_apart)]);
+    let (host, impact) = analyze(repo.path());
+    let w = warnings(&host, &impact);
+    assert!(w.iter().any(|w| w.starts_with("Buckets.java:30 RL004") && w.contains("may return null")), "{w:#?}");
+
+    // Returned to the caller without a dereference, the caller sees the null.
+    let returned = base.replace("    public boolean allow(String client) {", "    public Bucket find(String client) {\n        return buckets.containsKey(client) ? buckets.get(client) : null;\n    }\n\n    public boolean allow(String client) {");
+    let repo = repo_with(&[("src/app/Buckets.java", base)], &[("src/app/Buckets.java", &returned)]);
+    let (host, impact) = analyze(repo.path());
+    assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
+}

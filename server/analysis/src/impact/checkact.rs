@@ -161,10 +161,16 @@ fn in_condition(facts: &FileFacts, call: &Call) -> bool {
 
 /// Whether the code looks at the act's result, and so notices when another thread acted
 /// first: the call in a condition or compared at once, returned, or assigned to a local
-/// that is later compared with `null` or tested.
+/// that is later compared with `null` or tested; never when the result is dereferenced at
+/// once.
 fn result_checked(facts: &FileFacts, act: &Call) -> bool {
     let prefix = statement_prefix(facts, act);
     let after = facts.text_of(following(facts, act, 40)).trim_start();
+    // `map.get(k).charge()`: dereferenced at once, whatever the statement does with it, so
+    // another thread's removal is a NullPointerException, not something the code notices.
+    if after.starts_with('.') {
+        return false;
+    }
     if after.starts_with("!=") || after.starts_with("==") || prefix.trim_start().starts_with("return") || in_condition(facts, act) {
         return true;
     }

@@ -32,6 +32,9 @@ pub(crate) struct RegionChange {
     pub text: String,
     /// First and last line (of the new text) the region covers, or covered.
     pub lines: (u32, u32),
+    /// For a region that is still there: the lines it covered in the base, mapped into the
+    /// new text, so that an access the change moved out of it is still inside these.
+    pub was_lines: Option<(u32, u32)>,
     /// The unit the region is (or was) in, in the new facts.
     pub unit: Option<UnitIdx>,
     pub cause: RegionCause,
@@ -99,7 +102,12 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
             }
         };
         if let Some(cause) = cause {
-            out.push(change_of(i, r, cause));
+            let mut c = change_of(i, r, cause);
+            if let Some(&o) = new_to_old.get(&i) {
+                let was = &old.locks[o];
+                c.was_lines = Some((diff.map_old_line(was.span.line), diff.map_old_line(was.span.end_line)));
+            }
+            out.push(c);
         }
     }
     for (o, was) in old.locks.iter().enumerate() {
@@ -109,7 +117,7 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
         let first = diff.map_old_line(was.span.line);
         let last = diff.map_old_line(was.span.end_line).max(first);
         let unit = (first..=last).find_map(|l| new.unit_at(new.first_code_offset(l)));
-        out.push(RegionChange { region: None, kind: was.kind, text: was.text.clone(), lines: (first, last), unit, cause: RegionCause::Removed });
+        out.push(RegionChange { region: None, kind: was.kind, text: was.text.clone(), lines: (first, last), was_lines: None, unit, cause: RegionCause::Removed });
     }
     out
 }
@@ -126,5 +134,5 @@ fn scope_changed(old: &FileFacts, new: &FileFacts, was: &LockRegion, now: &LockR
 
 fn change_of(i: usize, r: &LockRegion, cause: RegionCause) -> RegionChange {
     let first = r.markers.first().copied().unwrap_or(r.span.line).min(r.span.line);
-    RegionChange { region: Some(i), kind: r.kind, text: r.text.clone(), lines: (first, r.span.end_line), unit: Some(r.unit), cause }
+    RegionChange { region: Some(i), kind: r.kind, text: r.text.clone(), lines: (first, r.span.end_line), was_lines: None, unit: Some(r.unit), cause }
 }

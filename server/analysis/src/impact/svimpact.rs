@@ -101,7 +101,10 @@ pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
         for region in regions.of(change.file) {
             let why = describe_region_change(facts, region);
             for (i, s) in sites.iter().enumerate() {
-                let inside = region.lines.0 <= s.span.line && s.span.line <= region.lines.1;
+                let within = |(first, last): (u32, u32)| first <= s.span.line && s.span.line <= last;
+                // SimRT section 3.3, rule 3: what the region covers now, and what it covered
+                // before the change narrowed it (an access moved out of the lock).
+                let inside = within(region.lines) || region.was_lines.is_some_and(within);
                 let same_code = region.unit.is_none_or(|u| facts.units[s.unit as usize].method == facts.units[u as usize].method);
                 if inside && same_code {
                     out.add(index, sharing, change.file, i, SvReason::Synchronization(why.clone()));
