@@ -60,7 +60,10 @@ pub(super) fn collect(index: &ProjectIndex, sharing: &Sharing, change: &ChangedF
             let consequence = match kind {
                 Receiver::Atomic => "another thread can update it in between and its update is lost".to_string(),
                 Receiver::Collection if act.name == "get" => "another thread can remove the key in between, so `get()` may return null".to_string(),
-                Receiver::Collection if matches!(act.name.as_str(), "poll" | "pop" | "remove") && check.name != "size" => {
+                Receiver::Collection
+                    if matches!(act.name.as_str(), "poll" | "pop" | "remove" | "removeFirst" | "removeLast" | "pollFirst" | "pollLast" | "take")
+                        && check.name != "size" =>
+                {
                     format!("another thread can take the element in between, so `{}()` may find nothing", act.name)
                 }
                 Receiver::Collection => "another thread can change it in between".to_string(),
@@ -127,7 +130,11 @@ fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx,
 
 fn is_check(kind: Receiver, method: &str) -> bool {
     match kind {
-        Receiver::Collection => matches!(method, "isEmpty" | "size" | "contains" | "containsKey" | "containsValue" | "peek" | "get"),
+        Receiver::Collection => matches!(
+            method,
+            "isEmpty" | "size" | "contains" | "containsKey" | "containsValue" | "peek" | "peekFirst" | "peekLast" | "element" | "getFirst"
+                | "getLast" | "get" | "remainingCapacity"
+        ),
         Receiver::Atomic => matches!(method, "get" | "getPlain" | "getAcquire" | "intValue" | "longValue"),
     }
 }

@@ -185,7 +185,9 @@ pub struct Pair {
     pub kind: PairKind,
     pub a: PairEnd,
     pub b: PairEnd,
-    /// A common lock is held at both ends (and not both in shared mode).
+    /// A common lock is held at both ends (and not both in shared mode), or the variable is
+    /// the state of a thread-safe collection or an atomic, which its calls change
+    /// atomically (no data race; the pair still matters for check-then-act).
     pub protected: bool,
 }
 

@@ -38,6 +38,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
     }
     for (field, sites) in &by_field {
         let mut count = 0;
+        let atomic_state = field.element && atomic_state(index, field);
         for (x, &a) in sites.iter().enumerate() {
             for &b in &sites[x..] {
                 if count >= MAX_PAIRS_PER_FIELD {
@@ -56,7 +57,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                 }
                 let end_a = ends.access_end(a, ia);
                 let end_b = ends.access_end(b, ib);
-                let protected = end_a.locks.iter().any(|la| end_b.locks.iter().any(|lb| la.excludes(lb)));
+                let protected = atomic_state || end_a.locks.iter().any(|la| end_b.locks.iter().any(|lb| la.excludes(lb)));
                 let kind = if ka == AccessKind::Write && kb == AccessKind::Write { PairKind::WW } else { PairKind::RW };
                 // The impacted end first, so that readers and warnings start from the change.
                 let (a_end, b_end) = if !ia && ib { (end_b, end_a) } else { (end_a, end_b) };
@@ -69,6 +70,13 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
     out.sort_by(|x, y| (x.kind, &x.field, &x.a, &x.b).cmp(&(y.kind, &y.field, &y.a, &y.b)));
     out.dedup();
     out
+}
+
+/// Whether `field` (an element key) is the state of a thread-safe collection or an atomic.
+fn atomic_state(index: &ProjectIndex, field: &FieldKey) -> bool {
+    let Some((origin, facts, f)) = super::shared::field_decl(index, field) else { return false };
+    let class = crate::index::ClassRef { origin, idx: facts.fields[f as usize].class };
+    super::warnings::thread_safe_state(&index.resolver(), (class, f))
 }
 
 /// Builds pair ends, computing each site's locks once.

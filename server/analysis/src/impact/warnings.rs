@@ -34,7 +34,7 @@ use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
 use super::{ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
-use crate::index::{collection_kind, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
+use crate::index::{collection_kind, field_collection, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
 use crate::java::{CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
 
 /// How many other ends a diagnostic lists as related locations.
@@ -90,7 +90,16 @@ fn racy_field(index: &ProjectIndex, key: &FieldKey) -> bool {
     let r = index.resolver();
     let ty = r.ty(origin, Some(decl.class), &decl.ty);
     let qualified = r.qualified_name(&ty.name).unwrap_or_default();
-    !(ty.dims == 0 && (qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(&qualified) == Some(Collection::ThreadSafe)) && !key.element)
+    // A thread-safe collection's or an atomic's state (`map[]`) is changed by atomic calls:
+    // no data race, whatever pairs it forms (RL004 is about those).
+    !(ty.dims == 0 && (qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(&qualified) == Some(Collection::ThreadSafe)))
+        && !(key.element && thread_safe_state(&r, (crate::index::ClassRef { origin, idx: decl.class }, f)))
+}
+
+/// Whether a field holds a thread-safe collection or an atomic (its state is changed by
+/// atomic calls only).
+pub(super) fn thread_safe_state(r: &Resolver, field: (crate::index::ClassRef, u32)) -> bool {
+    field_collection(r, field) == Some(Collection::ThreadSafe) || crate::index::is_atomic_field(r, field)
 }
 
 fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<About>, reported: &mut BTreeSet<(FileId, Span)>) {

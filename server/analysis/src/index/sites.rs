@@ -286,9 +286,29 @@ pub(crate) fn field_collection(r: &Resolver, field: (ClassRef, u32)) -> Option<C
             let init = r.ty(field.0.origin, Some(decl.class), t);
             collection_kind(&r.qualified_name(&init.name)?)
         }
-        Some(Expr::Call { name, .. }) if name.starts_with("synchronized") || name.starts_with("newConcurrent") => Some(Collection::ThreadSafe),
+        Some(Expr::Call { name, .. }) if name.starts_with("synchronized") || name.starts_with("newConcurrent") || name == "newKeySet" => {
+            Some(Collection::ThreadSafe)
+        }
         _ => collection_kind(&declared).filter(|_| is_concrete_collection(&declared)),
     }
+}
+
+/// A field holding a `java.util.concurrent.atomic` object (not an array of them).
+pub(crate) fn is_atomic_field(r: &Resolver, field: (ClassRef, u32)) -> bool {
+    r.field_type(field).filter(|t| t.dims == 0).and_then(|t| r.qualified_name(&t.name)).is_some_and(|q| q.starts_with("java.util.concurrent.atomic."))
+}
+
+/// Whether an atomic's method changes its value (the conditional ones included: they read
+/// and, when they succeed, write).
+fn is_atomic_update(method: &str) -> bool {
+    matches!(
+        method,
+        "set" | "lazySet" | "setPlain" | "setOpaque" | "setRelease" | "compareAndSet" | "weakCompareAndSet" | "weakCompareAndSetPlain"
+            | "weakCompareAndSetVolatile" | "weakCompareAndSetAcquire" | "weakCompareAndSetRelease" | "compareAndExchange"
+            | "compareAndExchangeAcquire" | "compareAndExchangeRelease" | "getAndSet" | "getAndIncrement" | "getAndDecrement"
+            | "getAndAdd" | "incrementAndGet" | "decrementAndGet" | "addAndGet" | "updateAndGet" | "getAndUpdate"
+            | "accumulateAndGet" | "getAndAccumulate" | "increment" | "decrement" | "add" | "reset" | "sumThenReset" | "accumulate"
+    )
 }
 
 fn is_concrete_collection(qualified: &str) -> bool {
@@ -305,11 +325,17 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         }
         let Some(recv) = &call.receiver else { continue };
         let Some(field) = r.field_of_expr(origin, facts, call.unit, recv) else { continue };
-        if field_collection(r, field) != Some(Collection::Unsafe) {
-            continue;
-        }
+        // The contents of a collection, and (SimRT section 3.2 extended to the state of
+        // thread-safe objects, issue 21) the state of a thread-safe collection or an atomic:
+        // each call is atomic, two calls are not, so `containsKey` here and `remove` in
+        // another thread are a pair on that state.
+        let writes = match (field_collection(r, field), is_atomic_field(r, field)) {
+            (Some(_), _) => is_mutator(&call.name),
+            (None, true) => is_atomic_update(&call.name),
+            (None, false) => continue,
+        };
         let Some(key) = r.field_key(field, true) else { continue };
-        let kind = if is_mutator(&call.name) { AccessKind::Write } else { AccessKind::Read };
+        let kind = if writes { AccessKind::Write } else { AccessKind::Read };
         let on_this = matches!(recv, Expr::Name(_) | Expr::Field(..));
         let via = Some(Arc::from(call.name.as_str()));
         let decl = flags(r, field);
