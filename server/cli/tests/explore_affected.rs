@@ -1,5 +1,5 @@
 //! `racelens explore --affected` on a real JVM and a real git repository: the fixture
-//! `explore-models` with its change applied, where `racelens select` selects three tests (two
+//! `explore-models` with its change applied, where `racelens select` selects five tests (four
 //! of them fail under exploration, one passes every schedule). The tests it selects are
 //! explored in `select`'s order, each result is `explore --test`'s own, and the schedules run
 //! stay within the one budget, split over the tests up front.
@@ -63,26 +63,28 @@ fn the_selected_tests_are_explored_in_select_order_and_a_failure_does_not_hide_t
         order,
         [
             ("org.example.sync.PositionTest#snapshotsAreNeverTorn".to_string(), 1),
-            ("org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder".to_string(), 2),
-            ("org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin".to_string(), 3),
+            ("org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin".to_string(), 2),
+            ("org.example.sync.CourierTest#everyParcelIsDeliveredOnce".to_string(), 3),
+            ("org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder".to_string(), 4),
+            ("org.example.sync.CourierTest#anInterruptedCourierStopsWaiting".to_string(), 5),
         ]
     );
     let (code, v) = racelens(repo.path(), &["explore", "--affected"]);
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(explored(&v), order, "{v:#}");
-    assert_eq!((&v["selected"], &v["budget"], &v["failed"]), (&json!(3), &json!(10_000), &json!(2)), "{v:#}");
+    assert_eq!((&v["selected"], &v["budget"], &v["failed"]), (&json!(5), &json!(10_000), &json!(4)), "{v:#}");
     let kinds: Vec<String> = outcomes(&v).into_iter().map(|(outcome, _)| outcome).collect();
-    assert_eq!(kinds, ["fail", "fail", "pass"], "{v:#}");
+    assert_eq!(kinds, ["fail", "pass", "fail", "fail", "fail"], "{v:#}");
     assert_within_budget(&v);
     for t in v["tests"].as_array().unwrap() {
         assert_eq!((&t["result"]["test"], &t["error"]), (&t["test"], &Value::Null), "{t:#}");
         assert!(!t["pairs"].as_array().unwrap().is_empty(), "{t:#}");
     }
     // Each result is the object `explore --test --json` prints for the test.
-    let last = &v["tests"][2];
-    let (code, alone) = racelens(repo.path(), &["explore", "--test", last["test"].as_str().unwrap()]);
+    let passing = &v["tests"][1];
+    let (code, alone) = racelens(repo.path(), &["explore", "--test", passing["test"].as_str().unwrap()]);
     assert_eq!(code, 0, "{alone:#}");
-    assert_eq!(timeless(&last["result"]), timeless(&alone));
+    assert_eq!(timeless(&passing["result"]), timeless(&alone));
     assert!(claims_complete(&alone, 3), "{alone:#}");
 
     // `--fail-fast` stops at the first failure.
@@ -91,32 +93,40 @@ fn the_selected_tests_are_explored_in_select_order_and_a_failure_does_not_hide_t
     assert_within_budget(&v);
 
     // Each exploration recorded the coverage of one full run, and selection now rests on it
-    // for the two Position tests. LogShipperTest's recorded run failed: a failing run is no
-    // reason to leave a test out, so static reach decides it, and it stays selected. (From
-    // coverage alone it would be dropped: its impacted pairs are all in `log()`, which only
-    // the application thread runs; the failure comes from the writer clearing the same list
+    // for the two Position tests and the courier's delivery test. The recorded runs of
+    // LogShipperTest and of the interrupted courier failed: a failing run is no reason to leave
+    // a test out, so static reach decides them, and they stay selected. (From coverage alone
+    // LogShipperTest would be dropped: its impacted pairs are all in `log()`, which only the
+    // application thread runs; the failure comes from the writer clearing the same list
     // through the `Exchanger`, an alias the pairs do not name.)
     let (code, v) = racelens(repo.path(), &["select"]);
     assert_eq!(code, 0, "{v:#}");
-    assert!(v["evidence"].as_str().unwrap().starts_with("coverage of 2 tests recorded at "), "{v:#}");
+    assert!(v["evidence"].as_str().unwrap().starts_with("coverage of 3 tests recorded at "), "{v:#}");
     let now: Vec<(&str, &str)> = v["tests"].as_array().unwrap().iter().filter(|t| t["selected"] == true).map(|t| (t["test"].as_str().unwrap(), t["evidence"].as_str().unwrap())).collect();
-    assert_eq!(now, [(order[0].0.as_str(), "coverage"), (order[1].0.as_str(), "static"), (order[2].0.as_str(), "coverage")], "{v:#}");
-    assert!(v["tests"][1]["reason"].as_str().unwrap().ends_with("ended with `fail`: static reach decides"), "{v:#}");
+    assert_eq!(
+        now,
+        [(order[0].0.as_str(), "coverage"), (order[1].0.as_str(), "coverage"), (order[4].0.as_str(), "static"), (order[3].0.as_str(), "static"), (order[2].0.as_str(), "coverage")],
+        "{v:#}"
+    );
+    for failed_run in [2, 3] {
+        assert!(v["tests"][failed_run]["reason"].as_str().unwrap().ends_with("ended with `fail`: static reach decides"), "{v:#}");
+    }
 }
 
 #[test]
 fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
     let repo = fixture_repo(FIXTURE);
-    // 5 schedules for 3 tests: 2, 2 and 1, whatever each test uses. The first ends at its
-    // budget; the second fails on its first schedule, and the one it leaves does not go to
-    // the third (a test's budget never depends on how the others ended: see explore_shard.rs).
-    let (code, v) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "5"]);
+    // 12 schedules for 5 tests: 3, 3, 2, 2 and 2, whatever each test uses. The first three
+    // end at their budget; LogShipperTest fails on its first schedule, and the one it leaves
+    // does not go to the last (a test's budget never depends on how the others ended: see
+    // explore_shard.rs).
+    let (code, v) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "12"]);
     assert_eq!(code, 1, "{v:#}");
-    let expected = [("limit", 2), ("fail", 1), ("limit", 1)].map(|(o, s)| (o.to_string(), s));
+    let expected = [("limit", 3), ("limit", 3), ("limit", 2), ("fail", 1), ("fail", 1)].map(|(o, s)| (o.to_string(), s));
     assert_eq!(outcomes(&v), expected, "{v:#}");
     let budgets: Vec<&Value> = v["tests"].as_array().unwrap().iter().map(|t| &t["budget"]).collect();
-    assert_eq!(budgets, [&json!(2), &json!(2), &json!(1)], "{v:#}");
-    assert_eq!((&v["schedules"], &v["failed"]), (&json!(4), &json!(1)), "{v:#}");
+    assert_eq!(budgets, [&json!(3), &json!(3), &json!(2), &json!(2), &json!(2)], "{v:#}");
+    assert_eq!((&v["schedules"], &v["failed"]), (&json!(10), &json!(2)), "{v:#}");
     assert_within_budget(&v);
     // A test stopped by the budget claims no more than `explore --test` does.
     assert_eq!(v["tests"][0]["result"]["coverage"]["budget_exhausted"], true, "{v:#}");
@@ -124,19 +134,22 @@ fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
     // A fresh copy: the run above recorded the coverage of the tests it explored, from which
     // `select` would now select (tests/record.rs).
     let repo = fixture_repo(FIXTURE);
-    let out = racelens_command(repo.path(), &["explore", "--affected", "--max-schedules", "5"]).output().unwrap();
+    let out = racelens_command(repo.path(), &["explore", "--affected", "--max-schedules", "12"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('#') || l.starts_with("racelens:") || l.starts_with('…')).map(common::timeless_line).collect();
     assert_eq!(
         lines,
         [
-            "#1 org.example.sync.PositionTest#snapshotsAreNeverTorn — covers 4 impacted pairs; up to 2 schedules",
+            "#1 org.example.sync.PositionTest#snapshotsAreNeverTorn — covers 11 impacted pairs; up to 3 schedules",
+            "… no failure yet: budget reached after 3 runs (0 classes); no bound complete; raise --max-schedules to go on",
+            "#2 org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin — covers 8 impacted pairs; up to 3 schedules",
+            "… no failure yet: budget reached after 3 runs (0 classes); no bound complete; raise --max-schedules to go on",
+            "#3 org.example.sync.CourierTest#everyParcelIsDeliveredOnce — covers 5 impacted pairs; up to 2 schedules",
             "… no failure yet: budget reached after 2 runs (0 classes); no bound complete; raise --max-schedules to go on",
-            "#2 org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder — covers 3 impacted pairs; up to 2 schedules",
-            "#3 org.example.sync.PositionTest#onlyOneCallerClaimsTheOrigin — covers 2 impacted pairs; up to 1 schedule",
-            "… no failure yet: budget reached after 1 run (0 classes); no bound complete; raise --max-schedules to go on",
-            "racelens: 3 selected tests explored: 1 failed, 0 cleared, 2 budget ends with no bound complete, 4 of 5 schedules",
+            "#4 org.example.sync.LogShipperTest#everyLineIsShippedOnceInOrder — covers 3 impacted pairs; up to 2 schedules",
+            "#5 org.example.sync.CourierTest#anInterruptedCourierStopsWaiting — covers 3 impacted pairs; up to 2 schedules",
+            "racelens: 5 selected tests explored: 2 failed, 0 cleared, 3 budget ends with no bound complete, 10 of 12 schedules",
         ],
         "{text}"
     );

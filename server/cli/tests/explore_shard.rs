@@ -1,6 +1,6 @@
 //! `racelens explore --affected --shard I/N` and `racelens merge` on a real JVM and a real
 //! git repository: the fixture `explore-models` with its change applied, where the change
-//! selects three multithreaded tests (two fail under exploration, one passes every
+//! selects five multithreaded tests (four fail under exploration, one passes every
 //! schedule). The N shards run as N processes at once, as on N machines; their merged
 //! report must be the unsharded run's, to the schedule strings and traces (which also
 //! checks that a test's exploration is the same in another process), with the same exit
@@ -122,31 +122,34 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     let out = tempfile::tempdir().unwrap();
     let machines = Machines::new();
     let (code, single) = machines.json(repo.path(), &["explore", "--affected"]);
-    assert_eq!((code, &single["selected"], &single["failed"]), (1, &json!(3), &json!(2)), "{single:#}");
+    assert_eq!((code, &single["selected"], &single["failed"]), (1, &json!(5), &json!(4)), "{single:#}");
     let budgets: Vec<&Value> = single["tests"].as_array().unwrap().iter().map(|t| &t["budget"]).collect();
-    assert_eq!(budgets, [&json!(3_334), &json!(3_333), &json!(3_333)], "{single:#}");
+    assert_eq!(budgets, [&json!(2_000); 5], "{single:#}");
 
-    // With 60 schedules each test gets 20, fewer than #1 needs to fail (34) and #3 to pass
-    // every schedule (61): the budget of each is the same in each shard as in one run.
+    // With 60 schedules each test gets 12, fewer than #1 needs to fail (34), #2 to pass every
+    // schedule (61) and #3 to fail (14): the budget of each is the same in each shard as in
+    // one run.
     let (code_60, single_60) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "60"]);
     let ended: Vec<(&Value, &Value)> = single_60["tests"].as_array().unwrap().iter().map(|t| (&t["result"]["outcome"], &t["result"]["schedules"])).collect();
-    assert_eq!(ended, [(&json!("limit"), &json!(20)), (&json!("fail"), &json!(1)), (&json!("limit"), &json!(20))], "{single_60:#}");
-    for n in [2, 4] {
+    let (limit, fail) = ((&json!("limit"), &json!(12)), (&json!("fail"), &json!(1)));
+    assert_eq!(ended, [limit, limit, limit, fail, fail], "{single_60:#}");
+    for n in [2, 6] {
         let (single, code, extra) = match n {
             2 => (&single, code, &[][..]),
             _ => (&single_60, code_60, &["--max-schedules", "60"][..]),
         };
         let (files, codes) = run_shards(&machines, repo.path(), out.path(), n, extra);
-        // Round-robin by rank: 2 shards hold #1 and #3, and #2; of 4, the last has no work.
+        // Round-robin by rank: 2 shards hold #1, #3 and #5, and #2 and #4; of 6, the last has
+        // no work.
         let held: Vec<Vec<u64>> = files.iter().map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect()).collect();
         let expected: Vec<Vec<u64>> = match n {
-            2 => vec![vec![1, 3], vec![2]],
-            _ => vec![vec![1], vec![2], vec![3], vec![]],
+            2 => vec![vec![1, 3, 5], vec![2, 4]],
+            _ => vec![vec![1], vec![2], vec![3], vec![4], vec![5], vec![]],
         };
         assert_eq!(held, expected);
-        // Each shard's status is its own tests': with 2 shards #1 and #2 fail; with 4 and
-        // 60 schedules only #2 does.
-        assert_eq!(codes, if n == 2 { vec![1, 1] } else { vec![0, 1, 0, 0] });
+        // Each shard's status is its own tests': with 2 shards each holds a failure; with 6
+        // and 60 schedules only #4 and #5 fail.
+        assert_eq!(codes, if n == 2 { vec![1, 1] } else { vec![0, 0, 0, 1, 1, 0] });
         // The files in any order.
         let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
         let merged = merge_command(repo.path(), &reversed).arg("--json").output().unwrap();
@@ -154,8 +157,8 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
         assert_follows_schema("explore-affected", &json);
         assert_eq!(timeless(&json), timeless(single), "{n} shards");
         assert_eq!(merged.status.code(), Some(code), "{n} shards");
-        if n == 4 {
-            let idle = shard_json(&files[3]);
+        if n == 6 {
+            let idle = shard_json(&files[5]);
             assert_eq!((&idle["tests"], &idle["schedules"], &idle["shard"]["texts"]), (&json!([]), &json!(0), &json!({})), "{idle:#}");
         }
     }
@@ -182,13 +185,13 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
 fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let repo = fixture_repo(FIXTURE);
     let machines = Machines::new();
-    // Three tests over five shards: shards 4 and 5 have no work (one test's schedules are
+    // Five tests over seven shards: shards 6 and 7 have no work (one test's schedules are
     // not split). Neither needs a JVM.
-    let out = machines.command(repo.path(), &["explore", "--affected", "--shard", "5/5"]).output().unwrap();
+    let out = machines.command(repo.path(), &["explore", "--affected", "--shard", "7/7"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "racelens: shard 5/5: no work for this shard: the change selects 3 tests, dealt to shards 1/5 to 3/5; the schedules of one test are not split over shards\n"
+        "racelens: shard 7/7: no work for this shard: the change selects 5 tests, dealt to shards 1/7 to 5/7; the schedules of one test are not split over shards\n"
     );
     // A budget of 0 stops every test before its first run.
     let (code, single) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "0"]);
@@ -210,7 +213,7 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     assert_eq!(timeless(&serde_json::from_slice(&merged.stdout).unwrap()), timeless(&single));
     let (code, stdout, _) = merge(&files);
     assert_eq!(code, Some(0));
-    assert!(stdout.ends_with("racelens: 3 selected tests explored: 0 failed, 0 cleared, 3 budget ends with no bound complete, 0 of 0 schedules\n"), "{stdout}");
+    assert!(stdout.ends_with("racelens: 5 selected tests explored: 0 failed, 0 cleared, 5 budget ends with no bound complete, 0 of 0 schedules\n"), "{stdout}");
     // A shard of a run with other options.
     let other_dir = tempfile::tempdir().unwrap();
     let (other, _) = run_shards(&machines, repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);

@@ -232,7 +232,7 @@ fn affected_tests_are_one_run_with_each_test_s_claim() {
     assert_eq!(code, 1, "{log:#}");
     let run = &log["runs"][0];
     let properties = &run["properties"];
-    assert_eq!((properties["selected"].as_u64(), properties["failed"].as_u64()), (Some(3), Some(1)), "{properties:#}");
+    assert_eq!((properties["selected"].as_u64(), properties["failed"].as_u64()), (Some(5), Some(1)), "{properties:#}");
     let tests = properties["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 1, "--fail-fast stops at the first failure: {properties:#}");
     assert_eq!((tests[0]["test"].as_str(), tests[0]["rank"].as_u64()), (Some("org.example.sync.PositionTest#snapshotsAreNeverTorn"), Some(1)));
