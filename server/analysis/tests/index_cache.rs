@@ -17,7 +17,8 @@ use support::*;
 /// in it), set before any host opens.
 fn isolated_cache() {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
+    // Never dropped (a static): under cargo's temporary folder for tests, not the system's.
+    let dir = DIR.get_or_init(|| tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap());
     std::env::set_var("XDG_CACHE_HOME", dir.path());
 }
 

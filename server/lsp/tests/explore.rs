@@ -23,7 +23,8 @@ const TEST: &str = "org.example.metrics.LatencyStatsTest#concurrentRecordsAreAll
 /// Results and compiled classes go to a cache of this test process, not the user's.
 fn isolate_cache() {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = CACHE.get_or_init(|| tempfile::tempdir().unwrap());
+    // Never dropped (a static): under cargo's temporary folder for tests, not the system's.
+    let dir = CACHE.get_or_init(|| tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap());
     std::env::set_var("XDG_CACHE_HOME", dir.path());
 }
 

@@ -11,10 +11,12 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// Compiled classes go to a cache of this test process, not the user's.
+/// Compiled classes go to a cache of this test process, not the user's. A static is never
+/// dropped, so the folder is made under cargo's temporary folder for tests (in `target/`),
+/// which goes with the build, not in the system's temporary folder.
 pub fn cache() -> &'static Path {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
+    CACHE.get_or_init(|| tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()).path()
 }
 
 /// `racelens <args>` in `dir`, with the test process's cache.
