@@ -28,7 +28,8 @@ const DEBIAN_REPO: &str = "-Dmaven.repo.local=/usr/share/maven-repo";
 fn scratch() -> &'static Path {
     static DIR: OnceLock<TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        // Never dropped (a static): under cargo's temporary folder for tests, not the system's.
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         std::env::set_var("XDG_CACHE_HOME", dir.path().join("cache"));
         dir
     })
