@@ -957,9 +957,7 @@ fn narrowing_the_lock_around_a_walk_of_a_shared_map_is_a_race() {
         "        List<List<Integer>> matching = new ArrayList<>();\n        for (Map.Entry<String, List<Integer>> e : byTerm.entrySet()) {\n            if (e.getKey().startsWith(prefix)) {\n                matching.add(e.getValue());\n            }\n        }\n        synchronized (lock) {\n            for (List<Integer> docs : matching) {\n                n += docs.size();\n            }\n        }",
     );
     assert_ne!(narrowed, POSTINGS);
-    let repo = repo_with(&[("src/app/Postings.java", POSTINGS)], &[("src/app/Postings.java", &narrowed)]);
-    let (host, impact) = analyze(repo.path());
-    let w = warnings(&host, &impact);
+    let w = warnings_after("src/app/Postings.java", POSTINGS, &narrowed);
     assert!(w.iter().any(|w| w.starts_with("Postings.java:21 RL001") && w.contains("entrySet()")), "{w:#?}");
 }
 
@@ -1006,14 +1004,11 @@ public class Buckets {
 }
 "#;
     let checked_apart = base.replace("        Bucket b = buckets.get(client);\n        return b != null && b.tryCharge();", "        return buckets.containsKey(client) && buckets.get(client).tryCharge();");
-    let repo = repo_with(&[("src/app/Buckets.java", base)], &[("src/app/Buckets.java", &checked_apart)]);
-    let (host, impact) = analyze(repo.path());
-    let w = warnings(&host, &impact);
+    let w = warnings_after("src/app/Buckets.java", base, &checked_apart);
     assert!(w.iter().any(|w| w.starts_with("Buckets.java:30 RL004") && w.contains("may return null")), "{w:#?}");
 
     // Returned to the caller without a dereference, the caller sees the null.
     let returned = base.replace("    public boolean allow(String client) {", "    public Bucket find(String client) {\n        return buckets.containsKey(client) ? buckets.get(client) : null;\n    }\n\n    public boolean allow(String client) {");
-    let repo = repo_with(&[("src/app/Buckets.java", base)], &[("src/app/Buckets.java", &returned)]);
-    let (host, impact) = analyze(repo.path());
-    assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
+    let w = warnings_after("src/app/Buckets.java", base, &returned);
+    assert!(w.is_empty(), "{w:#?}");
 }

@@ -8,13 +8,6 @@ mod support;
 
 use support::*;
 
-/// The warnings (hints left out) when `path` changes from `base` to `changed`.
-fn warnings_after(path: &str, base: &str, changed: &str) -> Vec<String> {
-    let repo = repo_with(&[(path, base)], &[(path, changed)]);
-    let (host, impact) = analyze(repo.path());
-    warnings(&host, &impact)
-}
-
 const POSITION: &str = r#"package app;
 
 import java.util.concurrent.locks.StampedLock;

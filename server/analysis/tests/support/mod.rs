@@ -127,6 +127,14 @@ pub fn warnings(host: &Host, impact: &Impact) -> Vec<String> {
         .collect()
 }
 
+/// The warnings (hints left out) when one file changes from `base` to `changed` in a
+/// fresh repository.
+pub fn warnings_after(path: &str, base: &str, changed: &str) -> Vec<String> {
+    let repo = repo_with(&[(path, base)], &[(path, changed)]);
+    let (host, impact) = analyze(repo.path());
+    warnings(&host, &impact)
+}
+
 /// A git repository with `base` committed and `change` written over it (a file whose
 /// text is empty in `change` is deleted).
 pub fn repo_with(base: &[(&str, &str)], change: &[(&str, &str)]) -> TempDir {
