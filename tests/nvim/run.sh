@@ -3,7 +3,8 @@
 # headless Neovim, each on a fixture made a git repository (base committed, change
 # applied): tests/nvim/e2e.lua on object-pool (diagnostic, hover, code lens, lens run,
 # racelens:/codes/RL001), then tests/nvim/explore.lua on explore-lost-update (an
-# exploration from its lens to the failing schedule's document and replay); on Neovim
+# exploration from its lens to the failing schedule's document and replay), then
+# tests/nvim/undecided.lua on undecided-hash (the status says "no evidence"); on Neovim
 # 0.11+ also tests/nvim/enable.lua on object-pool (no setup(): vim.lsp.enable('racelens')
 # with editors/nvim/lsp/racelens.lua); and tests/nvim/binary.lua (which racelens the plugin
 # runs without a configured `cmd`: none on PATH nor in $CARGO_HOME/bin, then one there),
@@ -49,7 +50,8 @@ make_project() {
 # (Assigned apart from `export`, whose status would hide a failing make_project.)
 RACELENS_E2E_PROJECT=$(make_project object-pool)
 RACELENS_E2E_EXPLORE_PROJECT=$(make_project explore-lost-update)
-export RACELENS_BIN="$bin" RACELENS_NVIM_RTP="$root/editors/nvim" RACELENS_E2E_PROJECT RACELENS_E2E_EXPLORE_PROJECT
+RACELENS_E2E_UNDECIDED_PROJECT=$(make_project undecided-hash)
+export RACELENS_BIN="$bin" RACELENS_NVIM_RTP="$root/editors/nvim" RACELENS_E2E_PROJECT RACELENS_E2E_EXPLORE_PROJECT RACELENS_E2E_UNDECIDED_PROJECT
 
 # run_script SCRIPT SECONDS: runs a test script in headless Neovim, with its own Neovim
 # directories (and LSP log) under $work; on failure reports and exits.
@@ -66,6 +68,7 @@ run_script() {
 
 run_script e2e.lua 120
 run_script explore.lua 240
+run_script undecided.lua 120
 RACELENS_E2E_WAY=setup run_script binary.lua 120
 if "$nvim" --headless -u NONE -i NONE -c 'if has("nvim-0.11") | qall! | else | cquit 1 | endif' </dev/null >/dev/null 2>&1; then
   run_script enable.lua 120

@@ -15,6 +15,8 @@ export interface StatusTest {
     test: string;
     rank: number;
     pairs: number;
+    /** Methods with a warning of the change (and no impacted pair) it runs in threads. */
+    warned?: number;
     evidence: string;
     /** The argument of `racelens.exploreTest` for this test. */
     explore: unknown;
@@ -27,6 +29,10 @@ export interface SelectionStatus {
     total: number;
     impacted_pairs: number;
     tests: StatusTest[];
+    /** Methods with a warning of the change and no impacted pair: selection targets too. */
+    warned_methods?: number;
+    /** Changed state tests starting threads run, whose sharing the analysis could not decide. */
+    undecided?: string[];
 }
 
 export const SelectionStatusNotification = new NotificationType<SelectionStatus>('racelens/selectionStatus');
@@ -52,25 +58,49 @@ function plural(n: number, what: string): string {
     return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
-/** The item's text for a status: the count, and nothing louder when nothing is selected. */
+/** `2 impacted pairs`, `1 method with a warning`, or both. */
+export function coverText(t: StatusTest): string {
+    const warned = t.warned ?? 0;
+    if (warned === 0) {
+        return plural(t.pairs, 'impacted pair');
+    }
+    const methods = plural(warned, 'method with a warning');
+    return t.pairs === 0 ? methods : `${plural(t.pairs, 'impacted pair')} and ${methods}`;
+}
+
+/**
+ * The item's text for a status: the count; "no evidence" when nothing is selected but the
+ * analysis could not decide whether changed state is shared (never a silent "0 tests").
+ */
 export function statusText(status: SelectionStatus): string {
-    if (status.impacted_pairs === 0) {
+    if (status.selected === 0 && (status.undecided ?? []).length > 0) {
+        return '$(question) racelens: no evidence';
+    }
+    if (status.selected === 0 && status.impacted_pairs === 0 && (status.warned_methods ?? 0) === 0) {
         return '$(beaker) racelens: no impacted pair';
     }
     return `$(beaker) racelens: ${plural(status.selected, 'test')} for this change`;
 }
 
-/** The tooltip: what is selected, and from which evidence. */
+/** The tooltip: what is selected, and from which evidence; what the analysis could not decide. */
 export function statusTooltip(status: SelectionStatus): string {
-    if (status.impacted_pairs === 0) {
+    const undecided = status.undecided ?? [];
+    const lines: string[] = [];
+    if (status.selected === 0 && status.impacted_pairs === 0 && (status.warned_methods ?? 0) === 0 && undecided.length === 0) {
         return 'racelens: the change impacts no shared-variable pair, so no test is selected.';
     }
-    const lines = [
-        `racelens: ${status.selected} of ${plural(status.total, 'test')} can run both ends of one of the change's ${plural(status.impacted_pairs, 'impacted pair')} in different threads.`,
-        ...status.tests.map((t) => `#${t.rank} ${t.test}: covers ${plural(t.pairs, 'impacted pair')} (${t.evidence})`),
-    ];
+    const targets = [plural(status.impacted_pairs, 'impacted pair')];
+    if ((status.warned_methods ?? 0) > 0) {
+        targets.push(plural(status.warned_methods ?? 0, 'method with a warning and no pair'));
+    }
+    lines.push(`racelens: ${status.selected} of ${plural(status.total, 'test')} can run one of the change's ${targets.join(' or ')} in different threads.`);
+    lines.push(...status.tests.map((t) => `#${t.rank} ${t.test}: covers ${coverText(t)} (${t.evidence})`));
     if (status.selected > status.tests.length) {
         lines.push(`... and ${status.selected - status.tests.length} more`);
+    }
+    if (undecided.length > 0) {
+        lines.push(status.selected === 0 ? 'No evidence either way: tests that start threads run state the analysis could not call shared:' : 'Not known to be shared:');
+        lines.push(...undecided.map((u) => `- ${u}`));
     }
     if (status.selected > 0) {
         lines.push('Click to explore one.');
@@ -129,11 +159,13 @@ export class SelectionStatusItem implements vscode.Disposable {
     private async pickAndExplore(): Promise<void> {
         const status = this.current();
         if (status === undefined || status.tests.length === 0) {
-            void vscode.window.showInformationMessage('racelens: the change selects no test');
+            const undecided = status?.undecided ?? [];
+            const why = undecided.length > 0 ? `: no evidence either way (${undecided[0]})` : '';
+            void vscode.window.showInformationMessage(`racelens: the change selects no test${why}`);
             return;
         }
         const picked = await vscode.window.showQuickPick(
-            status.tests.map((t) => ({ label: `#${t.rank} ${t.test}`, description: `covers ${plural(t.pairs, 'impacted pair')} (${t.evidence})`, test: t })),
+            status.tests.map((t) => ({ label: `#${t.rank} ${t.test}`, description: `covers ${coverText(t)} (${t.evidence})`, test: t })),
             { placeHolder: 'Explore the schedules of a test the change selects' },
         );
         const client = await this.client();

@@ -314,6 +314,21 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.deepEqual(stub.record.messages.filter((m) => m.kind === 'error'), []);
     });
 
+    test('the status item says "no evidence" when changed state is not known to be shared', { skip: noServer }, async () => {
+        // A hash cached step by step in a field (LANG-481's shape); the test hashes the key
+        // in two threads, but the key reaches the other thread as an element of an Object[].
+        const repo = makeRepository('undecided-hash');
+        await activateOnServer(repo);
+        const item = () => stub.record.statusItems.get('racelens.selection');
+        await until('the selection status item', () => item()?.visible);
+        assert.equal(item().text, '$(question) racelens: no evidence');
+        assert.match(item().tooltip, /No evidence either way/);
+        assert.match(item().tooltip, /- `Key\.hash` in `Key\.hash` is not known to be shared: no `Key` object is seen reaching another thread; reached only through `Hasher\.of`/);
+        await stub.vscode.commands.executeCommand(item().command);
+        const info = stub.record.messages.find((m) => m.kind === 'info' && /selects no test/.test(m.message));
+        assert.ok(info && /no evidence either way \(`Key\.hash`/.test(info.message), JSON.stringify(stub.record.messages));
+    });
+
     test('racelens.copySchedule copies the Copy lens\'s text and says so', async () => {
         activate({ 'racelens.server.path': '/nonexistent/racelens' });
         const copy = stub.record.commands.get('racelens.copySchedule');

@@ -25,9 +25,15 @@
 //!   ranked the same way: SimRT keeps every test that covers a pair, since another input may
 //!   make its two ends touch the same memory. SimRT breaks ties at random; here the test that
 //!   reaches fewer methods goes first (it is cheaper to explore), then the name, so the order
-//!   is the same on every run. Then the unselected tests: first those that touch impacted
-//!   shared variables (fields with an impacted access), most first; then those that touch only
-//!   other shared variables, most first; then the rest, by name.
+//!   is the same on every run. Then the unselected tests: first those that start threads and
+//!   touch impacted shared variables (fields with an impacted access) or undecided state, most
+//!   first; then those that start threads and touch only other shared variables; then the
+//!   single-threaded tests the same way (one thread cannot reveal a race: issue 21, item 4);
+//!   then the rest, by name.
+//! - **Targets beyond pairs** (issue 21, item 2): a warning of the change in a method no
+//!   impacted pair has an end in is a target a test covers by starting threads and reaching
+//!   that method; changed state whose sharing is undecided ([`crate::impact::Undecided`]) is
+//!   named in the reasons and [`Selection::undecided`], never silently "no pair".
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -36,7 +42,7 @@ use serde::Serialize;
 
 use crate::cancel::{Cancel, Cancelled};
 use crate::coverage::{CoverageView, TestView};
-use crate::impact::{Impact, Pair, PairEnd, Sharing};
+use crate::impact::{Impact, Pair, PairEnd, Sharing, Undecided};
 use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
 use crate::select::{self, ThreadTest};
 
@@ -78,6 +84,10 @@ pub struct Footprint {
     pub static_pairs: usize,
     /// Why the record was not used for some pairs (or at all), to end the reason with.
     pub note: Option<String>,
+    /// With threads: the change's undecided state ([`Impact::undecided`], indices) it runs.
+    pub undecided: Vec<usize>,
+    /// What the reason says of it: `` it runs `Key.hashCode`, where `Key.hash` is not known to be shared ``.
+    pub undecided_text: Option<String>,
 }
 
 /// One test's place in the ranking.
@@ -88,8 +98,13 @@ pub struct RankedTest {
     pub selected: bool,
     /// 1-based, over every test.
     pub rank: usize,
-    /// The impacted pairs it covers, as [`pair_label`] writes them.
+    /// The targets it covers: impacted pairs, as [`pair_label`] writes them, then the
+    /// methods with a warning of the change and no impacted pair (`RL004 Outbox.java:42
+    /// (Outbox.flush)`).
     pub pairs: Vec<String>,
+    /// How many of `pairs` are warned methods.
+    #[serde(skip)]
+    pub warned: usize,
     /// Why it is selected or not, and why it is ranked here.
     pub reason: String,
     pub evidence: Evidence,
@@ -105,6 +120,10 @@ pub struct RankedTest {
     /// The test's method (for an inherited test, the superclass's declaration).
     #[serde(skip)]
     pub method: MethodRef,
+    /// The change's undecided state it runs in a test that starts threads (indices into
+    /// [`Impact::undecided`]).
+    #[serde(skip)]
+    pub undecided: Vec<usize>,
 }
 
 /// Every test of the project, best first.
@@ -117,6 +136,14 @@ pub struct Selection {
     /// What the selection rests on: `static reachability; no coverage history`, or
     /// `coverage of 3 tests recorded at abc1234, static for 1`.
     pub evidence: String,
+    /// Changed state that tests starting threads run but whose sharing the analysis could
+    /// not decide: `` `queue` in `Session.flush` is not known to be shared: reached only
+    /// through `session.getAttribute(…)` ``. With nothing selected, the change has no
+    /// evidence either way, which is not the same as needing no test.
+    pub undecided: Vec<String>,
+    /// How many methods with a warning of the change (and no impacted pair's end) were
+    /// selection targets besides the impacted pairs.
+    pub warned_methods: usize,
 }
 
 impl Selection {
@@ -145,12 +172,19 @@ pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, cov
 /// server lets a newer edit go first.
 pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView, cancel: &Cancel) -> Result<Selection, Cancelled> {
     let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
-    let labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
-    let cx = StaticCx::new(index, sharing, impact, &pairs, cancel)?;
+    let mut ends: Vec<(Option<MethodRef>, Option<MethodRef>)> = pairs.iter().map(|p| (end_method(index, &p.a), end_method(index, &p.b))).collect();
+    let mut labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
+    for (method, label) in warned_methods(index, impact, &ends) {
+        ends.push((Some(method), Some(method)));
+        labels.push(label);
+    }
+    let targets = Targets { labels, pairs: pairs.len() };
+    let cx = StaticCx::new(index, sharing, impact, ends, targets.pairs, cancel)?;
     let mut footprints = Vec::new();
+    let mut reach = select::ReachCache::default();
     for file in index.ids() {
         cancel.check()?;
-        for t in select::tests_in(index, file) {
+        for t in select::tests_in_with(index, file, &mut reach) {
             cancel.check()?;
             let f = cx.footprint(&t);
             footprints.push(match coverage.get(&f.test) {
@@ -159,7 +193,45 @@ pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impa
             });
         }
     }
-    rank(footprints, &labels, cancel)
+    let mut selection = rank(footprints, &targets, cancel)?;
+    selection.undecided = cx.undecided_messages(index, &selection);
+    selection.warned_methods = targets.labels.len() - targets.pairs;
+    Ok(selection)
+}
+
+/// What selection covers: the impacted pairs, then the methods of the change's warnings
+/// that no impacted pair has an end in (`labels[pairs..]`). A warning with no pair is the
+/// analysis seeing a race it has no shared variable for (a check-then-act on a collection a
+/// call returned): a test that starts threads and runs that method can still reveal it.
+pub struct Targets {
+    pub labels: Vec<String>,
+    /// How many of `labels` are pairs.
+    pub pairs: usize,
+}
+
+/// The methods the change's warnings are in that no impacted pair has an end in, with a
+/// label for each: `RL004 Outbox.java:42 (Outbox.flush)`.
+fn warned_methods(index: &ProjectIndex, impact: &Impact, ends: &[(Option<MethodRef>, Option<MethodRef>)]) -> Vec<(MethodRef, String)> {
+    let paired: HashSet<MethodRef> = ends.iter().flat_map(|(a, b)| [*a, *b]).flatten().collect();
+    let mut out: Vec<(MethodRef, String)> = Vec::new();
+    for d in &impact.diagnostics {
+        let Some(method) = method_at(index, d.file, d.span) else { continue };
+        if paired.contains(&method) || out.iter().any(|(m, _)| *m == method) {
+            continue;
+        }
+        let path = index.entry(d.file).map_or("?", |e| e.path.as_str());
+        let label = format!("{} {}:{} ({})", d.code, path.rsplit('/').next().unwrap_or(path), d.span.line, method_name(index, method));
+        out.push((method, label));
+    }
+    out
+}
+
+/// `Outbox.flush`
+fn method_name(index: &ProjectIndex, m: MethodRef) -> String {
+    let Some(facts) = index.facts(m.origin) else { return "?".into() };
+    let method = &facts.methods[m.idx as usize];
+    let class = &facts.classes[method.class as usize].simple_name;
+    format!("{class}.{}", method.name)
 }
 
 /// A static footprint redone from a test's recorded run (SimRT Figure 4): a pair is covered
@@ -193,6 +265,11 @@ fn from_coverage(index: &ProjectIndex, pairs: &[&Pair], stat: Footprint, view: &
                 }
             }
         }
+    }
+    // Warned methods (the targets after the pairs) have no recorded end: static reach decides.
+    for &i in stat.covers.iter().filter(|&&i| i >= pairs.len()) {
+        covers.push(i);
+        static_pairs += 1;
     }
     let why: Vec<String> = fallback.keys().map(|w| w.to_string()).collect();
     let decided_statically: usize = fallback.values().sum();
@@ -233,14 +310,18 @@ fn variable(field: &FieldKey) -> String {
 /// What static footprints are made from: the method of each pair's ends, and the shared
 /// variables each method touches.
 struct StaticCx<'a> {
+    index: &'a ProjectIndex,
+    /// The methods of each target's two ends ([`Targets`]).
     ends: Vec<(Option<MethodRef>, Option<MethodRef>)>,
+    /// How many of `ends` are pairs' (the rest are warned methods).
+    pairs: usize,
     shared: HashMap<MethodRef, BTreeSet<&'a FieldKey>>,
     impacted: HashSet<&'a FieldKey>,
+    undecided: &'a [Undecided],
 }
 
 impl<'a> StaticCx<'a> {
-    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, pairs: &[&Pair], cancel: &Cancel) -> Result<StaticCx<'a>, Cancelled> {
-        let ends = pairs.iter().map(|p| (end_method(index, &p.a), end_method(index, &p.b))).collect();
+    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, ends: Vec<(Option<MethodRef>, Option<MethodRef>)>, pairs: usize, cancel: &Cancel) -> Result<StaticCx<'a>, Cancelled> {
         let mut shared: HashMap<MethodRef, BTreeSet<&FieldKey>> = HashMap::new();
         for (file, entry) in index.entries() {
             cancel.check()?;
@@ -251,7 +332,7 @@ impl<'a> StaticCx<'a> {
                 }
             }
         }
-        Ok(StaticCx { ends, shared, impacted: impact.impacted_fields.iter().collect() })
+        Ok(StaticCx { index, ends, pairs, shared, impacted: impact.impacted_fields.iter().collect(), undecided: &impact.undecided })
     }
 
     fn footprint(&self, test: &ThreadTest) -> Footprint {
@@ -266,12 +347,16 @@ impl<'a> StaticCx<'a> {
             };
         }
         let threads = reach.starts_threads;
+        let undecided = match threads {
+            true => self.undecided.iter().enumerate().filter(|(_, u)| reach.methods.contains(&u.method)).map(|(i, _)| i).collect(),
+            false => Vec::new(),
+        };
         Footprint {
             test: test.display_name(),
             method: test.method,
             evidence: Evidence::Static,
             threads,
-            one_thread: if threads { 0 } else { both.len() },
+            one_thread: if threads { 0 } else { both.iter().filter(|&&i| i < self.pairs).count() },
             covers: if threads { both } else { Vec::new() },
             impacted_vars,
             other_vars,
@@ -279,25 +364,74 @@ impl<'a> StaticCx<'a> {
             revision: None,
             static_pairs: 0,
             note: None,
+            undecided_text: undecided.first().map(|&i| {
+                let u = &self.undecided[i];
+                let more = if undecided.len() > 1 { format!(" (and {} more)", undecided.len() - 1) } else { String::new() };
+                format!("it runs `{}`, where {} is not known to be shared{more}", method_name(self.index, u.method), u.what)
+            }),
+            undecided,
         }
     }
+
+    /// What the selection says of the undecided state that tests starting threads reach
+    /// (nothing of the state no such test reaches: no test could run it in two threads).
+    /// Each message names how the code gets the object, or else the project method through
+    /// which the first such test reaches the changed one.
+    fn undecided_messages(&self, index: &ProjectIndex, selection: &Selection) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, u) in self.undecided.iter().enumerate() {
+            let Some(test) = selection.tests.iter().find(|t| t.undecided.contains(&i)) else { continue };
+            out.push(undecided_message(index, u, test));
+        }
+        out
+    }
+}
+
+/// `` `queue` in `Session.flush` is not known to be shared: reached only through
+/// `session.getAttribute(…)` ``
+fn undecided_message(index: &ProjectIndex, u: &Undecided, test: &RankedTest) -> String {
+    let head = format!("{} in `{}` is not known to be shared", u.what, method_name(index, u.method));
+    if let Some(through) = &u.through {
+        return format!("{head}: reached only through {through}");
+    }
+    let class = u.what.trim_matches('`').split('.').next().unwrap_or("");
+    match caller_in_reach(index, &select::reach(index, test.method).methods, u.method) {
+        Some(caller) => format!("{head}: no `{class}` object is seen reaching another thread; reached only through `{caller}`"),
+        None => format!("{head}: no `{class}` object is seen reaching another thread, and no project code calls `{}` (the JDK or a library does)", method_name(index, u.method)),
+    }
+}
+
+/// The first method of a test's reach that calls `target`.
+fn caller_in_reach(index: &ProjectIndex, reach: &BTreeSet<MethodRef>, target: MethodRef) -> Option<String> {
+    let r = index.resolver();
+    reach.iter().filter(|&&m| m != target).find_map(|&m| {
+        let facts = index.facts(m.origin)?;
+        let calls = facts.calls_of(m.idx).any(|call| r.callees(m.origin, &facts, call).contains(&target));
+        calls.then(|| method_name(index, m))
+    })
 }
 
 /// The method (lambdas: the method they are written in) an end's access is in.
 pub(crate) fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRef> {
-    let facts = &index.entry(end.file)?.facts;
-    let idx = match facts.unit_at(end.span.start) {
-        Some(unit) => facts.units[unit as usize].method,
-        None => facts.method_at(end.span.start)?,
-    };
-    Some(MethodRef { origin: Origin::Project(end.file), idx })
+    method_at(index, end.file, end.span)
 }
 
-/// Ranks tests by what their footprints cover of the pairs `labels` names (see the module
+/// The method (lambdas: the method they are written in) a place of a file is in.
+fn method_at(index: &ProjectIndex, file: crate::index::FileId, span: crate::java::Span) -> Option<MethodRef> {
+    let facts = &index.entry(file)?.facts;
+    let idx = match facts.unit_at(span.start) {
+        Some(unit) => facts.units[unit as usize].method,
+        None => facts.method_at(span.start)?,
+    };
+    Some(MethodRef { origin: Origin::Project(file), idx })
+}
+
+/// Ranks tests by what their footprints cover of the targets (see the module
 /// documentation): the selected ones by additional coverage with resets, then the others.
 /// Each round of the additional coverage sorts the tests left, so many selected tests take
 /// long: `cancel` is polled at every round.
-pub fn rank(footprints: Vec<Footprint>, labels: &[String], cancel: &Cancel) -> Result<Selection, Cancelled> {
+pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> Result<Selection, Cancelled> {
+    let labels = &targets.labels;
     let mut placed: Vec<(usize, String)> = Vec::with_capacity(footprints.len());
     let mut left: Vec<usize> = (0..footprints.len()).filter(|&i| !footprints[i].covers.is_empty()).collect();
     let mut covered: HashSet<usize> = HashSet::new();
@@ -327,21 +461,21 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String], cancel: &Cancel) -> R
     }
     let selected = placed.len();
 
+    // The unselected tests by their evidence (issue 21, item 4): a test that starts threads
+    // and touches what the change impacted can still reveal it with other inputs; a
+    // single-threaded test cannot reveal a race, and never goes above a multithreaded one
+    // with evidence.
     let mut rest: Vec<usize> = (0..footprints.len()).filter(|&i| footprints[i].covers.is_empty()).collect();
     rest.sort_by(|&a, &b| {
         let (fa, fb) = (&footprints[a], &footprints[b]);
-        let key = |f: &Footprint| match (f.impacted_vars.len(), f.other_vars.len()) {
-            (0, 0) => (3, 0),
-            (0, n) => (2, n),
-            (n, _) => (1, n),
-        };
-        let ((sa, na), (sb, nb)) = (key(fa), key(fb));
-        sa.cmp(&sb).then(nb.cmp(&na)).then_with(|| if sa == 3 { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
+        let ((ta, na), (tb, nb)) = (evidence_tier(fa), evidence_tier(fb));
+        ta.cmp(&tb).then(nb.cmp(&na)).then(fb.threads.cmp(&fa.threads)).then_with(|| if ta == Tier::Nothing { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
     });
     for i in rest {
         let f = &footprints[i];
         let why = match (f.impacted_vars.len(), f.other_vars.len()) {
-            (0, 0) => "touches no shared variable".to_string(),
+            (0, 0) if f.undecided.is_empty() => "touches no shared variable".to_string(),
+            (0, 0) => "touches no known shared variable".to_string(),
             (0, n) => format!("touches no impacted shared variable and {} ({})", plural(n, "other shared variable"), variables(&f.other_vars)),
             (n, _) => format!("touches {} ({})", plural(n, "impacted shared variable"), variables(&f.impacted_vars)),
         };
@@ -356,9 +490,12 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String], cancel: &Cancel) -> R
             let f = &footprints[i];
             let selected = !f.covers.is_empty();
             let mut reason = match selected {
-                true => format!("selected: {}; {placed}", covered_because(f)),
-                false => format!("not selected: {}; {placed}", not_covered_because(f, labels.len())),
+                true => format!("selected: {}; {placed}", covered_because(f, targets)),
+                false => format!("not selected: {}; {placed}", not_covered_because(f, targets)),
             };
+            if let Some(text) = f.undecided_text.as_ref().filter(|_| !selected) {
+                reason = reason.replacen("; ", &format!(", but {text}; "), 1);
+            }
             if let Some(note) = &f.note {
                 reason += &format!("; {note}");
             }
@@ -367,17 +504,19 @@ pub fn rank(footprints: Vec<Footprint>, labels: &[String], cancel: &Cancel) -> R
                 selected,
                 rank: r + 1,
                 pairs: f.covers.iter().map(|&p| labels[p].clone()).collect(),
+                warned: f.covers.iter().filter(|&&p| p >= targets.pairs).count(),
                 reason,
                 evidence: f.evidence,
                 placed,
                 revision: f.revision.clone(),
                 note: f.note.clone(),
                 method: f.method,
+                undecided: f.undecided.clone(),
             }
         })
         .collect();
     let evidence = evidence_summary(&footprints);
-    Ok(Selection { tests, selected, total, evidence })
+    Ok(Selection { tests, selected, total, evidence, undecided: Vec::new(), warned_methods: targets.labels.len() - targets.pairs })
 }
 
 /// What the selection rests on, over every test: `static reachability; no coverage
@@ -402,6 +541,29 @@ fn evidence_summary(footprints: &[Footprint]) -> String {
     out
 }
 
+/// How much an unselected test's footprint says it may reveal, best first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// Starts threads and touches impacted shared variables, or runs undecided state.
+    ThreadsImpacted,
+    ThreadsOther,
+    OneThreadImpacted,
+    OneThreadOther,
+    Nothing,
+}
+
+/// A test's tier, and how many variables it touches there (more first).
+fn evidence_tier(f: &Footprint) -> (Tier, usize) {
+    let (impacted, other) = (f.impacted_vars.len() + f.undecided.len(), f.other_vars.len());
+    match (f.threads, impacted, other) {
+        (true, n, _) if n > 0 => (Tier::ThreadsImpacted, n),
+        (true, 0, n) if n > 0 => (Tier::ThreadsOther, n),
+        (false, n, _) if n > 0 => (Tier::OneThreadImpacted, n),
+        (false, 0, n) if n > 0 => (Tier::OneThreadOther, n),
+        _ => (Tier::Nothing, 0),
+    }
+}
+
 /// SimRT's ties, made deterministic: fewer reached methods first, then the name.
 fn by_size_then_name(a: &Footprint, b: &Footprint) -> std::cmp::Ordering {
     a.size.cmp(&b.size).then_with(|| a.test.cmp(&b.test)).then(a.method.cmp(&b.method))
@@ -414,29 +576,42 @@ fn tie(first: &Footprint, other: &Footprint) -> String {
     }
 }
 
-fn covered_because(f: &Footprint) -> String {
-    let pairs = plural(f.covers.len(), "impacted pair");
+/// `both ends of 2 impacted pairs`, `1 method with a warning of the change`, or both.
+pub fn targets_text(pairs: usize, warned: usize) -> String {
+    match (pairs, warned) {
+        (p, 0) => format!("both ends of {}", plural(p, "impacted pair")),
+        (0, w) => plural(w, "method with a warning of the change and no impacted pair"),
+        (p, w) => format!("both ends of {} and {}", plural(p, "impacted pair"), plural(w, "method with a warning of the change")),
+    }
+}
+
+fn covered_because(f: &Footprint, targets: &Targets) -> String {
+    let warned = f.covers.iter().filter(|&&i| i >= targets.pairs).count();
     match f.evidence {
-        Evidence::Static => format!("starts threads and reaches both ends of {pairs}"),
+        Evidence::Static => format!("starts threads and reaches {}", targets_text(f.covers.len() - warned, warned)),
         Evidence::Coverage => {
             let by_coverage = plural(f.covers.len() - f.static_pairs, "impacted pair");
             let run = format!("its recorded run (at {}) executed both ends of {by_coverage} in different threads", f.revision.as_deref().unwrap_or("?"));
             match f.static_pairs {
                 0 => run,
-                n => format!("{run}, and it starts threads and reaches both ends of {} more", plural(n, "impacted pair")),
+                n => format!("{run}, and it starts threads and reaches {} more", targets_text(n - warned, warned)),
             }
         }
     }
 }
 
-fn not_covered_because(f: &Footprint, impacted_pairs: usize) -> String {
-    if impacted_pairs == 0 {
+fn not_covered_because(f: &Footprint, targets: &Targets) -> String {
+    if targets.labels.is_empty() {
         return "the change impacts no shared-variable pair".to_string();
     }
+    let none = match targets.pairs {
+        0 => "no method with a warning of the change".to_string(),
+        _ => "both ends of no impacted pair".to_string(),
+    };
     match (f.evidence, f.threads, f.one_thread) {
         (Evidence::Static, false, 0) => "starts no thread".to_string(),
-        (Evidence::Static, false, n) => format!("starts no thread (it reaches both ends of {})", plural(n, "impacted pair")),
-        (Evidence::Static, true, _) => "reaches both ends of no impacted pair".to_string(),
+        (Evidence::Static, false, n) => format!("starts no thread (it reaches {})", targets_text(n, 0)),
+        (Evidence::Static, true, _) => format!("reaches {none}"),
         (Evidence::Coverage, false, n) => {
             let run = format!("its recorded run (at {}) ran one thread", f.revision.as_deref().unwrap_or("?"));
             match n {
@@ -485,12 +660,17 @@ mod tests {
             revision: None,
             static_pairs: 0,
             note: None,
+            undecided: Vec::new(),
+            undecided_text: None,
         }
     }
 
+    fn targets(n: usize) -> Targets {
+        Targets { labels: (0..n).map(|i| format!("P{i}")).collect(), pairs: n }
+    }
+
     fn check(footprints: Vec<Footprint>, expected: Expect) {
-        let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
-        let selection = rank(footprints, &labels, &Cancel::never()).unwrap();
+        let selection = rank(footprints, &targets(4), &Cancel::never()).unwrap();
         let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
         expected.assert_eq(&lines.concat());
     }
@@ -500,10 +680,9 @@ mod tests {
         let edits = crate::cancel::Edits::default();
         let cancel = edits.token();
         let footprints = || vec![footprint("tc2", &[0], 5), footprint("tc1", &[0], 5), footprint("tc3", &[1, 2], 5)];
-        let labels: Vec<String> = (0..3).map(|i| format!("P{i}")).collect();
-        assert_eq!(rank(footprints(), &labels, &cancel).map(|s| s.selected), Ok(3));
+        assert_eq!(rank(footprints(), &targets(3), &cancel).map(|s| s.selected), Ok(3));
         edits.bump();
-        assert_eq!(rank(footprints(), &labels, &cancel).map(|s| s.selected), Err(Cancelled));
+        assert_eq!(rank(footprints(), &targets(3), &cancel).map(|s| s.selected), Err(Cancelled));
     }
 
     #[test]
@@ -537,8 +716,7 @@ mod tests {
             stale,
             footprint("plain", &[], 2),
         ];
-        let labels: Vec<String> = (0..4).map(|i| format!("P{i}")).collect();
-        let selection = rank(footprints, &labels, &Cancel::never()).unwrap();
+        let selection = rank(footprints, &targets(4), &Cancel::never()).unwrap();
         let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
         expect![[r#"
             #1 mixed Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads, and it starts threads and reaches both ends of 1 impacted pair more; 2 new (not covered by a test ranked before it); static for 1 pair: B.java is new or renamed since the recording
@@ -565,5 +743,39 @@ mod tests {
                 #4 large [P3] selected: starts threads and reaches both ends of 1 impacted pair; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 1 not covered since
             "#]],
         );
+    }
+
+    #[test]
+    fn a_single_threaded_test_never_ranks_above_a_multithreaded_one_with_evidence() {
+        // Nothing is selected; `alone` touches three impacted variables in one thread, `two`
+        // one of them in two threads, `other` starts threads and touches an unimpacted one.
+        let vars = |names: &[&str]| names.iter().map(|n| FieldKey { class: "demo.Pool".into(), name: (*n).into(), element: false }).collect::<BTreeSet<_>>();
+        let alone = Footprint { threads: false, impacted_vars: vars(&["a", "b", "c"]), ..footprint("alone", &[], 1) };
+        let two = Footprint { impacted_vars: vars(&["a"]), ..footprint("two", &[], 9) };
+        let other = Footprint { other_vars: vars(&["z"]), ..footprint("other", &[], 2) };
+        let plain = Footprint { threads: false, ..footprint("plain", &[], 1) };
+        check(
+            vec![plain, alone, other, two],
+            expect![[r#"
+                #1 two [] not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.a)
+                #2 other [] not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Pool.z)
+                #3 alone [] not selected: starts no thread; touches 3 impacted shared variables (Pool.a, Pool.b, Pool.c)
+                #4 plain [] not selected: starts no thread; touches no shared variable
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_warned_method_without_a_pair_selects_the_tests_that_run_it_in_threads() {
+        let targets = Targets { labels: vec!["RL004 Outbox.java:12 (Outbox.flush)".into()], pairs: 0 };
+        let undecided = Footprint { undecided: vec![0], undecided_text: Some("it runs `Key.hashCode`, where `Key.hash` is not known to be shared".into()), ..footprint("undecided", &[], 3) };
+        let footprints = vec![footprint("drains", &[0], 4), undecided, Footprint { threads: false, ..footprint("alone", &[], 2) }];
+        let selection = rank(footprints, &targets, &Cancel::never()).unwrap();
+        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
+        expect![[r#"
+            #1 drains [RL004 Outbox.java:12 (Outbox.flush)] selected: starts threads and reaches 1 method with a warning of the change and no impacted pair; 1 new (not covered by a test ranked before it)
+            #2 undecided [] not selected: reaches no method with a warning of the change, but it runs `Key.hashCode`, where `Key.hash` is not known to be shared; touches no known shared variable
+            #3 alone [] not selected: starts no thread; touches no shared variable
+        "#]].assert_eq(&lines.concat());
     }
 }

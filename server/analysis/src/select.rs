@@ -3,7 +3,7 @@
 //! starts threads, and how many impacted points it reaches. [`crate::rank`] selects and
 //! ranks tests for a change from these (SimRT sections 3.5 and 3.6).
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use crate::impact::Impact;
 use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
@@ -72,20 +72,25 @@ fn is_main(facts: &FileFacts, m: MethodIdx) -> bool {
 /// The tests and `main` methods of a file that start threads, directly, through
 /// executors, or through a `Thread`/`Runnable` class they instantiate.
 pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
-    entries_in(index, file, |_, reach| reach.starts_threads)
+    entries_in(index, file, &mut ReachCache::default(), |_, reach| reach.starts_threads)
 }
 
 /// Every test of a file (JUnit 3, 4 and 5), whether it starts threads or not, and the `main`
 /// methods that start threads: what selection ranks. A `main` that starts no thread is an
 /// application's entry point rather than a test of its concurrency, and is left out.
 pub fn tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
-    entries_in(index, file, |kind, reach| kind == EntryKind::Test || reach.starts_threads)
+    tests_in_with(index, file, &mut ReachCache::default())
+}
+
+/// [`tests_in`] with reach edges resolved once for many files ([`ReachCache`]).
+pub fn tests_in_with(index: &ProjectIndex, file: FileId, cache: &mut ReachCache) -> Vec<ThreadTest> {
+    entries_in(index, file, cache, |kind, reach| kind == EntryKind::Test || reach.starts_threads)
 }
 
 /// The tests of the file's classes as JUnit runs them ([`crate::junit::tests_of`]: own
 /// tests at their method, inherited ones at the class's name) and its `main` methods, in
 /// the order of the file.
-fn entries_in(index: &ProjectIndex, file: FileId, keep: impl Fn(EntryKind, &Reach) -> bool) -> Vec<ThreadTest> {
+fn entries_in(index: &ProjectIndex, file: FileId, cache: &mut ReachCache, keep: impl Fn(EntryKind, &Reach) -> bool) -> Vec<ThreadTest> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     let facts = &entry.facts;
     let origin = Origin::Project(file);
@@ -104,7 +109,7 @@ fn entries_in(index: &ProjectIndex, file: FileId, keep: impl Fn(EntryKind, &Reac
     for (method, kind, class, inherited) in found {
         let Some(declared) = index.facts(method.origin) else { continue };
         let m = &declared.methods[method.idx as usize];
-        let reach = reach(index, method);
+        let reach = reach_with(index, method, cache);
         if !keep(kind, &reach) {
             continue;
         }
@@ -120,36 +125,64 @@ fn entries_in(index: &ProjectIndex, file: FileId, keep: impl Fn(EntryKind, &Reac
 /// classes it creates, and the methods of anonymous classes it creates. Lambdas are part of the
 /// method they are written in.
 pub fn reach(index: &ProjectIndex, root: MethodRef) -> Reach {
-    let r = index.resolver();
+    reach_with(index, root, &mut ReachCache::default())
+}
+
+/// The reach graph's edges, resolved once per method and shared by every test a selection
+/// walks from (issue 21, item 5): resolving a call's callees is the costly step, and the
+/// tests of a large project reach the same methods over and over.
+#[derive(Default)]
+pub struct ReachCache {
+    edges: HashMap<MethodRef, Edges>,
+}
+
+/// One method's edges: what it may run next, and whether it starts a thread itself.
+#[derive(Default)]
+struct Edges {
+    next: Vec<MethodRef>,
+    starts_threads: bool,
+}
+
+/// [`reach`] with the edges of `cache`, which it fills.
+pub fn reach_with(index: &ProjectIndex, root: MethodRef, cache: &mut ReachCache) -> Reach {
     let mut out = Reach::default();
     let mut queue = VecDeque::from([root]);
     while let Some(m) = queue.pop_front() {
         if out.methods.len() >= MAX_METHODS || !out.methods.insert(m) {
             continue;
         }
-        let Origin::Project(file) = m.origin else { continue };
-        let Some(entry) = index.entry(file) else { continue };
-        let facts = &entry.facts;
-        out.starts_threads |= entry.resolved.starts_threads.contains(&m.idx);
-        for call in facts.calls_of(m.idx) {
-            for callee in r.callees(m.origin, facts, call) {
-                if matches!(callee.origin, Origin::Project(_)) {
-                    queue.push_back(callee);
-                }
+        let edges = cache.edges.entry(m).or_insert_with(|| edges_of(index, m));
+        out.starts_threads |= edges.starts_threads;
+        queue.extend(edges.next.iter().copied());
+    }
+    out
+}
+
+fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
+    let mut out = Edges::default();
+    let Origin::Project(file) = m.origin else { return out };
+    let Some(entry) = index.entry(file) else { return out };
+    let r = index.resolver();
+    let facts = &entry.facts;
+    out.starts_threads = entry.resolved.starts_threads.contains(&m.idx);
+    for call in facts.calls_of(m.idx) {
+        for callee in r.callees(m.origin, facts, call) {
+            if matches!(callee.origin, Origin::Project(_)) {
+                out.next.push(callee);
             }
-            if let CallKind::New { ty, anonymous } = &call.kind {
-                let created = match anonymous {
-                    Some(a) => Some(ClassRef { origin: m.origin, idx: *a }),
-                    None => r.ty(m.origin, Some(Resolver::unit_class(facts, call.unit)), ty).class(),
-                };
-                if let Some(c) = created {
-                    if r.is_subtype_of(c, &["Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask"]) {
-                        out.starts_threads |= r.is_subtype_of(c, &["Thread"]);
-                        queue.extend(task_methods(index, c));
-                    }
-                    if anonymous.is_some() {
-                        queue.extend(class_methods(index, c));
-                    }
+        }
+        if let CallKind::New { ty, anonymous } = &call.kind {
+            let created = match anonymous {
+                Some(a) => Some(ClassRef { origin: m.origin, idx: *a }),
+                None => r.ty(m.origin, Some(Resolver::unit_class(facts, call.unit)), ty).class(),
+            };
+            if let Some(c) = created {
+                if r.is_subtype_of(c, &["Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask"]) {
+                    out.starts_threads |= r.is_subtype_of(c, &["Thread"]);
+                    out.next.extend(task_methods(index, c));
+                }
+                if anonymous.is_some() {
+                    out.next.extend(class_methods(index, c));
                 }
             }
         }

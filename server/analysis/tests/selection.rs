@@ -62,10 +62,10 @@ fn a_change_to_the_pool_selects_the_tests_that_run_it_in_threads_and_ranks_by_ne
         #2 selected org.x.EndToEndTest#borrowAndCount (13 pairs, Static): selected: starts threads and reaches both ends of 13 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since
         #3 selected org.x.pool.PoolTest#threeReturners (4 pairs, Static): selected: starts threads and reaches both ends of 4 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since; tied with org.x.pool.PoolTest#twoReturners (both reach 4 methods), first by name
         #4 selected org.x.pool.PoolTest#twoReturners (4 pairs, Static): selected: starts threads and reaches both ends of 4 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since
-        #5 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)
-        #6 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle)
-        #7 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
-        #8 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
+        #5 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle)
+        #6 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
+        #7 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
+        #8 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)
         #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: starts no thread; touches no shared variable
         #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: starts no thread; touches no shared variable
     "#]]);
@@ -87,11 +87,11 @@ fn an_unchanged_tree_selects_nothing() {
         #1 - org.x.EndToEndTest#borrowAndCount (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 3 other shared variables (Counter.count, Pool.numActive, Pool.numIdle)
         #2 - org.x.pool.PoolTest#threeReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
         #3 - org.x.pool.PoolTest#twoReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
-        #4 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
-        #5 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
-        #6 - org.x.pool.PoolTest#borrowersAndReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
-        #7 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
-        #8 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Pool.numIdle)
+        #4 - org.x.registry.RegistryTest#testConcurrentRegistrations (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations)
+        #5 - org.x.pool.PoolTest#borrowersAndReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
+        #6 - org.x.metrics.CounterTest#concurrentIncrements (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Counter.count)
+        #7 - org.x.pool.PoolTest#idleWatcher (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 1 other shared variable (Pool.numIdle)
+        #8 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
         #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
         #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
     "#]]);

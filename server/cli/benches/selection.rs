@@ -26,11 +26,12 @@
 //! under the agent on a real JVM: SimRT Figure 4 on what the threads executed). Without a
 //! JDK, only the static one.
 //!
-//! Then the cost of selection in a large workspace: the same subsystems next to the JDK's
-//! `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text` sources
-//! (about 500,000 lines), one fault applied: `racelens select` as a process (it parses the
-//! whole workspace each time), and the selection alone on a loaded workspace, as the
-//! language server runs it after an analysis (warm).
+//! Then the cost of selection at scale (issue 21, item 5): the same subsystems next to the
+//! JDK's `java.util`, `java.lang`, `java.io`, `java.net`, `java.math` and `java.text` sources
+//! (about 500,000 lines) and 1,500 generated tests of those classes, one fault applied:
+//! `racelens select` and `racelens check` as processes, cold (empty cache) and warm (the
+//! index cache), with their peak memory; and the selection alone on a loaded workspace, as
+//! the language server runs it after an analysis.
 //!
 //! Run: `cargo bench -p racelens --bench selection`
 
@@ -143,29 +144,42 @@ fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
         return;
     };
     let repo = tempfile::tempdir().unwrap();
-    let root = repo.path().canonicalize().unwrap();
+    let root = repo.path().join("work");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
     let jdk_lines = corpus::extract_packages(&zip, &root, LARGE, None, &[]);
     for f in fixtures {
         copy_tree(&bench.join(&f.name).join("base"), &root);
     }
+    let generated = generate_tests(&root, GENERATED_TESTS);
     git(&root, &["init", "-q"]);
     git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "the JDK and fourteen subsystems"]);
+    git(&root, &["commit", "-qm", "the JDK, fourteen subsystems and a large test suite"]);
     let fault = &fixtures[0];
     git(&root, &["apply", fault.patch.to_str().unwrap()]);
-    println!("large workspace: {jdk_lines} lines of the JDK ({}) and the fourteen subsystems; the {} change applied", LARGE.join(", "), fault.name);
+    println!(
+        "large workspace: {jdk_lines} lines of the JDK ({}), the fourteen subsystems and {GENERATED_TESTS} generated tests of the JDK's classes ({generated} lines, one in four starting a thread); the {} change applied",
+        LARGE.join(", "),
+        fault.name
+    );
 
-    let mut process = Vec::new();
-    let mut order = Vec::new();
-    for _ in 0..3 {
-        let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(&root).env("XDG_CACHE_HOME", repo.path().join(".cache")).output().unwrap();
-        process.push(started.elapsed().as_secs_f64() * 1000.0);
-        assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-        order = json["tests"].as_array().unwrap().iter().map(|t| t["test"].as_str().unwrap().to_string()).collect();
+    // As processes, the way a user or CI runs them: cold (an empty cache folder: every file
+    // parsed and indexed) then warm (the index cache the cold run left), three times.
+    for (what, args) in [("select", &["select", "--json"][..]), ("check", &["check"][..])] {
+        let cache = repo.path().join(format!("cache-{what}"));
+        let cold = run_measured(&root, &cache, args);
+        let mut warm: Vec<Run> = (0..3).map(|_| run_measured(&root, &cache, args)).collect();
+        if what == "select" {
+            let json: Value = serde_json::from_slice(&warm[0].stdout).expect("select --json prints JSON");
+            let order: Vec<&str> = json["tests"].as_array().unwrap().iter().map(|t| t["test"].as_str().unwrap()).collect();
+            assert_eq!(order.first(), Some(&fault.test.as_str()), "the fault's test ranks first");
+            println!("  {} tests, {} selected, {} first", order.len(), json["selected"], order[0]);
+        }
+        let mut seconds: Vec<f64> = warm.iter().map(|r| r.seconds).collect();
+        let rss = warm.iter().map(|r| r.max_rss_mb).max().unwrap();
+        warm.clear();
+        println!("  `racelens {what}` as a process: cold {:.2} s ({} MB), warm median {:.2} s of 3 ({} MB at most)", cold.seconds, cold.max_rss_mb, median(&mut seconds), rss);
     }
-    println!("  `racelens select` (a process: open, parse, index, analyse, select): median {:.0} ms of 3; {} first of {} tests", median(&mut process), order.first().map_or("no test", String::as_str), order.len());
 
     let started = Instant::now();
     let mut host = Host::open(&root, &HostOptions::default()).unwrap();
@@ -174,13 +188,83 @@ fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
     let sharing = host.sharing();
     let loaded = started.elapsed().as_secs_f64() * 1000.0;
     let mut warm = Vec::new();
-    for _ in 0..10 {
+    for _ in 0..5 {
         let started = Instant::now();
         let selection = rank::select(host.index(), &sharing, &impact);
         warm.push(started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(selection.tests.first().map(|t| t.test.as_str()), Some(fault.test.as_str()), "the fault's test ranks first");
     }
-    println!("  loaded workspace (the language server's state): load and analyse {loaded:.0} ms once, then the selection median {:.1} ms of 10 (max {:.1} ms)", median(&mut warm), warm.iter().cloned().fold(0.0, f64::max));
+    println!("  loaded workspace (the language server's state): load and analyse {loaded:.0} ms once, then the selection median {:.1} ms of 5 (max {:.1} ms)", median(&mut warm), warm.iter().cloned().fold(0.0, f64::max));
+}
+
+/// How many tests the large workspace gets: a suite the size of a large project's (groovy
+/// has about 1,500 JUnit tests), so that selection walks many tests' reach.
+const GENERATED_TESTS: usize = 1500;
+
+/// Writes `n` JUnit 4 tests of the JDK classes in the workspace (each a few calls into
+/// collections, text and numbers; one in four in a second thread too): a large suite whose
+/// tests reach many project methods but none of the subsystems. Returns their lines.
+fn generate_tests(root: &Path, n: usize) -> usize {
+    const STEPS: &[&str] = &[
+        "java.util.Map<String, Integer> map = new java.util.HashMap<>();\n        map.put(\"k\" + seed, seed);\n        sink.append(map.get(\"k\" + seed));",
+        "java.util.List<Integer> list = new java.util.ArrayList<>(java.util.Arrays.asList(seed, 3, 1));\n        java.util.Collections.sort(list);\n        sink.append(list);",
+        "java.util.TreeMap<Integer, String> tree = new java.util.TreeMap<>();\n        tree.put(seed, \"v\");\n        sink.append(tree.firstKey());",
+        "java.math.BigInteger big = java.math.BigInteger.valueOf(seed).pow(3);\n        sink.append(big.mod(java.math.BigInteger.TEN));",
+        "java.text.DecimalFormat format = new java.text.DecimalFormat(\"#.00\");\n        sink.append(format.format(seed / 7.0));",
+        "java.util.ArrayDeque<Integer> deque = new java.util.ArrayDeque<>();\n        deque.push(seed);\n        sink.append(deque.pop());",
+        "java.util.BitSet bits = new java.util.BitSet();\n        bits.set(seed % 64);\n        sink.append(bits.cardinality());",
+        "String text = String.valueOf(seed).repeat(3);\n        sink.append(text.indexOf('1'));",
+    ];
+    let dir = root.join("src/test/java/bench/generated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = 0;
+    for i in 0..n {
+        let steps: Vec<&str> = (0..3).map(|k| STEPS[(i * 7 + k * 3) % STEPS.len()]).collect();
+        let body = steps.join("\n        ");
+        let threaded = match i % 4 {
+            0 => format!("        Thread other = new Thread(() -> {{\n            StringBuilder sink = new StringBuilder();\n            int seed = {i};\n            {}\n        }});\n        other.start();\n        other.join();\n", steps[0].replace("\n        ", "\n            ")),
+            _ => String::new(),
+        };
+        let text = format!(
+            "package bench.generated;\n\nimport org.junit.Test;\n\npublic class Generated{i:04}Test {{\n    @Test\n    public void exercise() throws Exception {{\n        StringBuilder sink = new StringBuilder();\n        int seed = {i};\n        {body}\n{threaded}    }}\n}}\n"
+        );
+        lines += text.lines().count();
+        std::fs::write(dir.join(format!("Generated{i:04}Test.java")), text).unwrap();
+    }
+    lines
+}
+
+/// One run of a process: its wall-clock time, its peak resident memory, what it printed.
+struct Run {
+    seconds: f64,
+    max_rss_mb: u64,
+    stdout: Vec<u8>,
+}
+
+/// Runs `racelens <args> <root>` with `cache` as its cache folder, and waits for it with
+/// `wait4`, which reports the process's own peak memory (`ru_maxrss`).
+fn run_measured(root: &Path, cache: &Path, args: &[&str]) -> Run {
+    std::fs::create_dir_all(cache).unwrap();
+    let out_path = cache.with_extension("stdout");
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_racelens"))
+        .args(args)
+        .arg(root)
+        .env("XDG_CACHE_HOME", cache)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, with pointers to live locals.
+    let waited = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(waited, child.id() as libc::pid_t, "wait4 failed");
+    // `check` exits 1 when it warns.
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= 1, "racelens {args:?} failed with status {status}");
+    Run { seconds, max_rss_mb: usage.ru_maxrss as u64 / 1024, stdout: std::fs::read(&out_path).unwrap() }
 }
 
 fn median(values: &mut [f64]) -> f64 {

@@ -33,7 +33,17 @@ Selection (SimRT, Yu et al., ICSE 2014, Figure 4):
   too much to map (more than half of the base file's code lines changed), or whose recorded
   contents are neither the base's nor the working tree's (stale): pairs with an end there
   are decided statically, and the test's reason says so.
+  A warning of the change in a method no impacted pair has an end in (a check-then-act on a
+  collection a call returned: no field to pair) is a target too: a test that starts threads
+  and reaches that method is selected (static reach decides, with or without a record).
   Tests: JUnit 3, 4 and 5 test methods, and `static main` methods that start threads.
+
+Undecided state:
+  Changed code may touch state whose sharing the analysis cannot decide: a field of a class
+  no object of which is seen reaching another thread, a collection a call returned. When a
+  test that starts threads runs it, the output says so (`… is not known to be shared:
+  reached only through …`), the test's reason says so, and with nothing selected the summary
+  says there is no evidence either way rather than that the change needs no test.
 
 Ranking (SimRT section 3.6):
   Selected tests first, by additional coverage: the test that covers the most impacted pairs
@@ -41,8 +51,9 @@ Ranking (SimRT section 3.6):
   selected tests add none, coverage is reset and they are ranked the same way (each may reach
   the pair's memory with other values). Ties go to the test that reaches fewer methods, then
   to the name: the order is the same on every run. Then the unselected tests: those that
-  touch impacted shared variables (most first), then those that touch other shared variables
-  (most first), then the rest by name.
+  start threads and touch impacted shared variables or undecided state (most first), those
+  that start threads and touch other shared variables, then the single-threaded ones the same
+  way (a single-threaded test cannot reveal a race), then the rest by name.
 
 Output: one line per test, with its evidence when a record was used, then a summary of
 what the selection rests on (`coverage of 3 tests recorded at abc1234, static for 1`).
@@ -92,12 +103,27 @@ fn text(selection: &Selection) -> String {
     let mut out = String::new();
     for t in &selection.tests {
         out += &match t.selected {
-            true => format!("#{} selected {} — covers {} ({}); {}{}\n", t.rank, t.test, count(t.pairs.len(), "impacted pair"), first_pairs(t), t.placed, evidence(t)),
+            true => format!("#{} selected {} — covers {} ({}); {}{}\n", t.rank, t.test, covers(t), first_pairs(t), t.placed, evidence(t)),
             false => format!("#{} {} — {}{}\n", t.rank, t.test, t.reason, evidence(t)),
         };
     }
+    for undecided in &selection.undecided {
+        out += &format!("racelens: {undecided}\n");
+    }
     out += &format!("racelens: {} of {} selected for this change ({})\n", selection.selected, count(selection.total, "test"), selection.evidence);
+    if selection.selected == 0 && !selection.undecided.is_empty() {
+        out += "racelens: no evidence either way: tests that start threads run the changed state, but the analysis could not tell whether other threads share it\n";
+    }
     out
+}
+
+/// `2 impacted pairs`, `1 method with a warning`, or both.
+fn covers(t: &RankedTest) -> String {
+    match (t.pairs.len() - t.warned, t.warned) {
+        (p, 0) => count(p, "impacted pair"),
+        (0, w) => count(w, "method with a warning"),
+        (p, w) => format!("{} and {}", count(p, "impacted pair"), count(w, "method with a warning")),
+    }
 }
 
 /// A test's evidence, as its line ends: ` [static]`, ` [coverage at abc1234]`, with why

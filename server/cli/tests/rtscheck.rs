@@ -83,3 +83,16 @@ fn field_hiding_is_selected_and_found() {
     assert_eq!(counts(&out, "R1"), (2, 0), "{out}");
     assert!(out.ends_with("rtscheck: no violation\n"), "{out}");
 }
+
+/// Issue 21's operators on seed 5 (page hits whose per-page counts reach other threads only
+/// through a `ConcurrentHashMap`, tested by an inherited test): `computeIfAbsent` split into
+/// a check and an act, and the counts' `synchronized` taken away, each break the two-thread
+/// test; `explore --affected` selects it (by the subclass's name) and finds each (R1).
+#[test]
+fn check_then_act_and_escape_through_a_collection_are_selected_under_an_inherited_test() {
+    let (code, out) = rtscheck(&["--seeds", "1", "--first", "5"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("newly failing multithreaded tests (exhaustive exploration, bound 2): check-then-act 1, remove-synchronized 2"), "{out}");
+    assert_eq!(counts(&out, "R1").1, 0, "{out}");
+    assert!(out.ends_with("rtscheck: no violation\n"), "{out}");
+}

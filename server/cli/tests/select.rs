@@ -56,10 +56,10 @@ fn json_lists_every_test_best_first_with_the_pairs_it_covers() {
             "#2 true org.x.EndToEndTest#borrowAndCount",
             "#3 true org.x.pool.PoolTest#threeReturners",
             "#4 true org.x.pool.PoolTest#twoReturners",
-            "#5 false org.x.pool.PoolTest#borrowThenGiveBackAlone",
-            "#6 false org.x.pool.PoolTest#idleWatcher",
-            "#7 false org.x.registry.RegistryTest#testConcurrentRegistrations",
-            "#8 false org.x.metrics.CounterTest#concurrentIncrements",
+            "#5 false org.x.pool.PoolTest#idleWatcher",
+            "#6 false org.x.registry.RegistryTest#testConcurrentRegistrations",
+            "#7 false org.x.metrics.CounterTest#concurrentIncrements",
+            "#8 false org.x.pool.PoolTest#borrowThenGiveBackAlone",
             "#9 false org.x.text.SlugsTest#keepsDigits",
             "#10 false org.x.text.SlugsTest#lowercases",
         ]
@@ -68,7 +68,8 @@ fn json_lists_every_test_best_first_with_the_pairs_it_covers() {
     assert_eq!(tests[0]["pairs"][0], "RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24");
     assert_eq!(tests[0]["pairs"][13], "WN Pool.this: notify Pool.java:30 <-> wait Pool.java:15");
     assert_eq!(tests[3]["reason"], "selected: starts threads and reaches both ends of 4 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since");
-    assert_eq!(tests[4]["reason"], "not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)");
+    // A single-threaded test ranks below every multithreaded one with evidence (issue 21, item 4).
+    assert_eq!(tests[7]["reason"], "not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)");
 }
 
 #[test]
@@ -83,10 +84,10 @@ fn text_is_one_line_per_test_and_a_summary() {
 #2 selected org.x.EndToEndTest#borrowAndCount — covers 13 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:24, RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, and 11 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since [static]
 #3 selected org.x.pool.PoolTest#threeReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since; tied with org.x.pool.PoolTest#twoReturners (both reach 4 methods), first by name [static]
 #4 selected org.x.pool.PoolTest#twoReturners — covers 4 impacted pairs (RW Pool.numActive: read Pool.java:28 <-> write Pool.java:28, RW Pool.numIdle: read Pool.java:29 <-> write Pool.java:29, and 2 more); none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 4 not covered since [static]
-#5 org.x.pool.PoolTest#borrowThenGiveBackAlone — not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle) [static]
-#6 org.x.pool.PoolTest#idleWatcher — not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle) [static]
-#7 org.x.registry.RegistryTest#testConcurrentRegistrations — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations) [static]
-#8 org.x.metrics.CounterTest#concurrentIncrements — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count) [static]
+#5 org.x.pool.PoolTest#idleWatcher — not selected: reaches both ends of no impacted pair; touches 1 impacted shared variable (Pool.numIdle) [static]
+#6 org.x.registry.RegistryTest#testConcurrentRegistrations — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 2 other shared variables (Registry.names[], Registry.registrations) [static]
+#7 org.x.metrics.CounterTest#concurrentIncrements — not selected: reaches both ends of no impacted pair; touches no impacted shared variable and 1 other shared variable (Counter.count) [static]
+#8 org.x.pool.PoolTest#borrowThenGiveBackAlone — not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle) [static]
 #9 org.x.text.SlugsTest#keepsDigits — not selected: starts no thread; touches no shared variable [static]
 #10 org.x.text.SlugsTest#lowercases — not selected: starts no thread; touches no shared variable [static]
 racelens: 4 of 10 tests selected for this change (static reachability; no coverage history)
@@ -117,4 +118,24 @@ fn help_explains_selection_and_ranking_and_errors_exit_2() {
     let repo = repo(true);
     assert_eq!(select(repo.path(), &["--base", "no-such-rev"]).status.code(), Some(2));
     assert_eq!(select(repo.path(), &["--no-such-flag"]).status.code(), Some(2));
+}
+
+/// Never "no test" silently (issue 21, item 2): a hash cached step by step in a field of a
+/// class no object of which is seen reaching another thread, run in two threads by a test.
+/// `select` names the state and how the test reaches it, in the text and the JSON, and
+/// `explore --affected` says there is no evidence either way; neither runs a JVM.
+#[test]
+fn undecided_sharing_is_named_not_passed_over() {
+    let repo = fixture_repo("undecided-hash");
+    let state = "`Key.hash` in `Key.hash` is not known to be shared: no `Key` object is seen reaching another thread; reached only through `Hasher.of`";
+    let out = select(repo.path(), &[]);
+    let shown = text(&out.stdout);
+    assert!(shown.contains(&format!("racelens: {state}\nracelens: 0 of 2 tests selected")), "{shown}");
+    assert!(shown.contains("racelens: no evidence either way:"), "{shown}");
+    assert!(shown.contains("#1 org.x.cache.KeyTest#hashedByTwoThreads — not selected: the change impacts no shared-variable pair, but it runs `Key.hash`, where `Key.hash` is not known to be shared;"), "{shown}");
+    let json: Value = serde_json::from_slice(&select(repo.path(), &["--json"]).stdout).unwrap();
+    assert_eq!((&json["selected"], &json["undecided"]), (&json!(0), &json!([state])));
+    let affected = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
+    assert_eq!(affected.status.code(), Some(0), "{}", text(&affected.stderr));
+    assert!(text(&affected.stdout).contains(&format!("racelens: no evidence either way: {state}")), "{}", text(&affected.stdout));
 }

@@ -652,15 +652,16 @@ impl Core {
 
     /// The workspace's tests ranked for the change (SimRT's selection, from the coverage
     /// history that `racelens record` and explorations keep, else from static reach; reading
-    /// the history runs nothing), kept until the next analysis. Without an impacted pair
-    /// nothing is selected, and the lenses need no ranking. Given up, and nothing kept, once
+    /// the history runs nothing), kept until the next analysis. Without an impacted pair, a
+    /// warning or undecided state nothing is selected, and the lenses need no ranking. Given up, and nothing kept, once
     /// `cancel` is.
     fn selection_cancellable(&mut self, w: usize, cancel: &Cancel) -> Result<Arc<Selection>, Cancelled> {
         let ws = &mut self.workspaces[w];
         if let Some(s) = &ws.selection {
             return Ok(s.clone());
         }
-        let selection = match ws.impact.pairs.iter().any(|p| p.impacted()) {
+        let something_to_select = ws.impact.pairs.iter().any(|p| p.impacted()) || !ws.impact.diagnostics.is_empty() || !ws.impact.undecided.is_empty();
+        let selection = match something_to_select {
             true => {
                 let sharing = ws.host.sharing();
                 let history = racelens_explore::history::load(&racelens_explore::history::path(ws.host.root()));

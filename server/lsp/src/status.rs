@@ -1,5 +1,7 @@
 //! `racelens/selectionStatus`: how many tests the change selects in a workspace, for the
-//! editor's status item ("racelens: 2 of 14 tests for this change").
+//! editor's status item ("racelens: 2 of 14 tests for this change", or "no evidence" when
+//! nothing is selected but tests that start threads run changed state whose sharing the
+//! analysis could not decide).
 //!
 //! Sent only to clients that ask for it (`capabilities.experimental.racelens.selectionStatus`),
 //! after an analysis whose impacted pairs changed, and only when the status differs from the
@@ -29,6 +31,12 @@ pub struct SelectionStatus {
     pub impacted_pairs: usize,
     /// The best selected tests, best first.
     pub tests: Vec<StatusTest>,
+    /// The change's warnings in methods no impacted pair has an end in: tests that run
+    /// them in threads are selected too.
+    pub warned_methods: usize,
+    /// Changed state tests starting threads run but the analysis could not call shared
+    /// (`Selection::undecided`): with nothing selected the item says "no evidence".
+    pub undecided: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,6 +46,8 @@ pub struct StatusTest {
     pub rank: usize,
     /// The impacted pairs it covers.
     pub pairs: usize,
+    /// The methods with a warning of the change (and no impacted pair) it runs in threads.
+    pub warned: usize,
     /// What the selection rests on (`static`: the test's call graph).
     pub evidence: String,
     /// The `racelens.exploreTest` command's argument for it, as its lens has it.
@@ -45,11 +55,12 @@ pub struct StatusTest {
 }
 
 impl SelectionStatus {
-    /// `total` is 0 when no pair is impacted: then the tests are not ranked at all.
+    /// `total` is 0 when nothing is impacted: then the tests are not ranked at all.
     pub fn new(index: &ProjectIndex, root: &Path, selection: &Selection, impacted_pairs: usize) -> Option<SelectionStatus> {
         let tests = selection.tests[..selection.selected].iter().take(MOST_TESTS).filter_map(|t| status_test(index, root, t)).collect();
         let root = Uri::from_file_path(root)?.to_string();
-        Some(SelectionStatus { root, selected: selection.selected, total: selection.total, impacted_pairs, tests })
+        let undecided = selection.undecided.clone();
+        Some(SelectionStatus { root, selected: selection.selected, total: selection.total, impacted_pairs, tests, warned_methods: selection.warned_methods, undecided })
     }
 }
 
@@ -61,7 +72,7 @@ fn status_test(index: &ProjectIndex, root: &Path, ranked: &RankedTest) -> Option
     let class = &facts.classes[method.class as usize].binary_name;
     let uri = Uri::from_file_path(root.join(index.path(ranked.method.origin)))?;
     let evidence = serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
-    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len(), evidence, explore: explore_arguments(&uri, class, &method.name) })
+    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len() - ranked.warned, warned: ranked.warned, evidence, explore: explore_arguments(&uri, class, &method.name) })
 }
 
 pub enum SelectionStatusNotification {}

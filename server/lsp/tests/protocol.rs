@@ -333,6 +333,21 @@ async fn the_selection_status_follows_the_change_for_clients_that_ask() {
     c.finish().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_selection_status_says_no_evidence_for_state_of_undecided_sharing() {
+    // A hash cached in a field, built step by step (LANG-481's shape); a test runs it in two
+    // threads, but no `Key` is seen reaching another thread: no pair, and no "0 tests" either.
+    let repo = fixture_repo("undecided-hash");
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.initialize(json!({"experimental": {"racelens": {"selectionStatus": true}}}), json!({})).await;
+    let status = c.expect("racelens/selectionStatus", |_| true).await;
+    assert_eq!((&status["selected"], &status["impacted_pairs"]), (&json!(0), &json!(0)), "{status}");
+    let undecided = status["undecided"].as_array().unwrap();
+    assert_eq!(undecided.len(), 1, "{status}");
+    assert!(undecided[0].as_str().unwrap().starts_with("`Key.hash` in `Key.hash` is not known to be shared"), "{status}");
+    c.finish().await;
+}
+
 /// A change typed and undone, as a user does: `files` committed, `path` opened, the `edit`
 /// (range and text) applied; waits for the `code` warning at 0-based `line` and returns it;
 /// then the `undo` applied, after which the file has no diagnostics.

@@ -28,26 +28,55 @@ function M.get(client_id)
   return client_id and by_client[client_id]
 end
 
---- `racelens: 2 tests for this change` (or `racelens: no impacted pair`), or '' before the
---- server has said anything.
+--- `2 impacted pairs`, `1 method with a warning`, or both.
+local function covers(t)
+  local warned = t.warned or 0
+  if warned == 0 then
+    return plural(t.pairs or 0, 'impacted pair')
+  end
+  local methods = plural(warned, 'method with a warning')
+  if (t.pairs or 0) == 0 then
+    return methods
+  end
+  return plural(t.pairs, 'impacted pair') .. ' and ' .. methods
+end
+
+local function undecided(status)
+  return type(status.undecided) == 'table' and status.undecided or {}
+end
+
+--- `racelens: 2 tests for this change`, `racelens: no impacted pair`, or `racelens: no
+--- evidence` when nothing is selected but tests that start threads run changed state whose
+--- sharing the analysis could not decide; '' before the server has said anything.
 function M.text(status)
   if type(status) ~= 'table' then
     return ''
   end
-  if (status.impacted_pairs or 0) == 0 then
+  local selected = status.selected or 0
+  if selected == 0 and #undecided(status) > 0 then
+    return 'racelens: no evidence'
+  end
+  if selected == 0 and (status.impacted_pairs or 0) == 0 and (status.warned_methods or 0) == 0 then
     return 'racelens: no impacted pair'
   end
-  return 'racelens: ' .. plural(status.selected or 0, 'test') .. ' for this change'
+  return 'racelens: ' .. plural(selected, 'test') .. ' for this change'
 end
 
---- One line per selected test: `#1 pkg.PoolTest#borrow: covers 2 impacted pairs (static)`.
+--- One line per selected test: `#1 pkg.PoolTest#borrow: covers 2 impacted pairs (static)`,
+--- then the state not known to be shared.
 function M.lines(status)
   local out = {}
-  for _, t in ipairs(type(status) == 'table' and status.tests or {}) do
-    table.insert(out, string.format('#%d %s: covers %s (%s)', t.rank, t.test, plural(t.pairs, 'impacted pair'), t.evidence))
+  if type(status) ~= 'table' then
+    return out
   end
-  if type(status) == 'table' and (status.selected or 0) > #out then
-    table.insert(out, string.format('... and %d more', status.selected - #out))
+  for _, t in ipairs(status.tests or {}) do
+    table.insert(out, string.format('#%d %s: covers %s (%s)', t.rank, t.test, covers(t), t.evidence))
+  end
+  if (status.selected or 0) > #(status.tests or {}) then
+    table.insert(out, string.format('... and %d more', status.selected - #(status.tests or {})))
+  end
+  for _, u in ipairs(undecided(status)) do
+    table.insert(out, 'not known to be shared: ' .. u)
   end
   return out
 end
@@ -56,13 +85,14 @@ end
 function M.pick(status, explore)
   local tests = type(status) == 'table' and status.tests or {}
   if #tests == 0 then
-    vim.notify('racelens: the change selects no test', vim.log.levels.INFO)
+    local why = #undecided(status or {}) > 0 and ': no evidence either way (' .. undecided(status)[1] .. ')' or ''
+    vim.notify('racelens: the change selects no test' .. why, vim.log.levels.INFO)
     return
   end
   vim.ui.select(tests, {
     prompt = 'Explore the schedules of a test the change selects:',
     format_item = function(t)
-      return string.format('#%d %s (covers %s)', t.rank, t.test, plural(t.pairs, 'impacted pair'))
+      return string.format('#%d %s (covers %s)', t.rank, t.test, covers(t))
     end,
   }, function(t)
     if t then

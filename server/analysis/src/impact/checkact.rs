@@ -119,7 +119,7 @@ fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx,
             decl_static || sharing.escapes(&key.class).is_some()
         }
         None => match recv {
-            Expr::Local(l) => matches!(facts.locals[*l as usize].init, Some(Expr::Call { .. })),
+            Expr::Local(l) => facts.locals[*l as usize].init.as_ref().and_then(super::undecided::produced_by_call).is_some(),
             Expr::Call { .. } => true,
             _ => false,
         },

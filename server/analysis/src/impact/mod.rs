@@ -14,6 +14,7 @@
 //! - [`publication`]: RL009, releases the change moved before writes another thread reads
 //!   after the matching acquire.
 //! - [`fixes`]: quick fixes for the warnings whose fix is obvious from the code.
+//! - [`undecided`]: changed state whose sharing the analysis could not decide.
 
 mod checkact;
 pub mod codes;
@@ -28,6 +29,7 @@ mod regions;
 mod sections;
 pub mod shared;
 mod svimpact;
+mod undecided;
 mod wakeups;
 mod warnings;
 
@@ -41,6 +43,7 @@ use crate::java::{AccessKind, FileFacts, Span};
 pub use effects::Effects;
 pub use crate::index::LockId;
 pub use shared::Sharing;
+pub use undecided::Undecided;
 
 /// One file of the change: how it differs from the base, and the base's facts.
 #[derive(Clone)]
@@ -234,6 +237,9 @@ pub struct Impact {
     pub impacted_accesses: std::collections::BTreeSet<(FileId, usize)>,
     /// Impacted lines per file (changed lines, expanded regions), for markers and lenses.
     pub impacted_lines: BTreeMap<FileId, Vec<u32>>,
+    /// Changed state the analysis could not call shared or unshared (a field of a class no
+    /// object of which is seen escaping, a collection a call returned).
+    pub undecided: Vec<Undecided>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -277,5 +283,6 @@ pub fn analyze_with(index: &ProjectIndex, changes: &ChangeSet, sharing: &Sharing
     impacted_fields.sort();
     impacted_fields.dedup();
     let impacted_accesses = impacted_sites.iter().map(|(f, s, _)| (f, s)).collect();
-    Impact { icps, pairs, diagnostics, impacted_fields, impacted_accesses, impacted_lines }
+    let undecided = undecided::collect(index, changes, sharing);
+    Impact { icps, pairs, diagnostics, impacted_fields, impacted_accesses, impacted_lines, undecided }
 }

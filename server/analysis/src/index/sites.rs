@@ -87,6 +87,81 @@ const SPAWN_METHODS: &[&str] = &[
     "unstarted",
 ];
 
+/// Objects stored in, or taken from, another object (issue 21, item 3): a concurrent
+/// collection's elements reach every thread that reaches the collection, and what a project
+/// object is given to keep (`session.setAttribute(k, v)`, `registry.addListener(l)`) or hands
+/// out under a cast (`(Queue) session.getAttribute(k)`) escapes with it. A concurrent
+/// collection makes its elements escape at once (it is made to be shared); a project
+/// object, through a "holds" edge, only when it escapes itself.
+fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
+    let name = |c: ClassRef| -> Arc<str> { Arc::from(r.class_name(c)) };
+    let keep = |unit: UnitIdx, recv: &Expr, held: &super::Ty, out: &mut ResolvedFile| {
+        let Some(holder) = r.type_of(origin, facts, unit, recv) else { return };
+        let mut classes = Vec::new();
+        collect_classes(held, &mut classes, r);
+        if classes.is_empty() {
+            return;
+        }
+        match holder.class() {
+            Some(c) if matches!(c.origin, Origin::Project(_)) => out.holds.extend(classes.into_iter().map(|h| (name(c), h))),
+            _ if r.qualified_name(&holder.name).is_some_and(|q| q.starts_with("java.util.concurrent.") && !q.starts_with("java.util.concurrent.atomic.") && collection_kind(&q).is_some()) => {
+                out.escape_seeds.extend(classes.into_iter().map(|h| (h, "it is kept in a concurrent collection")));
+            }
+            _ => {}
+        }
+    };
+    for call in &facts.calls {
+        let (CallKind::Method, Some(recv)) = (&call.kind, &call.receiver) else { continue };
+        if !STORING_PREFIXES.iter().any(|p| call.name.starts_with(p)) || call.args.is_empty() {
+            continue;
+        }
+        for arg in &call.args {
+            if let Some(t) = r.type_of(origin, facts, call.unit, arg) {
+                keep(call.unit, recv, &t, out);
+            }
+        }
+    }
+    for local in &facts.locals {
+        let Some((t, recv)) = local.init.as_ref().and_then(taken_under_cast) else { continue };
+        let unit = facts.unit_at(local.scope.start).unwrap_or(0);
+        let held = r.ty(origin, Some(Resolver::unit_class(facts, unit)), t);
+        keep(unit, recv, &held, out);
+    }
+}
+
+/// `(T) holder.getX(…)`: the type and the holder.
+fn taken_under_cast(e: &Expr) -> Option<(&crate::java::TypeRef, &Expr)> {
+    let Expr::Cast(t, inner) = e else { return None };
+    match inner.as_ref() {
+        Expr::Call { receiver: Some(recv), name, .. } if TAKING_PREFIXES.iter().any(|p| name.starts_with(p)) => Some((t, recv.as_ref())),
+        _ => None,
+    }
+}
+
+/// Calls that give the receiver an object to keep.
+const STORING_PREFIXES: &[&str] = &["set", "put", "add", "offer", "push", "register", "attach", "subscribe", "store", "enqueue"];
+/// Calls that hand out an object the receiver keeps.
+const TAKING_PREFIXES: &[&str] = &["get", "take", "poll", "peek", "remove", "pop", "find", "lookup"];
+
+/// The dependent stages of a `CompletionStage` whose code may run on another thread (their
+/// `…Async` forms are in [`SPAWN_METHODS`] or start one themselves).
+const COMPLETION_STAGES: &[&str] = &[
+    "thenApply", "thenAccept", "thenRun", "thenCompose", "thenCombine", "thenAcceptBoth", "runAfterBoth", "applyToEither",
+    "acceptEither", "runAfterEither", "whenComplete", "handle", "exceptionally",
+];
+
+/// A `CompletableFuture` or `CompletionStage`, by type or as the result of another stage.
+fn is_completion_stage(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, recv: &Expr) -> bool {
+    if let Expr::Call { name, .. } = recv {
+        if COMPLETION_STAGES.contains(&name.as_str()) || SPAWN_METHODS.contains(&name.as_str()) || name.ends_with("Async") {
+            return true;
+        }
+    }
+    r.type_of(origin, facts, unit, recv).and_then(|t| r.qualified_name(&t.name)).is_some_and(|n| {
+        matches!(n.rsplit('.').next(), Some("CompletableFuture" | "CompletionStage"))
+    })
+}
+
 pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     let Some(entry) = index.entry(id) else { return ResolvedFile::default() };
     let facts = &entry.facts;
@@ -420,6 +495,18 @@ fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Re
             escaping_arg(r, origin, facts, call.unit, arg, out);
         }
     }
+    stored_and_taken(r, origin, facts, out);
+    // A `CompletableFuture`'s stages run on whichever thread completes the stage before them
+    // (an async stage's pool thread): what their code captures reaches that thread too.
+    for call in &facts.calls {
+        let (CallKind::Method, Some(recv)) = (&call.kind, &call.receiver) else { continue };
+        if !COMPLETION_STAGES.contains(&call.name.as_str()) || !is_completion_stage(r, origin, facts, call.unit, recv) {
+            continue;
+        }
+        for arg in &call.args {
+            escaping_arg(r, origin, facts, call.unit, arg, out);
+        }
+    }
     // `t.start()` on a thread made elsewhere also starts a thread here.
     for call in &facts.calls {
         if call.kind == CallKind::Method && call.name == "start" && call.args.is_empty() {
@@ -467,6 +554,15 @@ fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Re
 fn escaping_arg(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, arg: &Expr, out: &mut ResolvedFile) {
     let ctx = Resolver::unit_class(facts, unit);
     let enclosing = Arc::<str>::from(r.class_name(ClassRef { origin, idx: ctx }));
+    // `Runnable task = () -> …; new Thread(task)`: the task a local holds is what escapes
+    // (a local never reassigned, so its initializer is its value).
+    if let Expr::Local(l) = arg {
+        let local = &facts.locals[*l as usize];
+        if let Some(init @ (Expr::Lambda(_) | Expr::New(_) | Expr::MethodReference)) = local.init.as_ref().filter(|_| !local.reassigned) {
+            let init_unit = facts.unit_at(local.scope.start).unwrap_or(unit);
+            return escaping_arg(r, origin, facts, init_unit, init, out);
+        }
+    }
     match arg {
         Expr::Lambda(u) => {
             let span = facts.units[*u as usize].span;
@@ -566,11 +662,15 @@ fn note_captures(facts: &FileFacts, span: Span, e: &Expr, locals: &mut BTreeSet<
 }
 
 /// Project classes named by a type and its type arguments (`Map<K, List<Job>>` gives `Job`).
+/// Not a `ThreadLocal`'s: each thread has its own value (issue 21, item 3).
 fn collect_classes(t: &super::Ty, acc: &mut Vec<Arc<str>>, r: &Resolver) {
     if let TypeName::Class(c) = &t.name {
         if matches!(c.origin, Origin::Project(_)) {
             acc.push(Arc::from(r.class_name(*c)));
         }
+    }
+    if r.qualified_name(&t.name).is_some_and(|n| matches!(n.as_str(), "java.lang.ThreadLocal" | "java.lang.InheritableThreadLocal")) {
+        return;
     }
     for a in &t.args {
         collect_classes(a, acc, r);

@@ -102,7 +102,13 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
         match (format, args.shard) {
             (Format::Json, _) => print_json(&AffectedReport { tests: Vec::new(), selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, shard: merge_data }),
             (Format::Sarif, _) => sarif::affected(&host, Vec::new(), 0, Affected { selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
-            (Format::Text, None) => println!("racelens: the change selects no test ({})", selection.evidence),
+            (Format::Text, None) => {
+                println!("racelens: the change selects no test ({})", selection.evidence);
+                // Nothing selected is not "nothing to test" when sharing was undecided.
+                for undecided in &selection.undecided {
+                    println!("racelens: no evidence either way: {undecided}");
+                }
+            }
             (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
         }
         return Ok(ExitCode::SUCCESS);

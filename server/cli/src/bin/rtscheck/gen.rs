@@ -4,13 +4,17 @@
 //! Randoop; here they are written with the program, each with an oracle that holds on every
 //! schedule), and operators that evolve it into a second revision (II-B3, Table III). Our
 //! operators are concurrency's counterparts of AutoEP's E1-E9: they change synchronization,
-//! and two of them (field hiding, overriding) change class relationships as E2 and E4 do.
+//! two of them (field hiding, overriding) change class relationships as E2 and E4 do, one
+//! turns an atomic map operation into a check-then-act, and one takes the synchronization
+//! away from objects that reach other threads only through a concurrent map (issue 21,
+//! item 6).
 //!
 //! A program is one to three independent *components*, each a class (sometimes with a
 //! subclass) and its JUnit 4 test class: a tally behind its monitor, an account behind a
 //! `ReentrantLock`, a ledger whose moves nest two monitors, a one-slot buffer with
-//! `wait`/`notifyAll`, page hits kept in an atomic, a `ConcurrentHashMap` and a volatile
-//! generation. Each test class has a test that starts two threads and checks, after
+//! `wait`/`notifyAll`, page hits kept in an atomic, a `ConcurrentHashMap` of per-page count
+//! objects and a volatile generation. Some test classes declare their tests in an abstract
+//! base class that JUnit runs under the concrete one (an inherited test). Each test class has a test that starts two threads and checks, after
 //! joining them, that the counts add up, and sometimes a single-threaded one. No class of one
 //! component names another's, so a test runs the code of its own component only.
 //!
@@ -67,12 +71,15 @@ pub enum Op {
     MoveOutOfLock,
     FieldHiding,
     Overriding,
+    /// An atomic `computeIfAbsent` on a concurrent map written as a `get`, then a `put` when
+    /// absent.
+    CheckThenAct,
     /// A comment, or a brace on its own line: the code does not change.
     Cosmetic,
 }
 
 impl Op {
-    pub const ALL: [Op; 10] = [
+    pub const ALL: [Op; 11] = [
         Op::RemoveSync,
         Op::AddSync,
         Op::SplitSection,
@@ -82,6 +89,7 @@ impl Op {
         Op::MoveOutOfLock,
         Op::FieldHiding,
         Op::Overriding,
+        Op::CheckThenAct,
         Op::Cosmetic,
     ];
 
@@ -96,6 +104,7 @@ impl Op {
             Op::MoveOutOfLock => "move-access-out-of-lock",
             Op::FieldHiding => "field-hiding",
             Op::Overriding => "override-without-synchronized",
+            Op::CheckThenAct => "check-then-act",
             Op::Cosmetic => "no-op",
         }
     }
@@ -120,8 +129,9 @@ pub enum Kind {
     Ledger,
     /// A one-slot buffer: `wait` in a loop, `notifyAll`.
     Slot,
-    /// An `AtomicInteger`, a `ConcurrentHashMap`, and a volatile generation bumped under
-    /// the monitor.
+    /// An `AtomicInteger`, a `ConcurrentHashMap` of per-page counts (objects of a class of
+    /// their own, `<Class>Count`, that reach other threads only through the map), and a
+    /// volatile generation bumped under the monitor.
     Hits,
 }
 
@@ -138,6 +148,9 @@ pub struct Component {
     pub c: i32,
     /// Whether the test class has a single-threaded test too.
     pub single: bool,
+    /// Whether the tests are declared in an abstract `Abstract<Class>Test` that the test
+    /// class extends (JUnit runs them under the subclass).
+    pub inherited: bool,
 }
 
 /// A Java file of a revision, by its path in the work tree.
@@ -172,6 +185,9 @@ impl Program {
     pub fn generate(seed: u64) -> Program {
         let mut rng = Rng::new(seed);
         let mut kinds = vec!["tally", "account", "ledger", "slot", "hits"];
+        // A stream of its own, so that the shapes added later leave each seed's classes as
+        // they were.
+        let mut shapes = Rng::new(seed.rotate_left(17) ^ 0x1BAD_5EED);
         let n = 1 + rng.below(3);
         let mut components = Vec::new();
         for _ in 0..n {
@@ -187,7 +203,8 @@ impl Program {
             let sub = matches!(kind, Kind::Tally { sub: true, .. }).then(|| format!("Batch{class}"));
             let (a, b, c) = (1 + rng.below(9) as i32, 1 + rng.below(9) as i32, 1 + rng.below(9) as i32);
             let single = rng.chance(60);
-            components.push(Component { kind, test_class: format!("{class}Test"), class, sub, a, b, c, single });
+            let inherited = shapes.chance(35);
+            components.push(Component { kind, test_class: format!("{class}Test"), class, sub, a, b, c, single, inherited });
         }
         Program { seed, components }
     }
@@ -275,7 +292,7 @@ impl Component {
             Kind::Account => vec![(Op::AddSync, 1), (Op::SplitSection, 1), (Op::MoveOutOfLock, 2)],
             Kind::Ledger => vec![(Op::SwapLockOrder, 2), (Op::MoveOutOfLock, 1)],
             Kind::Slot => vec![(Op::NotifyAllToNotify, 3), (Op::RemoveSync, 2)],
-            Kind::Hits => vec![(Op::RemoveVolatile, 1), (Op::AddSync, 1), (Op::RemoveSync, 1)],
+            Kind::Hits => vec![(Op::RemoveVolatile, 1), (Op::AddSync, 1), (Op::RemoveSync, 2), (Op::CheckThenAct, 1)],
         };
         ops.push((Op::Cosmetic, 2));
         ops
@@ -309,7 +326,9 @@ impl Component {
             (Kind::Slot, Op::RemoveSync, _) => format!("{class}.take()"),
             (Kind::Hits, Op::RemoveVolatile, _) => format!("{class}.generation"),
             (Kind::Hits, Op::AddSync, _) => format!("{class}.generation()"),
-            (Kind::Hits, Op::RemoveSync, _) => format!("{class}.endBatch()"),
+            (Kind::Hits, Op::RemoveSync, 0) => format!("{class}.endBatch()"),
+            (Kind::Hits, Op::RemoveSync, _) => format!("{class}Count.add() and get(): the counts reach other threads only through {class}'s map"),
+            (Kind::Hits, Op::CheckThenAct, _) => format!("{class}.hit(): the page's count got, then put when absent, instead of computeIfAbsent"),
             _ => "?".into(),
         }
     }
@@ -324,6 +343,7 @@ impl Component {
             Kind::Hits => self.hits(pkg, &is),
         };
         files.push(self.test(pkg));
+        files.extend(self.concrete_test(pkg));
         // The no-ops touch the class's own file only.
         let main = &mut files[0];
         if is(Op::Cosmetic, 0) {
@@ -439,13 +459,23 @@ impl Component {
 
     fn hits(&self, pkg: &str, is: &dyn Fn(Op, u8) -> bool) -> Vec<Source> {
         let c = &self.class;
+        let count_of_page = match is(Op::CheckThenAct, 0) {
+            true => format!("        {c}Count count = perPage.get(page);\n        if (count == null) {{\n            count = new {c}Count();\n            perPage.put(page, count);\n        }}\n        count.add();\n"),
+            false => format!("        perPage.computeIfAbsent(page, p -> new {c}Count()).add();\n"),
+        };
         let text = format!(
-            "package {pkg};\n\nimport java.util.concurrent.ConcurrentHashMap;\nimport java.util.concurrent.atomic.AtomicInteger;\n\n/** Page hits: a total, a count per page, and a generation bumped when a batch ends. */\npublic class {c} {{\n    private final AtomicInteger total = new AtomicInteger();\n    private final ConcurrentHashMap<String, Integer> perPage = new ConcurrentHashMap<>();\n    private {}int generation;\n\n    public void hit(String page) {{\n        total.incrementAndGet();\n        perPage.merge(page, 1, Integer::sum);\n    }}\n\n    public {}void endBatch() {{\n        generation++;\n    }}\n\n    public {}int generation() {{\n        return generation;\n    }}\n\n    public int total() {{\n        return total.get();\n    }}\n\n    public int hitsOf(String page) {{\n        return perPage.getOrDefault(page, 0);\n    }}\n}}\n",
+            "package {pkg};\n\nimport java.util.concurrent.ConcurrentHashMap;\nimport java.util.concurrent.atomic.AtomicInteger;\n\n/** Page hits: a total, a count per page, and a generation bumped when a batch ends. */\npublic class {c} {{\n    private final AtomicInteger total = new AtomicInteger();\n    private final ConcurrentHashMap<String, {c}Count> perPage = new ConcurrentHashMap<>();\n    private {}int generation;\n\n    public void hit(String page) {{\n        total.incrementAndGet();\n{count_of_page}    }}\n\n    public {}void endBatch() {{\n        generation++;\n    }}\n\n    public {}int generation() {{\n        return generation;\n    }}\n\n    public int total() {{\n        return total.get();\n    }}\n\n    public int hitsOf(String page) {{\n        {c}Count count = perPage.get(page);\n        return count == null ? 0 : count.get();\n    }}\n}}\n",
             if is(Op::RemoveVolatile, 0) { "" } else { "volatile " },
             sync(!is(Op::RemoveSync, 0)),
             sync(is(Op::AddSync, 0)),
         );
-        vec![self.source(pkg, c, text)]
+        let unsync = is(Op::RemoveSync, 1);
+        let count = format!(
+            "package {pkg};\n\n/** The hits of one page of {c}. */\npublic class {c}Count {{\n    private int hits;\n\n    public {}void add() {{\n        hits++;\n    }}\n\n    public {}int get() {{\n        return hits;\n    }}\n}}\n",
+            sync(!unsync),
+            sync(!unsync),
+        );
+        vec![self.source(pkg, c, text), self.source(pkg, &format!("{c}Count"), count)]
     }
 
     /// What the two-thread test of each kind does: make the object, the bodies of the two
@@ -517,7 +547,13 @@ impl Component {
             false => format!("        Thread {name} = new Thread(() -> {{\n{}        }});\n", lines(body, 12)),
             true => format!("        Thread {name} = new Thread(() -> {{\n            try {{\n{}            }} catch (InterruptedException e) {{\n                throw new AssertionError(e);\n            }}\n        }});\n", lines(body, 16)),
         };
-        let mut text = format!("package {pkg};\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class {} {{\n", self.test_class);
+        // Inherited: the tests in an abstract class, run by JUnit under the concrete one.
+        let declaring = match self.inherited {
+            true => format!("Abstract{}", self.test_class),
+            false => self.test_class.clone(),
+        };
+        let modifier = if self.inherited { "abstract " } else { "" };
+        let mut text = format!("package {pkg};\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic {modifier}class {declaring} {{\n");
         let _ = write!(
             text,
             "    @Test\n    public void {MT_TEST}() throws Exception {{\n{}{}{}        first.start();\n        second.start();\n{}        first.join();\n        second.join();\n{}    }}\n",
@@ -531,7 +567,14 @@ impl Component {
             let _ = write!(text, "\n    @Test\n    public void {ST_TEST}() throws Exception {{\n{}    }}\n", lines(&s.single, 8));
         }
         text += "}\n";
-        Source { path: format!("src/test/java/{pkg}/{}.java", self.test_class), text }
+        Source { path: format!("src/test/java/{pkg}/{declaring}.java"), text }
+    }
+
+    /// With `inherited`, the concrete test class that JUnit runs the inherited tests on.
+    fn concrete_test(&self, pkg: &str) -> Option<Source> {
+        let t = &self.test_class;
+        let text = format!("package {pkg};\n\n/** Runs the tests of Abstract{t} on {}. */\npublic class {t} extends Abstract{t} {{\n}}\n", self.class);
+        self.inherited.then(|| Source { path: format!("src/test/java/{pkg}/{t}.java"), text })
     }
 }
 

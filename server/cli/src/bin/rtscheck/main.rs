@@ -48,7 +48,8 @@ struct Args {
     keep: bool,
     /// Only the evolutions of this operator (`remove-synchronized`, `add-synchronized`,
     /// `split-critical-section`, `notifyAll-to-notify`, `swap-lock-order`, `remove-volatile`,
-    /// `move-access-out-of-lock`, `field-hiding`, `override-without-synchronized`, `no-op`).
+    /// `move-access-out-of-lock`, `field-hiding`, `override-without-synchronized`,
+    /// `check-then-act`, `no-op`).
     #[arg(long, value_name = "NAME")]
     op: Option<String>,
     /// Print each program's first revision instead of checking it (with `--op`, the

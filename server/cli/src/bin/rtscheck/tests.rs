@@ -74,7 +74,21 @@ fn each_operator_changes_what_its_name_says() {
             }
             let (path, a, b) = changed_file(&base, &evolved);
             match m.op {
+                Op::RemoveSync if path.ends_with("Count.java") => {
+                    // Both methods of a per-page count: nothing synchronizes it any more.
+                    let diffs: Vec<(&String, &String)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
+                    assert_eq!((a.len(), diffs.len()), (b.len(), 2), "{what}: {diffs:?}");
+                    assert!(diffs.iter().all(|(x, y)| x.replacen("synchronized ", "", 1) == **y), "{what}: {diffs:?}");
+                    assert!(!b.iter().any(|l| l.contains("synchronized")), "{what}");
+                }
                 Op::RemoveSync => one_line_changed(&a, &b, "synchronized ", ""),
+                Op::CheckThenAct => {
+                    let added: Vec<&str> = b.iter().filter(|l| !a.contains(l)).map(|l| l.trim()).collect();
+                    let removed: Vec<&str> = a.iter().filter(|l| !b.contains(l)).map(|l| l.trim()).collect();
+                    assert!(removed.len() == 1 && removed[0].contains(".computeIfAbsent(page, "), "{what}: {removed:?}");
+                    let gets = |l: &[String]| l.iter().filter(|x| x.contains("= perPage.get(page);")).count();
+                    assert!(gets(&b) == gets(&a) + 1 && added.contains(&"perPage.put(page, count);"), "{what}: {added:?}");
+                }
                 Op::AddSync => one_line_changed(&a, &b, "public ", "public synchronized "),
                 Op::RemoveVolatile => one_line_changed(&a, &b, "volatile ", ""),
                 Op::NotifyAllToNotify => {
@@ -131,6 +145,36 @@ fn the_smallest_edit_makes_the_new_text() {
         let (s, e, ins) = smallest_edit(old, new);
         assert_eq!(format!("{}{ins}{}", &old[..s], &old[e..]), new, "{old:?} -> {new:?}");
     }
+}
+
+/// An inherited test class: the tests in `Abstract<Class>Test`, abstract, and the class JUnit
+/// runs them on extends it and declares nothing; the tests keep their names.
+#[test]
+fn inherited_tests_are_declared_in_an_abstract_base_and_named_by_the_concrete_class() {
+    let (mut inherited, mut plain) = (0, 0);
+    for seed in 1..=30 {
+        let p = Program::generate(seed);
+        let files = p.files(None);
+        for c in &p.components {
+            let base = files.iter().find(|f| f.path.ends_with(&format!("/Abstract{}.java", c.test_class)));
+            let concrete = files.iter().find(|f| f.path.ends_with(&format!("/{}.java", c.test_class))).expect("the test class");
+            match c.inherited {
+                true => {
+                    inherited += 1;
+                    let base = base.expect("the abstract base");
+                    assert!(base.text.contains(&format!("public abstract class Abstract{} {{", c.test_class)) && base.text.contains("@Test"));
+                    assert!(concrete.text.contains(&format!("public class {0} extends Abstract{0} {{\n}}", c.test_class)) && !concrete.text.contains("@Test"));
+                }
+                false => {
+                    plain += 1;
+                    assert!(base.is_none() && concrete.text.contains("@Test"));
+                }
+            }
+        }
+        let names: Vec<String> = p.tests().into_iter().map(|t| t.name).collect();
+        assert!(p.components.iter().all(|c| names.contains(&format!("app.{}#concurrentUpdatesAddUp", c.test_class))), "{names:?}");
+    }
+    assert!(inherited >= 5 && plain >= 5, "{inherited} inherited, {plain} not");
 }
 
 /// Every revision of several programs (each in a package of its own), compiled by one javac.

@@ -1,0 +1,138 @@
+//! Never "no test" silently (issue 21, item 2): a change with a warning but no impacted pair
+//! (a check-then-act on a queue a session attribute returned) selects the test that runs the
+//! warned method in two threads; a change to state whose sharing the analysis cannot decide
+//! (a hash cached in a field of a class no object of which is seen escaping) selects nothing
+//! but says which state and through what; a single-threaded change says neither.
+
+mod support;
+
+use racelens_analysis::rank::{self, Selection};
+use support::*;
+
+const SESSION: &str = r#"package org.x.net;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+public class Session {
+    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+
+    public Object getAttribute(String key) {
+        return attributes.get(key);
+    }
+
+    public void setAttribute(String key, Object value) {
+        attributes.put(key, value);
+    }
+}
+"#;
+
+const FLUSHER: &str = r#"package org.x.net;
+
+import java.util.Queue;
+
+public class Flusher {
+    static final String QUEUE = "writeQueue";
+
+    @SuppressWarnings("unchecked")
+    public int flush(Session session) {
+        Queue<String> queue = (Queue<String>) session.getAttribute(QUEUE);
+        int written = 0;
+        String message;
+        while ((message = queue.poll()) != null) {
+            written += message.length();
+        }
+        return written;
+    }
+}
+"#;
+
+const FLUSHER_TEST: &str = r#"package org.x.net;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.Test;
+
+public class FlusherTest {
+    @Test
+    public void twoFlushersDrainOneSession() throws Exception {
+        Session session = new Session();
+        ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>();
+        queue.add("a");
+        session.setAttribute(Flusher.QUEUE, queue);
+        Flusher flusher = new Flusher();
+        Thread other = new Thread(() -> flusher.flush(session));
+        other.start();
+        flusher.flush(session);
+        other.join();
+    }
+
+    @Test
+    public void flushAnEmptySession() {
+        Session session = new Session();
+        session.setAttribute(Flusher.QUEUE, new ConcurrentLinkedQueue<String>());
+        new Flusher().flush(session);
+    }
+}
+"#;
+
+fn selection_after(base: &[(&str, &str)], change: &[(&str, &str)]) -> (Selection, Vec<String>) {
+    selection_in(repo_with(base, change).path())
+}
+
+fn selection_in(repo: &std::path::Path) -> (Selection, Vec<String>) {
+    let (mut host, impact) = analyze(repo);
+    let sharing = host.sharing();
+    let selection = rank::select(host.index(), &sharing, &impact);
+    (selection, warnings(&host, &impact))
+}
+
+fn selected(selection: &Selection) -> Vec<&str> {
+    selection.tests[..selection.selected].iter().map(|t| t.test.as_str()).collect()
+}
+
+fn reason<'s>(selection: &'s Selection, test: &str) -> &'s str {
+    &selection.get(test).unwrap_or_else(|| panic!("{test} is ranked")).reason
+}
+
+#[test]
+fn a_warning_without_a_pair_selects_the_test_that_runs_its_method_in_two_threads() {
+    let base = [("src/main/java/org/x/net/Session.java", SESSION), ("src/main/java/org/x/net/Flusher.java", FLUSHER), ("src/test/java/org/x/net/FlusherTest.java", FLUSHER_TEST)];
+    let drained_by_check = FLUSHER.replace(
+        "        while ((message = queue.poll()) != null) {\n            written += message.length();\n        }",
+        "        while (!queue.isEmpty()) {\n            message = queue.poll();\n            written += message.length();\n        }",
+    );
+    let (selection, warnings) = selection_after(&base, &[("src/main/java/org/x/net/Flusher.java", &drained_by_check)]);
+    assert!(warnings.iter().any(|w| w.contains("RL004")), "the check-then-act is warned: {warnings:?}");
+    assert_eq!(selected(&selection), ["org.x.net.FlusherTest#twoFlushersDrainOneSession"], "{selection:#?}");
+    let first = &selection.tests[0];
+    assert!(first.pairs.iter().any(|p| p.starts_with("RL004 Flusher.java:") && p.ends_with("(Flusher.flush)")), "{:?}", first.pairs);
+    assert!(first.reason.contains("reaches 1 method with a warning of the change"), "{}", first.reason);
+    assert_eq!(selection.warned_methods, 1);
+    assert!(reason(&selection, "org.x.net.FlusherTest#flushAnEmptySession").starts_with("not selected: starts no thread"));
+}
+
+#[test]
+fn state_of_undecided_sharing_is_named_instead_of_no_pair() {
+    // LANG-481's shape: the hash is built in the field step by step, so another thread can
+    // read a partial one; the key reaches the other thread as an element of an `Object[]`,
+    // so no `Key` is seen reaching it.
+    let repo = fixture_repo("undecided-hash");
+    let (selection, _) = selection_in(repo.path());
+    assert_eq!(selection.selected, 0, "{selection:#?}");
+    assert_eq!(
+        selection.undecided,
+        ["`Key.hash` in `Key.hash` is not known to be shared: no `Key` object is seen reaching another thread; reached only through `Hasher.of`"]
+    );
+    let two = reason(&selection, "org.x.cache.KeyTest#hashedByTwoThreads");
+    assert!(two.contains("but it runs `Key.hash`, where `Key.hash` is not known to be shared"), "{two}");
+    assert_eq!(selection.tests[0].test, "org.x.cache.KeyTest#hashedByTwoThreads", "the test that runs it in two threads ranks first");
+    assert!(!reason(&selection, "org.x.cache.KeyTest#hashedOnce").contains("not known to be shared"));
+}
+
+#[test]
+fn a_change_no_threaded_test_reaches_names_nothing_undecided() {
+    let repo = fixture_repo("undecided-hash");
+    std::fs::remove_file(repo.path().join("src/test/java/org/x/cache/KeyTest.java")).unwrap();
+    let (selection, _) = selection_in(repo.path());
+    assert!(selection.undecided.is_empty(), "{:?}", selection.undecided);
+}
