@@ -32,8 +32,7 @@ local wait_attached = harness.wait_attached
 local EXPLORE_PREFIX = '▶ Explore schedules'
 
 local function test()
-  out('nvim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.'
-    .. tostring(vim.version().patch) .. ', server ' .. bin .. ', project ' .. project)
+  harness.out_setup(bin, project)
   vim.cmd('filetype on')
   vim.o.hidden = true -- leave edited buffers for others, as most configurations do
   vim.cmd('cd ' .. vim.fn.fnameescape(project))

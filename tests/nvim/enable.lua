@@ -12,8 +12,7 @@ local out, check = harness.out, harness.check
 local project, bin, notes = harness.e2e_setup('RACELENS_E2E_PROJECT')
 
 local function test()
-  out(string.format('nvim %d.%d.%d, server %s, project %s', vim.version().major, vim.version().minor,
-    vim.version().patch, bin, project))
+  harness.out_setup(bin, project)
   check(vim.fn.has('nvim-0.11') == 1, 'vim.lsp.enable needs Neovim 0.11+')
   vim.cmd('filetype on')
   vim.o.hidden = true

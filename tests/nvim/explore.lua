@@ -157,8 +157,7 @@ local function explore_again(test_buf)
 end
 
 local function test()
-  out('nvim ' .. tostring(vim.version().major) .. '.' .. tostring(vim.version().minor) .. '.'
-    .. tostring(vim.version().patch) .. ', server ' .. bin .. ', project ' .. project)
+  harness.out_setup(bin, project)
   vim.cmd('filetype on')
   vim.o.hidden = true
   vim.cmd('cd ' .. vim.fn.fnameescape(project))

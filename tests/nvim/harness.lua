@@ -32,6 +32,12 @@ function H.out(msg)
   io.stderr:flush()
 end
 
+--- Says which Neovim, server and project an end-to-end test runs with.
+function H.out_setup(bin, project)
+  local v = vim.version()
+  H.out(string.format('nvim %d.%d.%d, server %s, project %s', v.major, v.minor, v.patch, bin, project))
+end
+
 --- Fails the test with `msg` (printed as is, without a traceback).
 function H.fail(msg)
   error({ racelens_test = msg }, 0)

@@ -11,8 +11,7 @@ local out, check = harness.out, harness.check
 local project, bin, notes = harness.e2e_setup('RACELENS_E2E_UNDECIDED_PROJECT')
 
 local function test()
-  out(string.format('nvim %d.%d.%d, server %s, project %s', vim.version().major, vim.version().minor,
-    vim.version().patch, bin, project))
+  harness.out_setup(bin, project)
   vim.cmd('filetype on')
   vim.cmd('cd ' .. vim.fn.fnameescape(project))
   local racelens = require('racelens')
