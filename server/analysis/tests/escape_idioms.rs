@@ -1,11 +1,35 @@
 //! Escape through the idioms real code uses (issue 21, item 3): a task held in a local and
 //! handed to a thread, code run by a `CompletableFuture`'s dependent stage, objects kept in a
 //! concurrent map that shared code holds; and a `ThreadLocal`'s values, which each thread has
-//! its own of. Each idiom has a near miss whose class stays unshared.
+//! its own of; what a shared session keeps or hands out, and listeners a shared registry
+//! keeps. Each idiom has a near miss whose class stays unshared, and, with a test that runs
+//! the idiom in two threads, a change to the escaping class (`Tally`) selects that test while
+//! the same change to the near miss's class (`Note`) selects none.
 
 mod support;
 
+use racelens_analysis::rank;
 use support::*;
+
+/// The tests selected after `change` (a path and its new text) is written over `files`.
+fn selected_after(files: &[(&str, &str)], change: (&str, &str)) -> Vec<String> {
+    let repo = repo_with(files, &[change]);
+    let (mut host, impact) = analyze(repo.path());
+    let sharing = host.sharing();
+    let selection = rank::select(host.index(), &sharing, &impact);
+    selection.tests[..selection.selected].iter().map(|t| t.test.clone()).collect()
+}
+
+/// With `test` added to `files`: a change to `Tally.add` selects `expected` alone, the same
+/// kind of change to `Note.append` selects nothing.
+fn tally_selects_and_note_does_not(files: &[(&str, &str)], test: (&str, &str), expected: &str) {
+    let mut all = files.to_vec();
+    all.push(test);
+    let tally = TALLY.replace("n++;", "n = n + 1;");
+    assert_eq!(selected_after(&all, ("src/org/x/Tally.java", &tally)), [expected]);
+    let note = NOTE.replace("text += s;", "text = text + s;");
+    assert_eq!(selected_after(&all, ("src/org/x/Note.java", &note)), Vec::<String>::new());
+}
 
 /// Which of `classes` the project's sharing says escape to other threads.
 fn escaping(files: &[(&str, &str)], classes: &[&str]) -> Vec<String> {
@@ -37,8 +61,11 @@ public class Runner {
     }
 }
 "#;
-    let got = escaping(&[("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Runner.java", runner)], &["org.x.Tally", "org.x.Note"]);
+    let files = [("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Runner.java", runner)];
+    let got = escaping(&files, &["org.x.Tally", "org.x.Note"]);
     assert_eq!(got, ["org.x.Tally"], "the task run on this thread (`later.run()`) takes nothing along");
+    let test = "package org.x;\n\nimport org.junit.Test;\n\npublic class RunnerTest {\n    @Test\n    public void twice() throws Exception {\n        Runner.twice();\n    }\n}\n";
+    tally_selects_and_note_does_not(&files, ("src/org/x/RunnerTest.java", test), "org.x.RunnerTest#twice");
 }
 
 #[test]
@@ -63,8 +90,23 @@ public class Pipeline {
     }
 }
 "#;
-    let got = escaping(&[("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Pipeline.java", pipeline)], &["org.x.Tally", "org.x.Note"]);
+    let files = [("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Pipeline.java", pipeline)];
+    let got = escaping(&files, &["org.x.Tally", "org.x.Note"]);
     assert_eq!(got, ["org.x.Tally"], "an Optional's map runs on the caller's thread");
+    let test = r#"package org.x;
+
+import java.util.concurrent.CompletableFuture;
+import org.junit.Test;
+
+public class PipelineTest {
+    @Test
+    public void countsOnTheCompletingThread() throws Exception {
+        Pipeline.count(CompletableFuture.supplyAsync(() -> "x")).get();
+        Pipeline.local("y");
+    }
+}
+"#;
+    tally_selects_and_note_does_not(&files, ("src/org/x/PipelineTest.java", test), "org.x.PipelineTest#countsOnTheCompletingThread");
 }
 
 #[test]
@@ -83,8 +125,25 @@ public class Registry {
     }
 }
 "#;
-    let got = escaping(&[("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Registry.java", registry)], &["org.x.Registry", "org.x.Tally", "org.x.Note"]);
+    let files = [("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Registry.java", registry)];
+    let got = escaping(&files, &["org.x.Registry", "org.x.Tally", "org.x.Note"]);
     assert_eq!(got, ["org.x.Registry", "org.x.Tally"], "a ThreadLocal's value is each thread's own");
+    let test = r#"package org.x;
+
+import org.junit.Test;
+
+public class RegistryTest {
+    @Test
+    public void hitsFromTwoThreads() throws Exception {
+        Registry registry = new Registry();
+        Thread other = new Thread(() -> registry.hit("home"));
+        other.start();
+        registry.hit("home");
+        other.join();
+    }
+}
+"#;
+    tally_selects_and_note_does_not(&files, ("src/org/x/RegistryTest.java", test), "org.x.RegistryTest#hitsFromTwoThreads");
 }
 
 #[test]
@@ -132,6 +191,23 @@ public class Checkout {
     ];
     let got = escaping(&files, &["org.x.Session", "org.x.Cart", "org.x.Tally", "org.x.Note", "org.x.Builder"]);
     assert_eq!(got, ["org.x.Session", "org.x.Cart", "org.x.Tally"]);
+    let test = r#"package org.x;
+
+import org.junit.Test;
+
+public class CheckoutTest {
+    @Test
+    public void twoCheckoutsOfOneSession() throws Exception {
+        Session session = new Session();
+        session.setAttribute("tally", new Tally());
+        Thread other = new Thread(() -> Checkout.open(session));
+        other.start();
+        Checkout.open(session);
+        other.join();
+    }
+}
+"#;
+    tally_selects_and_note_does_not(&files, ("src/org/x/CheckoutTest.java", test), "org.x.CheckoutTest#twoCheckoutsOfOneSession");
 }
 
 #[test]

@@ -49,6 +49,34 @@ impl Ty {
     }
 }
 
+/// What a JDK container's element accessor returns when its source is not indexed: the
+/// value type of a map's `get`/`computeIfAbsent`/…, the element type of a collection's
+/// `get`/`poll`/`peek`/…, the value of an `AtomicReference`, `ThreadLocal`, `Optional` or
+/// future's `get`.
+fn element_returned(on: &Ty, method: &str, argc: usize) -> Option<Ty> {
+    let TypeName::External(q) = &on.name else { return None };
+    if !(q.starts_with("java.util.") || q.starts_with("java.lang.ThreadLocal") || q.starts_with("java.lang.InheritableThreadLocal")) || on.dims > 0 {
+        return None;
+    }
+    let arg = match (on.args.len(), method, argc) {
+        // `remove(k, v)` and `replace(k, old, new)` answer whether they did it.
+        (2, "remove", 1) | (2, "replace", 2) => on.args.last(),
+        (2, "get" | "getOrDefault" | "put" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent", _) => on.args.last(),
+        // A queue's `remove()` takes the head; `remove(o)` answers whether it was there.
+        (1, "remove", 0) => on.args.first(),
+        (1, "get" | "poll" | "peek" | "take" | "element" | "first" | "last" | "pollFirst" | "pollLast" | "peekFirst" | "peekLast" | "pop"
+            | "removeFirst" | "removeLast" | "getFirst" | "getLast" | "floor" | "ceiling" | "higher" | "lower" | "orElse" | "orElseThrow"
+            | "join" | "getNow" | "getAndSet" | "getPlain" | "getAcquire" | "getOpaque" | "next", _) => on.args.first(),
+        _ => None,
+    };
+    arg.filter(|a| a.name != TypeName::Unknown).cloned()
+}
+
+/// A type variable's name, as the JDK writes them: one capital letter (`E`, `K`, `V`, `T`).
+fn is_type_variable(name: &str) -> bool {
+    name.len() == 1 && name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
 pub struct Resolver<'a> {
     index: &'a ProjectIndex,
     symbols: &'a Symbols,
@@ -483,11 +511,30 @@ impl<'a> Resolver<'a> {
                     full: Default::default(),
                     unit,
                 };
-                let callee = self.callees_at(origin, facts, &call, depth + 1).into_iter().next()?;
+                let Some(callee) = self.callees_at(origin, facts, &call, depth + 1).into_iter().next() else {
+                    // A JDK container whose sources are not at hand: its element accessors.
+                    let on = self.type_of_at(origin, facts, unit, receiver.as_deref()?, depth + 1)?;
+                    return element_returned(&on, name, args.len());
+                };
                 let cf = self.facts(callee.origin)?;
                 let m = &cf.methods[callee.idx as usize];
                 let rt = m.return_type.as_ref()?;
-                Some(self.ty(callee.origin, Some(m.class), rt))
+                let t = self.ty(callee.origin, Some(m.class), rt);
+                match (&t.name, receiver) {
+                    // A type variable (`V get(Object)`): the receiver's type argument it
+                    // stands for, after the JDK's naming (`K`, `V`, `E`, `T`): what
+                    // `map.computeIfAbsent(k, f).add()` calls `add` on.
+                    (TypeName::Unknown, Some(recv)) if t.args.is_empty() && t.dims == 0 && is_type_variable(&rt.name) => {
+                        let on = self.type_of_at(origin, facts, unit, recv, depth + 1)?;
+                        let arg = match rt.name.as_str() {
+                            "K" => on.args.first(),
+                            "V" => on.args.last(),
+                            _ => on.args.first(),
+                        };
+                        arg.filter(|a| a.name != TypeName::Unknown).cloned()
+                    }
+                    _ => Some(t),
+                }
             }
             Expr::New(t) => Some(self.ty(origin, Some(ctx), t)),
             Expr::Cast(t, _) => Some(self.ty(origin, Some(ctx), t)),
