@@ -1,8 +1,9 @@
 //! Lock semantics as the JDK defines them (issue 21, item 0), each on a real git
 //! repository: a `StampedLock`'s write stamp excludes its read stamps, a lambda run inline
 //! holds the locks of the region it runs in, a `@GuardedBy` method runs under its lock,
-//! double-checked locking on a volatile field is no lock moved away, and
-//! `TimeUnit.timedWait` is a `wait`. Each has a near miss that must still warn.
+//! double-checked locking on a volatile field is no lock moved away,
+//! `TimeUnit.timedWait` is a `wait`, and `get` on an access-ordered `LinkedHashMap` writes
+//! it. Each has a near miss.
 
 mod support;
 
@@ -225,4 +226,49 @@ public class Gate {
 "#;
     let w = warnings_after("src/app/Gate.java", base, &base.replace("while (!open) {", "if (!open) {"));
     assert!(w.iter().any(|w| w.starts_with("Gate.java:12 RL008")), "{w:#?}");
+}
+
+const LRU: &str = r#"package app;
+
+import java.util.LinkedHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+public class Lru {
+    private final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+    private final LinkedHashMap<String, String> entries = new LinkedHashMap<>(16, 0.75f, true);
+
+    public String get(String key) {
+        rw.writeLock().lock();
+        try {
+            return entries.get(key);
+        } finally {
+            rw.writeLock().unlock();
+        }
+    }
+
+    public void put(String key, String value) {
+        rw.writeLock().lock();
+        try {
+            entries.put(key, value);
+        } finally {
+            rw.writeLock().unlock();
+        }
+    }
+}
+"#;
+
+#[test]
+fn get_on_an_access_ordered_map_writes_it_so_two_lookups_under_a_read_lock_race() {
+    // `get` relinks the entry it finds in an access-ordered LinkedHashMap: a lookup moved
+    // under the read lock races with another lookup; in insertion order it only reads.
+    let read_locked = LRU.replacen("rw.writeLock().lock();\n        try {\n            return", "rw.readLock().lock();\n        try {\n            return", 1).replacen(
+        "            return entries.get(key);\n        } finally {\n            rw.writeLock().unlock();",
+        "            return entries.get(key);\n        } finally {\n            rw.readLock().unlock();",
+        1,
+    );
+    let w = warnings_after("src/app/Lru.java", LRU, &read_locked);
+    assert!(w.iter().any(|w| w.contains("Lru.java:13 RL001") && w.contains("`rw.readLock()` is a shared lock that does not exclude itself")), "{w:?}");
+    let insertion = |text: &str| text.replace("new LinkedHashMap<>(16, 0.75f, true)", "new LinkedHashMap<>(16, 0.75f, false)");
+    let w = warnings_after("src/app/Lru.java", &insertion(LRU), &insertion(&read_locked));
+    assert!(w.is_empty(), "an insertion-ordered map's get only reads: {w:?}");
 }

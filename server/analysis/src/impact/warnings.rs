@@ -174,9 +174,12 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             _ => continue,
         };
         // An end that holds a lock is not where the fix goes when the other end is also
-        // impacted (that end gets its own warning); keep only the others.
+        // impacted (that end gets its own warning); keep only the others, and the access
+        // racing with itself (a lock it holds that does not exclude itself: a read lock
+        // over a write, as `get` on an access-ordered map is).
         let holds_lock = !ends[0].0.locks.is_empty();
-        let ends: Vec<(&PairEnd, &PairEnd)> = if holds_lock { ends.into_iter().filter(|(_, o)| !o.impacted).collect() } else { ends };
+        let itself = |o: &PairEnd| o.file == file && o.span == span;
+        let ends: Vec<(&PairEnd, &PairEnd)> = if holds_lock { ends.into_iter().filter(|(_, o)| !o.impacted || itself(o)).collect() } else { ends };
         if ends.is_empty() {
             continue;
         }
@@ -202,7 +205,10 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
         };
         let elsewhere: Vec<&(&PairEnd, BTreeSet<EndAccess>)> = others.values().filter(|(o, _)| !(o.file == file && o.span == span)).collect();
         let message = match elsewhere.first() {
-            None => format!("{subject}, which two threads can run at once with no lock held; {cause}"),
+            None => match me.locks.first() {
+                Some(shared) => format!("{subject}, which two threads can run at once: `{}` is a shared lock that does not exclude itself; {cause}", shared.display),
+                None => format!("{subject}, which two threads can run at once with no lock held; {cause}"),
+            },
             Some((o, accesses)) => match o.locks.first() {
                 Some(lock) => format!(
                     "{subject} without the lock `{}` that guards its {} in `{}()`; {cause}",

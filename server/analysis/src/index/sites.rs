@@ -394,6 +394,7 @@ fn is_concrete_collection(qualified: &str) -> bool {
 /// `items.put(k, v)` on a field holding a `HashMap` writes the map's contents: an element
 /// access of `items`, so that two threads calling `put` and `get` form a pair.
 fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
+    let mut access_ordered: std::collections::HashMap<(ClassRef, u32), bool> = std::collections::HashMap::new();
     for (item, call) in facts.calls.iter().enumerate() {
         if call.kind != CallKind::Method {
             continue;
@@ -405,6 +406,7 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         // each call is atomic, two calls are not, so `containsKey` here and `remove` in
         // another thread are a pair on that state.
         let writes = match (field_collection(r, field), is_atomic_field(r, field)) {
+            (Some(_), _) if matches!(call.name.as_str(), "get" | "getOrDefault") => *access_ordered.entry(field).or_insert_with(|| is_access_ordered(r, field)),
             (Some(_), _) => is_mutator(&call.name),
             (None, true) => is_atomic_update(&call.name),
             (None, false) => continue,
@@ -416,6 +418,40 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         let decl = flags(r, field);
         out.sites.push(Site { field: key, kind, span: call.span, unit: call.unit, via, on_this, item: item as u32, decl });
     }
+}
+
+/// A field holding a `LinkedHashMap` made in access order (`new LinkedHashMap<>(n, f,
+/// true)`, where it is declared or where it is assigned): its `get` moves the entry it finds
+/// to the end of the list, so `get` writes the map, and two lookups under a read lock race.
+fn is_access_ordered(r: &Resolver, field: (ClassRef, u32)) -> bool {
+    let Some((facts, f)) = r.field_decl(field) else { return false };
+    let decl = &facts.fields[f as usize];
+    let mut lines: Vec<u32> = facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && a.name == decl.name).map(|a| a.span.line).collect();
+    lines.push(decl.decl_span.line);
+    facts.calls.iter().any(|c| {
+        let linked = matches!(&c.kind, CallKind::New { ty, .. } if ty.name.rsplit('.').next() == Some("LinkedHashMap"));
+        linked && c.args.len() == 3 && lines.contains(&c.span.line) && third_argument_is_true(facts.text_of(c.full))
+    })
+}
+
+/// `new LinkedHashMap<>(16, 0.75f, true)`: the argument list (up to its closing parenthesis,
+/// not an anonymous body after it) ends with `true`.
+fn third_argument_is_true(call: &str) -> bool {
+    let Some(open) = call.find('(') else { return false };
+    let mut depth = 0;
+    for (i, ch) in call[open..].char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return call[open + 1..open + i].rsplit(',').next().is_some_and(|last| last.trim() == "true");
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
