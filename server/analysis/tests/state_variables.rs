@@ -314,3 +314,84 @@ fn an_edit_that_keeps_the_atomic_operation_warns_nothing_and_selects_only_its_ow
     // two-thread test runs them and is selected; no other family's test is.
     assert!(selected.iter().all(|t| t.starts_with("org.x.map.")), "{selected:?}");
 }
+
+/// Per key: a check-then-act on one constant key pairs with the calls on that key and on
+/// variable keys, never with those on another constant key: a counter kept under the key
+/// `"sent"` split into `get` then `put` pairs with `"sent"` and with `count(name)`, not with
+/// `"failed"`.
+#[test]
+fn a_map_holds_one_state_variable_per_constant_key() {
+    let stats = r#"package org.x.keys;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+public class Stats {
+    private final ConcurrentHashMap<String, Integer> counts = new ConcurrentHashMap<>();
+
+    public void sent() {
+        counts.merge("sent", 1, Integer::sum);
+    }
+
+    public void failed() {
+        counts.merge("failed", 1, Integer::sum);
+    }
+
+    public int count(String name) {
+        return counts.getOrDefault(name, 0);
+    }
+}
+"#;
+    let test = r#"package org.x.keys;
+
+import org.junit.Test;
+
+public class StatsTest {
+    @Test
+    public void twoSenders() throws Exception {
+        Stats stats = new Stats();
+        Thread other = new Thread(stats::sent);
+        other.start();
+        stats.sent();
+        other.join();
+    }
+
+    @Test
+    public void aSenderAndAFailure() throws Exception {
+        Stats stats = new Stats();
+        Thread other = new Thread(() -> stats.failed());
+        other.start();
+        stats.failed();
+        stats.sent();
+        other.join();
+    }
+}
+"#;
+    let split = stats.replace(
+        "        counts.merge(\"sent\", 1, Integer::sum);",
+        "        Integer n = counts.get(\"sent\");\n        counts.put(\"sent\", n == null ? 1 : n + 1);",
+    );
+    let files = [("src/main/java/org/x/keys/Stats.java", stats), ("src/test/java/org/x/keys/StatsTest.java", test)];
+    let repo = repo_with(&files, &[("src/main/java/org/x/keys/Stats.java", &split)]);
+    let (mut host, impact) = analyze(repo.path());
+    let state: Vec<String> = pairs(&host, &impact).into_iter().filter(|p| p.contains("counts[]")).collect();
+    assert!(!state.is_empty(), "pairs on the \"sent\" entries");
+    assert!(state.iter().all(|p| !p.contains("Stats.java:14")), "no pair with the \"failed\" entry (line 14): {state:#?}");
+    assert!(state.iter().any(|p| p.contains("Stats.java:18")), "a variable key may be any key (line 18): {state:#?}");
+    // Static reach still selects both tests: each starts a thread and runs `sent()`.
+    let sharing = host.sharing();
+    let selection = rank::select(host.index(), &sharing, &impact);
+    assert_eq!(selection.tests.iter().filter(|t| t.selected).count(), 2);
+}
+
+/// RL004 per key too: a check of one entry and an act on another are not a check-then-act;
+/// the same entry through the same variable is.
+#[test]
+fn a_check_of_one_key_and_an_act_on_another_are_no_check_then_act() {
+    let base = "package org.x;\n\nimport java.util.concurrent.ConcurrentHashMap;\n\npublic class Flags {\n    private final ConcurrentHashMap<String, Boolean> flags = new ConcurrentHashMap<>();\n\n    public void enable(String name) {\n        flags.put(name, true);\n    }\n}\n";
+    let other_key = base.replace("        flags.put(name, true);", "        if (!flags.containsKey(\"frozen\")) {\n            flags.put(name, true);\n        }");
+    let w = warnings_after("src/org/x/Flags.java", base, &other_key);
+    assert!(!w.iter().any(|w| w.contains("RL004")), "{w:#?}");
+    let same_key = base.replace("        flags.put(name, true);", "        if (!flags.containsKey(name)) {\n            flags.put(name, true);\n        }");
+    let w = warnings_after("src/org/x/Flags.java", base, &same_key);
+    assert!(w.iter().any(|w| w.contains("RL004")), "{w:#?}");
+}

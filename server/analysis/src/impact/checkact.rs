@@ -40,7 +40,8 @@ pub(super) fn collect(index: &ProjectIndex, sharing: &Sharing, change: &ChangedF
             if !is_check(kind, &check.name) {
                 continue;
             }
-            let Some(&j) = calls[x + 1..].iter().find(|&&j| is_act(kind, check, &facts.calls[j]) || is_compound_act(kind, &facts.calls[j].name)) else { continue };
+            let same_entry = |act: &Call| same_key(facts, kind, check, act);
+            let Some(&j) = calls[x + 1..].iter().find(|&&j| (is_act(kind, check, &facts.calls[j]) && same_entry(&facts.calls[j])) || is_compound_act(kind, &facts.calls[j].name)) else { continue };
             let act = &facts.calls[j];
             if !(touched.contains(&check.span.line) || touched.contains(&act.span.line)) {
                 continue;
@@ -154,6 +155,21 @@ fn is_act(kind: Receiver, check: &Call, act: &Call) -> bool {
     }
 }
 
+
+/// Whether a keyed check and a keyed act work on the same entry, as far as the code says:
+/// `containsKey(k)` then `remove(k)` do, `containsKey("a")` then `remove("b")` do not (each
+/// key is its own state, issue 21 item 1). A check or an act on the whole collection
+/// (`isEmpty()`, `poll()`) goes with any.
+fn same_key(facts: &FileFacts, kind: Receiver, check: &Call, act: &Call) -> bool {
+    let keyed = |c: &Call| matches!(c.name.as_str(), "containsKey" | "contains" | "get" | "put" | "remove" | "putIfAbsent" | "replace" | "add" | "compute" | "merge");
+    if kind != Receiver::Collection || !keyed(check) || !keyed(act) {
+        return true;
+    }
+    match (check.args.first(), act.args.first()) {
+        (Some(a), Some(b)) => expr_key(facts, a) == expr_key(facts, b),
+        _ => true,
+    }
+}
 
 /// Atomic updates that act on a value checked before: `if (n.get() < max) n.incrementAndGet()`.
 fn is_compound_act(kind: Receiver, method: &str) -> bool {

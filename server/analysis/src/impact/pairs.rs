@@ -2,7 +2,9 @@
 //! variable, at least one a write and at least one impacted; each with the locks held at
 //! both ends and whether a common lock protects it. Kinds after the thesis, chapter 4:
 //! RW/WW (data race candidates), WN (`wait` and `notify` on one monitor), MM (two
-//! acquisitions of one monitor or lock).
+//! acquisitions of one monitor or lock). The state of a map or set (`map[]`) is one variable
+//! per constant key: two calls on different constant keys (`"a"`, `Kind.B`) form no pair, a
+//! call whose key is a variable pairs with every other (issue 21, item 1).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -11,7 +13,12 @@ use super::regions::ChangedRegions;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
 use crate::index::{FieldKey, FileId, ProjectIndex};
-use crate::java::{AccessKind, Span};
+use crate::java::{AccessKind, Expr, Span};
+
+/// `ORDERS`, `MAX_SIZE`: a constant's name.
+fn is_constant_name(name: &str) -> bool {
+    name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') && name.starts_with(|c: char| c.is_ascii_uppercase())
+}
 
 /// Pairs of one field are capped (a field accessed in hundreds of places would
 /// otherwise fill the report); the cap is generous for real code.
@@ -52,6 +59,13 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                 if ka == AccessKind::Read && kb == AccessKind::Read {
                     continue;
                 }
+                // Per key (issue 21, item 1): two calls on different constant keys of one
+                // map touch different entries.
+                if let (Some(x), Some(y)) = (ends.constant_key(a), ends.constant_key(b)) {
+                    if x != y {
+                        continue;
+                    }
+                }
                 if a == b && ka != AccessKind::Write {
                     continue;
                 }
@@ -88,6 +102,40 @@ struct EndCache<'a> {
 impl<'a> EndCache<'a> {
     fn new(index: &'a ProjectIndex) -> Self {
         EndCache { index, locks: HashMap::new() }
+    }
+
+    /// The constant key a map or set call works on, when the code names one: a string
+    /// literal (`"orders"`) or an enum-style constant (`Kind.ORDERS`). `None` for a key held
+    /// in a variable or computed (it may be any key), and for calls on the whole collection.
+    fn constant_key(&self, (file, i): (FileId, usize)) -> Option<String> {
+        let entry = self.index.entry(file)?;
+        let site = &entry.resolved.sites[i];
+        let method = site.via.as_deref()?;
+        let keyed = matches!(
+            method,
+            "get" | "put" | "containsKey" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent" | "getOrDefault" | "replace"
+                | "remove" | "contains" | "add"
+        );
+        if !keyed || !self.keyed_collection(&site.field) {
+            return None;
+        }
+        match entry.facts.calls.get(site.item as usize)?.args.first()? {
+            Expr::Str(s) => Some(format!("{s:?}")),
+            Expr::Field(owner, constant) if matches!(owner.as_ref(), Expr::Name(t) if t.starts_with(|c: char| c.is_ascii_uppercase())) && is_constant_name(constant) => {
+                let Expr::Name(t) = owner.as_ref() else { return None };
+                Some(format!("{t}.{constant}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the field holds a map or a set (keyed by what its calls are given), not a
+    /// list or a queue (whose `add`/`remove` work on positions and ends).
+    fn keyed_collection(&self, field: &FieldKey) -> bool {
+        let Some((_, facts, f)) = super::shared::field_decl(self.index, field) else { return false };
+        let ty = &facts.fields[f as usize].ty.name;
+        let simple = ty.rsplit('.').next().unwrap_or(ty);
+        simple.ends_with("Map") || simple.ends_with("Set")
     }
 
     fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {
