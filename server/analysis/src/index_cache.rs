@@ -162,25 +162,47 @@ impl IndexCache {
     /// reader never sees half a file).
     pub fn write(root: &Path, files: &[(String, u128, Arc<FileFacts>)]) -> Result<(), String> {
         let Some(build) = build_identity() else { return Ok(()) };
-        let mut body = Vec::new();
-        for (path, content, facts) in files {
-            let encoded = postcard::to_stdvec(facts.as_ref()).map_err(|e| format!("cannot encode the facts of {path}: {e}"))?;
-            put_chunk(&mut body, path.as_bytes());
-            body.extend_from_slice(&content.to_le_bytes());
-            put_chunk(&mut body, &encoded);
-        }
-        let mut out = Vec::with_capacity(body.len() + 64);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT.to_le_bytes());
-        put_chunk(&mut out, build.as_bytes());
-        out.extend_from_slice(&xxh3_64(&body).to_le_bytes());
-        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        out.extend_from_slice(&body);
         claim_cache(root);
         let file = cache_file(root);
         let aside = file.with_extension(format!("bin.{}", std::process::id()));
-        std::fs::write(&aside, &out).map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
+        let written = Self::write_to(&aside, &build, files);
+        if written.is_err() {
+            let _ = std::fs::remove_file(&aside);
+        }
+        written?;
         std::fs::rename(&aside, &file).map_err(|e| format!("cannot write {}: {e}", file.display()))
+    }
+
+    /// [`IndexCache::write`]'s file, written aside (renamed into place once whole).
+    fn write_to(aside: &Path, build: &str, files: &[(String, u128, Arc<FileFacts>)]) -> Result<(), String> {
+        use std::io::{Seek, SeekFrom, Write};
+        let failed = |e: std::io::Error| format!("cannot write {}: {e}", aside.display());
+        // Streamed to the file, one file's facts at a time: a large project's cache is tens
+        // of megabytes, and holding it whole (twice) was most of a cold run's peak memory.
+        let mut out = std::io::BufWriter::new(std::fs::File::create(aside).map_err(failed)?);
+        let mut header = Vec::with_capacity(64);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&FORMAT.to_le_bytes());
+        put_chunk(&mut header, build.as_bytes());
+        let sums_at = header.len() as u64;
+        header.extend_from_slice(&[0; 16]); // the body's hash and length, once known
+        out.write_all(&header).map_err(failed)?;
+        let (mut hash, mut len) = (xxhash_rust::xxh3::Xxh3::new(), 0u64);
+        let mut chunk = Vec::new();
+        for (path, content, facts) in files {
+            let encoded = postcard::to_stdvec(facts.as_ref()).map_err(|e| format!("cannot encode the facts of {path}: {e}"))?;
+            chunk.clear();
+            put_chunk(&mut chunk, path.as_bytes());
+            chunk.extend_from_slice(&content.to_le_bytes());
+            put_chunk(&mut chunk, &encoded);
+            hash.update(&chunk);
+            len += chunk.len() as u64;
+            out.write_all(&chunk).map_err(failed)?;
+        }
+        let mut file_out = out.into_inner().map_err(|e| failed(e.into_error()))?;
+        file_out.seek(SeekFrom::Start(sums_at)).map_err(failed)?;
+        file_out.write_all(&hash.digest().to_le_bytes()).map_err(failed)?;
+        file_out.write_all(&len.to_le_bytes()).map_err(failed)
     }
 }
 
