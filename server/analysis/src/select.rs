@@ -171,6 +171,7 @@ fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
                 out.next.push(callee);
             }
         }
+        out.next.extend(hashed_by(&r, m.origin, facts, call));
         if let CallKind::New { ty, anonymous } = &call.kind {
             let created = match anonymous {
                 Some(a) => Some(ClassRef { origin: m.origin, idx: *a }),
@@ -187,6 +188,29 @@ fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
             }
         }
     }
+    out
+}
+
+/// The project `hashCode()` and `equals()` a hashed collection's call runs on its argument:
+/// `map.put(key, v)`, `set.contains(x)` call them from the JDK, where the call graph does not
+/// follow (issue 21, item 3: a hash cached in a field of a key hashed by several threads).
+fn hashed_by(r: &Resolver, origin: Origin, facts: &FileFacts, call: &crate::java::Call) -> Vec<MethodRef> {
+    const HASHING: &[&str] = &["put", "get", "containsKey", "remove", "putIfAbsent", "computeIfAbsent", "compute", "merge", "getOrDefault", "add", "contains", "replace"];
+    let (CallKind::Method, Some(recv), Some(key)) = (&call.kind, &call.receiver, call.args.first()) else { return Vec::new() };
+    if !HASHING.contains(&call.name.as_str()) {
+        return Vec::new();
+    }
+    let hashed = r.type_of(origin, facts, call.unit, recv).and_then(|t| r.qualified_name(&t.name)).is_some_and(|q| {
+        let simple = q.rsplit('.').next().unwrap_or(&q);
+        q.starts_with("java.util.") && (simple.contains("Hash") || matches!(simple, "Map" | "Set" | "ConcurrentMap"))
+    });
+    let Some(class) = hashed.then(|| r.type_of(origin, facts, call.unit, key)).flatten().and_then(|t| t.class()) else { return Vec::new() };
+    if !matches!(class.origin, Origin::Project(_)) {
+        return Vec::new();
+    }
+    let mut out = r.methods_named(class, "hashCode", 0);
+    out.extend(r.methods_named(class, "equals", 1));
+    out.retain(|m| matches!(m.origin, Origin::Project(_)));
     out
 }
 

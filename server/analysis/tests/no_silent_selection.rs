@@ -136,3 +136,78 @@ fn a_change_no_threaded_test_reaches_names_nothing_undecided() {
     let (selection, _) = selection_in(repo.path());
     assert!(selection.undecided.is_empty(), "{:?}", selection.undecided);
 }
+
+const RANGE: &str = r#"package org.x.range;
+
+public final class Range {
+    private final int min;
+    private final int max;
+    private int hashCode;
+
+    public Range(int min, int max) {
+        this.min = min;
+        this.max = max;
+    }
+
+    @Override
+    public int hashCode() {
+        int h = hashCode;
+        if (h == 0) {
+            h = 17;
+            h = 37 * h + min;
+            h = 37 * h + max;
+            hashCode = h;
+        }
+        return h;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Range && ((Range) o).min == min && ((Range) o).max == max;
+    }
+}
+"#;
+
+const RANGE_TEST: &str = r#"package org.x.range;
+
+import static org.junit.Assert.assertEquals;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.Test;
+
+public class RangeTest {
+    @Test
+    public void hashedByTwoThreads() throws Exception {
+        Range range = new Range(1, 5);
+        Map<Range, String> seen = new ConcurrentHashMap<>();
+        Thread other = new Thread(() -> seen.put(range, "other"));
+        other.start();
+        seen.put(range, "main");
+        other.join();
+        assertEquals(1, seen.size());
+    }
+
+    @Test
+    public void equalRangesHashAlike() {
+        assertEquals(new Range(1, 2).hashCode(), new Range(1, 2).hashCode());
+    }
+}
+"#;
+
+/// LANG-481's shape: the cached hash built step by step in its field, so that another
+/// thread hashing the same range can read a partial one. The JDK's map calls `hashCode()`,
+/// where the call graph does not go: the test that puts the range from two threads reaches
+/// it through the map's `put`, and is selected; the single-threaded test is not.
+#[test]
+fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
+    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let step_by_step = RANGE.replace(
+        "        int h = hashCode;\n        if (h == 0) {\n            h = 17;\n            h = 37 * h + min;\n            h = 37 * h + max;\n            hashCode = h;\n        }\n        return h;",
+        "        if (hashCode == 0) {\n            hashCode = 17;\n            hashCode = 37 * hashCode + min;\n            hashCode = 37 * hashCode + max;\n        }\n        return hashCode;",
+    );
+    assert_ne!(step_by_step, RANGE);
+    let (selection, _) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
+    assert_eq!(selected(&selection), ["org.x.range.RangeTest#hashedByTwoThreads"], "{selection:#?}");
+    assert!(reason(&selection, "org.x.range.RangeTest#equalRangesHashAlike").starts_with("not selected: starts no thread"));
+}
