@@ -195,7 +195,6 @@ pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impa
     }
     let mut selection = rank(footprints, &targets, cancel)?;
     selection.undecided = cx.undecided_messages(index, &selection);
-    selection.warned_methods = targets.labels.len() - targets.pairs;
     Ok(selection)
 }
 
@@ -207,6 +206,13 @@ pub struct Targets {
     pub labels: Vec<String>,
     /// How many of `labels` are pairs.
     pub pairs: usize,
+}
+
+impl Targets {
+    /// How many of `covers` (indices into `labels`) are warned methods.
+    fn warned(&self, covers: &[usize]) -> usize {
+        covers.iter().filter(|&&i| i >= self.pairs).count()
+    }
 }
 
 /// The methods the change's warnings are in that no impacted pair has an end in, with a
@@ -491,11 +497,11 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
             let selected = !f.covers.is_empty();
             let mut reason = match selected {
                 true => format!("selected: {}; {placed}", covered_because(f, targets)),
-                false => format!("not selected: {}; {placed}", not_covered_because(f, targets)),
+                false => {
+                    let but = f.undecided_text.as_ref().map_or(String::new(), |text| format!(", but {text}"));
+                    format!("not selected: {}{but}; {placed}", not_covered_because(f, targets))
+                }
             };
-            if let Some(text) = f.undecided_text.as_ref().filter(|_| !selected) {
-                reason = reason.replacen("; ", &format!(", but {text}; "), 1);
-            }
             if let Some(note) = &f.note {
                 reason += &format!("; {note}");
             }
@@ -504,7 +510,7 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
                 selected,
                 rank: r + 1,
                 pairs: f.covers.iter().map(|&p| labels[p].clone()).collect(),
-                warned: f.covers.iter().filter(|&&p| p >= targets.pairs).count(),
+                warned: targets.warned(&f.covers),
                 reason,
                 evidence: f.evidence,
                 placed,
@@ -577,7 +583,7 @@ fn tie(first: &Footprint, other: &Footprint) -> String {
 }
 
 /// `both ends of 2 impacted pairs`, `1 method with a warning of the change`, or both.
-pub fn targets_text(pairs: usize, warned: usize) -> String {
+fn targets_text(pairs: usize, warned: usize) -> String {
     match (pairs, warned) {
         (p, 0) => format!("both ends of {}", plural(p, "impacted pair")),
         (0, w) => plural(w, "method with a warning of the change and no impacted pair"),
@@ -586,7 +592,7 @@ pub fn targets_text(pairs: usize, warned: usize) -> String {
 }
 
 fn covered_because(f: &Footprint, targets: &Targets) -> String {
-    let warned = f.covers.iter().filter(|&&i| i >= targets.pairs).count();
+    let warned = targets.warned(&f.covers);
     match f.evidence {
         Evidence::Static => format!("starts threads and reaches {}", targets_text(f.covers.len() - warned, warned)),
         Evidence::Coverage => {

@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use crate::impact::Impact;
-use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::index::{takes_key, ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
 use crate::java::{CallKind, FileFacts, MethodIdx, MethodKind, Span};
 use crate::junit;
 
@@ -195,9 +195,8 @@ fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
 /// `map.put(key, v)`, `set.contains(x)` call them from the JDK, where the call graph does not
 /// follow (issue 21, item 3: a hash cached in a field of a key hashed by several threads).
 fn hashed_by(r: &Resolver, origin: Origin, facts: &FileFacts, call: &crate::java::Call) -> Vec<MethodRef> {
-    const HASHING: &[&str] = &["put", "get", "containsKey", "remove", "putIfAbsent", "computeIfAbsent", "compute", "merge", "getOrDefault", "add", "contains", "replace"];
     let (CallKind::Method, Some(recv), Some(key)) = (&call.kind, &call.receiver, call.args.first()) else { return Vec::new() };
-    if !HASHING.contains(&call.name.as_str()) {
+    if !takes_key(&call.name) {
         return Vec::new();
     }
     let hashed = r.type_of(origin, facts, call.unit, recv).and_then(|t| r.qualified_name(&t.name)).is_some_and(|q| {

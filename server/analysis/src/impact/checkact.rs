@@ -16,7 +16,7 @@ use super::matching::expr_key;
 use super::shared::Sharing;
 use super::warnings::About;
 use super::{ChangedFile, Diagnostic, Related, Severity};
-use crate::index::{collection_kind, field_collection, is_mutator, Collection, Origin, ProjectIndex, Resolver};
+use crate::index::{collection_kind, field_collection, is_mutator, takes_key, Collection, Origin, ProjectIndex, Resolver};
 use crate::java::{Call, CallKind, Expr, FileFacts, UnitIdx};
 
 /// RL004 in the changed lines of one file.
@@ -161,8 +161,7 @@ fn is_act(kind: Receiver, check: &Call, act: &Call) -> bool {
 /// key is its own state, issue 21 item 1). A check or an act on the whole collection
 /// (`isEmpty()`, `poll()`) goes with any.
 fn same_key(facts: &FileFacts, kind: Receiver, check: &Call, act: &Call) -> bool {
-    let keyed = |c: &Call| matches!(c.name.as_str(), "containsKey" | "contains" | "get" | "put" | "remove" | "putIfAbsent" | "replace" | "add" | "compute" | "merge");
-    if kind != Receiver::Collection || !keyed(check) || !keyed(act) {
+    if kind != Receiver::Collection || !takes_key(&check.name) || !takes_key(&act.name) {
         return true;
     }
     match (check.args.first(), act.args.first()) {

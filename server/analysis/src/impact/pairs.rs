@@ -12,7 +12,7 @@ use crate::index::{LockId, MonitorOp};
 use super::regions::ChangedRegions;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
-use crate::index::{FieldKey, FileId, ProjectIndex};
+use crate::index::{takes_key, FieldKey, FileId, ProjectIndex};
 use crate::java::{AccessKind, Expr, Span};
 
 /// `ORDERS`, `MAX_SIZE`: a constant's name.
@@ -110,13 +110,7 @@ impl<'a> EndCache<'a> {
     fn constant_key(&self, (file, i): (FileId, usize)) -> Option<String> {
         let entry = self.index.entry(file)?;
         let site = &entry.resolved.sites[i];
-        let method = site.via.as_deref()?;
-        let keyed = matches!(
-            method,
-            "get" | "put" | "containsKey" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent" | "getOrDefault" | "replace"
-                | "remove" | "contains" | "add"
-        );
-        if !keyed || !self.keyed_collection(&site.field) {
+        if !site.via.as_deref().is_some_and(takes_key) || !self.keyed_collection(&site.field) {
             return None;
         }
         match entry.facts.calls.get(site.item as usize)?.args.first()? {

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use super::shared::Sharing;
 use super::ChangeSet;
-use crate::index::{collection_kind, FileId, MethodRef, Origin, ProjectIndex};
+use crate::index::{collection_kind, is_collection_interface, FileId, MethodRef, Origin, ProjectIndex};
 use crate::java::{Expr, FileFacts, MethodKind, Span};
 
 /// State on a changed line whose sharing the analysis could not decide.
@@ -90,10 +90,7 @@ pub(crate) fn produced_by_call(init: &Expr) -> Option<&Expr> {
 
 /// A collection or an atomic: state whose calls other threads race on when it is shared.
 fn is_concurrent_state_type(qualified: &str) -> bool {
-    let simple = qualified.rsplit('.').next().unwrap_or(qualified);
-    qualified.starts_with("java.util.concurrent.atomic.")
-        || collection_kind(qualified).is_some()
-        || (qualified.starts_with("java.util.") && matches!(simple, "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "NavigableMap" | "SortedMap"))
+    qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(qualified).is_some() || (qualified.starts_with("java.util.") && is_collection_interface(qualified))
 }
 
 /// A short rendering of a call for a message: `session.getAttribute(…)`.

@@ -27,7 +27,7 @@ pub use jdk::Jdk;
 pub use locks::LockId;
 pub use resolve::{Resolver, Ty, TypeName};
 pub use sites::{FieldFlags, MonitorCall, MonitorOp, ResolvedFile, Site};
-pub(crate) use sites::{collection_kind, field_collection, is_atomic_field, is_mutator, resolve_access, Collection};
+pub(crate) use sites::{collection_kind, field_collection, is_atomic_field, is_collection_interface, is_mutator, resolve_access, takes_key, Collection};
 pub use symbols::Symbols;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -94,20 +94,28 @@ const SPAWN_METHODS: &[&str] = &[
 /// collection makes its elements escape at once (it is made to be shared); a project
 /// object, through a "holds" edge, only when it escapes itself.
 fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
-    let name = |c: ClassRef| -> Arc<str> { Arc::from(r.class_name(c)) };
-    let keep = |unit: UnitIdx, recv: &Expr, held: &super::Ty, out: &mut ResolvedFile| {
-        let Some(holder) = r.type_of(origin, facts, unit, recv) else { return };
+    // What keeps objects: a project object (a holds edge), or a concurrent collection (made
+    // to be shared: what it keeps escapes at once). Anything else keeps nothing we follow.
+    enum Holder {
+        Project(Arc<str>),
+        Concurrent,
+    }
+    let holder = |unit: UnitIdx, recv: &Expr| -> Option<Holder> {
+        let t = r.type_of(origin, facts, unit, recv)?;
+        match t.class() {
+            Some(c) if matches!(c.origin, Origin::Project(_)) => Some(Holder::Project(Arc::from(r.class_name(c)))),
+            _ => {
+                let q = r.qualified_name(&t.name)?;
+                (q.starts_with("java.util.concurrent.") && !q.starts_with("java.util.concurrent.atomic.") && collection_kind(&q).is_some()).then_some(Holder::Concurrent)
+            }
+        }
+    };
+    let keep = |holder: &Holder, held: &super::Ty, out: &mut ResolvedFile| {
         let mut classes = Vec::new();
         collect_classes(held, &mut classes, r);
-        if classes.is_empty() {
-            return;
-        }
-        match holder.class() {
-            Some(c) if matches!(c.origin, Origin::Project(_)) => out.holds.extend(classes.into_iter().map(|h| (name(c), h))),
-            _ if r.qualified_name(&holder.name).is_some_and(|q| q.starts_with("java.util.concurrent.") && !q.starts_with("java.util.concurrent.atomic.") && collection_kind(&q).is_some()) => {
-                out.escape_seeds.extend(classes.into_iter().map(|h| (h, "it is kept in a concurrent collection")));
-            }
-            _ => {}
+        match holder {
+            Holder::Project(h) => out.holds.extend(classes.into_iter().map(|c| (h.clone(), c))),
+            Holder::Concurrent => out.escape_seeds.extend(classes.into_iter().map(|c| (c, "it is kept in a concurrent collection"))),
         }
     };
     for call in &facts.calls {
@@ -115,17 +123,18 @@ fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         if !STORING_PREFIXES.iter().any(|p| call.name.starts_with(p)) || call.args.is_empty() {
             continue;
         }
+        let Some(h) = holder(call.unit, recv) else { continue };
         for arg in &call.args {
             if let Some(t) = r.type_of(origin, facts, call.unit, arg) {
-                keep(call.unit, recv, &t, out);
+                keep(&h, &t, out);
             }
         }
     }
     for local in &facts.locals {
         let Some((t, recv)) = local.init.as_ref().and_then(taken_under_cast) else { continue };
         let unit = facts.unit_at(local.scope.start).unwrap_or(0);
-        let held = r.ty(origin, Some(Resolver::unit_class(facts, unit)), t);
-        keep(unit, recv, &held, out);
+        let Some(h) = holder(unit, recv) else { continue };
+        keep(&h, &r.ty(origin, Some(Resolver::unit_class(facts, unit)), t), out);
     }
 }
 
@@ -334,6 +343,17 @@ pub(crate) fn collection_kind(qualified: &str) -> Option<Collection> {
     }
 }
 
+/// Whether a map's or set's method works on the entry its first argument names (the key, or
+/// the element of a set): calls with different keys work on different entries, and a hashed
+/// collection runs the key's `hashCode()` and `equals()`.
+pub(crate) fn takes_key(method: &str) -> bool {
+    matches!(
+        method,
+        "get" | "put" | "containsKey" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent" | "getOrDefault" | "replace"
+            | "remove" | "contains" | "add"
+    )
+}
+
 /// Whether a collection method changes the collection.
 pub(crate) fn is_mutator(method: &str) -> bool {
     matches!(
@@ -387,8 +407,13 @@ fn is_atomic_update(method: &str) -> bool {
 }
 
 fn is_concrete_collection(qualified: &str) -> bool {
+    !is_collection_interface(qualified)
+}
+
+/// `java.util.Map`, `Queue`, …: a collection interface (any class may be behind it).
+pub(crate) fn is_collection_interface(qualified: &str) -> bool {
     let simple = qualified.rsplit('.').next().unwrap_or(qualified);
-    !matches!(simple, "List" | "Map" | "Set" | "Queue" | "Deque" | "Collection" | "SortedMap" | "NavigableMap" | "SortedSet" | "NavigableSet")
+    matches!(simple, "List" | "Map" | "Set" | "Queue" | "Deque" | "Collection" | "SortedMap" | "NavigableMap" | "SortedSet" | "NavigableSet")
 }
 
 /// `items.put(k, v)` on a field holding a `HashMap` writes the map's contents: an element

@@ -14,9 +14,10 @@
 //! `ReentrantLock`, a ledger whose moves nest two monitors, a one-slot buffer with
 //! `wait`/`notifyAll`, page hits kept in an atomic, a `ConcurrentHashMap` of per-page count
 //! objects and a volatile generation. Some test classes declare their tests in an abstract
-//! base class that JUnit runs under the concrete one (an inherited test). Each test class has a test that starts two threads and checks, after
-//! joining them, that the counts add up, and sometimes a single-threaded one. No class of one
-//! component names another's, so a test runs the code of its own component only.
+//! base class that JUnit runs under the concrete one (an inherited test). Each test class
+//! has a test that starts two threads and checks, after joining them, that the counts add
+//! up, and sometimes a single-threaded one. No class of one component names another's, so a
+//! test runs the code of its own component only.
 //!
 //! The base revision is correct on every schedule: every shared field is written under the
 //! lock that guards its reads, or is atomic, and every wait is in a loop woken by
