@@ -68,6 +68,8 @@ pub struct Footprint {
     pub evidence: Evidence,
     /// The test runs more than one thread.
     pub threads: bool,
+    /// It starts threads in test code ([`crate::select::Reach::own_threads`]).
+    pub own_threads: bool,
     /// The impacted pairs (indices into the pairs being ranked for) whose two ends it runs in
     /// different threads; it is selected when there is one.
     pub covers: Vec<usize>,
@@ -362,6 +364,7 @@ impl<'a> StaticCx<'a> {
             method: test.method,
             evidence: Evidence::Static,
             threads,
+            own_threads: reach.own_threads,
             one_thread: if threads { 0 } else { both.iter().filter(|&&i| i < self.pairs).count() },
             covers: if threads { both } else { Vec::new() },
             impacted_vars,
@@ -445,7 +448,11 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
     while !left.is_empty() {
         cancel.check()?;
         let gain = |i: usize| footprints[i].covers.iter().filter(|p| !covered.contains(p)).count();
-        let mut gains: Vec<(usize, usize)> = left.iter().map(|&i| (gain(i), i)).collect();
+        // Tests that start their threads themselves go first (issue 21, item 4): the additional
+        // coverage of SimRT §3.6 runs among them, resets included, before the tests whose only
+        // thread start is deep in project code, however many pairs those reach statically.
+        let own = left.iter().any(|&i| footprints[i].own_threads);
+        let mut gains: Vec<(usize, usize)> = left.iter().filter(|&&i| footprints[i].own_threads == own).map(|&i| (gain(i), i)).collect();
         gains.sort_by(|&(ga, a), &(gb, b)| gb.cmp(&ga).then_with(|| by_size_then_name(&footprints[a], &footprints[b])));
         let (new, best) = gains[0];
         if new == 0 {
@@ -461,6 +468,9 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
         if let Some(&(_, other)) = gains.get(1).filter(|(g, _)| *g == new) {
             why += &tie(&footprints[best], &footprints[other]);
         }
+        if !own && placed.iter().any(|&(i, _)| footprints[i].own_threads) {
+            why += "; after the tests that start threads themselves: its threads start only in project code";
+        }
         covered.extend(footprints[best].covers.iter().copied());
         left.retain(|&i| i != best);
         placed.push((best, why));
@@ -475,7 +485,7 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
     rest.sort_by(|&a, &b| {
         let (fa, fb) = (&footprints[a], &footprints[b]);
         let ((ta, na), (tb, nb)) = (evidence_tier(fa), evidence_tier(fb));
-        ta.cmp(&tb).then(nb.cmp(&na)).then(fb.threads.cmp(&fa.threads)).then_with(|| if ta == Tier::Nothing { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
+        ta.cmp(&tb).then(fb.own_threads.cmp(&fa.own_threads)).then(nb.cmp(&na)).then(fb.threads.cmp(&fa.threads)).then_with(|| if ta == Tier::Nothing { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
     });
     for i in rest {
         let f = &footprints[i];
@@ -658,6 +668,7 @@ mod tests {
             method: MethodRef { origin: Origin::Project(FileId(0)), idx: 0 },
             evidence: Evidence::Static,
             threads: true,
+            own_threads: true,
             covers: covers.to_vec(),
             one_thread: 0,
             impacted_vars: BTreeSet::new(),

@@ -59,6 +59,11 @@ pub struct Reach {
     pub methods: BTreeSet<MethodRef>,
     /// Whether any of them starts a thread or hands work to an executor.
     pub starts_threads: bool,
+    /// Whether one of them in test code (the test's own file, or a file under a test source
+    /// folder) starts a thread: a test that starts its threads itself was written to run
+    /// code concurrently; one whose only thread start is in project code (a pool's
+    /// background evictor) may never run the impacted code in two threads.
+    pub own_threads: bool,
 }
 
 pub use crate::junit::{is_junit3_class, is_junit3_test, junit3_tests};
@@ -152,10 +157,20 @@ pub fn reach_with(index: &ProjectIndex, root: MethodRef, cache: &mut ReachCache)
             continue;
         }
         let edges = cache.edges.entry(m).or_insert_with(|| edges_of(index, m));
+        if edges.starts_threads && !out.own_threads {
+            out.own_threads = m.origin == root.origin || is_test_code(&index.path(m.origin));
+        }
         out.starts_threads |= edges.starts_threads;
         queue.extend(edges.next.iter().copied());
     }
     out
+}
+
+/// Whether a project path is under a test source folder as Maven, Gradle and Ant lay them
+/// out: `src/test/java`, `test/`, `tests/`, `src/integrationTest/java`, `src/testFixtures`.
+fn is_test_code(path: &str) -> bool {
+    let mut dirs = path.split(['/', '\\']).rev().skip(1);
+    dirs.any(|d| d == "test" || d == "tests" || d.starts_with("test") || d.ends_with("Test") || d.ends_with("Tests"))
 }
 
 fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {

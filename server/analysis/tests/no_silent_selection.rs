@@ -211,3 +211,106 @@ fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
     assert_eq!(selected(&selection), ["org.x.range.RangeTest#hashedByTwoThreads"], "{selection:#?}");
     assert!(reason(&selection, "org.x.range.RangeTest#equalRangesHashAlike").starts_with("not selected: starts no thread"));
 }
+
+const POOL: &str = r#"package org.x.pool;
+
+import java.util.ArrayDeque;
+import java.util.Timer;
+import java.util.TimerTask;
+
+public class Pool {
+    private static final Timer EVICTION = new Timer("pool-evictor", true);
+    private final ArrayDeque<Object> idle = new ArrayDeque<>();
+    private int created;
+    private TimerTask evictor;
+
+    public synchronized Object borrow() {
+        Object o = idle.poll();
+        if (o == null) {
+            created++;
+            o = new Object();
+        }
+        return o;
+    }
+
+    public synchronized void giveBack(Object o) {
+        idle.push(o);
+    }
+
+    public synchronized void addObject() {
+        created++;
+        idle.push(new Object());
+    }
+
+    public synchronized int created() {
+        return created;
+    }
+
+    public synchronized int idleCount() {
+        return idle.size();
+    }
+
+    public synchronized void setEvictionPeriod(long millis) {
+        if (evictor != null) {
+            evictor.cancel();
+        }
+        evictor = new TimerTask() {
+            @Override
+            public void run() {
+                ensureIdle();
+            }
+        };
+        EVICTION.schedule(evictor, millis, millis);
+    }
+
+    private void ensureIdle() {
+        if (idleCount() == 0) {
+            addObject();
+        }
+    }
+}
+"#;
+
+const POOL_TEST: &str = r#"package org.x.pool;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class PoolTest {
+    @Test
+    public void settersAndGetters() {
+        Pool pool = new Pool();
+        pool.setEvictionPeriod(60_000);
+        pool.giveBack(pool.borrow());
+        pool.addObject();
+        assertEquals(2, pool.idleCount());
+        assertEquals(2, pool.created());
+    }
+
+    @Test
+    public void addWhileBorrowing() throws Exception {
+        Pool pool = new Pool();
+        Thread adder = new Thread(pool::addObject);
+        adder.start();
+        pool.borrow();
+        adder.join();
+        assertEquals(2, pool.created() + pool.idleCount());
+    }
+}
+"#;
+
+/// POOL-120's shape: every test of a pool with a background evictor reaches a thread start,
+/// but only one starts threads itself; it ranks first although a single-threaded test that
+/// configures the evictor reaches more impacted pairs.
+#[test]
+fn a_test_that_starts_its_own_threads_ranks_above_one_whose_threads_start_in_project_code() {
+    let base = [("src/main/java/org/x/pool/Pool.java", POOL), ("src/test/java/org/x/pool/PoolTest.java", POOL_TEST)];
+    let unsynchronized = POOL.replace("public synchronized void addObject()", "public void addObject()");
+    let (selection, _) = selection_after(&base, &[("src/main/java/org/x/pool/Pool.java", &unsynchronized)]);
+    assert_eq!(selected(&selection), ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"], "{selection:#?}");
+    let own = &selection.tests[0];
+    let other = &selection.tests[1];
+    assert!(other.pairs.len() > own.pairs.len(), "the evictor's test reaches more pairs: {selection:#?}");
+    assert!(reason(&selection, &other.test).contains("after the tests that start threads themselves"), "{}", other.reason);
+}

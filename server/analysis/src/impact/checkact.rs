@@ -43,7 +43,9 @@ pub(super) fn collect(index: &ProjectIndex, sharing: &Sharing, change: &ChangedF
             let same_entry = |act: &Call| same_key(facts, kind, check, act);
             let Some(&j) = calls[x + 1..].iter().find(|&&j| (is_act(kind, check, &facts.calls[j]) && same_entry(&facts.calls[j])) || is_compound_act(kind, &facts.calls[j].name)) else { continue };
             let act = &facts.calls[j];
-            if !(touched.contains(&check.span.line) || touched.contains(&act.span.line)) {
+            // The change touches the check, the act, a line between them, or the lines between
+            // the act and the first use of its result (where a deleted null check was).
+            if touched.range(check.span.line.min(act.span.line)..=result_first_use_line(facts, act)).next().is_none() {
                 continue;
             }
             // An increment is an act on the check only when the check is a condition.
@@ -197,16 +199,38 @@ fn result_checked(facts: &FileFacts, act: &Call) -> bool {
         return true;
     }
     // `T x = q.poll();` or `x = q.poll();`: then `x != null`, `x == null`, `if (x)`, `!x`.
-    let Some(local) = prefix.trim_end().strip_suffix('=').map(|p| p.trim_end()).and_then(|p| p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next()) else { return false };
-    if local.is_empty() {
-        return false;
-    }
-    let Some(method) = facts.method_at(act.full.start) else { return false };
-    let body_end = facts.methods[method as usize].span.end;
-    let rest = facts.text_of(crate::java::Span { start: act.full.end, end: body_end, ..act.full });
+    let Some(local) = result_local(facts, act) else { return false };
+    let Some(rest) = rest_of_method(facts, act) else { return false };
     [format!("{local} != null"), format!("{local} == null"), format!("null != {local}"), format!("null == {local}"), format!("if ({local})"), format!("!{local}"), format!("isNull({local})"), format!("nonNull({local})"), format!("ofNullable({local})")]
         .iter()
         .any(|pattern| contains_word(rest, pattern))
+}
+
+/// The local the act's result is assigned to: `x` in `T x = q.poll();` or `x = q.poll();`.
+fn result_local<'f>(facts: &'f FileFacts, act: &Call) -> Option<&'f str> {
+    let prefix = statement_prefix(facts, act);
+    let local = prefix.trim_end().strip_suffix('=')?.trim_end().rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next()?;
+    (!local.is_empty()).then_some(local)
+}
+
+/// The text of the act's method after the act.
+fn rest_of_method<'f>(facts: &'f FileFacts, act: &Call) -> Option<&'f str> {
+    let method = facts.method_at(act.full.start)?;
+    let body_end = facts.methods[method as usize].span.end;
+    Some(facts.text_of(crate::java::Span { start: act.full.end, end: body_end, ..act.full }))
+}
+
+/// The line of the first use of the local holding the act's result (the act's own line
+/// when there is none): a change between the act and that use (deleting `if (x == null)
+/// break;`, as in DIRMINA-803) is a change to the check-then-act.
+fn result_first_use_line(facts: &FileFacts, act: &Call) -> u32 {
+    let (Some(local), Some(rest)) = (result_local(facts, act), rest_of_method(facts, act)) else { return act.span.line };
+    let name = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let first_use = rest.match_indices(local).map(|(i, _)| i).find(|&i| !name(rest[..i].chars().next_back()) && !name(rest[i + local.len()..].chars().next()));
+    match first_use {
+        Some(i) => act.full.end_line + rest[..i].matches('\n').count() as u32,
+        None => act.span.line,
+    }
 }
 
 /// `pattern` in `text`, not inside a longer name, nor followed by a member access
