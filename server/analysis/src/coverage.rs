@@ -100,7 +100,7 @@ pub struct TestRun {
     /// The [`Snapshot::id`] of the sources it ran on (in [`History::snapshots`]).
     pub snapshot: String,
     /// The run's threads by number: 0 the test's thread, then threads in start order.
-    pub threads: BTreeMap<u8, String>,
+    pub threads: BTreeMap<u16, String>,
     /// Each distinct scheduling point a thread executed in a project file, sorted.
     pub accesses: Vec<Access>,
 }
@@ -118,7 +118,7 @@ pub struct Access {
     /// The binary name of the class and the JVM name of the method the point is in.
     pub class: String,
     pub method: String,
-    pub thread: u8,
+    pub thread: u16,
 }
 
 impl Access {
@@ -171,7 +171,7 @@ pub struct TestView {
 impl TestView {
     /// The threads that executed `end` of a pair on `field` in the recorded run, or why the
     /// record cannot tell (the end's file is too changed, new, renamed or stale).
-    pub fn threads_at(&self, index: &ProjectIndex, field: &FieldKey, end: &PairEnd) -> Result<BTreeSet<u8>, &str> {
+    pub fn threads_at(&self, index: &ProjectIndex, field: &FieldKey, end: &PairEnd) -> Result<BTreeSet<u16>, &str> {
         if let Some(why) = self.unusable.get(&end.file) {
             return Err(why);
         }
@@ -188,12 +188,12 @@ impl TestView {
             }
             EndAccess::Acquire | EndAccess::Wait | EndAccess::Notify => true,
         };
-        let threads: BTreeSet<u8> = points.iter().filter(|(line, a)| *line == end.span.line && on_line(a)).map(|(_, a)| a.thread).collect();
+        let threads: BTreeSet<u16> = points.iter().filter(|(line, a)| *line == end.span.line && on_line(a)).map(|(_, a)| a.thread).collect();
         if !threads.is_empty() {
             return Ok(threads);
         }
         let Some(method) = crate::rank::end_method(index, end) else { return Ok(threads) };
-        let ran = |m: MethodRef| -> BTreeSet<u8> {
+        let ran = |m: MethodRef| -> BTreeSet<u16> {
             let Some((class, name)) = method_names(index, m) else { return BTreeSet::new() };
             points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect()
         };
@@ -207,7 +207,7 @@ impl TestView {
         let (mut frontier, mut seen) = (vec![method], HashSet::from([method]));
         for _ in 0..3 {
             let callers: Vec<MethodRef> = frontier.iter().flat_map(|&m| callers_in_file(index, m)).filter(|c| seen.insert(*c)).collect();
-            let threads: BTreeSet<u8> = callers.iter().flat_map(|&c| ran(c)).collect();
+            let threads: BTreeSet<u16> = callers.iter().flat_map(|&c| ran(c)).collect();
             if !threads.is_empty() || callers.is_empty() {
                 return Ok(threads);
             }

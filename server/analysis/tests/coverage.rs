@@ -54,7 +54,7 @@ const TEST: &str = "p.BoxTest#t";
 /// (line 11); thread 1 entered `work` (its monitor, on line 8) and nothing else.
 fn recorded(files: &[(&str, &str)]) -> History {
     let snapshot = Snapshot { files: files.iter().map(|(p, text)| (p.to_string(), content_hash(text.as_bytes()))).collect() };
-    let point = |line: u32, op: &str, target: &str, thread: u8| Access {
+    let point = |line: u32, op: &str, target: &str, thread: u16| Access {
         file: BOX_PATH.into(),
         line,
         op: op.into(),

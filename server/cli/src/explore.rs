@@ -140,6 +140,13 @@ pub struct ExploreArgs {
     /// shards (`--shard`) run exactly the schedules one run does.
     #[arg(long, default_value_t = 10_000)]
     max_schedules: u64,
+    /// Stop after this many seconds of exploring (wall time; compiling the test and
+    /// confirming a failure are not counted), as when the schedules run out: the report
+    /// says what was covered until then. SIGINT (Ctrl-C) and SIGTERM end an exploration the
+    /// same way. With `--affected`, the time of all the selected tests together: each test
+    /// gets the time left divided by the tests left.
+    #[arg(long, value_name = "SECONDS")]
+    max_seconds: Option<u64>,
     /// The search.
     #[arg(long, value_enum, default_value_t = SearchKind::Icb)]
     search: SearchKind,
@@ -256,6 +263,7 @@ impl ExploreArgs {
             search: self.search.report(),
             bound: self.bound,
             max_schedules,
+            max_seconds: self.max_seconds,
             max_steps: self.max_steps,
             seed: self.seed,
             all: self.all,
@@ -347,9 +355,25 @@ pub(crate) fn explore_with_progress(toolchain: &Toolchain, request: &Request) ->
 pub fn run_explore(args: ExploreArgs) -> Result<ExitCode, String> {
     // An unknown heuristic is a usage error before anything else.
     args.settings(args.max_schedules)?;
+    end_explorations_on_signals();
     match &args.test {
         Some(test) => explore_one(&args, test),
         None => affected::run(&args),
+    }
+}
+
+/// SIGINT and SIGTERM end the explorations as a budget does, so that the report and its
+/// claim are printed (issue 22, item 4); a second signal ends the process at once.
+fn end_explorations_on_signals() {
+    let installed = ctrlc::set_handler(|| {
+        if explorer::interrupted() {
+            std::process::exit(130);
+        }
+        eprintln!("racelens: interrupted: ending the exploration after the schedule running now (again to quit at once)");
+        explorer::interrupt();
+    });
+    if let Err(e) = installed {
+        eprintln!("racelens: note: SIGINT and SIGTERM will end the process without a report: {e}");
     }
 }
 

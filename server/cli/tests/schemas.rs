@@ -146,7 +146,7 @@ fn the_schemas_reject_reports_that_break_the_contract() {
     let replay = json!({"test": "A#a", "outcome": "pass", "message": "passed", "file": null, "line": null, "divergence": null, "trace": []});
     assert!(schema_errors("replay", &replay).is_empty());
     let mut bad = replay.clone();
-    bad["trace"] = json!([{"step": 1, "thread": 300}]);
-    assert!(!schema_errors("replay", &bad).is_empty(), "thread ids fit in a byte, and a step has every field");
+    bad["trace"] = json!([{"step": 1, "thread": 70000}]);
+    assert!(!schema_errors("replay", &bad).is_empty(), "thread ids fit in 16 bits, and a step has every field");
     assert!(!schema_errors("explore", &replay).is_empty());
 }

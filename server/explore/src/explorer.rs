@@ -8,6 +8,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::jvm::protocol::{Execution, Known, Outcome, Site, ThreadId};
 use crate::jvm::{Mode, Session};
 use crate::results::schedule::ScheduleString;
@@ -19,6 +22,8 @@ pub struct Options {
     /// Randomize the order of alternatives with this seed.
     pub seed: Option<u64>,
     pub max_schedules: u64,
+    /// Wall time for the whole exploration (`--max-seconds`): a budget like the schedules.
+    pub max_time: Option<Duration>,
     /// Scheduling points per execution before it counts as a livelock.
     pub max_steps: u32,
     /// Keep exploring after the first failure, counting failing schedules.
@@ -34,7 +39,7 @@ pub const DEFAULT_MAX_BOUND: u32 = 3;
 
 impl Default for Options {
     fn default() -> Self {
-        Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_steps: 100_000, all: false, select: false }
+        Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_time: None, max_steps: 100_000, all: false, select: false }
     }
 }
 
@@ -54,6 +59,36 @@ pub struct Stats {
     /// Of `elapsed`, the time the search took to choose runs and take in their traces (the
     /// rest is the JVM's: executions, their reset and the protocol).
     pub searching: Duration,
+    /// With [`Verdict::Limit`]: which budget ended the exploration.
+    pub budget: Budget,
+}
+
+/// What ended an exploration that was not over: each is a budget end, and the report says
+/// what was covered until then (issue 22, item 4: never nothing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    /// `--max-schedules` runs were made.
+    #[default]
+    Schedules,
+    /// `--max-seconds` of wall time passed.
+    Seconds(u64),
+    /// SIGINT or SIGTERM asked the process to stop ([`interrupt`]).
+    Interrupted,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Ends every exploration of this process at its next schedule, as a budget end with its
+/// report and claim: what SIGINT and SIGTERM do to `racelens explore` (the editor's cancel
+/// is [`Verdict::Cancelled`] instead, which drops the run).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`interrupt`] was called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 impl Stats {
@@ -164,7 +199,8 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         if cancelled() {
             break Verdict::Cancelled;
         }
-        if stats.schedules >= options.max_schedules {
+        if let Some(budget) = budget_end(&stats, options, started) {
+            stats.budget = budget;
             break Verdict::Limit;
         }
         let choosing = Instant::now();
@@ -228,6 +264,17 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
     };
     sequential.sort_by(|a, b| (&a.class, a.line).cmp(&(&b.class, b.line)));
     Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched(), sequential, invocations: 0 })
+}
+
+/// The budget that is spent, if one is: schedules, wall time, or an interrupt.
+fn budget_end(stats: &Stats, options: &Options, started: Instant) -> Option<Budget> {
+    if interrupted() {
+        return Some(Budget::Interrupted);
+    }
+    if stats.schedules >= options.max_schedules {
+        return Some(Budget::Schedules);
+    }
+    options.max_time.filter(|&t| started.elapsed() >= t).map(|t| Budget::Seconds(t.as_secs()))
 }
 
 /// `RACELENS_DEBUG_RUNS=1`: every run's schedule, decisions and effects on stderr (for work

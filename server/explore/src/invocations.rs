@@ -16,7 +16,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::explorer::{Options, Report, Stats, Verdict};
+use crate::explorer::{Budget, Options, Report, Stats, Verdict};
 use crate::jvm::protocol::Invocation;
 use crate::jvm::Session;
 
@@ -40,7 +40,10 @@ pub fn explore_each(session: &mut Session, invocations: &[Invocation], options: 
             break;
         }
         session.select_invocation(Some(inv.clone()));
-        let options = Options { max_schedules: share(options.max_schedules, invocations.len(), i), ..options.clone() };
+        // The time left is shared among the invocations left, as the schedules are.
+        let left = (invocations.len() - i) as u32;
+        let max_time = options.max_time.map(|t| t.saturating_sub(before.elapsed) / left);
+        let options = Options { max_schedules: share(options.max_schedules, invocations.len(), i), max_time, ..options.clone() };
         let mut offset = |s: &Stats| progress(&add(&before, s));
         let result = one(session, &options, &mut offset);
         let report = match result {
@@ -54,7 +57,8 @@ pub fn explore_each(session: &mut Session, invocations: &[Invocation], options: 
         let ends = match &report.verdict {
             Verdict::Failed(_) => !options.all,
             Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Cancelled | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => true,
-            Verdict::Passed | Verdict::Limit => false,
+            Verdict::Limit => report.stats.budget != Budget::Schedules,
+            Verdict::Passed => false,
         };
         reports.push(report);
         if ends {
@@ -75,6 +79,7 @@ fn add(a: &Stats, b: &Stats) -> Stats {
         bound: b.bound,
         failures: a.failures + b.failures,
         searching: a.searching + b.searching,
+        budget: b.budget,
     }
 }
 

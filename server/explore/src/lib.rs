@@ -32,3 +32,4 @@ pub mod jvm;
 pub mod reports;
 pub mod results;
 pub mod search;
+pub mod threads;

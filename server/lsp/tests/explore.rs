@@ -144,7 +144,7 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     let history = racelens_explore::history::load(&racelens_explore::history::path(&repo.path().canonicalize().unwrap()));
     let run = &history.tests[TEST];
     assert_eq!((run.source.as_str(), run.threads.len()), ("explore", 3), "{run:?}");
-    let threads: std::collections::BTreeSet<u8> = run.accesses.iter().filter(|a| a.file == STATS).map(|a| a.thread).collect();
+    let threads: std::collections::BTreeSet<u16> = run.accesses.iter().filter(|a| a.file == STATS).map(|a| a.thread).collect();
     assert!(threads.len() >= 2, "{run:?}");
     c.finish().await;
 }

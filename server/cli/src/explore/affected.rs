@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
 use racelens_analysis::sarif::Fingerprints;
-use racelens_explore::exploration::{self, ChangeInput, Exploration, Places};
+use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Settings};
 use racelens_explore::exploration::json::outcome;
 use racelens_explore::explorer::Report;
 use racelens_explore::jvm::project::Sources;
@@ -121,14 +121,17 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
     // `--html`: one section per test explored.
     let mut sections = Vec::new();
+    let deadline = args.max_seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
     for (i, &p) in mine.iter().enumerate() {
         let (test, share) = (&selected[p], budgets[p]);
+        // `--max-seconds`: the time left, shared among the tests left.
+        let seconds = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).as_secs() / (mine.len() - i) as u64);
         let title = header(test.rank, &test.test, test.pairs.len(), share);
         if format == Format::Text {
             println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
         }
         let mut covered = None;
-        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, share) {
+        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, share, seconds) {
             Ok(exploration) => {
                 spent += exploration.report.stats.schedules;
                 let result = match format {
@@ -261,10 +264,11 @@ fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
 
 /// Explores one selected test with at most `share` schedules (its module of the build
 /// compiled first), or says why it could not run.
-fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64) -> Result<Exploration, String> {
+fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64, seconds: Option<u64>) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
     let toolchain = super::toolchain_for(host, sources, &spec)?;
-    explore_with_progress(&toolchain, &args.request(host, spec, args.settings(share)?, change.cloned()))
+    let settings = Settings { max_seconds: seconds, ..args.settings(share)? };
+    explore_with_progress(&toolchain, &args.request(host, spec, settings, change.cloned()))
 }
 
 /// `racelens: 3 selected tests explored: 1 failed, 1 cleared (bound 2 on 1), 1 budget end with

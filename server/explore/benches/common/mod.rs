@@ -97,7 +97,7 @@ pub fn first_failure(report: &Result<Report, String>) -> Result<Option<u64>, Str
             Verdict::Failed(found) => Ok(Some(found.schedules)),
             Verdict::Stopped(why) => Err(format!("stopped: {why}")),
             Verdict::Uncontrolled(why) => Err(format!("uncontrolled thread: {why}")),
-            Verdict::Unconfirmed(_, why) | Verdict::Limitation(_, why) => Err(why),
+            Verdict::Unconfirmed(_, why) | Verdict::Limitation(_, why) => Err(why.clone()),
             Verdict::Passed | Verdict::Limit | Verdict::Cancelled => Ok(None),
         },
     }

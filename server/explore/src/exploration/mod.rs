@@ -53,6 +53,8 @@ pub struct Settings {
     /// The largest preemption bound of iterative context bounding.
     pub bound: u32,
     pub max_schedules: u64,
+    /// Wall time for the exploration (`--max-seconds`), if bounded.
+    pub max_seconds: Option<u64>,
     /// Scheduling points per execution before it counts as a livelock.
     pub max_steps: u32,
     /// Randomize the search's order (and PCT's choices) with this seed.
@@ -76,6 +78,7 @@ impl Settings {
             search: Search::Icb,
             bound: explorer::DEFAULT_MAX_BOUND,
             max_schedules: defaults.max_schedules,
+            max_seconds: None,
             max_steps: defaults.max_steps,
             seed: None,
             all: false,
@@ -92,7 +95,15 @@ impl Settings {
             Search::Icb => Strategy::Icb { max_bound: Some(self.bound) },
             Search::Dfs => Strategy::Dfs,
         };
-        Options { strategy, seed: self.seed, max_schedules: self.max_schedules, max_steps: self.max_steps, all: self.all, select: self.select }
+        Options {
+            strategy,
+            seed: self.seed,
+            max_schedules: self.max_schedules,
+            max_time: self.max_seconds.map(std::time::Duration::from_secs),
+            max_steps: self.max_steps,
+            all: self.all,
+            select: self.select,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::explorer::{Found, Report, Verdict};
+use crate::explorer::{Budget, Found, Report, Verdict};
 use crate::jvm::protocol::Outcome;
 use crate::reports::ImpactSources;
 use crate::results::coverage::Coverage;
@@ -88,7 +88,14 @@ impl Exploration {
             Verdict::Failed(found) => ("✗ ", failure_headline(found)),
             Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({})", coverage.text(), self.times())),
             Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules) ({})", coverage.text(), self.times())),
-            Verdict::Limit => ("… ", format!("no failure yet: {}; raise --max-schedules to go on ({})", coverage.text(), self.times())),
+            Verdict::Limit => {
+                let go_on = match stats.budget {
+                    Budget::Schedules => "raise --max-schedules to go on",
+                    Budget::Seconds(_) => "raise --max-seconds to go on",
+                    Budget::Interrupted => "run it again to go on",
+                };
+                ("… ", format!("no failure yet: {}; {go_on} ({})", coverage.text(), self.times()))
+            }
             Verdict::Cancelled => ("… ", format!("cancelled after {} runs", stats.schedules)),
             Verdict::Uncontrolled(e) => ("! ", format!("not explored: {e}")),
             Verdict::Stopped(e) => ("! ", format!("exploration stopped after {} schedules: {e}", stats.schedules)),

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 
 use crate::jvm::trace::Trace;
+pub use crate::threads::Threads;
 
 /// A thread of an execution: 0 is the test's thread, then threads in start order.
-pub type ThreadId = u8;
+pub type ThreadId = u16;
 
 /// What the agent announced so far: sites and stacks by id.
 #[derive(Clone, Copy)]
@@ -54,9 +55,9 @@ pub struct Decision {
     pub thread: ThreadId,
     pub site: u32,
     /// Enabled threads, bit `i` = thread `i`.
-    pub enabled: u64,
+    pub enabled: Threads,
     /// At a `notify` decision, the waiters one of which is woken.
-    pub waiters: Option<u64>,
+    pub waiters: Option<Threads>,
     /// The thread that ran the previous step.
     pub current: Option<ThreadId>,
     /// What each enabled thread is about to do: its site, and its stack when asked for.
@@ -72,15 +73,19 @@ pub struct Pending {
 }
 
 impl Decision {
+    /// What this decision chooses among: the waiters of a `notify`, else the enabled threads.
+    pub fn choices(&self) -> &Threads {
+        self.waiters.as_ref().unwrap_or(&self.enabled)
+    }
+
     /// The alternatives at this point: enabled threads (or waiters) other than the one taken.
     pub fn alternatives(&self) -> impl Iterator<Item = ThreadId> + '_ {
-        let mask = self.waiters.unwrap_or(self.enabled);
-        (0..64u8).filter(move |&t| mask & (1 << t) != 0 && t != self.thread)
+        self.choices().iter().filter(move |&t| t != self.thread)
     }
 
     /// Whether running `t` here preempts the current thread.
     pub fn preempts(&self, t: ThreadId) -> bool {
-        self.waiters.is_none() && self.current.is_some_and(|c| c != t && self.enabled & (1 << c) != 0)
+        self.waiters.is_none() && self.current.is_some_and(|c| c != t && self.enabled.contains(c))
     }
 }
 
@@ -130,7 +135,7 @@ pub enum Outcome {
     Livelock,
     Exit(i32),
     /// The schedule named a thread not enabled at a decision point.
-    Divergence { index: u32, wanted: ThreadId, enabled: u64 },
+    Divergence { index: u32, wanted: ThreadId, enabled: Threads },
     Timeout,
     /// A thread racelens does not control ran project code (its name and where it was
     /// created): nothing about this execution's schedule can be claimed.
@@ -219,7 +224,7 @@ pub struct ResponseParser {
     failure: Option<Failure>,
     waits: Vec<(ThreadId, String)>,
     exit: Option<i32>,
-    diverged: Option<(u32, ThreadId, u64)>,
+    diverged: Option<(u32, ThreadId, Threads)>,
     trace: Option<Trace>,
     sequential: Vec<u32>,
     objects: BTreeMap<i32, ObjectInfo>,
@@ -231,16 +236,6 @@ fn parse_pending(entry: &str) -> Result<Pending, String> {
     let site = num(f.next().ok_or_else(|| format!("bad pending entry `{entry}`"))?)?;
     let stack = f.next().map(num).transpose()?;
     Ok(Pending { thread, site, stack })
-}
-
-/// A set of threads as a bit mask. The search keeps sets of at most 64 threads: a test with
-/// more threads alive at once is refused by name rather than explored half-way.
-fn hex(s: &str) -> Result<u64, String> {
-    let digits = s.trim_start_matches("0x");
-    if digits.len() > 16 && digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err("the test has more than 64 threads alive at once, and racelens's search handles at most 64: explore a smaller version of it (fewer threads)".into());
-    }
-    u64::from_str_radix(digits, 16).map_err(|_| format!("bad mask `{s}`"))
 }
 
 fn num<T: std::str::FromStr>(s: &str) -> Result<T, String> {
@@ -311,8 +306,8 @@ impl ResponseParser {
                     step: num(f[0])?,
                     thread: num(f[1])?,
                     site: num(f[2])?,
-                    enabled: hex(f[3])?,
-                    waiters: if f[4] == "-" { None } else { Some(hex(f[4])?) },
+                    enabled: Threads::from_hex(f[3])?,
+                    waiters: if f[4] == "-" { None } else { Some(Threads::from_hex(f[4])?) },
                     current: match f.get(5) {
                         Some(&"-") | None => None,
                         Some(c) => Some(num(c)?),
@@ -379,7 +374,7 @@ impl ResponseParser {
             "DIVERGED" => {
                 let f: Vec<&str> = rest.split(' ').collect();
                 if f.len() >= 3 {
-                    self.diverged = Some((num(f[0])?, num(f[1])?, hex(f[2])?));
+                    self.diverged = Some((num(f[0])?, num(f[1])?, Threads::from_hex(f[2])?));
                 }
             }
             "END" => {
@@ -394,7 +389,7 @@ impl ResponseParser {
                     "livelock" => Outcome::Livelock,
                     "exit" => Outcome::Exit(self.exit.unwrap_or(0)),
                     "divergence" => {
-                        let (index, wanted, enabled) = self.diverged.unwrap_or((0, 0, 0));
+                        let (index, wanted, enabled) = self.diverged.take().unwrap_or_default();
                         Outcome::Divergence { index, wanted, enabled }
                     }
                     "timeout" => Outcome::Timeout,
@@ -452,7 +447,7 @@ mod tests {
         assert_eq!(p.new_stacks[0].1[1].method, "run");
         assert_eq!(p.new_sites[0].1.field(), Some("count"));
         assert_eq!(p.new_sites[0].1.place(), "Pool.java:42");
-        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: 3, waiters: None, current: Some(0), pending: vec![] });
+        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: Threads::from_iter([0, 1]), waiters: None, current: Some(0), pending: vec![] });
         assert!(e.decisions[0].preempts(1));
         assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
         assert_eq!(e.threads[&1], "worker\nA");

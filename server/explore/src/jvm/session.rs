@@ -135,6 +135,10 @@ impl Jvm {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // Its own process group: a Ctrl-C at the terminal reaches racelens, which ends the
+        // exploration with its report, and not the JVM in the middle of a run.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().map_err(|e| format!("cannot start {}: {e}", jdk.java.display()))?;
         let output = Arc::new(Mutex::new(Vec::new()));
         keep_tail(child.stdout.take().expect("piped"), output.clone());

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::explorer::{Report, Verdict};
+use crate::explorer::{Budget, Report, Verdict};
 
 /// The bound being explored when the budget ran out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -40,6 +40,10 @@ pub struct Coverage {
     pub runs: u64,
     /// The budget ran out before the search did.
     pub budget_exhausted: bool,
+    /// Which budget: schedules, time, or an interrupt (results cached before it was
+    /// recorded read as schedules).
+    #[serde(default)]
+    pub budget: Budget,
     /// The bound being explored when the budget ran out.
     pub open: Option<OpenBound>,
     /// Runs that reached the step bound (spin loops under an unfair schedule): cut there.
@@ -69,6 +73,7 @@ impl Coverage {
             classes: claim.classes,
             runs: report.stats.schedules,
             budget_exhausted: matches!(report.verdict, Verdict::Limit),
+            budget: report.stats.budget,
             open: claim.open.filter(|_| systematic).map(|(bound, run, waiting)| OpenBound { bound, run, waiting }),
             livelocks: report.stats.livelocks,
             sequential_streams: report.sequential.len() as u64,
@@ -111,7 +116,12 @@ impl Coverage {
                 None => String::new(),
             };
             let after = if brief { runs } else { format!("{runs} ({classes})") };
-            format!("budget reached after {after}{at}; {}", complete.unwrap_or_else(|| "no bound complete".into()))
+            let ended = match self.budget {
+                Budget::Schedules => "budget reached".to_string(),
+                Budget::Seconds(s) => format!("time budget ({s} s) reached"),
+                Budget::Interrupted => "interrupted".to_string(),
+            };
+            format!("{ended} after {after}{at}; {}", complete.unwrap_or_else(|| "no bound complete".into()))
         } else {
             match complete {
                 Some(c) => format!("{c} ({classes}, {runs})"),

@@ -183,6 +183,6 @@ pub fn run_summary(choices: &[ThreadId], exec: &Execution) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    let decisions: Vec<String> = exec.decisions.iter().map(|d| format!("s{}:T{}/{:b}{}", d.step, d.thread, d.waiters.unwrap_or(d.enabled), if d.waiters.is_some() { "n" } else { "" })).collect();
+    let decisions: Vec<String> = exec.decisions.iter().map(|d| format!("s{}:T{}/{:b}{}", d.step, d.thread, d.choices(), if d.waiters.is_some() { "n" } else { "" })).collect();
     format!("run {choices:?} -> {}\n  steps: {}\n  decisions: {}", exec.outcome.kind(), steps.join(" | "), decisions.join(" "))
 }

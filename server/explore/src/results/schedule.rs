@@ -22,8 +22,8 @@ pub struct ScheduleString {
 /// The default rule's choice at a decision: keep the current thread, else the lowest.
 fn default_choice(d: &crate::jvm::protocol::Decision) -> ThreadId {
     match d.current {
-        Some(c) if d.waiters.is_none() && d.enabled & (1 << c) != 0 => c,
-        _ => d.waiters.unwrap_or(d.enabled).trailing_zeros() as ThreadId,
+        Some(c) if d.waiters.is_none() && d.enabled.contains(c) => c,
+        _ => d.choices().first().unwrap_or(0),
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
-use crate::jvm::protocol::{Decision, Execution, Known, Outcome, Pending, ThreadId};
+use crate::jvm::protocol::{Decision, Execution, Known, Outcome, Pending, ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, StepRec, Trace, Var};
 use crate::search::tree::{Config, Coverage, Tree};
 use crate::search::{Basic, Claim, Search, Strategy as Shape};
@@ -170,22 +170,20 @@ pub fn run(program: &Program, choices: &[ThreadId]) -> (Execution, Observation) 
     let mut current: Option<ThreadId> = None;
     let mut step = 0u32;
     loop {
-        let enabled: u64 = (0..n).filter(|&t| m.enabled(t)).fold(0, |acc, t| acc | 1 << t);
-        if enabled == 0 {
-            break;
-        }
-        let t = if enabled.count_ones() > 1 {
+        let enabled: Threads = (0..n).filter(|&t| m.enabled(t)).map(|t| t as ThreadId).collect();
+        let Some(lowest) = enabled.first() else { break };
+        let t = if enabled.len() > 1 {
             let default = match current {
-                Some(c) if enabled & (1 << c) != 0 => c,
-                _ => enabled.trailing_zeros() as ThreadId,
+                Some(c) if enabled.contains(c) => c,
+                _ => lowest,
             };
             let t = choices.get(decisions.len()).copied().unwrap_or(default);
-            assert!(enabled & (1 << t) != 0, "choice {t} not enabled at decision {}", decisions.len());
-            let pending = (0..n as ThreadId).filter(|&u| enabled & (1 << u) != 0).map(|u| Pending { thread: u, site: 0, stack: None }).collect();
+            assert!(enabled.contains(t), "choice {t} not enabled at decision {}", decisions.len());
+            let pending = enabled.iter().map(|u| Pending { thread: u, site: 0, stack: None }).collect();
             decisions.push(Decision { step, thread: t, site: 0, enabled, waiters: None, current, pending });
             t
         } else {
-            enabled.trailing_zeros() as ThreadId
+            lowest
         };
         let effects = m.step(t as usize);
         let start = trace.effects.len() as u32;

@@ -52,7 +52,7 @@ fn switches(exec: &Execution) -> Vec<Switch> {
 }
 
 fn allowed(d: &Decision, t: ThreadId) -> bool {
-    d.waiters.unwrap_or(d.enabled) & (1 << t) != 0
+    d.choices().contains(t)
 }
 
 /// Runs the test with each of `wanted` made where its place comes up in the new execution; a
@@ -132,7 +132,7 @@ pub fn preemptions(exec: &Execution) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jvm::protocol::{Failure, Pending};
+    use crate::jvm::protocol::{Failure, Pending, Threads};
 
     /// A fake test: threads 0 and 1 each perform `n` operations (sites 10.. and 20..);
     /// decisions at every step while both are alive; default rule keeps the current thread.
@@ -144,17 +144,17 @@ mod tests {
         let mut decisions = Vec::new();
         let mut order = Vec::new();
         while done[0] < n || done[1] < n {
-            let enabled: u64 = (0..2).filter(|&t| done[t as usize] < n).map(|t| 1u64 << t).sum();
-            let cur_enabled = enabled & (1 << current) != 0;
-            let t = if enabled.count_ones() > 1 {
+            let enabled: Threads = (0..2).filter(|&t| done[t as usize] < n).collect();
+            let cur_enabled = enabled.contains(current);
+            let t = if enabled.len() > 1 {
                 let idx = decisions.len();
-                let default = if cur_enabled { current } else { enabled.trailing_zeros() as ThreadId };
+                let default = if cur_enabled { current } else { enabled.first().unwrap() };
                 let t = choices.get(idx).copied().unwrap_or(default);
-                let pending = (0..2u8).filter(|&t| enabled & (1 << t) != 0).map(|t| Pending { thread: t, site: 10 * (u32::from(t) + 1) + done[t as usize], stack: None }).collect();
+                let pending = enabled.iter().map(|t| Pending { thread: t, site: 10 * (u32::from(t) + 1) + done[t as usize], stack: None }).collect();
                 decisions.push(Decision { step: order.len() as u32, thread: t, site: 0, enabled, waiters: None, current: Some(current), pending });
                 t
             } else {
-                enabled.trailing_zeros() as ThreadId
+                enabled.first().unwrap()
             };
             current = t;
             done[t as usize] += 1;

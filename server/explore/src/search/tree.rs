@@ -48,7 +48,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::jvm::protocol::{Decision, Execution, ThreadId};
+use crate::jvm::protocol::{Decision, Execution, ThreadId, Threads};
 use crate::jvm::trace::{Effect, Trace};
 use crate::search::dpor::{self, conflicts_across_runs, Backtrack, ImpactedSteps};
 use crate::search::rng::XorShift;
@@ -97,7 +97,7 @@ struct Node {
     depth: u32,
     step: u32,
     /// Enabled threads (a scheduling decision) or the waiters (a `notify`).
-    choices: u64,
+    choices: Threads,
     current: Option<ThreadId>,
     notify: bool,
     /// Preemptions of the prefix before this decision.
@@ -122,7 +122,7 @@ pub type Ranks = Vec<(ThreadId, Option<u32>)>;
 
 impl Node {
     fn preempts(&self, t: ThreadId) -> bool {
-        !self.notify && self.current.is_some_and(|c| c != t && self.choices & (1 << c) != 0)
+        !self.notify && self.current.is_some_and(|c| c != t && self.choices.contains(c))
     }
 
     fn child(&self, t: ThreadId) -> Option<&Child> {
@@ -436,10 +436,10 @@ impl Tree {
         let backtracks = if self.config.sleep_sets { dpor::source::analyze(trace, limit, !recorded.redundant, impacted) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted) };
         let mut adds: Vec<(NodeId, &Backtrack)> = backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b))).collect();
         // Depth-first: the deepest branches are popped first, lower threads first.
-        adds.sort_by_key(|&(n, b)| (self.nodes[n as usize].depth, std::cmp::Reverse(b.threads)));
+        adds.sort_by(|&(n, a), &(m, b)| self.nodes[n as usize].depth.cmp(&self.nodes[m as usize].depth).then_with(|| b.threads.cmp(&a.threads)));
         for (n, b) in adds {
             let why = Reversal { conservative: b.conservative, impacted: b.impacted };
-            recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.trailing_zeros() as ThreadId, why)) };
+            recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, &b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.first().unwrap_or(0), why)) };
         }
         Ok(recorded)
     }
@@ -463,14 +463,14 @@ impl Tree {
             let Some(dec) = exec.decisions.get(d) else {
                 return Err(format!("the run ended before decision point {d}, which the same schedule reached before"));
             };
-            let same = dec.step == node.step && dec.waiters.unwrap_or(dec.enabled) == node.choices && dec.current == node.current && dec.waiters.is_some() == node.notify;
+            let same = dec.step == node.step && *dec.choices() == node.choices && dec.current == node.current && dec.waiters.is_some() == node.notify;
             let chosen = path.get(d + 1).map_or(branch.thread, |&next| self.nodes[next as usize].parent.map_or(0, |(_, t)| t));
             if !same || dec.thread != chosen {
                 return Err(format!(
                     "decision point {d} differs from the same schedule's earlier run (step {} vs {}, threads {:#x} vs {:#x})",
                     dec.step,
                     node.step,
-                    dec.waiters.unwrap_or(dec.enabled),
+                    dec.choices(),
                     node.choices
                 ));
             }
@@ -507,7 +507,7 @@ impl Tree {
     /// outside its sleep set), whatever preemption that costs.
     fn sleep_blocked(&mut self, n: NodeId, sleep: &[(ThreadId, Range<u32>)]) {
         let node = &self.nodes[n as usize];
-        let enabled: Vec<ThreadId> = (0..64u8).filter(|&t| node.choices & (1u64 << t) != 0).collect();
+        let enabled: Vec<ThreadId> = node.choices.iter().collect();
         let (asleep, awake): (Vec<ThreadId>, Vec<ThreadId>) = enabled.into_iter().partition(|t| sleep.iter().any(|(s, _)| s == t));
         let cost = node.preemptions;
         for t in asleep {
@@ -524,7 +524,7 @@ impl Tree {
         let notify = dec.waiters.is_some();
         let mut next_ops = Vec::new();
         if !notify {
-            for t in (0..64u8).filter(|t| dec.enabled & (1u64 << t) != 0) {
+            for t in dec.enabled.iter() {
                 let effects = next_step_effects(trace, t, dec.step as usize);
                 let start = self.arena.len() as u32;
                 self.arena.extend_from_slice(effects);
@@ -541,7 +541,7 @@ impl Tree {
             parent,
             depth: d as u32,
             step: dec.step,
-            choices: dec.waiters.unwrap_or(dec.enabled),
+            choices: dec.choices().clone(),
             current: dec.current,
             notify,
             preemptions,
@@ -570,7 +570,7 @@ impl Tree {
     fn add_branch(&mut self, n: NodeId, thread: ThreadId, why: Reversal) -> bool {
         let conservative = why.conservative;
         let node = &mut self.nodes[n as usize];
-        if node.choices & (1u64 << thread) == 0 {
+        if !node.choices.contains(thread) {
             return false;
         }
         if let Some(c) = node.child_mut(thread) {
@@ -622,23 +622,23 @@ impl Tree {
     /// Source-DPOR's rule at node `n` for a race whose reversal can start with any of
     /// `initials`: nothing if one of them is tried or asleep here already, else one of them
     /// (or, should none be able to run here, every thread that can).
-    fn add_initial(&mut self, n: NodeId, initials: u64, why: Reversal) -> bool {
+    fn add_initial(&mut self, n: NodeId, initials: &Threads, why: Reversal) -> bool {
         let node = &self.nodes[n as usize];
         if node.notify {
             return false;
         }
-        let has = |t: ThreadId| initials & (1u64 << t) != 0;
+        let has = |t: ThreadId| initials.contains(t);
         if node.children.iter().any(|c| has(c.thread)) || node.sleep.iter().any(|(t, _)| has(*t)) {
             return false;
         }
-        let here = initials & node.choices;
-        if here != 0 {
+        let here = initials.intersection(&node.choices);
+        if let Some(lowest) = here.first() {
             // Any initial will do: one the prioritization ranks, if there is one.
-            let ranked = (0..64u8).filter(|&t| here & (1u64 << t) != 0).find(|&t| node.rank(t).is_some());
-            return self.add_branch(n, ranked.unwrap_or(here.trailing_zeros() as ThreadId), why);
+            let ranked = here.iter().find(|&t| node.rank(t).is_some());
+            return self.add_branch(n, ranked.unwrap_or(lowest), why);
         }
         let mut added = false;
-        for t in (0..64u8).filter(|t| node.choices & (1u64 << t) != 0).collect::<Vec<_>>() {
+        for t in node.choices.iter().collect::<Vec<_>>() {
             added |= self.add_branch(n, t, why);
         }
         added

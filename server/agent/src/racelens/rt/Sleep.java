@@ -23,7 +23,8 @@ final class Sleep {
     private static byte[] kind = new byte[16];
     private static int[] name = new int[16];
     private static int[] slot = new int[16];
-    private static long asleep;
+    /** Bit {@code t}: thread {@code t} is asleep; any number of threads. */
+    private static final java.util.BitSet asleep = new java.util.BitSet();
     private static int fromStep;
     private static int seen;
 
@@ -38,7 +39,7 @@ final class Sleep {
      */
     static void set(String spec) {
         n = 0;
-        asleep = 0;
+        asleep.clear();
         seen = 0;
         if (spec == null || spec.isEmpty()) {
             return;
@@ -48,10 +49,10 @@ final class Sleep {
         for (int p = 1; p < parts.length; p++) {
             int colon = parts[p].indexOf(':');
             int t = Integer.parseInt(parts[p].substring(0, colon));
-            if (t < 0 || t >= 64) {
+            if (t < 0) {
                 throw new IllegalArgumentException("sleep: thread " + t);
             }
-            asleep |= 1L << t;
+            asleep.set(t);
             String codes = parts[p].substring(colon + 1);
             int i = 0;
             while (i < codes.length()) {
@@ -95,16 +96,16 @@ final class Sleep {
     }
 
     static boolean any() {
-        return asleep != 0;
+        return !asleep.isEmpty();
     }
 
     /** Whether thread {@code t} may run as far as the sleep set goes (wakes threads first). */
     static boolean awake(TS t) {
-        if (asleep == 0) {
+        if (asleep.isEmpty()) {
             return true;
         }
         catchUp();
-        return (asleep & (1L << t.id)) == 0;
+        return !asleep.get(t.id);
     }
 
     /**
@@ -126,7 +127,7 @@ final class Sleep {
     /** Wakes the threads the effects recorded since the last look conflict with. */
     private static void catchUp() {
         int end = Trace.count;
-        for (int e = seen; e < end && asleep != 0; e++) {
+        for (int e = seen; e < end && !asleep.isEmpty(); e++) {
             if (Trace.step[e] < fromStep) {
                 continue;
             }
@@ -147,8 +148,8 @@ final class Sleep {
                 }
             }
             for (int i = 0; i < n; i++) {
-                if ((asleep & (1L << tid[i])) != 0 && conflict(k, o, s, kind[i], name[i], slot[i])) {
-                    asleep &= ~(1L << tid[i]);
+                if (asleep.get(tid[i]) && conflict(k, o, s, kind[i], name[i], slot[i])) {
+                    asleep.clear(tid[i]);
                 }
             }
         }

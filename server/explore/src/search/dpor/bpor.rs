@@ -40,7 +40,7 @@
 
 use std::collections::HashMap;
 
-use crate::jvm::protocol::{Execution, ThreadId};
+use crate::jvm::protocol::{Execution, ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
 use crate::search::dpor::{conflicts, enabled_before, Backtrack, ImpactedSteps};
 
@@ -83,7 +83,7 @@ impl Accesses {
 /// The state of the scan over the execution.
 struct Scan<'a> {
     trace: &'a Trace,
-    enabled: &'a [u64],
+    enabled: &'a [Threads],
     /// Steps of each thread, in order, and how many of them have run.
     steps_of: Vec<Vec<u32>>,
     ran: Vec<usize>,
@@ -178,7 +178,7 @@ impl Clocks {
 }
 
 impl<'a> Scan<'a> {
-    fn new(trace: &'a Trace, enabled: &'a [u64], conservative: bool) -> Scan<'a> {
+    fn new(trace: &'a Trace, enabled: &'a [Threads], conservative: bool) -> Scan<'a> {
         let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
         let mut steps_of = vec![Vec::new(); threads];
         let mut switch_before = Vec::with_capacity(trace.steps.len());
@@ -229,10 +229,10 @@ impl<'a> Scan<'a> {
 
     /// `u` before step `i`; if it cannot run there, every thread that can.
     fn backtrack_at(&mut self, i: u32, u: ThreadId, conservative: bool, impacted: bool) {
-        let enabled = self.enabled[i as usize];
+        let enabled = &self.enabled[i as usize];
         let ran = self.trace.steps[i as usize].thread;
-        let targets = if enabled & (1 << u) != 0 { 1u64 << u } else { enabled };
-        for t in (0..64u8).filter(|&t| targets & (1u64 << t) != 0 && t != ran) {
+        let targets = if enabled.contains(u) { Threads::single(u) } else { enabled.clone() };
+        for t in targets.iter().filter(|&t| t != ran) {
             let entry = self.out.entry((i, t)).or_insert((conservative, impacted));
             entry.0 |= conservative;
             entry.1 |= impacted;
@@ -301,7 +301,7 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool
             }
         }
     }
-    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), (conservative, impacted))| Backtrack { step, threads: 1 << thread, conservative, impacted }).collect();
-    backtracks.sort_by_key(|b| (b.step, b.threads));
+    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), (conservative, impacted))| Backtrack { step, threads: Threads::single(thread), conservative, impacted }).collect();
+    backtracks.sort_by(|a, b| (a.step, &a.threads).cmp(&(b.step, &b.threads)));
     backtracks
 }

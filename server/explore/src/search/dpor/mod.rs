@@ -17,7 +17,7 @@ pub mod source;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::jvm::protocol::{Execution, ThreadId};
+use crate::jvm::protocol::{Execution, ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
 
 /// Whether two steps of different threads conflict (the reduction's dependence relation).
@@ -44,12 +44,12 @@ fn any_conflict(a: &[Effect], b: &[Effect], same_var: impl Fn(&Effect, &Effect) 
 
 /// A schedule an execution calls for: one of `threads` runs at the state before step
 /// `step` (instead of the thread that ran step `step`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Backtrack {
     pub step: u32,
     /// BPOR: the thread to try (one bit). Source-DPOR: the initials of the reversing
     /// sequence, any one of which will do.
-    pub threads: u64,
+    pub threads: Threads,
     /// Added by BPOR's point (2), the last context switch before the race: tried even
     /// where a sleep set says it is covered.
     pub conservative: bool,
@@ -63,11 +63,11 @@ pub type ImpactedSteps<'a> = Option<&'a dyn Fn(u32) -> bool>;
 
 /// The threads enabled before each step: at a decision, those the agent reported; at any
 /// other step only the thread that ran it.
-pub fn enabled_before(exec: &Execution, trace: &Trace) -> Vec<u64> {
-    let mut enabled: Vec<u64> = trace.steps.iter().map(|s| 1u64 << s.thread).collect();
+pub fn enabled_before(exec: &Execution, trace: &Trace) -> Vec<Threads> {
+    let mut enabled: Vec<Threads> = trace.steps.iter().map(|s| Threads::single(s.thread)).collect();
     for d in exec.decisions.iter().filter(|d| d.waiters.is_none()) {
         if let Some(e) = enabled.get_mut(d.step as usize) {
-            *e = d.enabled;
+            *e = d.enabled.clone();
         }
     }
     enabled

@@ -18,7 +18,7 @@
 //! acquirer, so their order is forced). Races between acquisitions of one lock are decided
 //! without that last edge: the later acquirer could have taken the lock first.
 
-use crate::jvm::protocol::ThreadId;
+use crate::jvm::protocol::{ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
 use crate::search::dpor::{Backtrack, ImpactedSteps};
 use std::collections::HashMap;
@@ -69,7 +69,7 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
     let mut last_of: Vec<Option<usize>> = vec![None; threads];
     let mut last_global: Option<usize> = None;
     let mut everything = zero.clone();
-    let mut out: Vec<(u32, u64, bool)> = Vec::new();
+    let mut out: Vec<(u32, Threads, bool)> = Vec::new();
 
     for k in 0..limit {
         let p = trace.steps[k].thread;
@@ -222,7 +222,7 @@ fn before_but(i: usize, pre: &Clock, candidates: &[usize], ev: &Events) -> Clock
 /// that sequence depends on nothing earlier in it. The sequence is the steps from `i + 1`
 /// to `j - 1` that do not happen after `e_i`, then the racing step of `p`, which depends
 /// on what `racing` (its clock without the race) has.
-fn initials(i: usize, j: usize, p: ThreadId, racing: &Clock, ev: &Events) -> u64 {
+fn initials(i: usize, j: usize, p: ThreadId, racing: &Clock, ev: &Events) -> Threads {
     // The first step of each thread in the sequence.
     let mut first: Vec<(ThreadId, usize)> = Vec::new();
     for k in i + 1..j {
@@ -231,16 +231,16 @@ fn initials(i: usize, j: usize, p: ThreadId, racing: &Clock, ev: &Events) -> u64
             first.push((t, k));
         }
     }
-    let mut mask = 0u64;
+    let mut mask = Threads::new();
     for (n, &(t, k)) in first.iter().enumerate() {
         let c = &ev.clock[k];
         if !first[..n].iter().any(|&(_, f)| ev.before(f, c)) {
-            mask |= 1 << t;
+            mask.insert(t);
         }
     }
     // The racing step is `p`'s first in the sequence when `p` has no step before it there.
     if !first.iter().any(|(x, _)| *x == p) && !first.iter().any(|&(_, f)| ev.before(f, racing)) {
-        mask |= 1 << p;
+        mask.insert(p);
     }
     mask
 }
