@@ -19,7 +19,9 @@ export const HEURISTICS: readonly { name: string; description: string }[] = [
     { name: 'basic', description: 'no prioritization: iterative context bounding, depth first' },
     { name: 'pair', description: 'preemptions before the accesses of impacted pairs first' },
     { name: 'pct', description: 'change-aware probabilistic concurrency testing' },
-    { name: 'pct+LA', description: '10 schedules of change-aware PCT, then CAPP LA (the default)' },
+    { name: 'pct+LA', description: '10 schedules of change-aware PCT, then CAPP LA, with POS from five threads on (the default)' },
+    { name: 'pos', description: 'partial-order sampling alone: random schedules, no claim' },
+    { name: 'random', description: 'a random walk alone: random schedules, no claim' },
     // CAPP's fourteen (Table 1): a unit (class, class on the stack, method, ..., field), then A (all) or S (some).
     ...['C', 'CO', 'M', 'MO', 'L', 'LO', 'F'].flatMap((unit) => [
         { name: `${unit}A`, description: `CAPP ${unit}A: where every enabled thread is in impacted code` },

@@ -155,8 +155,12 @@ pub struct ExploreArgs {
     /// Method, Method On stack, Line, Line On stack, Field; then All or Some);
     /// `pair` (preempt right before accesses of impacted shared-variable pairs); `pct`
     /// (change-aware probabilistic concurrency testing); `pct+H` (10 schedules of `pct`,
-    /// then CAPP's heuristic H). The default is the one that found every fault of
-    /// racelens's CAPP benchmark in the fewest schedules (README).
+    /// then CAPP's heuristic H, sharing the runs with POS once the test shows more than four
+    /// threads: 1 in 4, from nine threads 1 in 2, so that a test with many threads is not
+    /// stuck in bound 0); `pos` or `random` (partial-order sampling or a random walk alone:
+    /// no claim). Any of them followed by `+pos`, `+random` or `+none` chooses its sampler.
+    /// The default is the one that found every fault of racelens's CAPP benchmark in the
+    /// fewest schedules (README).
     #[arg(long, default_value = heuristics::DEFAULT)]
     heuristic: String,
     /// Priority change points of `--heuristic pct` (its depth).

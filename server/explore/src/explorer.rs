@@ -294,7 +294,7 @@ fn nondeterministic(what: &str) -> String {
 fn found(session: &mut Session, req: &Request, exec: Execution, schedules: u64, options: &Options, cancel: &AtomicBool) -> Result<Found, String> {
     let (choices, exec) = match req.kind {
         Kind::Branch { .. } => (req.choices.clone(), exec),
-        Kind::Pct => {
+        Kind::Pct | Kind::Sample => {
             let exec = crate::search::simplify::fewer_preemptions(exec, 40, &mut |c| {
                 if cancel.load(Ordering::Relaxed) {
                     return Ok(None); // stop simplifying: report what we have

@@ -126,32 +126,31 @@ impl FromIterator<ThreadId> for Threads {
     }
 }
 
+/// The words highest first: the top one in `digits`, the others padded with them too.
+fn write_words(f: &mut fmt::Formatter<'_>, words: &[u64], digits: fn(u64, usize) -> String, pad: usize) -> fmt::Result {
+    match words.split_last() {
+        None => f.write_str("0"),
+        Some((top, rest)) => {
+            f.write_str(&digits(*top, 0))?;
+            rest.iter().rev().try_for_each(|&w| f.write_str(&digits(w, pad)))
+        }
+    }
+}
+
 /// Hex, highest word first, as the agent writes it: `0x6`, `0x1ffffffffffffffff`.
 impl fmt::LowerHex for Threads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
             f.write_str("0x")?;
         }
-        match self.words.split_last() {
-            None => f.write_str("0"),
-            Some((top, rest)) => {
-                write!(f, "{top:x}")?;
-                rest.iter().rev().try_for_each(|w| write!(f, "{w:016x}"))
-            }
-        }
+        write_words(f, &self.words, |w, pad| format!("{w:0pad$x}"), 16)
     }
 }
 
 /// Binary, highest thread first (the trace's debug lines): `110`.
 impl fmt::Binary for Threads {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.words.split_last() {
-            None => f.write_str("0"),
-            Some((top, rest)) => {
-                write!(f, "{top:b}")?;
-                rest.iter().rev().try_for_each(|w| write!(f, "{w:064b}"))
-            }
-        }
+        write_words(f, &self.words, |w, pad| format!("{w:0pad$b}"), 64)
     }
 }
 

@@ -11,7 +11,7 @@ local M = {}
 
 --- The heuristics the server knows (server/explore/src/search/heuristics.rs and capp.rs),
 --- in the order of the `explore.heuristic` setting (editors/README.md).
-M.HEURISTICS = { 'basic', 'pair', 'pct', 'pct+LA' }
+M.HEURISTICS = { 'basic', 'pair', 'pct', 'pct+LA', 'pos', 'random' }
 for _, unit in ipairs({ 'C', 'CO', 'M', 'MO', 'L', 'LO', 'F' }) do
   table.insert(M.HEURISTICS, unit .. 'A')
   table.insert(M.HEURISTICS, unit .. 'S')

@@ -69,12 +69,22 @@ pub struct Prepared {
 /// analyzed and compiled.
 pub fn prepare(fault: &Fault, with_change: bool, jdk: &Jdk) -> Prepared {
     let repo = support::repo_from(&faults_dir().join(&fault.name), with_change);
-    let mut host = Host::open(repo.path(), &HostOptions::default()).expect("the fault's repository opens");
+    prepare_repo(repo, &fault.name, &fault.test, jdk)
+}
+
+/// A repository made from `dir` (`base/` committed, nothing changed), analyzed and compiled,
+/// with a session of `test`: the literature's programs.
+pub fn prepare_program(dir: &Path, test: &str, jdk: &Jdk) -> Prepared {
+    prepare_repo(support::repo_from(dir, false), &dir.display().to_string(), test, jdk)
+}
+
+fn prepare_repo(repo: tempfile::TempDir, name: &str, test: &str, jdk: &Jdk) -> Prepared {
+    let mut host = Host::open(repo.path(), &HostOptions::default()).expect("the repository opens");
     host.load().expect("it loads");
     let impact = host.analyze(&AnalysisOptions::new());
     let model = change::model(&host, &impact);
-    let spec = tests::resolve(&host, &fault.test).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
-    let project = project::prepare(&Sources::of(&host), jdk, None).unwrap_or_else(|e| panic!("{}: {e}", fault.name));
+    let spec = tests::resolve(&host, test).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let project = project::prepare(&Sources::of(&host), jdk, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     let session = Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, spec);
     Prepared { repo, host, session, model }
 }

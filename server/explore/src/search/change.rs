@@ -41,6 +41,11 @@ pub struct ChangeModel {
 }
 
 impl ChangeModel {
+    /// Whether the change impacts nothing the search could steer by (an unchanged tree).
+    pub fn is_empty(&self) -> bool {
+        self.icps.is_empty() && self.pairs.is_empty() && self.pct_sites.is_empty()
+    }
+
     pub fn site_map(&self) -> SiteMap {
         SiteMap { files: self.files.clone() }
     }

@@ -18,6 +18,7 @@ pub mod dpor;
 pub mod heuristics;
 pub mod pct;
 pub mod rng;
+pub mod sampling;
 pub mod simplify;
 pub mod tree;
 
@@ -27,6 +28,7 @@ mod sim;
 use crate::jvm::protocol::{Execution, Known, ThreadId};
 use crate::jvm::Mode;
 use pct::Pct;
+use sampling::Sampler;
 use tree::{Branch, Config, Tree};
 
 /// Decides which alternatives of a decision point run in the current iteration and which
@@ -88,6 +90,8 @@ pub enum Kind {
     Branch { branch: Branch, bounded: bool },
     /// A random schedule of change-aware PCT.
     Pct,
+    /// A random schedule of the portfolio's sampler ([`sampling`]).
+    Sample,
 }
 
 impl Request {
@@ -118,6 +122,12 @@ pub struct Search {
     exhaustive: Option<Tree>,
     bounded: Option<Tree>,
     pct: Option<Pct>,
+    /// The portfolio's random sampler: some runs alongside the systematic search, or every
+    /// run without one.
+    sampler: Option<Sampler>,
+    /// Runs handed out, and the most threads an execution had (the sampler's share).
+    runs: u64,
+    threads: usize,
     prioritizer: Box<dyn Prioritizer>,
     /// Distinct equivalence classes among the runs.
     classes: std::collections::HashSet<u64>,
@@ -156,11 +166,27 @@ impl Search {
             Some((Strategy::Dfs, seed, select)) => (Some(Tree::new(Config::exhaustive(false, select), seed)), None),
             Some((Strategy::Icb { max_bound }, seed, select)) => (Some(Tree::new(Config::exhaustive(true, select), seed)), Some(Tree::new(Config::bounded(max_bound, select), seed))),
         };
-        Search { exhaustive, bounded, pct, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0 }
+        Search { exhaustive, bounded, pct, sampler: None, runs: 0, threads: 0, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0 }
+    }
+
+    /// The portfolio: `sampler` takes a share of the runs ([`sampling::sample_every`]), or all
+    /// of them when there is no systematic search.
+    pub fn with_sampler(mut self, sampler: Sampler) -> Search {
+        self.sampler = Some(sampler);
+        self
     }
 
     /// The next execution to run; `None` when the search is over.
     pub fn next(&mut self) -> Option<Request> {
+        if self.is_over() && self.pct.as_ref().is_none_or(|p| !p.has_next()) {
+            return None;
+        }
+        self.runs += 1;
+        if let Some(s) = &mut self.sampler {
+            if self.exhaustive.is_none() || sampling::takes_turn(self.runs, self.threads) {
+                return Some(s.next());
+            }
+        }
         if let Some(p) = &mut self.pct {
             if let Some(req) = p.next() {
                 return Some(req);
@@ -222,8 +248,9 @@ impl Search {
     /// What `req`'s execution adds to the search. Fails when the test turned out not to
     /// be deterministic.
     pub fn record(&mut self, req: &Request, exec: &Execution, known: Known) -> Result<(), String> {
+        self.threads = self.threads.max(exec.threads.len());
         let Kind::Branch { branch, bounded } = req.kind else {
-            if let Some(p) = &mut self.pct {
+            if let (Kind::Pct, Some(p)) = (req.kind, &mut self.pct) {
                 p.record(exec, known);
             }
             return Ok(());

@@ -23,6 +23,10 @@ impl Pct {
         Pct { depth, sites, remaining: runs, horizon: None, rng: XorShift::new(seed.unwrap_or(1)) }
     }
 
+    pub fn has_next(&self) -> bool {
+        self.remaining > 0
+    }
+
     pub fn next(&mut self) -> Option<Request> {
         if self.remaining == 0 {
             return None;

@@ -203,7 +203,7 @@ public final class Main {
         boolean alloc = false;
         boolean stepSites = false;
         String sleep = null;
-        racelens.rt.Pct pct = null;
+        racelens.rt.Online pct = null;
         int invocationIndex = -1;
         Invocation invocation;
         try {
@@ -234,12 +234,13 @@ public final class Main {
                         stepSites = true;
                     } else if (opt.startsWith("sleep=")) {
                         sleep = opt.substring(6);
-                    } else if (opt.startsWith("pct=")) {
-                        pct = racelens.rt.Pct.parse(opt.substring(4));
                     } else if (opt.startsWith("invocation=")) {
                         invocationIndex = Integer.parseInt(opt.substring(11));
                     } else if (!opt.isEmpty()) {
-                        throw new IllegalArgumentException("unknown RUN option " + opt);
+                        pct = racelens.rt.Online.parse(opt);
+                        if (pct == null) {
+                            throw new IllegalArgumentException("unknown RUN option " + opt);
+                        }
                     }
                 }
             }

@@ -11,7 +11,7 @@ import java.util.Set;
  * {@code horizon} scheduling points at the given sites; the highest-priority enabled thread runs.
  * Parsed from {@code pct=<seed>/<depth>/<horizon>/<sites>}.
  */
-public final class Pct {
+public final class Pct extends Online {
     private final Random random;
     private final long[] changePoints;
     private final Set<String> sites;
@@ -52,6 +52,7 @@ public final class Pct {
         return new Pct(Long.parseLong(f[0]), Integer.parseInt(f[1]), Long.parseLong(f[2]), sites);
     }
 
+    @Override
     void created(TS t) {
         // distinct with probability 1; ties broken by thread number in pick()
         t.priority = 1.0 + random.nextDouble();
@@ -72,6 +73,7 @@ public final class Pct {
     }
 
     /** A scheduling point of the running thread {@code s}: maybe a change point. */
+    @Override
     void point(TS s, int site, TS[] threads) {
         if (nextChange >= changePoints.length || !matches(site)) {
             return;
@@ -85,6 +87,7 @@ public final class Pct {
     }
 
     /** The highest-priority enabled thread. */
+    @Override
     TS pick(TS[] threads) {
         TS best = null;
         for (TS t : threads) {

@@ -710,7 +710,7 @@ public final class Rt {
     }
 
     /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null, {@code trace}). */
-    public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg, boolean traceArg) {
+    public static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Online pctArg, boolean traceArg) {
         Sched.begin(t0, maxStepsArg, fullArg, choicesArg, stacksArg, pctArg, traceArg);
     }
 

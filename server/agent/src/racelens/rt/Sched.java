@@ -41,8 +41,8 @@ final class Sched {
     static boolean full;
     /** RUN option {@code stacks}: pending entries carry interned application stacks. */
     static boolean stacks;
-    /** RUN option {@code pct=...}: the PCT scheduler decides instead of choices. */
-    static Pct pct;
+    /** RUN option {@code pct=}, {@code walk=} or {@code pos=}: it decides instead of choices. */
+    static Online pct;
     static int[] choices = new int[0];
     static int decisions;
     static volatile TS[] threads = new TS[0];
@@ -582,7 +582,7 @@ final class Sched {
     // The harness's side
 
     /** Starts a new execution with RUN options ({@code stacks}, a PCT scheduler or null). */
-    static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Pct pctArg, boolean traceArg) {
+    static void begin(Thread t0, int maxStepsArg, boolean fullArg, int[] choicesArg, boolean stacksArg, Online pctArg, boolean traceArg) {
         Rt.epoch++;
         TS s0 = new TS(t0, 0, Rt.epoch);
         s0.begun = true;
