@@ -124,7 +124,8 @@ fn ordered_search(options: &Options, order: Order, change: Option<&ChangeModel>,
     };
     // With nothing impacted a change-aware order has nothing to put first, and postponing
     // every alternative only reorders the search for the worse: the systematic search is
-    // `basic`'s (PCT and the sampler still run).
+    // `basic`'s. PCT still runs, its change points anywhere (a spin loop that the default
+    // schedule never leaves is left by one of them).
     let capp = |h: Heuristic| -> Box<dyn Prioritizer> {
         if model.is_empty() {
             return Box::new(Basic);
@@ -138,9 +139,6 @@ fn ordered_search(options: &Options, order: Order, change: Option<&ChangeModel>,
         Order::Pair => Search::new(tree(), None, Box::new(PairPrioritizer::new(model.pairs.clone(), model.site_map()))),
         // PCT alone: random schedules while the budget lasts, no systematic part.
         Order::Pct => Search::new(None, pct(u64::MAX), Box::new(Basic)),
-        // PCT's change points fall at impacted points; with none it is one more random
-        // sampler next to the portfolio's, and its runs only delay the systematic search.
-        Order::PctThen(_) if model.is_empty() => Search::new(tree(), None, Box::new(Basic)),
         Order::PctThen(h) => Search::new(tree(), pct(PCT_FIRST), capp(h)),
         Order::Basic | Order::Unordered => unreachable!("handled above"),
     }
