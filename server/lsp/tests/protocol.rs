@@ -242,7 +242,7 @@ async fn exploring_with_a_bad_heuristic_seed_or_budget_is_an_error_and_the_serve
     let arg = lenses[0]["command"]["arguments"][0].clone();
     let test = "org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent";
     let cases = [
-        ("heuristic", json!("LOX"), "unknown heuristic `LOX`: basic, pair, pct, or one of CAPP's CA CS"),
+        ("heuristic", json!("LOX"), "unknown heuristic `LOX`: basic, pair, pct, pos, random, or one of CAPP's CA CS"),
         ("heuristic", json!("pct+pair"), "unknown heuristic `pct+pair`: after `pct+` comes one of CAPP's"),
         ("heuristic", json!(3), "`heuristic` must be a heuristic's name such as `pct+LA`, not 3"),
         ("seed", json!(-1), "`seed` must be a whole number (0 or more), not -1"),

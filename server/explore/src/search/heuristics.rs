@@ -97,7 +97,7 @@ impl Order {
                 .ok_or_else(|| format!("unknown heuristic `{other}`: after `pct+` comes one of CAPP's {}", HEURISTICS.join(" "))),
             other => Heuristic::parse(other)
                 .map(Order::Capp)
-                .ok_or_else(|| format!("unknown heuristic `{other}`: basic, pair, pct, pos, random, or one of CAPP's {}, optionally followed by +pos or +random", HEURISTICS.join(" "))),
+                .ok_or_else(|| format!("unknown heuristic `{other}`: basic, pair, pct, pos, random, or one of CAPP's {}, optionally followed by +pos, +random or +none", HEURISTICS.join(" "))),
         }
     }
 }
