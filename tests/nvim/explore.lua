@@ -137,8 +137,8 @@ local function explore_again(test_buf)
   end
   vim.cmd('RacelensExplore')
   vim.ui.select, vim.ui.input = orig_select, orig_input
-  check(offered and offered[2] == 'basic' and vim.tbl_contains(offered, 'pct+LA') and vim.tbl_contains(offered, 'LOS')
-    and #offered == 19, ':RacelensExplore offered ' .. vim.inspect(offered))
+  check(offered and offered[2] == 'basic' and vim.tbl_contains(offered, 'pct+LA') and vim.tbl_contains(offered, 'LOS') and vim.tbl_contains(offered, 'pos')
+    and #offered == 21, ':RacelensExplore offered ' .. vim.inspect(offered))
   check(asked and asked:find('seed', 1, true), ':RacelensExplore asked ' .. tostring(asked))
   local redone = wait_result(test_buf, 'basic, seed 7')
   check(redone.command.title:match('^✗ AssertionError after %d+ schedules? %(%d+ preemptions?%) · basic, seed 7$'), redone.command.title)
