@@ -4,6 +4,27 @@
 //! folders of deleted work trees are removed.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A name beside `path` that no other writer uses, neither another process nor another
+/// thread of this one (the language server runs several explorations at once), for a file
+/// written whole and then renamed over `path`: readers never see half a file, and no writer
+/// renames another's file away.
+pub fn aside(path: &Path) -> PathBuf {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    path.with_file_name(format!("{name}.{}.{}", std::process::id(), WRITES.fetch_add(1, Ordering::Relaxed)))
+}
+
+/// Writes `bytes` to an [`aside`] file and renames it over `path`.
+pub fn write_whole(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), String> {
+    let aside = aside(path);
+    std::fs::write(&aside, bytes).map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
+    std::fs::rename(&aside, path).map_err(|e| {
+        let _ = std::fs::remove_file(&aside);
+        format!("cannot write {}: {e}", path.display())
+    })
+}
 
 /// `$XDG_CACHE_HOME/racelens` (or `~/.cache/racelens`, else the temp dir).
 pub fn cache_root() -> PathBuf {
@@ -39,10 +60,7 @@ pub fn claim_cache(root: &Path) {
     let _ = std::fs::create_dir_all(&dir);
     // Written aside and renamed: a concurrent run's prune must never read a half-written
     // (empty) record, which names no existing work tree and would delete this folder.
-    let aside = dir.join(format!("{ROOT_RECORD}.{}", std::process::id()));
-    if std::fs::write(&aside, root.to_string_lossy().as_bytes()).is_ok() {
-        let _ = std::fs::rename(&aside, dir.join(ROOT_RECORD));
-    }
+    let _ = write_whole(&dir.join(ROOT_RECORD), root.to_string_lossy().as_bytes());
     if let Some(projects) = dir.parent() {
         prune_projects(projects);
     }
@@ -91,5 +109,34 @@ mod tests {
         assert_eq!(project_cache(root), project_cache(root));
         assert!(project_cache(root).file_name().unwrap().to_string_lossy().starts_with("shop-"));
         assert_ne!(project_cache(root), project_cache(Path::new("/else/where/shop")));
+    }
+
+    #[test]
+    fn threads_of_one_process_writing_one_file_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = vec![7u8; 1 << 20];
+        // Rounds of writers let loose together on a fresh path: with a temporary name per
+        // process, some round fails here (one writer renames the other's file away).
+        for round in 0..20 {
+            let file = dir.path().join(format!("agent-{round}/racelens-agent.jar"));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let start = std::sync::Barrier::new(4);
+            std::thread::scope(|s| {
+                let writers: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            write_whole(&file, &bytes)
+                        })
+                    })
+                    .collect();
+                for w in writers {
+                    assert_eq!(w.join().unwrap(), Ok(()), "round {round}");
+                }
+            });
+            assert_eq!(std::fs::read(&file).unwrap(), bytes);
+            let left: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(left, [std::ffi::OsString::from("racelens-agent.jar")], "no temporary file stays behind");
+        }
     }
 }

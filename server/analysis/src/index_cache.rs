@@ -164,7 +164,7 @@ impl IndexCache {
         let Some(build) = build_identity() else { return Ok(()) };
         claim_cache(root);
         let file = cache_file(root);
-        let aside = file.with_extension(format!("bin.{}", std::process::id()));
+        let aside = crate::cache_dir::aside(&file);
         let written = Self::write_to(&aside, &build, files);
         if written.is_err() {
             let _ = std::fs::remove_file(&aside);

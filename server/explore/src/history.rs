@@ -41,9 +41,7 @@ pub fn save(file: &Path, snapshot: &Snapshot, runs: Vec<(String, TestRun)>) -> R
     let mut history = load(file);
     history.add(snapshot, runs);
     let text = serde_json::to_string(&history).expect("the history serializes");
-    let aside = dir.join(format!("coverage.json.{}", std::process::id()));
-    std::fs::write(&aside, text).map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
-    std::fs::rename(&aside, file).map_err(|e| format!("cannot write {}: {e}", file.display()))
+    racelens_analysis::cache_dir::write_whole(file, text)
 }
 
 /// The sources a test runs on (those [`Sources::of`] a host takes), as its record names them.

@@ -20,9 +20,7 @@ pub fn agent_jar() -> Result<PathBuf, String> {
         return Ok(jar);
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    // Write under another name and rename, so that a concurrent racelens never loads half a jar.
-    let tmp = dir.join(format!("racelens-agent.jar.{}", std::process::id()));
-    std::fs::write(&tmp, AGENT_JAR).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &jar).map_err(|e| format!("cannot write {}: {e}", jar.display()))?;
+    // Whole or not at all: a concurrent racelens (or exploration) may be loading it.
+    racelens_analysis::cache_dir::write_whole(&jar, AGENT_JAR)?;
     Ok(jar)
 }

@@ -143,10 +143,7 @@ fn store_in(dir: &Path, key: &str, model: &BuildModel) {
     all.retain(|m| m.module.id != model.module.id);
     all.push(model.clone());
     let Ok(text) = serde_json::to_string(&all) else { return };
-    let aside = dir.join(format!("{key}.json.{}", std::process::id()));
-    if std::fs::write(&aside, text).is_ok() {
-        let _ = std::fs::rename(&aside, dir.join(format!("{key}.json")));
-    }
+    let _ = racelens_analysis::cache_dir::write_whole(&dir.join(format!("{key}.json")), text);
     let mut models: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

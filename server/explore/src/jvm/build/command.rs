@@ -64,9 +64,6 @@ pub fn run(root: &Path, command: &str) -> Result<Printed, String> {
     }
     let _ = std::fs::create_dir_all(cache::folder(root));
     let text: String = entries.iter().map(|e| format!("{}\n", e.display())).collect();
-    let aside = file.with_extension(format!("txt.{}", std::process::id()));
-    if std::fs::write(&aside, text).is_ok() {
-        let _ = std::fs::rename(&aside, &file);
-    }
+    let _ = racelens_analysis::cache_dir::write_whole(&file, text);
     Ok(Printed { entries, cached: false, took: start.elapsed() })
 }

@@ -28,10 +28,8 @@ pub const INIT_SCRIPT: &str = include_str!("racelens-model.gradle");
 pub fn run(located: &Located, root: &Path, config: &Config, file: &Path, out: &Path) -> Result<(String, Output), String> {
     let script = cache_root().join(format!("racelens-model-{:016x}.gradle", stable_hash(INIT_SCRIPT.as_bytes())));
     if !script.is_file() {
-        let aside = script.with_extension(format!("gradle.{}", std::process::id()));
         std::fs::create_dir_all(cache_root()).map_err(|e| format!("cannot create {}: {e}", cache_root().display()))?;
-        std::fs::write(&aside, INIT_SCRIPT).map_err(|e| format!("cannot write {}: {e}", aside.display()))?;
-        std::fs::rename(&aside, &script).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+        racelens_analysis::cache_dir::write_whole(&script, INIT_SCRIPT)?;
     }
     let mut cmd = program(&located.build_root, "gradlew", "gradle")
         .map_err(|e| format!("cannot read the Gradle build in {}: {e}. {}", located.build_root.display(), super::avoid(super::Tool::Gradle)))?;

@@ -84,7 +84,7 @@ fn extension(home: &Path, jdk: &Jdk) -> Result<PathBuf, String> {
     if dir.join("META-INF/sisu/javax.inject.Named").is_file() {
         return Ok(dir);
     }
-    let work = cache_root().join(format!("maven-extension-{key:016x}.{}", std::process::id()));
+    let work = racelens_analysis::cache_dir::aside(&cache_root().join(format!("maven-extension-{key:016x}")));
     let _ = std::fs::remove_dir_all(&work);
     let src = work.join("src/RacelensBuildModel.java");
     let classes = work.join("classes");
