@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use crate::cancel::{Cancel, Cancelled};
 use crate::coverage::{CoverageView, TestView};
-use crate::impact::{Impact, Pair, PairEnd, Sharing, Undecided};
+use crate::impact::{Impact, Pair, PairEnd, Severity, Sharing, Undecided};
 use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
 use crate::select::{self, ThreadTest};
 
@@ -90,6 +90,8 @@ pub struct Footprint {
     pub undecided: Vec<usize>,
     /// What the reason says of it: `` it runs `Key.hashCode`, where `Key.hash` is not known to be shared ``.
     pub undecided_text: Option<String>,
+    /// Without threads: the change's undecided state it runs (indices), in one thread.
+    pub undecided_alone: Vec<usize>,
 }
 
 /// One test's place in the ranking.
@@ -126,6 +128,9 @@ pub struct RankedTest {
     /// [`Impact::undecided`]).
     #[serde(skip)]
     pub undecided: Vec<usize>,
+    /// The change's undecided state it runs in a test that starts no thread.
+    #[serde(skip)]
+    pub undecided_alone: Vec<usize>,
 }
 
 /// Every test of the project, best first.
@@ -138,10 +143,11 @@ pub struct Selection {
     /// What the selection rests on: `static reachability; no coverage history`, or
     /// `coverage of 3 tests recorded at abc1234, static for 1`.
     pub evidence: String,
-    /// Changed state that tests starting threads run but whose sharing the analysis could
-    /// not decide: `` `queue` in `Session.flush` is not known to be shared: reached only
-    /// through `session.getAttribute(…)` ``. With nothing selected, the change has no
-    /// evidence either way, which is not the same as needing no test.
+    /// Changed state whose sharing the analysis could not decide, where tests starting
+    /// threads run it or the change has a warning in its method: `` `queue` in
+    /// `Session.flush` is not known to be shared: reached only through
+    /// `session.getAttribute(…)` ``. With nothing selected, the change has no evidence
+    /// either way, which is not the same as needing no test.
     pub undecided: Vec<String>,
     /// How many methods with a warning of the change (and no impacted pair's end) were
     /// selection targets besides the impacted pairs.
@@ -326,6 +332,9 @@ struct StaticCx<'a> {
     shared: HashMap<MethodRef, BTreeSet<&'a FieldKey>>,
     impacted: HashSet<&'a FieldKey>,
     undecided: &'a [Undecided],
+    /// The methods the change's warnings are in: undecided state there is named even when
+    /// no test that starts threads runs it.
+    warned: HashSet<MethodRef>,
 }
 
 impl<'a> StaticCx<'a> {
@@ -340,7 +349,8 @@ impl<'a> StaticCx<'a> {
                 }
             }
         }
-        Ok(StaticCx { index, ends, pairs, shared, impacted: impact.impacted_fields.iter().collect(), undecided: &impact.undecided })
+        let warned = impact.diagnostics.iter().filter(|d| d.severity == Severity::Warning).filter_map(|d| method_at(index, d.file, d.span)).collect();
+        Ok(StaticCx { index, ends, pairs, shared, impacted: impact.impacted_fields.iter().collect(), undecided: &impact.undecided, warned })
     }
 
     fn footprint(&self, test: &ThreadTest) -> Footprint {
@@ -355,10 +365,8 @@ impl<'a> StaticCx<'a> {
             };
         }
         let threads = reach.starts_threads;
-        let undecided = match threads {
-            true => self.undecided.iter().enumerate().filter(|(_, u)| reach.methods.contains(&u.method)).map(|(i, _)| i).collect(),
-            false => Vec::new(),
-        };
+        let runs: Vec<usize> = self.undecided.iter().enumerate().filter(|(_, u)| reach.methods.contains(&u.method)).map(|(i, _)| i).collect();
+        let (undecided, undecided_alone) = if threads { (runs, Vec::new()) } else { (Vec::new(), runs) };
         Footprint {
             test: test.display_name(),
             method: test.method,
@@ -379,18 +387,27 @@ impl<'a> StaticCx<'a> {
                 format!("it runs `{}`, where {} is not known to be shared{more}", method_name(self.index, u.method), u.what)
             }),
             undecided,
+            undecided_alone,
         }
     }
 
-    /// What the selection says of the undecided state that tests starting threads reach
-    /// (nothing of the state no such test reaches: no test could run it in two threads).
-    /// Each message names how the code gets the object, or else the project method through
-    /// which the first such test reaches the changed one.
+    /// What the selection says of the undecided state that tests starting threads reach:
+    /// how the code gets the object, or else the project method through which the first
+    /// such test reaches the changed one. State no such test reaches is named only where the
+    /// change has a warning (LANG-481: a hash cached in steps, and no test hashes from two
+    /// threads): elsewhere it is any field of any class not seen escaping, and naming it
+    /// would turn every single-threaded edit into "no evidence".
     fn undecided_messages(&self, index: &ProjectIndex, selection: &Selection) -> Vec<String> {
         let mut out = Vec::new();
         for (i, u) in self.undecided.iter().enumerate() {
-            let Some(test) = selection.tests.iter().find(|t| t.undecided.contains(&i)) else { continue };
-            out.push(undecided_message(index, u, test));
+            match selection.tests.iter().find(|t| t.undecided.contains(&i)) {
+                Some(test) => out.push(undecided_message(index, u, test)),
+                None if self.warned.contains(&u.method) => {
+                    let alone = selection.tests.iter().filter(|t| t.undecided_alone.contains(&i)).count();
+                    out.push(unreached_undecided_message(index, u, alone));
+                }
+                None => {}
+            }
         }
         out
     }
@@ -408,6 +425,17 @@ fn undecided_message(index: &ProjectIndex, u: &Undecided, test: &RankedTest) -> 
         Some(caller) => format!("{head}: no `{class}` object is seen reaching another thread; reached only through `{caller}`"),
         None => format!("{head}: no `{class}` object is seen reaching another thread, and no project code calls `{}` (the JDK or a library does)", method_name(index, u.method)),
     }
+}
+
+/// `` `Key.hash` in `Key.hash` is not known to be shared, and no test that starts threads
+/// runs `Key.hash` (2 tests run it in one thread, which cannot reveal a race) ``
+fn unreached_undecided_message(index: &ProjectIndex, u: &Undecided, alone: usize) -> String {
+    let method = method_name(index, u.method);
+    let one_thread = match alone {
+        0 => String::new(),
+        n => format!(" ({} run it in one thread, which cannot reveal a race)", plural(n, "test")),
+    };
+    format!("{} in `{method}` is not known to be shared, and no test that starts threads runs `{method}`{one_thread}: a test that calls it on one object from two threads would tell", u.what)
 }
 
 /// The first method of a test's reach that calls `target`.
@@ -528,6 +556,7 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
                 note: f.note.clone(),
                 method: f.method,
                 undecided: f.undecided.clone(),
+                undecided_alone: f.undecided_alone.clone(),
             }
         })
         .collect();
@@ -679,6 +708,7 @@ mod tests {
             note: None,
             undecided: Vec::new(),
             undecided_text: None,
+            undecided_alone: Vec::new(),
         }
     }
 

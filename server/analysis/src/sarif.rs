@@ -474,7 +474,7 @@ mod tests {
     #[test]
     fn rules_are_the_codes_with_their_texts() {
         let check: Vec<&str> = check_rules().iter().map(|c| c.code).collect();
-        assert_eq!(check, ["RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL008", "RL009", "RL100"]);
+        assert_eq!(check, ["RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL008", "RL009", "RL010", "RL100"]);
         let explore: Vec<&str> = explore_rules().iter().map(|c| c.code).collect();
         assert_eq!(explore, ["RL200", "RL201", "RL202"]);
         let rule = Rule::of(codes::find("RL007").unwrap());

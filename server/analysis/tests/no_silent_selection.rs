@@ -113,9 +113,9 @@ fn a_warning_without_a_pair_selects_the_test_that_runs_its_method_in_two_threads
 
 #[test]
 fn state_of_undecided_sharing_is_named_instead_of_no_pair() {
-    // LANG-481's shape: the hash is built in the field step by step, so another thread can
-    // read a partial one; the key reaches the other thread as an element of an `Object[]`,
-    // so no `Key` is seen reaching it.
+    // The hash is built in the field step by step, so another thread can read a partial
+    // one; the key reaches the other thread as an element of an `Object[]`, so no `Key` is
+    // seen reaching it. The key's label can be set, so it is no value class: no RL010 (below).
     let repo = fixture_repo("undecided-hash");
     let (selection, _) = selection_in(repo.path());
     assert_eq!(selection.selected, 0, "{selection:#?}");
@@ -131,9 +131,12 @@ fn state_of_undecided_sharing_is_named_instead_of_no_pair() {
 
 #[test]
 fn a_change_no_threaded_test_reaches_names_nothing_undecided() {
+    // Undecided state in any single-threaded edit would make every such edit "no evidence":
+    // without a warning in its method, state no threaded test runs is not named.
     let repo = fixture_repo("undecided-hash");
     std::fs::remove_file(repo.path().join("src/test/java/org/x/cache/KeyTest.java")).unwrap();
-    let (selection, _) = selection_in(repo.path());
+    let (selection, warnings) = selection_in(repo.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
     assert!(selection.undecided.is_empty(), "{:?}", selection.undecided);
 }
 
@@ -207,9 +210,45 @@ fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
         "        if (hashCode == 0) {\n            hashCode = 17;\n            hashCode = 37 * hashCode + min;\n            hashCode = 37 * hashCode + max;\n        }\n        return hashCode;",
     );
     assert_ne!(step_by_step, RANGE);
-    let (selection, _) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
+    let (selection, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
     assert_eq!(selected(&selection), ["org.x.range.RangeTest#hashedByTwoThreads"], "{selection:#?}");
     assert!(reason(&selection, "org.x.range.RangeTest#equalRangesHashAlike").starts_with("not selected: starts no thread"));
+    assert!(warnings.iter().any(|w| w.contains(" RL010 ") && w.contains("`hashCode` is built in steps in `hashCode()`: `Range` is immutable apart from its cached fields")), "{warnings:?}");
+
+    // Without the test that hashes from two threads (LANG-481 as committed: commons-lang had
+    // none), nothing can be selected, and `select` says why instead of a bare "0 tests".
+    let threaded = RANGE_TEST.find("    @Test\n    public void hashedByTwoThreads()").unwrap();
+    let next = threaded + RANGE_TEST[threaded + 1..].find("    @Test").unwrap() + 1;
+    let single = format!("{}{}", &RANGE_TEST[..threaded], &RANGE_TEST[next..]);
+    assert_ne!(single, RANGE_TEST);
+    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", single.as_str())];
+    let (selection, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
+    assert_eq!(selection.selected, 0, "{selection:#?}");
+    assert!(warnings.iter().any(|w| w.contains(" RL010 ")), "{warnings:?}");
+    assert_eq!(
+        selection.undecided,
+        ["`Range.hashCode` in `Range.hashCode` is not known to be shared, and no test that starts threads runs `Range.hashCode` (1 test run it in one thread, which cannot reveal a race): a test that calls it on one object from two threads would tell"]
+    );
+}
+
+/// The racy single-check idiom done right is quiet: the value is built in a local and
+/// written once, even where the change rewrote the method; so is a mutable class's cache.
+#[test]
+fn a_hash_cached_once_from_a_local_gets_no_rl010() {
+    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let renamed = RANGE.replace("int h = hashCode;", "int cached = hashCode;").replace("if (h == 0) {", "if (cached == 0) {").replace("            h = 17;", "            int h = 17;").replace("            hashCode = h;\n        }\n        return h;", "            hashCode = h;\n            cached = h;\n        }\n        return cached;");
+    assert_ne!(renamed, RANGE);
+    let (_, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &renamed)]);
+    assert!(!warnings.iter().any(|w| w.contains(" RL010 ")), "{warnings:?}");
+    let mutable = RANGE.replace("private final int max;", "private int max;").replace("    @Override\n    public int hashCode() {", "    public void setMax(int max) {\n        this.max = max;\n        hashCode = 0;\n    }\n\n    @Override\n    public int hashCode() {");
+    let steps = mutable.replace(
+        "        int h = hashCode;\n        if (h == 0) {\n            h = 17;\n            h = 37 * h + min;\n            h = 37 * h + max;\n            hashCode = h;\n        }\n        return h;",
+        "        if (hashCode == 0) {\n            hashCode = 17;\n            hashCode = 37 * hashCode + min;\n        }\n        return hashCode;",
+    );
+    assert_ne!(steps, mutable);
+    let base = [("src/main/java/org/x/range/Range.java", mutable.as_str()), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let (_, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &steps)]);
+    assert!(!warnings.iter().any(|w| w.contains(" RL010 ")), "a mutable class is no value class: {warnings:?}");
 }
 
 const POOL: &str = r#"package org.x.pool;

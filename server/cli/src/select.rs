@@ -43,7 +43,10 @@ Undecided state:
   no object of which is seen reaching another thread, a collection a call returned. When a
   test that starts threads runs it, the output says so (`… is not known to be shared:
   reached only through …`), the test's reason says so, and with nothing selected the summary
-  says there is no evidence either way rather than that the change needs no test.
+  says there is no evidence either way rather than that the change needs no test. So it does
+  when the change has a warning in the method of such state and no test that starts threads
+  runs it (`… and no test that starts threads runs `IntRange.hashCode` (3 tests run it in one
+  thread …)`): a test would have to be written.
 
 Ranking (SimRT section 3.6):
   Selected tests first, by additional coverage: the test that covers the most impacted pairs
@@ -112,7 +115,7 @@ fn text(selection: &Selection) -> String {
     }
     out += &format!("racelens: {} of {} selected for this change ({})\n", selection.selected, count(selection.total, "test"), selection.evidence);
     if selection.selected == 0 && !selection.undecided.is_empty() {
-        out += "racelens: no evidence either way: tests that start threads run the changed state, but the analysis could not tell whether other threads share it\n";
+        out += "racelens: no evidence either way: the analysis could not tell whether other threads share the changed state (above), and no selected test runs it in two threads\n";
     }
     out
 }

@@ -129,6 +129,21 @@ the release, the writes and the readers.\n\nFix: write first, then release (move
 and assign the field once it is complete.",
     },
     Code {
+        code: "RL010",
+        name: "CachedValueBuiltInSteps",
+        title: "a cached value built in steps in its field",
+        explanation: "An immutable object is shared between threads without locks. Its lazily cached fields (a hash \
+code, a formatted string) work with the racy single-check idiom, as `String.hashCode()` does: two threads may both \
+compute the value, which is harmless as long as each writes the field once, with the finished value computed in a \
+local. The change made this method build the value in the field itself (`hash = 17; hash = 37 * hash + x;`), so the \
+field holds each intermediate value for a while, and another thread that finds it set returns a partial value \
+(commons-lang's LANG-481). Reported for classes whose instance fields are all final except such caches (non-final, \
+non-volatile fields written only after their own check or in a constructor), on the lines the change touched, when \
+the base did not already do so; not under a lock. The related locations are the other writes and the field.\n\nFix: \
+`int h = hash; if (h == 0) { h = ...; hash = h; } return h;`: compute in a local, write the field once, and return \
+the local (a second read of the field may see the default value again).",
+    },
+    Code {
         code: "RL100",
         name: "ChangedLineImpactsSharedField",
         title: "a changed line that impacts a shared field",

@@ -21,6 +21,7 @@ pub mod codes;
 mod effects;
 pub mod fixes;
 mod icp;
+mod lazycache;
 mod lockorder;
 mod matching;
 mod pairs;

@@ -20,6 +20,8 @@
 //! - RL009 publication order: the change moved a release (`countDown()`, a volatile write,
 //!   `unlock()`, `start()`, …) before a write that another thread reads after the matching
 //!   acquire, or published an object before filling it (see `publication`);
+//! - RL010 a cached value built in steps in the field of an otherwise immutable class,
+//!   where other threads read the partial value (see `lazycache`);
 //! - RL100 (hint) a changed line that impacts a shared field.
 //!
 //! `@SuppressWarnings("racelens")` (or `"racelens:RL001"`) on the field, method or class
@@ -53,6 +55,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<
             moved_out_of_lock(index, sharing, change, old, &mut about, &reported);
         }
         super::checkact::collect(index, sharing, change, &mut about);
+        super::lazycache::collect(index, change, &mut about);
     }
     out.extend(one_per_subject(index, about));
     super::sections::collect(cx, &mut out);
