@@ -59,6 +59,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     if root.has_error() {
         collect_errors(root, &mut ex.facts.syntax_errors);
     }
+    ex.facts.shrink_to_fit();
     ex.facts
 }
 

@@ -334,6 +334,12 @@ impl Members {
         for (i, a) in facts.accesses.iter().enumerate() {
             m.accesses[facts.units[a.unit as usize].method as usize].push(i as u32);
         }
+        // Held for every file of the project: no room left over from growing.
+        for v in m.calls.iter_mut().chain(m.accesses.iter_mut()).chain(m.methods.values_mut()) {
+            v.shrink_to_fit();
+        }
+        m.methods.shrink_to_fit();
+        m.fields.shrink_to_fit();
         m
     }
 }
@@ -388,6 +394,26 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// Gives back what the vectors grew beyond their length while the file was read: the
+    /// facts of every file of a project stay in memory, and growth by doubling left a
+    /// quarter of them unused on average (issue 21, item 5: ≤ 300 MB at 475k lines).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.imports.shrink_to_fit();
+        self.static_imports.shrink_to_fit();
+        self.classes.shrink_to_fit();
+        self.methods.shrink_to_fit();
+        self.units.shrink_to_fit();
+        self.fields.shrink_to_fit();
+        self.locals.shrink_to_fit();
+        self.accesses.shrink_to_fit();
+        self.calls.shrink_to_fit();
+        self.locks.shrink_to_fit();
+        self.wait_guards.shrink_to_fit();
+        self.local_uses.shrink_to_fit();
+        self.tokens.shrink_to_fit();
+        self.syntax_errors.shrink_to_fit();
+    }
+
     pub fn text_of(&self, span: Span) -> &str {
         self.text.get(span.start as usize..span.end as usize).unwrap_or("")
     }
