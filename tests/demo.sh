@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
-bash .ci/setup
+bash .ci/setup --demo
 cargo build --release --locked -q -p racelens
 repo=$(mktemp -d "${TMPDIR:-/tmp}/racelens-demo.XXXXXX")
 cp -r "$here/demo/base/." "$repo"
