@@ -267,7 +267,7 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                     let obj = AbsObj::Thread(keys.get(&target).cloned().unwrap_or_default());
                     state.messages.push(Message { obj, kind: SyncKind::Join });
                 }
-                Effect::Read | Effect::Write | Effect::Global => {}
+                Effect::Read | Effect::Write | Effect::Add | Effect::Global => {}
             }
             // The point's own operation is the step's first effect.
             let Some((_, s)) = site.filter(|_| i == 0) else { continue };
@@ -293,7 +293,8 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
             };
             let op = match e.access {
                 Effect::Read => Op::Read,
-                Effect::Write => Op::Write,
+                // A commutative update changes the object's state as a write does.
+                Effect::Write | Effect::Add => Op::Write,
                 _ => continue,
             };
             let access = Access::new(key.clone(), thread_name(exec, t), s, op, target, objects.abs(e.var.obj, &keys), state, k);

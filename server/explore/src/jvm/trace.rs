@@ -77,6 +77,11 @@ pub enum Access {
     /// Depends on everything: a timeout that fired because no thread could run, a static
     /// call into the JDK whose effects racelens does not see.
     Global,
+    /// A commutative update whose result no one reads: `counter.incrementAndGet();` with
+    /// the value dropped, `adder.add(n)`. It conflicts with reads and writes of the variable
+    /// like a write, but not with another `Add`: two of them in either order leave the
+    /// same value and tell no one which ran first, so they are one class (issue 22, item 1).
+    Add,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,7 +92,7 @@ pub struct Effect {
 
 impl Effect {
     pub fn writes(&self) -> bool {
-        matches!(self.access, Access::Write | Access::Acquire | Access::Start(_))
+        matches!(self.access, Access::Write | Access::Acquire | Access::Start(_) | Access::Add)
     }
 
     /// The effect's code as the `X` line writes it.
@@ -101,6 +106,7 @@ impl Effect {
             Access::Start(t) => format!("s{t}"),
             Access::Join(t) => format!("j{t}"),
             Access::Global => "g".to_string(),
+            Access::Add => format!("c{obj}.{slot}"),
         }
     }
 }
@@ -205,13 +211,14 @@ fn int(s: &str) -> Option<(i32, &str)> {
     Some((s[..len].parse().ok()?, &s[len..]))
 }
 
-/// One effect code: `r<obj>.<slot>`, `w<obj>.<slot>`, `a<obj>`, `u<obj>`, `s<thread>`,
+/// One effect code: `r<obj>.<slot>`, `w<obj>.<slot>`, `c<obj>.<slot>`, `a<obj>`, `u<obj>`, `s<thread>`,
 /// `j<thread>`, `g`.
 fn parse_code(s: &str) -> Option<(Effect, &str)> {
     let (kind, rest) = (s.as_bytes()[0], &s[1..]);
     Some(match kind {
         b'r' => var(rest).map(|(v, r)| (Effect { access: Access::Read, var: v }, r))?,
         b'w' => var(rest).map(|(v, r)| (Effect { access: Access::Write, var: v }, r))?,
+        b'c' => var(rest).map(|(v, r)| (Effect { access: Access::Add, var: v }, r))?,
         b'a' => int(rest).map(|(o, r)| (Effect { access: Access::Acquire, var: Var::lock(o) }, r))?,
         b'u' => int(rest).map(|(o, r)| (Effect { access: Access::Release, var: Var::lock(o) }, r))?,
         b's' => thread(rest).map(|(t, r)| (Effect { access: Access::Start(t), var: Var::life(t) }, r))?,

@@ -3,8 +3,8 @@
 //! a JVM: the reduced search must reach every outcome the unreduced one reaches.
 //!
 //! A program is thread 0, which starts the others, and their straight-line code of reads,
-//! writes (of constants or of a value read before), lock blocks, joins and branches on a
-//! value read. Every shared operation is a scheduling point; branches are local and run in
+//! writes (of constants or of a value read before), atomic adds whose result is unused,
+//! lock blocks, joins and branches on a value read. Every shared operation is a scheduling point; branches are local and run in
 //! the step before them, as in the agent. A thread waiting for a lock or a join is
 //! disabled at its point; each started thread first takes a `BEGIN` step.
 
@@ -22,6 +22,8 @@ pub enum Op {
     Read { var: u8, reg: u8 },
     /// Writes `value`, plus register `plus` if given.
     Write { var: u8, value: i32, plus: Option<u8> },
+    /// Adds `value` to the variable, atomically, the result unused (`incrementAndGet();`).
+    Add { var: u8, value: i32 },
     Lock(u8),
     Unlock(u8),
     Start(ThreadId),
@@ -126,6 +128,7 @@ impl<'p> Machine<'p> {
         match op {
             Op::Read { var, reg } => self.regs[t][reg as usize] = self.memory[var as usize],
             Op::Write { var, value, plus } => self.memory[var as usize] = value + plus.map_or(0, |r| self.regs[t][r as usize]),
+            Op::Add { var, value } => self.memory[var as usize] += value,
             Op::Lock(l) => {
                 self.owner.insert(l, t as ThreadId);
             }
@@ -152,6 +155,7 @@ fn op_effects(op: &Op) -> Vec<Effect> {
     match op {
         Op::Read { var: v, .. } => vec![Effect { access: Access::Read, var: var(*v) }],
         Op::Write { var: v, .. } => vec![Effect { access: Access::Write, var: var(*v) }],
+        Op::Add { var: v, .. } => vec![Effect { access: Access::Add, var: var(*v) }],
         Op::Lock(l) => vec![Effect { access: Access::Acquire, var: Var::lock(lock_obj(*l)) }],
         Op::Unlock(l) => vec![Effect { access: Access::Release, var: Var::lock(lock_obj(*l)) }],
         Op::Start(u) => vec![Effect { access: Access::Start(*u), var: Var::life(*u) }],
@@ -272,6 +276,7 @@ fn worker() -> impl Strategy<Value = Vec<Op>> {
     let plain = prop_oneof![
         (0..VARS as u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }]),
         (0..VARS as u8, 1..4i32, proptest::option::of(0..REGS as u8)).prop_map(|(var, value, plus)| vec![Op::Write { var, value, plus }]),
+        (0..VARS as u8, 1..3i32).prop_map(|(var, value)| vec![Op::Add { var, value }]),
         (0..REGS as u8, 0..3i32, 1..3u8).prop_map(|(reg, value, skip)| vec![Op::Skip { reg, value, skip }]),
     ];
     let block = (0..2u8, proptest::collection::vec(plain.clone(), 1..3)).prop_map(|(l, body)| {
@@ -400,6 +405,37 @@ mod tests {
         let (unreduced, runs) = check(&p, Some(2));
         assert_eq!(runs, 1, "nothing conflicts");
         assert!(unreduced > 10, "{unreduced}");
+    }
+
+    /// Counting threads (`hits.incrementAndGet();`, the value dropped) in any order end the
+    /// same: one class, however many threads count. A read in between tells them apart.
+    /// (No joins: a join races with the end of the thread it waits for, whatever it ran.)
+    #[test]
+    fn commutative_updates_need_one_execution_until_someone_reads_between() {
+        let counting = |n: usize| Program {
+            threads: std::iter::once((1..=n as ThreadId).map(Op::Start).collect())
+                .chain((0..n).map(|_| vec![Op::Add { var: 0, value: 1 }, Op::Add { var: 0, value: 1 }]))
+                .collect(),
+        };
+        for n in [2, 3] {
+            let (unreduced, runs) = check(&counting(n), None);
+            check(&counting(n), Some(2));
+            assert_eq!(runs, 1, "{n} counting threads");
+            let (_, bounded, _) = reduced(&counting(n), Config::bounded(Some(2), false), None);
+            assert_eq!(bounded, 1, "{n} counting threads, BPOR");
+            assert!(unreduced == 0 || unreduced > 5, "{unreduced}");
+            let (obs, _, _) = searched(&counting(n), Shape::Icb { max_bound: None }, None);
+            assert!(obs.iter().all(|o| o.0[0] == 2 * n as i32), "{obs:?}");
+        }
+        // One thread reads the counter between its two updates: the other's updates before,
+        // between or after it are three outcomes.
+        let mut p = counting(2);
+        p.threads[1].insert(1, Op::Read { var: 0, reg: 0 });
+        let (_, runs) = check(&p, None);
+        let (obs, _, _) = searched(&p, Shape::Icb { max_bound: None }, None);
+        let seen: BTreeSet<i32> = obs.iter().map(|o| o.1[1][0]).collect();
+        assert_eq!(seen, BTreeSet::from([1, 2, 3]), "{obs:?}");
+        assert!(runs >= 3, "{runs}");
     }
 
     /// A bounded search with sleep sets would miss this outcome: thread 0 reads the write of

@@ -67,6 +67,30 @@ final class Pure {
         return Sites.flag(site, Sites.F_READER, () -> READERS.contains(Sites.callee(site))) && KNOWN_CLASS.get(receiver.getClass());
     }
 
+    /** The additive updates of the atomics, by the exact class (a subclass may override them). */
+    private static final Set<String> ADDERS = Set.of("incrementAndGet", "decrementAndGet", "getAndIncrement", "getAndDecrement",
+            "addAndGet", "getAndAdd", "add", "increment", "decrement");
+
+    private static final ClassValue<Boolean> COUNTER_CLASS = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            // Not DoubleAdder: floating-point sums depend on the order of the additions.
+            return c == java.util.concurrent.atomic.AtomicInteger.class || c == java.util.concurrent.atomic.AtomicLong.class
+                    || c == java.util.concurrent.atomic.AtomicIntegerArray.class || c == java.util.concurrent.atomic.AtomicLongArray.class
+                    || c == java.util.concurrent.atomic.LongAdder.class;
+        }
+    };
+
+    /**
+     * Whether the call at {@code site} is an addition to a counter whose result the code drops
+     * ({@code hits.incrementAndGet();}, {@code adder.add(n)}): two of them commute, in either
+     * order they leave the same value and tell no one which ran first (the trace's {@code c}
+     * effect, which the reduction does not reorder against another).
+     */
+    static boolean commutes(Object receiver, int site) {
+        return Sites.resultUnused[site] && ADDERS.contains(Sites.callee(site)) && COUNTER_CLASS.get(receiver.getClass());
+    }
+
     /** Whether the static call at {@code site} touches no shared state. */
     static boolean isStatic(int site) {
         return Sites.flag(site, Sites.F_PURE_STATIC, () -> STATIC.contains(Sites.target[site]));

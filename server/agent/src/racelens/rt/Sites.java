@@ -19,6 +19,8 @@ public final class Sites {
     static int[] field = new int[1024];
     /** Per flag two bits: computed, value. */
     static byte[] flags = new byte[1024];
+    /** A CALL site whose result the code drops (or a void method), as the instrumenter saw it. */
+    static boolean[] resultUnused = new boolean[1024];
     private static final java.util.HashMap<String, Integer> FIELDS = new java.util.HashMap<>();
 
     static String[] cls = new String[1024];
@@ -49,6 +51,7 @@ public final class Sites {
             kinds = java.util.Arrays.copyOf(kinds, n);
             field = java.util.Arrays.copyOf(field, n);
             flags = java.util.Arrays.copyOf(flags, n);
+            resultUnused = java.util.Arrays.copyOf(resultUnused, n);
         }
         cls[id] = c;
         method[id] = m;
@@ -61,6 +64,11 @@ public final class Sites {
         }
         count = id + 1;
         return id;
+    }
+
+    /** Marks CALL site {@code id} as one whose result no one uses (see {@link Pure#commutes}). */
+    public static synchronized void resultUnused(int id) {
+        resultUnused[id] = true;
     }
 
     /** Appends a SITE line for {@code id} if it has not been announced in this JVM yet. */

@@ -72,7 +72,7 @@ final class Sleep {
         if (k == Trace.START || k == Trace.JOIN) {
             o = -1 - Integer.parseInt(rest); // the thread's life variable
             s = Trace.LIFE;
-        } else if (k == Trace.READ || k == Trace.WRITE || k == Trace.ACQUIRE || k == Trace.RELEASE) {
+        } else if (k == Trace.READ || k == Trace.WRITE || k == Trace.ADD || k == Trace.ACQUIRE || k == Trace.RELEASE) {
             int dot = rest.indexOf('.');
             o = Integer.parseInt(dot < 0 ? rest : rest.substring(0, dot));
             s = dot < 0 ? Trace.LOCK : Integer.parseInt(rest.substring(dot + 1));
@@ -164,11 +164,14 @@ final class Sleep {
         if (k1 == Trace.GLOBAL || k2 == Trace.GLOBAL) {
             return true;
         }
+        if (k1 == Trace.ADD && k2 == Trace.ADD) {
+            return false; // two additions to a counter commute
+        }
         boolean sameVar = s1 == s2 && (o1 == o2 || o1 == ANY || o2 == ANY);
         return sameVar && (writes(k1) || writes(k2));
     }
 
     private static boolean writes(byte k) {
-        return k == Trace.WRITE || k == Trace.ACQUIRE || k == Trace.START;
+        return k == Trace.WRITE || k == Trace.ADD || k == Trace.ACQUIRE || k == Trace.START;
     }
 }

@@ -26,7 +26,7 @@ final class Trace {
     private Trace() {}
 
     /** Kinds of effect, as the protocol writes them. */
-    static final byte READ = 'r', WRITE = 'w', ACQUIRE = 'a', RELEASE = 'u', START = 's', JOIN = 'j', GLOBAL = 'g';
+    static final byte READ = 'r', WRITE = 'w', ADD = 'c', ACQUIRE = 'a', RELEASE = 'u', START = 's', JOIN = 'j', GLOBAL = 'g';
 
     /** Slots (PROTOCOL.md): field ids are >= 0. */
     static final int ARRAY = -1, CALL = -2, LOCK = -3, WAITSET = -4;
@@ -137,7 +137,7 @@ final class Trace {
                     break; // the model records its own
                 }
                 if (o != null) {
-                    effect(Pure.reads(o, site) ? READ : WRITE, o, CALL);
+                    effect(Pure.reads(o, site) ? READ : Pure.commutes(o, site) ? ADD : WRITE, o, CALL);
                 } else if (!Pure.isStatic(site)) {
                     effect(GLOBAL, null, 0); // a static JDK call: its effects are not seen
                 }

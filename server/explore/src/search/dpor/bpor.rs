@@ -53,30 +53,44 @@ fn enables(x: &Effect, y: &Effect) -> bool {
     x.access == Access::Release && y.access == Access::Acquire && x.var == y.var
 }
 
-/// Per variable, per thread: its last access and its last write (step indices); a lock's
-/// release counts as an access of its variable.
+/// One thread's last steps on one variable.
+#[derive(Clone, Copy)]
+struct Last {
+    thread: ThreadId,
+    /// Any access (a lock's release counts as an access of its variable).
+    any: Option<u32>,
+    /// A write (a commutative update included).
+    write: Option<u32>,
+    /// Any access but a commutative update (what an update is dependent with).
+    not_add: Option<u32>,
+}
+
+/// Per variable, per thread: its last steps on it (step indices).
 #[derive(Default)]
 struct Accesses {
-    by: Vec<(ThreadId, Option<u32>, Option<u32>)>,
+    by: Vec<Last>,
 }
 
 impl Accesses {
-    fn record(&mut self, t: ThreadId, step: u32, write: bool) {
-        let entry = match self.by.iter_mut().find(|(x, _, _)| *x == t) {
+    fn record(&mut self, t: ThreadId, step: u32, e: &Effect) {
+        let entry = match self.by.iter_mut().find(|l| l.thread == t) {
             Some(e) => e,
             None => {
-                self.by.push((t, None, None));
+                self.by.push(Last { thread: t, any: None, write: None, not_add: None });
                 self.by.last_mut().expect("pushed")
             }
         };
-        entry.1 = Some(step);
-        if write {
-            entry.2 = Some(step);
+        entry.any = Some(step);
+        if e.writes() {
+            entry.write = Some(step);
+        }
+        if e.access != Access::Add {
+            entry.not_add = Some(step);
         }
     }
 
-    fn of(&self, t: usize) -> Option<&(ThreadId, Option<u32>, Option<u32>)> {
-        self.by.iter().find(|(x, _, _)| *x as usize == t)
+    fn of(&self, t: usize) -> Option<&Last> {
+        self.by.iter().find(|l| l.thread as usize == t)
     }
 }
 
@@ -105,10 +119,11 @@ struct Clocks {
     now: Vec<Clock>,
     /// Each step's number within its thread, from 1.
     index: Vec<u32>,
-    /// Per variable: the join of its writes (acquisitions, starts), of all its accesses,
-    /// and of its releases.
+    /// Per variable: the join of its writes (acquisitions, starts, commutative updates), of
+    /// all its accesses, of all but its commutative updates, and of its releases.
     writes: HashMap<Var, Clock>,
     accesses: HashMap<Var, Clock>,
+    not_adds: HashMap<Var, Clock>,
     releases: HashMap<Var, Clock>,
     /// The join of every step, and the last global step's clock.
     everything: Clock,
@@ -126,7 +141,7 @@ fn join(into: &mut Clock, other: &Clock) {
 impl Clocks {
     fn new(threads: usize) -> Clocks {
         let zero = vec![0; threads];
-        Clocks { now: vec![zero.clone(); threads], index: Vec::new(), writes: HashMap::new(), accesses: HashMap::new(), releases: HashMap::new(), everything: zero, global: None }
+        Clocks { now: vec![zero.clone(); threads], index: Vec::new(), writes: HashMap::new(), accesses: HashMap::new(), not_adds: HashMap::new(), releases: HashMap::new(), everything: zero, global: None }
     }
 
     /// Thread `v` takes its next step, with `effects`: it happens after its own past and
@@ -141,6 +156,7 @@ impl Clocks {
             let after: [Option<&Clock>; 2] = match e.access {
                 Access::Read | Access::Join(_) | Access::Release => [self.writes.get(&e.var), None],
                 Access::Write | Access::Start(_) => [self.accesses.get(&e.var), None],
+                Access::Add => [self.not_adds.get(&e.var), None],
                 Access::Acquire => [self.accesses.get(&e.var), self.releases.get(&e.var)],
                 Access::Global => [Some(&self.everything), None],
             };
@@ -151,11 +167,19 @@ impl Clocks {
         let zero = || vec![0; c.len()];
         for e in effects {
             match e.access {
-                Access::Read | Access::Join(_) => join(self.accesses.entry(e.var).or_insert_with(zero), &c),
+                Access::Read | Access::Join(_) => {
+                    join(self.accesses.entry(e.var).or_insert_with(zero), &c);
+                    join(self.not_adds.entry(e.var).or_insert_with(zero), &c);
+                }
                 Access::Release => join(self.releases.entry(e.var).or_insert_with(zero), &c),
+                Access::Add => {
+                    join(self.writes.entry(e.var).or_insert_with(zero), &c);
+                    join(self.accesses.entry(e.var).or_insert_with(zero), &c);
+                }
                 Access::Write | Access::Start(_) | Access::Acquire => {
                     join(self.writes.entry(e.var).or_insert_with(zero), &c);
                     join(self.accesses.entry(e.var).or_insert_with(zero), &c);
+                    join(self.not_adds.entry(e.var).or_insert_with(zero), &c);
                     if let Access::Start(t) = e.access {
                         // The new thread starts after everything its starter did.
                         let mut child = c.clone();
@@ -245,9 +269,10 @@ impl<'a> Scan<'a> {
         for e in next {
             let found = match e.access {
                 // A release enables no one that waits elsewhere than at the lock.
-                Access::Release => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|(_, _, write)| *write),
+                Access::Release => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.write),
                 Access::Global => self.last_step[w],
-                _ => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|(_, any, write)| if e.writes() { *any } else { *write }),
+                Access::Add => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.not_add),
+                _ => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| if e.writes() { l.any } else { l.write }),
             };
             best = best.max(found);
         }
@@ -261,7 +286,7 @@ impl<'a> Scan<'a> {
                 Access::Global => self.last_global[v as usize] = Some(k),
                 // Releases and acquisitions are both accesses of the lock's variable, so
                 // an acquisition finds the last release before it (and vice versa).
-                _ => self.vars.entry(e.var).or_default().record(v, k, e.writes()),
+                _ => self.vars.entry(e.var).or_default().record(v, k, e),
             }
         }
     }

@@ -3,7 +3,9 @@
 //! Two steps of different threads *conflict* when they touch one variable and one of them
 //! writes it (taking a lock counts as writing it; a timeout or an opaque JDK call conflicts
 //! with everything; releasing a lock with nothing: the next acquirer was disabled until
-//! it). Executions that order every pair of conflicting steps the same way are equivalent
+//! it), except two commutative updates whose results no one reads ([`Access::Add`]: two
+//! `incrementAndGet()`s with the value dropped), which end the same in either order and
+//! tell no one the order: the thesis's value schedules do not tell them apart either. Executions that order every pair of conflicting steps the same way are equivalent
 //! (Mazurkiewicz traces): they read the same values, take the locks in the same order and
 //! end the same way, so one of them stands for all. Plain iterative context bounding runs
 //! them all; the reductions find, from each execution, only the schedules that reorder a
@@ -37,6 +39,7 @@ fn any_conflict(a: &[Effect], b: &[Effect], same_var: impl Fn(&Effect, &Effect) 
         b.iter().any(|y| match (x.access, y.access) {
             (Access::Release, _) | (_, Access::Release) => false,
             (Access::Global, _) | (_, Access::Global) => true,
+            (Access::Add, Access::Add) => false,
             _ => same_var(x, y) && (x.writes() || y.writes()),
         })
     })
@@ -83,6 +86,8 @@ pub fn class_of(trace: &Trace) -> u64 {
     struct VarState {
         last_write: Option<(ThreadId, u32)>,
         reads: Vec<(ThreadId, u32)>,
+        /// Commutative updates since the last write: each read depends on all of them.
+        adds: Vec<(ThreadId, u32)>,
     }
     let mut vars: HashMap<Var, VarState> = HashMap::new();
     let mut count: HashMap<ThreadId, u32> = HashMap::new();
@@ -99,11 +104,19 @@ pub fn class_of(trace: &Trace) -> u64 {
             match e.access {
                 Access::Release => {}
                 Access::Global => preds.extend(all_since_global.iter().copied()),
+                Access::Add => {
+                    let s = vars.entry(e.var).or_default();
+                    preds.extend(s.last_write);
+                    preds.extend(s.reads.iter().copied());
+                    s.adds.push(me);
+                }
                 _ => {
                     let s = vars.entry(e.var).or_default();
                     preds.extend(s.last_write);
+                    preds.extend(s.adds.iter().copied());
                     if e.writes() {
                         preds.append(&mut s.reads);
+                        s.adds.clear();
                         s.last_write = Some(me);
                     } else {
                         s.reads.push(me);

@@ -36,8 +36,12 @@ fn join(into: &mut Clock, other: &Clock) {
 struct VarState {
     last_write: Option<usize>,
     reads_since: Vec<usize>,
+    /// Commutative updates ([`Access::Add`]) since the last write: a read depends on each.
+    adds_since: Vec<usize>,
     /// The join of every access so far (what a write happens after).
     all: Option<Clock>,
+    /// The join of every access but the commutative updates (what an update happens after).
+    all_but_adds: Option<Clock>,
 }
 
 struct Events {
@@ -87,9 +91,16 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
         for e in effects {
             match e.access {
                 Access::Read | Access::Join(_) => {
-                    if let Some(w) = vars.get(&e.var).and_then(|s| s.last_write) {
-                        let w = ev.clock[w].clone();
-                        join(&mut c, &w);
+                    if let Some(s) = vars.get(&e.var) {
+                        for w in s.last_write.iter().chain(&s.adds_since) {
+                            let w = ev.clock[*w].clone();
+                            join(&mut c, &w);
+                        }
+                    }
+                }
+                Access::Add => {
+                    if let Some(before) = vars.get(&e.var).and_then(|s| s.all_but_adds.clone()) {
+                        join(&mut c, &before);
                     }
                 }
                 Access::Write | Access::Start(_) | Access::Acquire => {
@@ -119,12 +130,20 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
                     let s = vars.entry(e.var).or_default();
                     s.reads_since.push(k);
                     join(s.all.get_or_insert_with(|| zero.clone()), &c);
+                    join(s.all_but_adds.get_or_insert_with(|| zero.clone()), &c);
+                }
+                Access::Add => {
+                    let s = vars.entry(e.var).or_default();
+                    s.adds_since.push(k);
+                    join(s.all.get_or_insert_with(|| zero.clone()), &c);
                 }
                 Access::Write | Access::Start(_) | Access::Acquire => {
                     let s = vars.entry(e.var).or_default();
                     s.last_write = Some(k);
                     s.reads_since.clear();
+                    s.adds_since.clear();
                     join(s.all.get_or_insert_with(|| zero.clone()), &c);
+                    join(s.all_but_adds.get_or_insert_with(|| zero.clone()), &c);
                     if let Access::Start(t) = e.access {
                         // The new thread starts after everything its starter did.
                         let mut child = c.clone();
@@ -170,22 +189,30 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
 }
 
 /// The earlier steps of other threads that a step of `p` with `effects` conflicts with
-/// directly: the last write before a read; the reads since the last write, or the last
-/// write, before a write; every thread's last step for a global step.
+/// directly: the last write and the commutative updates since before a read; the reads
+/// since the last write, or the last write, before an update; the reads and updates since
+/// the last write, or the last write, before a write; every thread's last step for a global
+/// step.
 fn candidates(p: ThreadId, effects: &[Effect], vars: &HashMap<Var, VarState>, last_of: &[Option<usize>], last_global: Option<usize>, ev: &Events) -> Vec<usize> {
     let mut out = Vec::new();
     for e in effects {
         match e.access {
             Access::Release => {}
             Access::Global => out.extend(last_of.iter().enumerate().filter(|(t, _)| *t != p as usize).filter_map(|(_, l)| *l)),
-            Access::Read | Access::Join(_) => out.extend(vars.get(&e.var).and_then(|s| s.last_write)),
-            Access::Write | Access::Start(_) | Access::Acquire => {
+            Access::Read | Access::Join(_) => {
                 if let Some(s) = vars.get(&e.var) {
-                    let reads: Vec<usize> = s.reads_since.iter().copied().filter(|&r| ev.thread[r] != p).collect();
-                    if reads.is_empty() {
+                    out.extend(s.last_write);
+                    out.extend(&s.adds_since);
+                }
+            }
+            Access::Write | Access::Start(_) | Access::Acquire | Access::Add => {
+                if let Some(s) = vars.get(&e.var) {
+                    let adds: &[usize] = if e.access == Access::Add { &[] } else { &s.adds_since };
+                    let others: Vec<usize> = s.reads_since.iter().chain(adds).copied().filter(|&r| ev.thread[r] != p).collect();
+                    if others.is_empty() {
                         out.extend(s.last_write);
                     } else {
-                        out.extend(reads);
+                        out.extend(others);
                     }
                 }
             }

@@ -674,10 +674,26 @@ public final class Instrumenter {
             if (atomicCall(owner) && superCalled) {
                 // A library's calls are no points, but stay atomic: a callback of the project's
                 // inside them must not switch while the JDK holds a lock of its own.
-                bracket(n, c.syncOnly ? -1 : site("CALL", owner.replace('/', '.') + "." + name));
+                int site = c.syncOnly ? -1 : site("CALL", owner.replace('/', '.') + "." + name);
+                if (site >= 0 && resultDropped(n)) {
+                    Sites.resultUnused(site);
+                }
+                bracket(n, site);
             } else if (holdsRealLocks(owner) && superCalled) {
                 bracket(n, -1);
             }
+        }
+
+        /** Whether the code drops what call {@code n} returns: a void method, or a POP right after it. */
+        static boolean resultDropped(MethodInsnNode n) {
+            if (Type.getReturnType(n.desc).getSort() == Type.VOID) {
+                return true;
+            }
+            AbstractInsnNode next = n.getNext();
+            while (next != null && next.getOpcode() < 0) {
+                next = next.getNext(); // labels, line numbers, frames
+            }
+            return next != null && (next.getOpcode() == Opcodes.POP || next.getOpcode() == Opcodes.POP2);
         }
 
         /** {@code java.time}'s date-time classes whose {@code now()} and {@code now(zone)} read a clock. */
