@@ -67,17 +67,19 @@ final class Pure {
         return Sites.flag(site, Sites.F_READER, () -> READERS.contains(Sites.callee(site))) && KNOWN_CLASS.get(receiver.getClass());
     }
 
-    /** The additive updates of the atomics, by the exact class (a subclass may override them). */
+    /** The additive updates of the counters, by the exact class (a subclass may override them). */
     private static final Set<String> ADDERS = Set.of("incrementAndGet", "decrementAndGet", "getAndIncrement", "getAndDecrement",
-            "addAndGet", "getAndAdd", "add", "increment", "decrement");
+            "addAndGet", "getAndAdd", "add", "increment", "decrement", "countDown");
 
     private static final ClassValue<Boolean> COUNTER_CLASS = new ClassValue<>() {
         @Override
         protected Boolean computeValue(Class<?> c) {
             // Not DoubleAdder: floating-point sums depend on the order of the additions.
+            // A latch's count goes down by one per countDown() (and stays at zero): two of them
+            // end alike in either order; await() and getCount() read it.
             return c == java.util.concurrent.atomic.AtomicInteger.class || c == java.util.concurrent.atomic.AtomicLong.class
                     || c == java.util.concurrent.atomic.AtomicIntegerArray.class || c == java.util.concurrent.atomic.AtomicLongArray.class
-                    || c == java.util.concurrent.atomic.LongAdder.class;
+                    || c == java.util.concurrent.atomic.LongAdder.class || c == racelens.rt.model.ModelCountDownLatch.class;
         }
     };
 
