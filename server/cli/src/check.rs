@@ -46,6 +46,9 @@ Warnings:
   RL009  publication order: the change moved a release (countDown(), a volatile write, unlock(),
          notify(), complete(), start(), submit()) before a write that another thread reads after
          the matching acquire, or published an object (`map = new HashMap<>()`) before filling it.
+  RL010  a cached value built in steps: in a class immutable apart from its caches (shared freely),
+         the change made a method compute the cached value (a hash code) in the field itself, so
+         another thread can return a partial value; compute it in a local and write the field once.
   RL100  (hint, with --show hints) a changed line that impacts a shared field.
   Silence one with @SuppressWarnings(\"racelens\") or @SuppressWarnings(\"racelens:RL001\").
 

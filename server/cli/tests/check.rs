@@ -118,7 +118,7 @@ fn usage_and_configuration_errors_exit_2_and_unknown_keys_are_named() {
 fn help_explains_the_terms() {
     let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["check", "--help"]).output().unwrap();
     let text = stdout(&out);
-    for term in ["impacted code point (ICP)", "shared variable", "impacted pair", "protected", "RW and WW", "RL001", "RL006", "RL007", "RL008", "RL009"] {
+    for term in ["impacted code point (ICP)", "shared variable", "impacted pair", "protected", "RW and WW", "RL001", "RL006", "RL007", "RL008", "RL009", "RL010"] {
         assert!(text.contains(term), "--help lacks {term}:\n{text}");
     }
 }
