@@ -224,6 +224,14 @@ function M.refresh_codelens(bufnr)
     end
     return true
   end
+  -- Asked of this client directly and answered by Neovim's own handler: `codelens.refresh`
+  -- keeps a per-buffer in-flight mark that the request of a stopped client (a restart while
+  -- it was pending) never clears on 0.7, which then drops every later refresh of the buffer.
+  if type(vim.lsp.codelens.on_codelens) == 'function' then
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+    compat.request(client, 'textDocument/codeLens', params, vim.lsp.codelens.on_codelens, bufnr)
+    return true
+  end
   -- 0.7 refreshes the current buffer only (and ignores the argument); 0.10 and 0.11 take
   -- `{ bufnr = ... }`. Running it in the buffer works for both.
   vim.api.nvim_buf_call(bufnr, function()
