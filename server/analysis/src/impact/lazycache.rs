@@ -23,7 +23,7 @@ use super::matching::method_map;
 use super::warnings::About;
 use super::{ChangedFile, Diagnostic, Related, Severity};
 use crate::index::ProjectIndex;
-use crate::java::{AccessKind, ClassIdx, Expr, FileFacts, MethodIdx, MethodKind, Span};
+use crate::java::{Access, AccessKind, ClassIdx, Expr, FileFacts, MethodIdx, MethodKind, Span};
 
 /// RL010 in the changed methods of one file.
 pub(super) fn collect(index: &ProjectIndex, change: &ChangedFile, out: &mut Vec<About>) {
@@ -33,21 +33,25 @@ pub(super) fn collect(index: &ProjectIndex, change: &ChangedFile, out: &mut Vec<
     let base = change.old.as_deref().map(|old| (old, method_map(old, facts)));
     for (class, caches) in cache_fields(facts) {
         for (&(method, field), writes) in &writes_in_steps(facts, class, &caches) {
-            if !writes.iter().any(|w| touched.contains(&w.line)) {
+            if !writes.iter().any(|w| touched.contains(&w.span.line)) {
                 continue;
             }
-            let unit = facts.accesses.iter().find(|a| a.span == writes[0]).map(|a| a.unit).expect("a write of the method");
-            if !index.locks_at(change.file, unit, writes[0].start).is_empty() {
+            if !index.locks_at(change.file, writes[0].unit, writes[0].span.start).is_empty() {
                 continue;
             }
             let name = &facts.fields[field as usize].name;
-            let already = base.as_ref().is_some_and(|(old, map)| {
-                map.get(&method).is_some_and(|&m| old_class_of(old, m).is_some_and(|c| writes_in_steps(old, c, &cache_fields_of(old, c)).contains_key(&(m, field_in(old, c, name)))))
+            // The base version of the method built the same field in steps already.
+            let already = base.as_ref().and_then(|(old, map)| {
+                let m = *map.get(&method)?;
+                let c = old.methods.get(m as usize)?.class;
+                let f = old.field_named(c, name)?;
+                Some(writes_in_steps(old, c, &cache_fields_of(old, c)).contains_key(&(m, f)))
             });
-            if already {
+            if already == Some(true) {
                 continue;
             }
-            out.push(About::new(name.clone(), diagnostic(facts, change, class, method, field, writes)));
+            let spans: Vec<Span> = writes.iter().map(|w| w.span).collect();
+            out.push(About::new(name.clone(), diagnostic(facts, change, class, method, field, &spans)));
         }
     }
 }
@@ -101,11 +105,7 @@ fn cache_fields_of(facts: &FileFacts, class: ClassIdx) -> BTreeSet<u32> {
 fn written_only_after_own_check(facts: &FileFacts, class: ClassIdx, name: &str) -> bool {
     let mut first: HashMap<MethodIdx, (AccessKind, u32)> = HashMap::new();
     let mut writers: BTreeMap<MethodIdx, u32> = BTreeMap::new();
-    for a in facts.accesses.iter().filter(|a| a.name == name && !a.element && on_this(&a.receiver)) {
-        let method = facts.units[a.unit as usize].method;
-        if facts.methods[method as usize].class != class {
-            continue;
-        }
+    for (method, a) in own_accesses(facts, class, name) {
         first.entry(method).or_insert((a.kind, a.span.line));
         if a.kind == AccessKind::Write {
             writers.entry(method).or_insert(a.span.line);
@@ -116,41 +116,36 @@ fn written_only_after_own_check(facts: &FileFacts, class: ClassIdx, name: &str) 
     })
 }
 
-fn on_this(receiver: &Option<Expr>) -> bool {
-    matches!(receiver, None | Some(Expr::This))
+/// The accesses of the field `name` of `class` (by its bare name or through `this`) in the
+/// methods of `class`, each with its method.
+fn own_accesses<'f>(facts: &'f FileFacts, class: ClassIdx, name: &'f str) -> impl Iterator<Item = (MethodIdx, &'f Access)> + 'f {
+    facts
+        .accesses
+        .iter()
+        .filter(move |a| a.name == name && !a.element && matches!(a.receiver, None | Some(Expr::This)))
+        .map(|a| (facts.units[a.unit as usize].method, a))
+        .filter(move |(method, _)| facts.methods[*method as usize].class == class)
 }
 
 /// Per (method, cache field), the writes (in order) of the methods that build the value in
 /// the field: two writes or more, or one whose value reads the field (a read after the
 /// written name on its line: `hash = 37 * hash + x`, `hash += x`).
-fn writes_in_steps(facts: &FileFacts, class: ClassIdx, caches: &BTreeSet<u32>) -> BTreeMap<(MethodIdx, u32), Vec<Span>> {
-    let mut by: BTreeMap<(MethodIdx, u32), (Vec<Span>, Vec<Span>)> = BTreeMap::new();
+fn writes_in_steps<'f>(facts: &'f FileFacts, class: ClassIdx, caches: &BTreeSet<u32>) -> BTreeMap<(MethodIdx, u32), Vec<&'f Access>> {
+    let mut by: BTreeMap<(MethodIdx, u32), (Vec<&Access>, Vec<Span>)> = BTreeMap::new();
     for &f in caches {
-        let name = &facts.fields[f as usize].name;
-        for a in facts.accesses.iter().filter(|a| &a.name == name && !a.element && on_this(&a.receiver)) {
-            let method = facts.units[a.unit as usize].method;
-            let m = &facts.methods[method as usize];
-            if m.class != class || matches!(m.kind, MethodKind::Constructor | MethodKind::Initializer) {
+        for (method, a) in own_accesses(facts, class, &facts.fields[f as usize].name) {
+            if matches!(facts.methods[method as usize].kind, MethodKind::Constructor | MethodKind::Initializer) {
                 continue;
             }
             let (writes, reads) = by.entry((method, f)).or_default();
             match a.kind {
-                AccessKind::Write => writes.push(a.span),
+                AccessKind::Write => writes.push(a),
                 AccessKind::Read => reads.push(a.span),
             }
         }
     }
     by.into_iter()
-        .filter(|(_, (writes, reads))| writes.len() > 1 || writes.iter().any(|w| reads.iter().any(|r| r.line == w.line && r.start >= w.start)))
+        .filter(|(_, (writes, reads))| writes.len() > 1 || writes.iter().any(|w| reads.iter().any(|r| r.line == w.span.line && r.start >= w.span.start)))
         .map(|(key, (writes, _))| (key, writes))
         .collect()
-}
-
-fn old_class_of(old: &FileFacts, method: MethodIdx) -> Option<ClassIdx> {
-    old.methods.get(method as usize).map(|m| m.class)
-}
-
-/// The field named `name` of `class` in a version of the file (`u32::MAX`: none).
-fn field_in(facts: &FileFacts, class: ClassIdx, name: &str) -> u32 {
-    facts.field_named(class, name).unwrap_or(u32::MAX)
 }

@@ -90,7 +90,8 @@ final class Pure {
      * effect, which the reduction does not reorder against another).
      */
     static boolean commutes(Object receiver, int site) {
-        return Sites.resultUnused[site] && ADDERS.contains(Sites.callee(site)) && COUNTER_CLASS.get(receiver.getClass());
+        return Sites.resultUnused[site] && Sites.flag(site, Sites.F_ADDER, () -> ADDERS.contains(Sites.callee(site)))
+                && COUNTER_CLASS.get(receiver.getClass());
     }
 
     /** Whether the static call at {@code site} touches no shared state. */

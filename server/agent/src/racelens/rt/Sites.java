@@ -12,7 +12,7 @@ public final class Sites {
     /** Kinds of site the trace distinguishes; every other operation is {@link #K_OP}. */
     static final byte K_OP = 0, K_READ = 1, K_WRITE = 2, K_AREAD = 3, K_AWRITE = 4, K_CALL = 5, K_LOCK = 6, K_JOIN = 7;
     /** Flags of {@link #flag}. */
-    static final int F_READER = 0, F_PURE_STATIC = 1;
+    static final int F_READER = 0, F_PURE_STATIC = 1, F_ADDER = 2;
 
     static byte[] kinds = new byte[1024];
     /** The field of a READ/WRITE site, numbered per field name. */

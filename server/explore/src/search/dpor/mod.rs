@@ -5,7 +5,8 @@
 //! with everything; releasing a lock with nothing: the next acquirer was disabled until
 //! it), except two commutative updates whose results no one reads ([`Access::Add`]: two
 //! `incrementAndGet()`s with the value dropped), which end the same in either order and
-//! tell no one the order: the thesis's value schedules do not tell them apart either. Executions that order every pair of conflicting steps the same way are equivalent
+//! tell no one the order: the thesis's value schedules do not tell them apart either.
+//! Executions that order every pair of conflicting steps the same way are equivalent
 //! (Mazurkiewicz traces): they read the same values, take the locks in the same order and
 //! end the same way, so one of them stands for all. Plain iterative context bounding runs
 //! them all; the reductions find, from each execution, only the schedules that reorder a
