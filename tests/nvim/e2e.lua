@@ -69,6 +69,19 @@ local function test()
   local d = rl001()
   out('ok: diagnostic ' .. diag_code(d) .. ' on line 57: ' .. d.message)
 
+  -- 1b. :RacelensRelated: the warning and its related locations (the other end of the
+  -- pair) in the window's location list.
+  vim.api.nvim_win_set_cursor(0, { 58, 0 })
+  vim.cmd('RacelensRelated')
+  local loc = vim.fn.getloclist(0, { title = 1, items = 1 })
+  local others = vim.tbl_filter(function(item)
+    return item.valid == 1 and item.bufnr == pool and item.lnum ~= 58 and item.text ~= ''
+  end, loc.items)
+  check(#loc.items >= 2 and loc.items[1].lnum == 58 and loc.items[1].text:find('^RL001 ') and #others >= 1
+    and loc.title:find('^racelens: RL001 '), ':RacelensRelated put in the location list: ' .. vim.inspect(loc))
+  vim.cmd('lclose')
+  out(string.format('ok: :RacelensRelated -> %d locations, e.g. line %d: %s', #loc.items, others[1].lnum, others[1].text))
+
   -- 2. Hover on `numActive` in that line names the conflicting write in borrowObject().
   local line = vim.api.nvim_buf_get_lines(pool, 57, 58, false)[1]
   local s = line:find('numActive', 1, true)
@@ -118,22 +131,32 @@ local function test()
   local lens = harness.wait_lens(test_buf, EXPLORE_PREFIX, 30000, 'racelens.exploreTest')
   out(string.format('ok: code lens on line %d: %s', lens.range.start.line, lens.command.title))
 
-  -- 3b. The selection status (statusline text), and :RacelensSelected offering the test.
+  -- 3b. The selection status (statusline text); :RacelensSelected puts the test in the
+  -- quickfix list at its declaration, :RacelensSelected! offers it to explore.
   local racelens = require('racelens')
   check(vim.wait(15000, function()
     return racelens.status(test_buf) == 'racelens: 1 test for this change'
   end, 50), 'no selection status for the change; status(): ' .. vim.inspect(racelens.status(test_buf)))
+  local declared = vim.fn.search('void addWhileBorrowingKeepsCountsConsistent(', 'nw')
+  vim.cmd('RacelensSelected')
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  check(qf.title == 'racelens: 1 test for this change' and #qf.items == 1 and qf.items[1].valid == 1
+    and qf.items[1].bufnr == test_buf and qf.items[1].lnum == declared
+    and qf.items[1].text:find('#1 org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent: covers ', 1, true),
+    ':RacelensSelected put in the quickfix list: ' .. vim.inspect(qf) .. ' (declaration on line ' .. declared .. ')')
+  vim.cmd('cclose')
+  out(string.format('ok: %s; :RacelensSelected -> quickfix line %d: %s', racelens.status(test_buf), qf.items[1].lnum, qf.items[1].text))
   local offered
   local real_select = vim.ui.select
   vim.ui.select = function(items, opts, on_choice)
     offered = vim.tbl_map(opts.format_item, items)
     on_choice(nil)
   end
-  vim.cmd('RacelensSelected')
+  vim.cmd('RacelensSelected!')
   vim.ui.select = real_select
   check(offered and #offered == 1 and offered[1]:find('#1 org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent', 1, true),
-    ':RacelensSelected offered: ' .. vim.inspect(offered))
-  out('ok: ' .. racelens.status(test_buf) .. '; :RacelensSelected offers ' .. offered[1])
+    ':RacelensSelected! offered: ' .. vim.inspect(offered))
+  out('ok: :RacelensSelected! offers ' .. offered[1])
 
   -- 4. Running the lens sends workspace/executeCommand to the server, which queues an
   -- exploration (tests/nvim/explore.lua follows one to its end): cancelled here.

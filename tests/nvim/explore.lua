@@ -89,6 +89,82 @@ local function show_schedule(test_buf, lens)
   return text
 end
 
+--- :RacelensSchedule puts the failing schedule's steps in the quickfix list; :RacelensStep
+--- walks them: the cursor on the running thread's line, each thread's line marked with its
+--- name and what it did (the value written), the preemptions, the failure, and back.
+local function step_through(test_buf, lens)
+  vim.api.nvim_set_current_buf(test_buf)
+  vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
+  local stepper = require('racelens.stepper')
+  vim.cmd('RacelensStep')
+  check(noted('racelens: no schedule to step through: run :RacelensSchedule'), ':RacelensStep before a schedule said: ' .. vim.inspect(notes))
+  vim.cmd('RacelensSchedule')
+  check(vim.wait(15000, function()
+    return stepper.current() ~= nil
+  end, 50), 'no schedule loaded by :RacelensSchedule: ' .. vim.inspect(notes))
+  local steps = stepper.current().schedule.steps
+  local qf = vim.fn.getqflist({ title = 1, items = 1, id = 0 })
+  check(qf.title:find('racelens: schedule of ' .. TEST .. ': java.lang.AssertionError', 1, true) and #qf.items == #steps,
+    'quickfix list of the schedule: ' .. qf.title .. ', ' .. #qf.items .. ' items for ' .. #steps .. ' steps')
+  local last = qf.items[#qf.items]
+  check(last.type == 'E' and last.valid == 1 and last.bufnr == test_buf and last.text:find('AssertionError', 1, true),
+    'the last entry is not the failure in the test: ' .. vim.inspect(last))
+  out(string.format('ok: :RacelensSchedule -> %d steps in the quickfix list; last: %s:%d %s', #qf.items, TEST_FILE, last.lnum, last.text))
+
+  local function marks_in(rel)
+    return stepper.marks(vim.fn.bufnr(project .. '/' .. rel))
+  end
+  local function running(rel)
+    for _, m in ipairs(marks_in(rel)) do
+      if m.current then
+        return m
+      end
+    end
+    return nil
+  end
+  -- A write of the shared counter, with its value: the cursor goes there, marked as running.
+  local write
+  for i, s in ipairs(steps) do
+    if s.mark == 'step' and s.location and s.location.uri:find('LatencyStats.java', 1, true) and s.text:find(' := ', 1, true) then
+      write = write or i
+    end
+  end
+  check(write, 'no write with its value in the steps: ' .. vim.inspect(steps))
+  vim.cmd('RacelensStep ' .. write)
+  local stats = 'src/main/java/org/example/metrics/LatencyStats.java'
+  local here = running(stats)
+  check(vim.api.nvim_buf_get_name(0):sub(-#stats) == stats and here and here.line + 1 == vim.api.nvim_win_get_cursor(0)[1]
+    and here.text:find('^◀ T%d+ %(.-%): write .* := ') and here.hl == 'RacelensStepRunning',
+    'step ' .. write .. ': cursor in ' .. vim.api.nvim_buf_get_name(0) .. ':' .. vim.api.nvim_win_get_cursor(0)[1] .. ', marks ' .. vim.inspect(marks_in(stats)))
+  out(string.format('ok: :RacelensStep %d -> %s:%d %s', write, stats, here.line + 1, here.text))
+  -- One step on: the cursor follows the next step's thread, and the quickfix list too.
+  vim.cmd('RacelensStep')
+  local at = stepper.current().at
+  check(at == write + 1 and vim.fn.getqflist({ id = qf.id, idx = 0 }).idx == at, 'next: at ' .. at .. ', quickfix entry ' .. vim.fn.getqflist({ id = qf.id, idx = 0 }).idx)
+  -- The first preemption: the preempted thread's line says so.
+  vim.cmd('RacelensStep first')
+  vim.cmd('RacelensStep next-preemption')
+  local p = stepper.current().at
+  check(steps[p].mark == 'preemption', 'next-preemption stopped at ' .. vim.inspect(steps[p]))
+  local preempted
+  for _, m in ipairs(marks_in(stats)) do
+    preempted = preempted or (m.current and m.text:find('⇄ preempted', 1, true) and m.hl == 'RacelensStepPreemption' and m)
+  end
+  check(preempted and preempted.line + 1 == vim.api.nvim_win_get_cursor(0)[1], 'preemption ' .. p .. ': marks ' .. vim.inspect(marks_in(stats)))
+  out(string.format('ok: :RacelensStep next-preemption -> step %d, line %d: %s', p, preempted.line + 1, preempted.text))
+  vim.cmd('RacelensStep prev')
+  check(stepper.current().at == p - 1, 'prev went to ' .. stepper.current().at)
+  -- The last step: the failure, at the assertion of the test.
+  vim.cmd('RacelensStep last')
+  local failed = running(TEST_FILE)
+  check(vim.api.nvim_get_current_buf() == test_buf and failed and failed.line + 1 == last.lnum and failed.text:find('✗ ', 1, true)
+    and failed.hl == 'RacelensStepFailure', 'last: marks ' .. vim.inspect(marks_in(TEST_FILE)))
+  out('ok: :RacelensStep last -> ' .. failed.text)
+  vim.cmd('RacelensStep stop')
+  check(#marks_in(TEST_FILE) == 0 and #marks_in(stats) == 0, 'marks left after :RacelensStep stop')
+  vim.cmd('cclose')
+end
+
 --- Waits for the lens of a finished exploration whose title ends with ` · <by>`.
 local function wait_result(test_buf, by)
   local function find()
@@ -169,6 +245,7 @@ local function test()
   explore(test_buf)
   local failed = failure(test_buf)
   local text = show_schedule(test_buf, failed)
+  step_through(test_buf, failed)
 
   -- Copy: the client's own command, to the unnamed register.
   run_lens(test_buf, failed, 'Copy')

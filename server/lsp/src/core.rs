@@ -267,6 +267,9 @@ impl Core {
             Msg::Document { uri, reply } => {
                 let _ = reply.send(self.document(&uri));
             }
+            Msg::Schedule { arg, reply } => {
+                let _ = reply.send(self.schedule_steps(&arg));
+            }
             Msg::Execute { command, arguments, reply } => {
                 let result = self.execute(&command, &arguments);
                 let _ = reply.send(result);

@@ -60,6 +60,7 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, Ar
         server::Backend::new(client, tx, edits, flag, options.test_commands)
     })
     .custom_method("racelens/document", server::Backend::document)
+    .custom_method("racelens/schedule", server::Backend::schedule)
     .custom_method("window/workDoneProgress/cancel", server::Backend::cancel_progress)
     .custom_method(framing::MALFORMED_METHOD, server::Backend::malformed)
     .finish();

@@ -46,6 +46,8 @@ pub enum Msg {
     CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
     CodeAction { params: CodeActionParams, reply: Reply<Vec<CodeActionOrCommand>> },
     Document { uri: String, reply: Reply<Value> },
+    /// `racelens/schedule {root, test}`: the steps of the test's failing schedule.
+    Schedule { arg: Value, reply: Reply<Value> },
     Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
     /// From an exploration's worker.
     Job(JobEvent),

@@ -7,7 +7,9 @@
 //! layer speaks. Commands' arguments are read field by field in `core/explore.rs`, so that
 //! a client that sends a wrong one is told which field is missing.
 
+use racelens_explore::results::swimlane::Mark;
 use serde::{Deserialize, Serialize};
+use tower_lsp_server::ls_types::Location;
 
 /// `racelens.exploreTest`'s argument: the test, as its lens names it. (Fields in the order
 /// the selection status has always sent them in.)
@@ -100,6 +102,34 @@ impl DocumentText {
     }
 }
 
+/// The result of the `racelens/schedule` request (params: a [`ResultArgument`]): a failing
+/// schedule's steps in order, for the editors' steppers and lists. The rows are the swimlane
+/// page's (`racelens_explore::results::swimlane::Lanes`), with places as LSP locations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleSteps {
+    pub test: String,
+    /// `✗ java.lang.AssertionError: ... after 4 schedules (1 preemption)`.
+    pub headline: String,
+    /// The threads, named as the table's header names them (`T1 (Thread-0)`).
+    pub threads: Vec<String>,
+    pub steps: Vec<ScheduleStep>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleStep {
+    /// `step`, `preemption` (the scheduler took the CPU from a thread that could go on),
+    /// `switch` (a thread stopped on its own), `elided` (steps left out), `failure`.
+    pub mark: Mark,
+    /// The thread (an index into `threads`); absent for an elided stretch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<usize>,
+    /// The step's words, with the value read or written: `write Stats.count := 2 (Stats.java:14)`.
+    pub text: String,
+    /// Where in the project; absent for code outside it and for switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
 /// A payload as the `Value` that tower-lsp-server's untyped requests and commands carry.
 pub fn value(payload: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(payload).expect("payloads serialize")
@@ -132,5 +162,16 @@ mod tests {
         assert_eq!(value(&links), json!({"uri": "racelens:/schedule/1/T.m.md", "html": "racelens:/schedule/1/T.m.html"}));
         assert_eq!(value(&ScheduleLinks { html: None, ..links }), json!({"uri": "racelens:/schedule/1/T.m.md"}));
         assert_eq!(value(&DocumentText::markdown("# RL001".into())), json!({"text": "# RL001", "languageId": "markdown"}));
+        let place = Location { uri: "file:///w/S.java".parse().unwrap(), range: Default::default() };
+        let step = ScheduleStep { mark: Mark::Preemption, thread: Some(1), text: "⇄ preempted".into(), location: Some(place) };
+        let elided = ScheduleStep { mark: Mark::Elided, thread: None, text: "… 3 steps not shown …".into(), location: None };
+        let steps = ScheduleSteps { test: "p.T#m".into(), headline: "✗ AssertionError".into(), threads: vec!["T0 (main)".into(), "T1 (a)".into()], steps: vec![step, elided] };
+        let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}});
+        assert_eq!(
+            value(&steps),
+            json!({"test": "p.T#m", "headline": "✗ AssertionError", "threads": ["T0 (main)", "T1 (a)"], "steps": [
+                {"mark": "preemption", "thread": 1, "text": "⇄ preempted", "location": {"uri": "file:///w/S.java", "range": range}},
+                {"mark": "elided", "text": "… 3 steps not shown …"}]})
+        );
     }
 }

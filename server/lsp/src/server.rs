@@ -76,6 +76,11 @@ impl Backend {
         let uri = params.get("uri").and_then(Value::as_str).unwrap_or_default().to_string();
         self.ask(|reply| Msg::Document { uri, reply }).await
     }
+
+    /// `racelens/schedule {root, test}`: the steps of a failing schedule, for a stepper.
+    pub async fn schedule(&self, params: Value) -> Result<Value> {
+        self.ask(|reply| Msg::Schedule { arg: params, reply }).await
+    }
 }
 
 fn client_caps(params: &InitializeParams) -> ClientCaps {

@@ -16,6 +16,7 @@ use tower_lsp_server::ls_types::{notification, Uri};
 
 use crate::lenses::explore_arguments;
 use crate::payloads::TestArgument;
+use crate::positions::{position, Encoding};
 
 /// The most tests a status carries: the item's tooltip and quick pick show the best ones.
 const MOST_TESTS: usize = 10;
@@ -52,6 +53,9 @@ pub struct StatusTest {
     pub evidence: String,
     /// The `racelens.exploreTest` command's argument for it, as its lens has it.
     pub explore: TestArgument,
+    /// The line (0-based) of the test method's name in `explore.uri`: where a list of the
+    /// selected tests (Neovim's quickfix list) takes the user.
+    pub line: u32,
 }
 
 impl SelectionStatus {
@@ -72,7 +76,8 @@ fn status_test(index: &ProjectIndex, root: &Path, ranked: &RankedTest) -> Option
     let class = &facts.classes[method.class as usize].binary_name;
     let uri = Uri::from_file_path(root.join(index.path(ranked.method.origin)))?;
     let evidence = serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
-    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len() - ranked.warned, warned: ranked.warned, evidence, explore: explore_arguments(&uri, class, &method.name) })
+    let line = position(facts, method.name_span.start, Encoding::Utf16).line;
+    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len() - ranked.warned, warned: ranked.warned, evidence, explore: explore_arguments(&uri, class, &method.name), line })
 }
 
 pub enum SelectionStatusNotification {}

@@ -133,6 +133,26 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     assert!(html.contains("<svg") && html.contains(">T0 (main)</text>") && html.contains(r#"<g class="row failure" data-file="src/test/java/"#), "{html}");
     assert!(html.contains(&format!(r#"data-uri="{doc_uri}""#)) && html.contains(r#"<body data-root=""#), "{html}");
 
+    // The schedule's steps for a stepper or a list (`racelens/schedule`): the threads, every
+    // step on its thread with the value it read or wrote, the preemptions, and the failure
+    // last, at the assertion of the test; places as locations in the work tree.
+    let steps = c.request("racelens/schedule", show["arguments"][0].clone()).await;
+    assert_eq!(steps["test"], TEST);
+    assert!(steps["headline"].as_str().unwrap().contains("AssertionError"), "{steps}");
+    let threads = steps["threads"].as_array().unwrap();
+    assert!(threads.len() >= 3 && threads[0] == "T0 (main)", "{steps}");
+    let all_steps = steps["steps"].as_array().unwrap();
+    let located_in = |s: &Value, rel: &str| s["location"]["uri"] == uri(&c.root, rel).as_str();
+    let writes = all_steps.iter().filter(|s| s["mark"] == "step" && located_in(s, STATS) && s["text"].as_str().unwrap().contains(" := ")).count();
+    assert!(writes >= 2, "a write with its value, per thread: {steps}");
+    assert!(all_steps.iter().any(|s| s["mark"] == "preemption" && s["thread"].as_u64().is_some_and(|t| (t as usize) < threads.len())), "{steps}");
+    let last = all_steps.last().unwrap();
+    assert!(last["mark"] == "failure" && located_in(last, STATS_TEST), "{last}");
+    assert_eq!(last["location"]["range"]["start"]["line"], rl200["range"]["start"]["line"], "the failure's line is the diagnostic's: {last}");
+    // A test without a failing schedule has no steps, and says why.
+    let (_, missing) = c.call("racelens/schedule", json!({"root": show["arguments"][0]["root"], "test": "pkg.NoSuchTest#m"})).await.into_parts();
+    assert!(missing.as_ref().is_err_and(|e| e.message.contains("no exploration result for pkg.NoSuchTest#m")), "{missing:?}");
+
     // Replay: exactly that schedule, on the current code, still fails.
     let replay = &all[2]["command"];
     c.request("workspace/executeCommand", json!({"command": replay["command"], "arguments": replay["arguments"]})).await;

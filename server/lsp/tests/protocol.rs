@@ -323,6 +323,10 @@ async fn the_selection_status_follows_the_change_for_clients_that_ask() {
     assert_eq!((&test["test"], &test["rank"], &test["evidence"]), (&json!("org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"), &json!(1), &json!("static")), "{status}");
     // The same argument the test's lens runs `racelens.exploreTest` with.
     assert_eq!(test["explore"], json!({"uri": uri(&c.root, POOL_TEST), "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
+    // And the line of the test's name, where a list of the selected tests goes.
+    let source = std::fs::read_to_string(c.root.join(POOL_TEST)).unwrap();
+    let line = source.lines().position(|l| l.contains("void addWhileBorrowingKeepsCountsConsistent(")).unwrap();
+    assert_eq!(test["line"], line, "{status}");
     // The buffer back to HEAD's text: no change, nothing selected.
     c.open(POOL).await;
     let head = std::process::Command::new("git").args(["show", &format!("HEAD:{POOL}")]).current_dir(repo.path()).output().unwrap();

@@ -15,7 +15,10 @@ local documents = require('racelens.documents')
 local explore = require('racelens.explore')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
+local lists = require('racelens.lists')
+local schedule = require('racelens.schedule')
 local selection_status = require('racelens.status')
+local stepper = require('racelens.stepper')
 
 local M = {}
 
@@ -507,18 +510,39 @@ function M.status(bufnr)
   return selection_status.text(selection_status.get(client and client.id))
 end
 
---- Lists the tests the change selects (of the current buffer's server) and explores the
---- one picked.
-function M.selected()
+--- Lists the tests the change selects (of the current buffer's server), best first: in the
+--- quickfix list (`:cnext` walks them), or with `pick` offered with vim.ui.select (which
+--- telescope's or fzf-lua's ui-select replaces when installed) to explore the one picked.
+function M.selected(pick)
   local client = client_for_buf(vim.api.nvim_get_current_buf()) or all_clients()[1]
   local status = selection_status.get(client and client.id)
   if status then
     vim.api.nvim_echo({ { table.concat(vim.list_extend({ selection_status.text(status) }, selection_status.lines(status)), '\n') } }, false, {})
   end
+  if not pick then
+    local items = lists.selected_items(status)
+    if #(status and status.tests or {}) > 0 then
+      lists.set_quickfix(items, selection_status.text(status))
+      return
+    end
+  end
   selection_status.pick(status, function(test)
     commands.execute_on_server({ command = commands.EXPLORE, arguments = { test.explore } }, { client_id = client and client.id })
   end)
 end
+
+--- Puts the steps of a failing schedule in the quickfix list and loads them for
+--- :RacelensStep: of the test named (`pkg.FooTest#testX`), else of the ✗ lens at or above
+--- the cursor.
+M.schedule = schedule.run
+
+--- Walks the loaded schedule: `step('next')`, 'prev', 'first', 'last', 'next-preemption',
+--- 'prev-preemption', a step number, or 'stop'.
+M.step = stepper.step
+
+--- Puts the racelens warning under the cursor and its related locations in the window's
+--- location list.
+M.related = lists.related
 
 --- Opens the explanation (`racelens:/codes/RLxxx`) of the racelens diagnostic under the
 --- cursor, or of the first one on the line.
@@ -569,7 +593,7 @@ local function create_commands()
     RacelensInfo = { show_info, 'racelens: show the clients, their roots, explorations and the server command' },
     RacelensExplain = { M.explain, 'racelens: explain the racelens warning on this line' },
     RacelensCancel = { M.cancel, 'racelens: cancel every exploration' },
-    RacelensSelected = { M.selected, 'racelens: list the tests the change selects and explore one' },
+    RacelensRelated = { M.related, 'racelens: the warning on this line and its related locations, in the location list' },
   }
   for name, def in pairs(cmds) do
     vim.api.nvim_create_user_command(name, function()
@@ -580,12 +604,17 @@ local function create_commands()
   local with_args = {
     { 'RacelensRunLens', M.run_lens, '?', lenses.complete, 'racelens: run a code lens of the current line (optionally: its title)' },
     { 'RacelensExplore', explore.run, '*', explore.complete, 'racelens: explore the test at the cursor again (optionally: a heuristic, a seed)' },
+    { 'RacelensSchedule', M.schedule, '?', nil, 'racelens: the failing schedule of the test at the cursor (or named) in the quickfix list, for :RacelensStep' },
+    { 'RacelensStep', M.step, '?', stepper.complete, 'racelens: step through the loaded schedule (next, prev, first, last, next-preemption, prev-preemption, N, stop)' },
   }
   for _, c in ipairs(with_args) do
     vim.api.nvim_create_user_command(c[1], function(args)
       c[2](args.args)
     end, { nargs = c[3], complete = c[4], desc = c[5] })
   end
+  vim.api.nvim_create_user_command('RacelensSelected', function(args)
+    M.selected(args.bang)
+  end, { bang = true, desc = 'racelens: the tests the change selects in the quickfix list (!: pick one to explore)' })
   vim.api.nvim_create_autocmd('BufReadCmd', {
     group = vim.api.nvim_create_augroup(documents_augroup, { clear = true }),
     pattern = documents.pattern,

@@ -1,8 +1,11 @@
 -- How many tests the working-tree change selects, per racelens client, from the server's
 -- `racelens/selectionStatus` notification (sent because the client announces
 -- `experimental.racelens.selectionStatus`). `require('racelens').status()` gives the text
--- for a statusline; `:RacelensSelected` lists the selected tests, best first, and explores
--- the one picked, as its lens would.
+-- for a statusline; `:RacelensSelected!` offers the selected tests, best first, and explores
+-- the one picked, as its lens would (`:RacelensSelected` puts them in the quickfix list:
+-- lists.lua).
+local covers = require('racelens.lists').covers
+
 local M = {}
 
 local by_client = {}
@@ -26,19 +29,6 @@ end
 --- The status a client last sent, or nil.
 function M.get(client_id)
   return client_id and by_client[client_id]
-end
-
---- `2 impacted pairs`, `1 method with a warning`, or both.
-local function covers(t)
-  local warned = t.warned or 0
-  if warned == 0 then
-    return plural(t.pairs or 0, 'impacted pair')
-  end
-  local methods = plural(warned, 'method with a warning')
-  if (t.pairs or 0) == 0 then
-    return methods
-  end
-  return plural(t.pairs, 'impacted pair') .. ' and ' .. methods
 end
 
 local function undecided(status)

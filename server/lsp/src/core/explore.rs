@@ -31,7 +31,7 @@ use crate::explorations::{self, Job, JobKind};
 use crate::messages::JobEvent;
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
-use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, TestArgument};
+use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, ScheduleStep, ScheduleSteps, TestArgument};
 use crate::positions::line_range;
 
 pub type Progress = OngoingProgress<Unbounded, Cancellable>;
@@ -220,6 +220,17 @@ impl Core {
             _ => self.show_document(&uri),
         }
         Ok(Some(payloads::value(&ScheduleLinks { uri, html })))
+    }
+
+    /// `racelens/schedule {root, test}`: the steps of the test's failing schedule, each with
+    /// its thread and its place as a location, for the editors' steppers and lists.
+    pub(super) fn schedule_steps(&mut self, arg: &Value) -> Result<Value, String> {
+        let (root, test, result) = self.result_of(arg)?;
+        let ResultKind::Failed { headline, lanes, .. } = &result.kind else { return Err(format!("no failing schedule of {test}: its exploration did not fail")) };
+        let lanes = lanes.as_ref().ok_or_else(|| format!("the failing schedule of {test} was kept by an earlier racelens without its steps: explore it again"))?;
+        let w = self.workspaces.iter().position(|ws| ws.root == root).ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
+        let steps = lanes.rows.iter().map(|r| ScheduleStep { mark: r.mark, thread: r.lane, text: r.text.clone(), location: r.place.as_ref().and_then(|p| self.place_location(w, p)) }).collect();
+        Ok(payloads::value(&ScheduleSteps { test, headline: headline.clone(), threads: lanes.threads.clone(), steps }))
     }
 
     /// Asks the editor to show a `racelens:` document: `window/showDocument` where it can,

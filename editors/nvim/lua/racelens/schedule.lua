@@ -1,0 +1,74 @@
+-- :RacelensSchedule [test]: a failing schedule's steps (the server's `racelens/schedule`)
+-- in the quickfix list, and loaded for :RacelensStep. The test is the one named
+-- (`pkg.FooTest#testX`, of the current buffer's server) or else the failing test whose
+-- `✗`/`Show schedule` lens is at or above the cursor (the first of the buffer above them all).
+local compat = require('racelens.compat')
+local lists = require('racelens.lists')
+local stepper = require('racelens.stepper')
+
+local M = {}
+
+local SHOW = 'racelens.showSchedule'
+
+local function notify(msg, level)
+  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- The `{root, test}` of the failing schedule whose lens is at or above (0-based) `lnum` of
+--- `bufnr`, else the first; nil when the buffer has none.
+function M.failure_at(bufnr, lnum)
+  local best, first
+  for _, lens in ipairs(compat.codelenses(bufnr)) do
+    local c = lens.command
+    local arg = c and c.command == SHOW and c.arguments and c.arguments[1]
+    if type(arg) == 'table' and type(arg.root) == 'string' and type(arg.test) == 'string' then
+      local line = lens.range.start.line
+      if not first or line < first.line then
+        first = { line = line, arg = arg }
+      end
+      if line <= lnum and (not best or line >= best.line) then
+        best = { line = line, arg = arg }
+      end
+    end
+  end
+  local found = best or first
+  return found and { root = found.arg.root, test = found.arg.test }
+end
+
+--- Shows the steps of `schedule` (the server's answer) and loads them for the stepper.
+function M.show(schedule)
+  local title = string.format('racelens: schedule of %s: %s', schedule.test, schedule.headline)
+  local qf = lists.set_quickfix(lists.schedule_items(schedule), title)
+  stepper.load(schedule, qf)
+  notify(string.format('%d steps of %s in the quickfix list; :RacelensStep walks them', #schedule.steps, schedule.test))
+end
+
+--- :RacelensSchedule [test].
+function M.run(test)
+  local racelens = require('racelens')
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = racelens.client_for_buf(bufnr) or racelens.clients()[1]
+  if not client then
+    notify('no racelens server is running', vim.log.levels.WARN)
+    return
+  end
+  local arg
+  if test ~= nil and vim.trim(test) ~= '' then
+    arg = { root = compat.root_of(client), test = vim.trim(test) }
+  else
+    arg = M.failure_at(bufnr, vim.api.nvim_win_get_cursor(0)[1] - 1)
+  end
+  if not arg then
+    notify('no failing schedule in this buffer: name a test (:RacelensSchedule pkg.FooTest#testX) or put the cursor on a test with a ✗ lens', vim.log.levels.WARN)
+    return
+  end
+  compat.request(client, 'racelens/schedule', arg, function(err, result)
+    if err then
+      notify(tostring(err.message or vim.inspect(err)), vim.log.levels.WARN)
+    elseif type(result) == 'table' and type(result.steps) == 'table' then
+      M.show(result)
+    end
+  end, bufnr)
+end
+
+return M
