@@ -29,6 +29,7 @@ import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
 import { ExplorationProgressFeature } from './progress';
 import { selectionStatusFeature } from './status';
+import { testStatesFeature } from './testing';
 import type { SelectionStatusItem } from './status';
 
 /** Sent by the server instead of `workspace/codeLens/refresh` to clients without refreshSupport. */
@@ -37,6 +38,11 @@ export const CodeLensRefreshNotification = new NotificationType0('racelens/codeL
 /** Shows a schedule's swimlane page (`ScheduleView`). */
 export interface SchedulePages {
     show(uri: vscode.Uri): Promise<boolean>;
+}
+
+/** The Testing view's racelens tests (`RacelensTests`): listens on each (re)started client. */
+export interface TestView {
+    attach(client: LanguageClient): void;
 }
 
 /** What the client needs of the `racelens:` documents when the server shows one. */
@@ -67,6 +73,7 @@ export class RacelensClient implements vscode.Disposable {
         private readonly documents: ShownDocuments,
         private readonly status: SelectionStatusItem,
         private readonly schedules: SchedulePages,
+        private readonly tests: TestView,
     ) {}
 
     /** The running client, waiting for a start in progress; undefined if the server is not running. */
@@ -245,7 +252,9 @@ export class RacelensClient implements vscode.Disposable {
         client.registerFeature(selectionStatusFeature);
         client.registerFeature(new ExplorationProgressFeature(client));
         client.registerFeature(scheduleHtmlFeature);
+        client.registerFeature(testStatesFeature);
         this.status.attach(client);
+        this.tests.attach(client);
         return client;
     }
 

@@ -63,7 +63,7 @@ export function testAt<T extends { line: number }>(tests: T[], line: number): T 
 }
 
 /** Asks for the heuristic (undefined: the settings') and the seed; undefined when dismissed. */
-async function pick(test: string): Promise<{ heuristic?: string; seed?: number } | undefined> {
+export async function pickHeuristicAndSeed(test: string): Promise<{ heuristic?: string; seed?: number } | undefined> {
     const items: { label: string; description: string; name?: string }[] = [
         { label: 'the setting', description: 'racelens.explore.heuristic' },
         ...HEURISTICS.map((h) => ({ label: h.name, description: h.description, name: h.name })),
@@ -100,7 +100,7 @@ export async function exploreWith(client: LanguageClient | undefined, given?: un
         }
     }
     const test = `${argument.class}#${argument.method}`;
-    const choice = argument.heuristic !== undefined || argument.seed !== undefined ? { heuristic: argument.heuristic, seed: argument.seed } : await pick(test);
+    const choice = argument.heuristic !== undefined || argument.seed !== undefined ? { heuristic: argument.heuristic, seed: argument.seed } : await pickHeuristicAndSeed(test);
     if (choice === undefined) {
         return;
     }

@@ -1,6 +1,6 @@
 // Wires the racelens extension: the output channel, the `racelens:` documents, the
 // schedule pages' webview, the language client, the status item of the tests the change
-// selects, and the commands.
+// selects, the Testing view's tests, the schedule stepper, and the commands.
 
 import * as vscode from 'vscode';
 import { RacelensClient } from './client';
@@ -9,6 +9,8 @@ import { RacelensDocuments } from './documents';
 import { warnIfNoJdk } from './jdk';
 import { ScheduleView } from './schedule';
 import { SelectionStatusItem } from './status';
+import { ScheduleStepper } from './stepper';
+import { RacelensTests } from './testing';
 
 let racelens: RacelensClient | undefined;
 
@@ -22,7 +24,15 @@ export function activate(context: vscode.ExtensionContext): void {
     context.subscriptions.push(status);
     const schedules = new ScheduleView(() => client.current(), output);
     context.subscriptions.push(schedules);
-    const client: RacelensClient = new RacelensClient(context, output, documents, status, schedules);
+    const tests = new RacelensTests(() => client.current());
+    context.subscriptions.push(
+        tests,
+        status.onDidChange((s) => {
+            tests.select(s);
+        }),
+    );
+    context.subscriptions.push(new ScheduleStepper(() => client.current()));
+    const client: RacelensClient = new RacelensClient(context, output, documents, status, schedules, tests);
     racelens = client;
 
     context.subscriptions.push(

@@ -6,7 +6,8 @@
 // The page brings its own Content-Security-Policy (nothing from elsewhere, its style and
 // script only with their nonce); a page without that policy is not shown. A click on a row
 // posts `{ type: 'open', file, line, root }` and opens the file at the line; the page's
-// "Open as text" posts `{ type: 'text', uri }` and opens the markdown table.
+// "Open as text" posts `{ type: 'text', uri }` and opens the markdown table; its "Step
+// through" posts `{ type: 'step', test, root }` and starts the stepper (stepper.ts).
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -30,7 +31,7 @@ export function hasStrictPolicy(html: string): boolean {
 }
 
 /** What a page posts. */
-export type PageMessage = { type: 'open'; file: string; line: number; root?: string } | { type: 'text'; uri: string };
+export type PageMessage = { type: 'open'; file: string; line: number; root?: string } | { type: 'text'; uri: string } | { type: 'step'; test: string; root: string };
 
 export function pageMessage(value: unknown): PageMessage | undefined {
     if (typeof value !== 'object' || value === null) {
@@ -42,6 +43,9 @@ export function pageMessage(value: unknown): PageMessage | undefined {
     }
     if (m.type === 'text' && typeof m.uri === 'string' && m.uri.startsWith('racelens:/schedule/')) {
         return { type: 'text', uri: m.uri };
+    }
+    if (m.type === 'step' && typeof m.test === 'string' && m.test !== '' && typeof m.root === 'string' && m.root !== '') {
+        return { type: 'step', test: m.test, root: m.root };
     }
     return undefined;
 }
@@ -105,6 +109,10 @@ export class ScheduleView implements vscode.Disposable {
     /** Answers a message of the page; returns when its editor is shown. */
     async receive(value: unknown): Promise<void> {
         const message = pageMessage(value);
+        if (message?.type === 'step') {
+            await vscode.commands.executeCommand('racelens.stepSchedule', { root: message.root, test: message.test });
+            return;
+        }
         if (message?.type === 'text') {
             await vscode.window.showTextDocument(vscode.Uri.parse(message.uri), { preview: false, viewColumn: vscode.ViewColumn.Beside });
             return;

@@ -113,6 +113,9 @@ export class SelectionStatusItem implements vscode.Disposable {
     private readonly item: vscode.StatusBarItem;
     private readonly byRoot = new Map<string, SelectionStatus>();
     private readonly subscriptions: vscode.Disposable[] = [];
+    private readonly changed = new vscode.EventEmitter<SelectionStatus>();
+    /** Each status the server sends (the Testing view tags the selected tests). */
+    readonly onDidChange = this.changed.event;
 
     constructor(private readonly client: () => Promise<LanguageClient | undefined>) {
         this.item = vscode.window.createStatusBarItem('racelens.selection', vscode.StatusBarAlignment.Left, 10);
@@ -135,6 +138,7 @@ export class SelectionStatusItem implements vscode.Disposable {
         client.onNotification(SelectionStatusNotification, (status) => {
             this.byRoot.set(status.root, status);
             this.render();
+            this.changed.fire(status);
         });
     }
 
@@ -177,6 +181,7 @@ export class SelectionStatusItem implements vscode.Disposable {
 
     dispose(): void {
         this.item.dispose();
+        this.changed.dispose();
         for (const s of this.subscriptions) {
             s.dispose();
         }

@@ -388,6 +388,75 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         );
     });
 
+    test('the Testing view: the thread tests by class, the selected one tagged, a run to its failure at the line, the step-through, a cancelled run, a lens run', { skip: noServer, timeout: 3 * EXPLORATION_MS }, async () => {
+        const repo = makeRepository('explore-lost-update');
+        await activateOnServer(repo);
+        const TEST = 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted';
+        const testFile = path.join(repo, 'src/test/java/org/example/metrics/LatencyStatsTest.java');
+        const source = fs.readFileSync(testFile, 'utf8').split('\n');
+        const controller = await until('the racelens test controller', () => stub.record.testControllers.get('racelens'));
+        const cls = await until('the test class in the Testing view', () => controller.items.get(`${repo}::org.example.metrics.LatencyStatsTest`));
+        assert.equal(cls.label, 'LatencyStatsTest');
+        assert.equal(cls.description, 'org.example.metrics');
+        const item = cls.children.get(`${repo}::${TEST}`);
+        assert.equal(item?.label, 'concurrentRecordsAreAllCounted');
+        assert.equal(item.uri.fsPath, testFile);
+        assert.equal(item.range.start.line, source.findIndex((l) => l.includes('void concurrentRecordsAreAllCounted(')));
+        // The change selects it: tagged (filter @racelens:selected) and ranked.
+        await until('the selected tag', () => item.tags.some((t) => t.id === 'selected') && item.description === '#1 for this change');
+        assert.deepEqual(controller.profiles.map((p) => [p.label, p.isDefault]), [['Explore schedules', true], ['Explore schedules with a heuristic or seed…', false]]);
+
+        // Run from the view: enqueued, then failed, the headline at the assertion and each
+        // preemption at its place.
+        const explore = controller.profiles[0];
+        await explore.runHandler(new stub.vscode.TestRunRequest([item]), new stub.vscode.CancellationTokenSource().token);
+        const run = controller.runs.find((r) => r.persist && r.request.include?.[0] === item);
+        assert.ok(run?.ended, 'the run ended');
+        const kinds = run.events.map(([kind]) => kind);
+        assert.equal(kinds[0], 'enqueued', JSON.stringify(run.events));
+        const failed = run.events.find(([kind]) => kind === 'failed');
+        assert.ok(failed, JSON.stringify(run.events));
+        const headline = failed[2];
+        assert.match(headline.message, /^java\.lang\.AssertionError: expected:<4> but was:<\d> .*\n\(a schedule racelens found after \d+ schedules? by pct\+LA\)\n⇄ T\d preempted here before T\d .* \(LatencyStats\.java:\d+\)$/);
+        assert.equal(headline.location.uri.fsPath, testFile);
+        assert.equal(headline.location.range.start.line, source.findIndex((l) => l.includes('assertEquals(')));
+
+        // The lens's other actions from the test's context menu: Copy, Step through.
+        await stub.vscode.commands.executeCommand('racelens.testing.copySchedule', item);
+        assert.match(stub.record.clipboard, /^racelens replay .+ --test org\.example\.metrics\.LatencyStatsTest#concurrentRecordsAreAllCounted --schedule \S+$/);
+        const shownBefore = stub.record.shown.length;
+        await stub.vscode.commands.executeCommand('racelens.testing.stepSchedule', item);
+        const first = await until('the first step shown', () => stub.record.shown[shownBefore]);
+        assert.equal(first.uri.fsPath, testFile, 'the test starts the threads');
+        const status = () => stub.record.statusItems.get('racelens.step');
+        assert.match(status().text, /racelens: step 1\/\d+ · T0 \(main\): /);
+        await stub.vscode.commands.executeCommand('racelens.step.nextPreemption');
+        assert.match(status().text, /racelens: step \d+\/\d+ · T\d \(Thread-\d\): ⇄ preempted$/);
+        const preempted = stub.record.shown.at(-1);
+        assert.ok(preempted.uri.fsPath.endsWith('LatencyStats.java'), 'a preemption in the code under test');
+        await stub.vscode.commands.executeCommand('racelens.step.previous');
+        assert.doesNotMatch(status().text, /⇄ preempted$/);
+        await stub.vscode.commands.executeCommand('racelens.step.stop');
+        assert.equal(status().visible, false);
+
+        // A run cancelled from the view: its exploration is cancelled, the test skipped, and
+        // the earlier failure stands.
+        const source2 = new stub.vscode.CancellationTokenSource();
+        const cancelledRun = explore.runHandler(new stub.vscode.TestRunRequest([item]), source2.token);
+        source2.cancel();
+        await cancelledRun;
+        const second = controller.runs.filter((r) => r.persist && r.request.include?.[0] === item).at(-1);
+        assert.ok(second !== run && second.ended && second.events.some(([kind]) => kind === 'skipped'), JSON.stringify(second.events));
+
+        // An exploration from the lens shows in the view too, in a run of its own.
+        const doc = openFile(repo, 'src/test/java/org/example/metrics/LatencyStatsTest.java');
+        const again = await until('the ↻ Explore again lens', async () => (await codeLenses(doc)).find((l) => l.command?.title === '↻ Explore again'), EXPLORATION_MS);
+        const runs = controller.runs.length;
+        await click(again);
+        const lensRun = await until('a run of the lens exploration', () => controller.runs.slice(runs).find((r) => r.ended && r.events.some(([kind]) => kind === 'failed')), EXPLORATION_MS);
+        assert.equal(lensRun.request.include[0], item);
+    });
+
     test('an exploration from the lens: progress, failure lenses, Copy, the schedule as a picture and as text, Cancel Explorations', { skip: noServer, timeout: 2 * EXPLORATION_MS }, async () => {
         const repo = makeRepository('explore-lost-update');
         await activateOnServer(repo);
@@ -463,6 +532,12 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         assert.match(schedule.getText(), /\| T0 \(main\)/);
         assert.ok(schedule.getText().includes(stub.record.clipboard), 'the document has the replay command of the Copy lens');
         assert.equal(schedule.languageId, 'markdown');
+
+        // "Step through": the stepper walks the page's schedule, from its first step.
+        assert.ok(html.includes('<button type="button" data-action="step" data-test="org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted">Step through</button>'), 'a Step through button');
+        await panel.webview.receive({ type: 'step', test: 'org.example.metrics.LatencyStatsTest#concurrentRecordsAreAllCounted', root: repo });
+        assert.match(stub.record.statusItems.get('racelens.step')?.text ?? '', /racelens: step 1\/\d+ · T0 \(main\): /);
+        await stub.vscode.commands.executeCommand('racelens.step.stop');
 
         // A restarted server names its documents anew: the old document says it is gone, and
         // Show schedule shows the new server's own page in the same panel (the failure is kept on disk).

@@ -193,6 +193,105 @@ class CancellationTokenSource {
     }
 }
 
+/** A TestItemCollection: items by id, in the order added. */
+class TestItemCollection {
+    map = new Map();
+    get size() {
+        return this.map.size;
+    }
+    add(item) {
+        this.map.set(item.id, item);
+    }
+    get(id) {
+        return this.map.get(id);
+    }
+    delete(id) {
+        this.map.delete(id);
+    }
+    replace(items) {
+        this.map = new Map(items.map((i) => [i.id, i]));
+    }
+    forEach(fn) {
+        this.map.forEach((item) => fn(item, this));
+    }
+    [Symbol.iterator]() {
+        return this.map.entries();
+    }
+}
+
+class TestTag {
+    constructor(id) {
+        this.id = id;
+    }
+}
+
+class TestMessage {
+    constructor(message) {
+        this.message = message;
+    }
+}
+
+class TestRunRequest {
+    constructor(include, exclude, profile) {
+        Object.assign(this, { include, exclude, profile });
+    }
+}
+
+/**
+ * The Testing API: controllers with their items, run profiles and runs. A run records what
+ * the extension reports of each item (`events`: `[kind, itemId, detail]`), its output, and
+ * whether it ended.
+ */
+function testing(record) {
+    return {
+        createTestController(id, label) {
+            const controller = {
+                id,
+                label,
+                items: new TestItemCollection(),
+                profiles: [],
+                runs: [],
+                invalidated: [],
+                refreshHandler: undefined,
+                createTestItem(itemId, itemLabel, uri) {
+                    return { id: itemId, label: itemLabel, uri, children: new TestItemCollection(), tags: [], range: undefined, description: undefined, sortText: undefined };
+                },
+                createRunProfile(profileLabel, kind, runHandler, isDefault) {
+                    const profile = { label: profileLabel, kind, runHandler, isDefault: isDefault === true, dispose() {} };
+                    controller.profiles.push(profile);
+                    return profile;
+                },
+                createTestRun(request, name, persist) {
+                    const run = { request, name, persist, events: [], output: [], ended: false };
+                    const event = (kind) => (item, detail) => run.events.push([kind, item.id, detail]);
+                    Object.assign(run, {
+                        enqueued: event('enqueued'),
+                        started: event('started'),
+                        passed: event('passed'),
+                        failed: event('failed'),
+                        skipped: event('skipped'),
+                        errored: event('errored'),
+                        appendOutput: (text, _location, item) => run.output.push([item?.id, text]),
+                        end: () => {
+                            run.ended = true;
+                        },
+                    });
+                    controller.runs.push(run);
+                    return run;
+                },
+                invalidateTestResults(items) {
+                    controller.invalidated.push(items);
+                },
+                dispose() {
+                    record.testControllers.delete(id);
+                },
+            };
+            record.testControllers.set(id, controller);
+            return controller;
+        },
+    };
+}
+
 /** A text document as VS Code hands it out; `setText` stands for VS Code loading it again. */
 export function textDocument(uri, languageId, text, version = 1) {
     let lines = text.split('\n');
@@ -239,6 +338,8 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         /** Webview panels created: `{ viewType, title, showOptions, options, webview: { html, ... }, disposed }`. */
         webviews: [],
         clipboard: '',
+        /** Test controllers by id (the Testing API: `testing()`). */
+        testControllers: new Map(),
         /** Status bar items by id: `{ text, tooltip, command, visible }`. */
         statusItems: new Map(),
         /** Quick picks shown (`{ items, options }`); the answer is `pickAnswer(items)`. */
@@ -362,6 +463,16 @@ export function createVscode(settings, defaults, workspaceFolder, { trusted = tr
         ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
         ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
         StatusBarAlignment: { Left: 1, Right: 2 },
+        TestRunProfileKind: { Run: 1, Debug: 2, Coverage: 3 },
+        ThemeColor: class ThemeColor {
+            constructor(id) {
+                this.id = id;
+            }
+        },
+        TestTag,
+        TestMessage,
+        TestRunRequest,
+        tests: testing(record),
         env: lenient('env', {
             language: 'en',
             appName: 'stub',

@@ -77,7 +77,12 @@ fn is_main(facts: &FileFacts, m: MethodIdx) -> bool {
 /// The tests and `main` methods of a file that start threads, directly, through
 /// executors, or through a `Thread`/`Runnable` class they instantiate.
 pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
-    entries_in(index, file, &mut ReachCache::default(), |_, reach| reach.starts_threads)
+    thread_tests_in_with(index, file, &mut ReachCache::default())
+}
+
+/// [`thread_tests_in`] with reach edges resolved once for many files ([`ReachCache`]).
+pub fn thread_tests_in_with(index: &ProjectIndex, file: FileId, cache: &mut ReachCache) -> Vec<ThreadTest> {
+    entries_in(index, file, cache, |_, reach| reach.starts_threads)
 }
 
 /// Every test of a file (JUnit 3, 4 and 5), whether it starts threads or not, and the `main`

@@ -51,6 +51,7 @@ use crate::status::{SelectionStatus, SelectionStatusNotification};
 use crate::watch::Watcher;
 
 mod explore;
+mod test_states;
 
 struct Workspace {
     root: PathBuf,
@@ -65,6 +66,8 @@ struct Workspace {
     selection: Option<Arc<Selection>>,
     /// The selection status last sent to the client.
     status: Option<SelectionStatus>,
+    /// The tests and their states last sent to the client (`racelens/testStates`).
+    tests_sent: Option<payloads::TestStates>,
 }
 
 pub struct Core {
@@ -84,6 +87,8 @@ pub struct Core {
     publish_due: BTreeSet<usize>,
     /// Workspaces whose selection status may have changed: sent when nothing else waits.
     status_due: BTreeSet<usize>,
+    /// Workspaces whose tests' states may have changed: sent when nothing else waits.
+    tests_due: BTreeSet<usize>,
     /// The document edited last: its diagnostics are published first.
     edited: Option<Uri>,
     /// When the oldest unanalysed change arrived.
@@ -117,6 +122,7 @@ impl Core {
             dirty: BTreeSet::new(),
             publish_due: BTreeSet::new(),
             status_due: BTreeSet::new(),
+            tests_due: BTreeSet::new(),
             edited: None,
             dirty_since: None,
             watcher: None,
@@ -163,6 +169,14 @@ impl Core {
                     });
                     continue;
                 }
+                if let Some(w) = self.tests_due.pop_first() {
+                    self.guarded("the tests' states", |core| {
+                        if core.send_test_states(w, &cancel).is_err() {
+                            core.tests_due.insert(w);
+                        }
+                    });
+                    continue;
+                }
                 match rx.recv() {
                     Ok(m) => {
                         queue.push_back(m);
@@ -184,6 +198,7 @@ impl Core {
                 self.dirty.clear();
                 self.publish_due.clear();
                 self.status_due.clear();
+                self.tests_due.clear();
                 continue;
             }
             self.guarded("a message", |core| core.handle(msg));
@@ -391,7 +406,7 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0, selection: None, status: None });
+        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0, selection: None, status: None, tests_sent: None });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -483,6 +498,7 @@ impl Core {
         self.dirty = shift(&self.dirty);
         self.publish_due = shift(&self.publish_due);
         self.status_due = shift(&self.status_due);
+        self.tests_due = shift(&self.tests_due);
         // Clear what it published; the reloaded workspace publishes again.
         for uri in ws.published.keys() {
             self.publish(uri.clone(), Vec::new());
@@ -527,6 +543,10 @@ impl Core {
             let lens_changed = std::mem::replace(&mut ws.lens_key, key) != key;
             self.publish_edited(w);
             self.publish_due.insert(w);
+            // Tests come and go, and a result goes stale, with edits that keep the lenses' key.
+            if self.caps.test_states {
+                self.tests_due.insert(w);
+            }
             if lens_changed {
                 self.refresh_lenses();
                 if self.caps.selection_status {
@@ -590,7 +610,10 @@ impl Core {
         self.rt.block_on(client.publish_diagnostics(uri, diagnostics, version));
     }
 
-    fn refresh_lenses(&self) {
+    /// Asks the client for the lenses again (and marks the tests' states due: whatever
+    /// changed a lens may have changed a state).
+    fn refresh_lenses(&mut self) {
+        self.test_states_due();
         if !self.settings.code_lens {
             return;
         }

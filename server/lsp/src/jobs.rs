@@ -48,6 +48,10 @@ pub struct Jobs {
     next_document: u64,
     /// Names documents apart from those of earlier server runs (an editor may still show one).
     run: u64,
+    /// The number of each test's latest result, in the order they were stored (none for a
+    /// result kept from an earlier run).
+    result_numbers: BTreeMap<TestKey, u64>,
+    stored: u64,
 }
 
 impl Jobs {
@@ -136,8 +140,16 @@ impl Jobs {
     pub fn store(&mut self, root: &Path, result: TestResult) {
         self.results(root);
         let map = self.results.get_mut(root).expect("loaded above");
+        self.stored += 1;
+        self.result_numbers.insert((root.to_path_buf(), result.test.clone()), self.stored);
         map.insert(result.test.clone(), result);
         explorations::save_results(root, map);
+    }
+
+    /// Which result `key` has: 1 for the first stored by this server, and so on; 0 for one
+    /// kept from an earlier run.
+    pub fn result_number(&self, key: &TestKey) -> u64 {
+        self.result_numbers.get(key).copied().unwrap_or(0)
     }
 
     /// Registers the schedule document of `test`; returns its URI,

@@ -30,6 +30,8 @@ pub struct ClientCaps {
     /// `experimental.racelens.scheduleHtml`: the client shows a schedule's swimlane page
     /// (`racelens:/schedule/.../*.html`) rather than its markdown.
     pub schedule_html: bool,
+    /// `experimental.racelens.testStates`: the client shows `racelens/testStates` (a test view).
+    pub test_states: bool,
 }
 
 pub enum Msg {

@@ -9,7 +9,7 @@
 
 use racelens_explore::results::swimlane::Mark;
 use serde::{Deserialize, Serialize};
-use tower_lsp_server::ls_types::Location;
+use tower_lsp_server::ls_types::{DiagnosticRelatedInformation, Location, Range};
 
 /// `racelens.exploreTest`'s argument: the test, as its lens names it. (Fields in the order
 /// the selection status has always sent them in.)
@@ -128,6 +128,67 @@ pub struct ScheduleStep {
     /// Where in the project; absent for code outside it and for switches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+}
+
+/// The params of the `racelens/testStates` notification (server → client, for clients that
+/// set `experimental.racelens.testStates`): every test of a workspace that starts threads,
+/// as its lens names it, with the state of its exploration. Sent when the list or a state
+/// changed (an analysis, a job queued, progressing, finished or cancelled), whole, so that a
+/// client's test view (VS Code's Testing view) is a copy of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestStates {
+    /// The workspace folder, as a path (the `root` of `racelens.cancel` and
+    /// `racelens.showSchedule`).
+    pub root: String,
+    pub tests: Vec<TestEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestEntry {
+    /// `pkg.PoolTest#borrow` (the class that runs it: a subclass for an inherited test).
+    pub test: String,
+    /// The argument of `racelens.exploreTest` for it.
+    pub explore: TestArgument,
+    /// Where its lens stands: the method's name, or the class's name for an inherited test.
+    pub range: Range,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inherited: bool,
+    pub state: TestStateKind,
+    /// What the state says: the progress, the claim, the failure's headline, the reason.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// Which result this is: results are numbered in the order this server got them, 0 for
+    /// one kept from an earlier run (so that a client tells a new result from the one it
+    /// had before it asked for an exploration that was then cancelled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<u64>,
+    /// Where a failure was raised, and its preemptions (as the RL200 diagnostic has them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<DiagnosticRelatedInformation>,
+    /// For a failure: the command line that replays its schedule (what `Copy` copies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+}
+
+/// The state of a test's exploration, in the words a test view has for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestStateKind {
+    /// Never explored (in this workspace's kept results).
+    None,
+    Queued,
+    Running,
+    /// `✓`: every schedule up to the stated bound ran under control, and none failed.
+    Passed,
+    Failed,
+    /// No failure, and no claim either: the budget ran out, or the search makes none.
+    Unproven,
+    /// Not explored: an uncontrolled thread, a stop, an unconfirmed failure.
+    Errored,
+    /// The code the test reaches changed since its result.
+    Stale,
 }
 
 /// A payload as the `Value` that tower-lsp-server's untyped requests and commands carry.

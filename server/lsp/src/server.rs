@@ -95,6 +95,7 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
         show_document: c.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|s| s.support),
         selection_status: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/selectionStatus")).and_then(Value::as_bool).unwrap_or(false),
         schedule_html: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/scheduleHtml")).and_then(Value::as_bool).unwrap_or(false),
+        test_states: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/testStates")).and_then(Value::as_bool).unwrap_or(false),
     }
 }
 

@@ -169,6 +169,69 @@ async fn a_failing_schedule_becomes_lenses_a_diagnostic_a_document_and_a_replay(
     c.finish().await;
 }
 
+/// The `racelens/testStates` entry of `TEST` in a notification, if it has one.
+fn state_of(states: &Value) -> Option<Value> {
+    states["tests"].as_array()?.iter().find(|t| t["test"] == TEST).cloned()
+}
+
+/// Waits for a `racelens/testStates` whose entry of `TEST` satisfies `pred`; returns the entry.
+async fn expect_state(c: &mut Client, pred: impl Fn(&Value) -> bool) -> Value {
+    let states = c.expect("racelens/testStates", |s| state_of(s).is_some_and(|t| pred(&t))).await;
+    state_of(&states).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_view_gets_every_thread_test_with_its_explorations_state_across_a_restart() {
+    let repo = fixture_repo("explore-lost-update");
+    isolate_cache();
+    let caps = json!({"window": {"workDoneProgress": true}, "experimental": {"racelens": {"testStates": true}}});
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.patience = Duration::from_secs(180);
+    c.initialize(caps.clone(), json!({})).await;
+    // Before any exploration: the test, where its lens stands, with the argument that explores it.
+    let states = c.expect("racelens/testStates", |s| state_of(s).is_some()).await;
+    assert_eq!(states["root"], c.root.display().to_string());
+    let test = state_of(&states).unwrap();
+    assert_eq!(test["state"], "none", "{test}");
+    assert_eq!(test["explore"], json!({"uri": uri(&c.root, STATS_TEST), "class": "org.example.metrics.LatencyStatsTest", "method": "concurrentRecordsAreAllCounted"}));
+    let source = std::fs::read_to_string(c.root.join(STATS_TEST)).unwrap();
+    let declared = source.lines().position(|l| l.contains("void concurrentRecordsAreAllCounted(")).unwrap();
+    assert_eq!(test["range"]["start"]["line"], declared, "{test}");
+
+    // Explored: queued or running, then failed at the assertion, with the preemptions.
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [test["explore"]]})).await;
+    expect_state(&mut c, |t| t["state"] == "queued" || t["state"] == "running").await;
+    c.expect_ignoring("window/showMessage", &["racelens/testStates"], |m| m["message"].as_str().unwrap_or("").contains("✗ AssertionError")).await;
+    let failed = expect_state(&mut c, |t| t["state"] == "failed").await;
+    let assertion = source.lines().position(|l| l.contains("assertEquals(")).unwrap();
+    assert_eq!((&failed["location"]["uri"], &failed["location"]["range"]["start"]["line"]), (&json!(uri(&c.root, STATS_TEST)), &json!(assertion)), "{failed}");
+    assert!(failed["message"].as_str().unwrap().starts_with("java.lang.AssertionError: ") && failed["message"].as_str().unwrap().contains(" by pct+LA)"), "{failed}");
+    let related = failed["related"].as_array().unwrap();
+    assert!(!related.is_empty() && related.iter().all(|r| r["message"].as_str().unwrap().starts_with("⇄ ") && r["location"]["uri"] == uri(&c.root, STATS).as_str()), "{failed}");
+    assert_eq!(failed["result"], 1, "{failed}");
+    assert!(failed["replay"].as_str().unwrap().starts_with("racelens replay ") && failed["replay"].as_str().unwrap().contains(TEST), "{failed}");
+
+    // Explored again: a new result, numbered after the first (a client tells a new result
+    // from the one it had when an exploration it asked for was cancelled).
+    let mut again = test["explore"].clone();
+    again["again"] = json!(true);
+    again["heuristic"] = json!("basic");
+    c.request("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [again]})).await;
+    expect_state(&mut c, |t| t["state"] == "queued" || t["state"] == "running").await;
+    c.expect_ignoring("window/showMessage", &["racelens/testStates"], |m| m["message"].as_str().unwrap_or("").contains("✗ AssertionError")).await;
+    let second = expect_state(&mut c, |t| t["state"] == "failed").await;
+    assert!(second["result"] == 2 && second["message"].as_str().unwrap().contains(" by basic)"), "{second}");
+    c.finish().await;
+
+    // After a restart the kept result is there again, numbered 0 (not this server's).
+    let mut c = Client::start(repo.path(), ServerOptions::default());
+    c.patience = Duration::from_secs(60);
+    c.initialize(caps, json!({})).await;
+    let restored = expect_state(&mut c, |_| true).await;
+    assert_eq!((&restored["state"], &restored["result"]), (&json!("failed"), &json!(0)), "{restored}");
+    c.finish().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_correct_version_gets_the_check_mark_and_an_edit_makes_it_stale() {
     let repo = repo_from(&fixtures_dir().join("explore-lost-update"), false);

@@ -92,6 +92,17 @@ async function untilHere(what, fn, timeout = T.ui) {
 /** The titles of the code lenses on screen. */
 const lensTitles = () => [...document.querySelectorAll('.codelens-decoration a, .codelens-decoration span > span')].map((e) => e.textContent.trim());
 
+/** The rows of the Testing view's tree (the pane with the test filter box). */
+function testRowElements() {
+    const pane = document.querySelector('.testing-filter-wrapper')?.closest('.pane');
+    return pane ? [...pane.querySelectorAll('.monaco-list-row')] : [];
+}
+
+/** The Testing view's rows: the label shown (name, then description) and the classes of their icons. */
+function testRows() {
+    return window.rlTestRowElements().map((r) => ({ label: r.querySelector('.monaco-icon-label')?.textContent ?? r.textContent, icons: [...r.querySelectorAll('[class*="codicon-"]')].map((i) => i.className).join(' ') }));
+}
+
 /** The visible notification toasts: their text and buttons. */
 function toasts() {
     return [...document.querySelectorAll('.notifications-toasts .notification-toast')]
@@ -123,6 +134,49 @@ async function openFile(name) {
     await until(`${name} first in Quick Open`, (n) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label')?.startsWith(`${n} `), name);
     await page.keyboard.press('Enter');
     await until(`the editor of ${name}`, (n) => document.querySelector('.tabs-container .tab.active')?.getAttribute('aria-label')?.startsWith(n), name);
+}
+
+/** Runs a command of the Command Palette by its title. */
+async function command(title) {
+    await page.keyboard.down('Control');
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('KeyP');
+    await page.keyboard.up('Shift');
+    await page.keyboard.up('Control');
+    await until('the Command Palette', () => document.querySelector('.quick-input-widget .quick-input-box input') === document.activeElement);
+    await page.keyboard.type(title);
+    await until(`${title} first in the Command Palette`, (t) => document.querySelector('.quick-input-list .monaco-list-row.focused')?.getAttribute('aria-label')?.startsWith(t), title);
+    await page.keyboard.press('Enter');
+}
+
+/** Types `text` into the Testing view's filter box (replacing what was there). */
+async function filterTests(text) {
+    // A small editor (VS Code's suggest-enabled input), not an <input>.
+    const input = await page.waitForSelector('.testing-filter-wrapper', { visible: true, timeout: T.ui });
+    await input.click();
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.type(text);
+}
+
+/** Clicks the Run action of the Testing view's row whose label starts with `label`. */
+async function runFromTestingView(label) {
+    const row = await page.evaluateHandle((l) => window.rlTestRowElements().find((r) => r.textContent.startsWith(l)) ?? null, label);
+    if (row.asElement() === null) {
+        throw new Error(`no row ${label} in the Testing view: ${JSON.stringify(await page.evaluate(() => window.rlTestRows()))}`);
+    }
+    await row.asElement().hover();
+    const action = await until(`the Run action of ${label}`, (l) => {
+        const r = window.rlTestRowElements().find((e) => e.textContent.startsWith(l));
+        return [...(r?.querySelectorAll('.action-label') ?? [])].map((a) => a.getAttribute('aria-label') ?? a.title ?? '').find((a) => /^(Run Test|Explore schedules)/.test(a));
+    }, label);
+    const button = await page.evaluateHandle(
+        (l, a) => [...(window.rlTestRowElements().find((e) => e.textContent.startsWith(l))?.querySelectorAll('.action-label') ?? [])].find((e) => (e.getAttribute('aria-label') ?? e.title) === a) ?? null,
+        label,
+        action,
+    );
+    await button.asElement().click();
 }
 
 /** The pids of the processes whose command line contains `needle`, and their children. */
@@ -245,7 +299,7 @@ async function main() {
         });
         page = await browser.newPage();
         // The in-page helpers, in every document the page loads.
-        await page.evaluateOnNewDocument(`window.rlLensTitles = ${lensTitles}; window.rlToasts = ${toasts};`);
+        await page.evaluateOnNewDocument(`window.rlLensTitles = ${lensTitles}; window.rlToasts = ${toasts}; window.rlTestRowElements = ${testRowElements}; window.rlTestRows = ${testRows};`);
         await page.goto(url, { waitUntil: 'domcontentloaded', timeout: T.start });
         await until('the workbench with the explorer', () => document.querySelector('.monaco-workbench .explorer-folders-view .monaco-list-row'), undefined, T.start);
         await screenshot('workbench');
@@ -418,6 +472,130 @@ async function main() {
         }
         await screenshot('schedule');
     });
+
+    await step('Step through walks the schedule in the editor, forwards, to a preemption and back', async () => {
+        const frame = await untilHere('the Step through button in the page', async () => {
+            for (const f of page.frames()) {
+                try {
+                    if (await f.evaluate(() => document.querySelector('button[data-action="step"]') !== null)) {
+                        return f;
+                    }
+                } catch {
+                    // A frame that navigated meanwhile.
+                }
+            }
+            return undefined;
+        }, T.ui);
+        await frame.click('button[data-action="step"]');
+        const at = async (what, pattern) => {
+            const seen = await until(what, (source) => {
+                const item = [...document.querySelectorAll('.statusbar-item')].map((e) => e.textContent).find((t) => t.includes('racelens: step '));
+                const line = /Ln (\d+)/.exec(document.querySelector('.statusbar [id="status.editor.selection"]')?.textContent ?? '')?.[1];
+                const tab = document.querySelector('.tabs-container .tab.active')?.getAttribute('aria-label') ?? '';
+                // The running thread's line: the cursor's, with a whole-line decoration of ours.
+                const lit = [...document.querySelectorAll('.monaco-editor.focused .view-overlays > div')].some((d) => d.querySelector('.current-line') && d.querySelector('[class*="ced-"]'));
+                return item !== undefined && new RegExp(source).test(item) && line !== undefined && lit && { item, line: Number(line), tab };
+            }, pattern);
+            console.log(`   ${seen.tab.split(',')[0]}:${seen.line} ${seen.item}`);
+            return seen;
+        };
+        const first = await at('step 1 shown', 'racelens: step 1/\\d+ · T0 \\(main\\): ');
+        if (!first.tab.startsWith(LATENCY_TEST)) {
+            throw new Error(`step 1 is not in the test: ${first.tab}`);
+        }
+        // Each other thread's line names it and says what it did, value included.
+        await page.keyboard.down('Alt');
+        await page.keyboard.press('BracketRight');
+        await page.keyboard.up('Alt');
+        await at('step 2 shown', 'racelens: step 2/\\d+ · T\\d \\(');
+        await page.keyboard.down('Alt');
+        await page.keyboard.down('Shift');
+        await page.keyboard.press('BracketRight');
+        await page.keyboard.up('Shift');
+        await page.keyboard.up('Alt');
+        const preempted = await at('the first preemption', 'racelens: step \\d+/\\d+ · T\\d \\(Thread-\\d\\): ⇄ preempted');
+        if (!preempted.tab.startsWith('LatencyStats.java')) {
+            throw new Error(`the preemption is not in the code under test: ${preempted.tab}`);
+        }
+        await screenshot('stepping-preemption');
+        // The step after: the other thread runs there, and the preempted one's line keeps
+        // its name and what it did, the value included.
+        await page.keyboard.down('Alt');
+        await page.keyboard.press('BracketRight');
+        await page.keyboard.up('Alt');
+        const after = await at('the step after the preemption', 'racelens: step \\d+/\\d+ · T\\d \\(Thread-\\d\\): (read|write) ');
+        const marks = await until('the other thread\'s mark', () => {
+            const rules = [...document.querySelectorAll('style')].flatMap((s) => [...(s.sheet?.cssRules ?? [])].map((r) => r.cssText)).filter((t) => t.includes('::after') && /T\d \(/.test(t));
+            return rules.some((m) => /content: "◀ T\d \(Thread-\d\): (read|write) LatencyStats\.count (=|:=) \d/.test(m)) && rules;
+        });
+        console.log(`   marks: ${marks.map((m) => /content: (".*")/.exec(m)?.[1]).join(' | ')}`);
+        await screenshot('stepping');
+        const n = Number(/step (\d+)\//.exec(after.item)?.[1]);
+        await page.keyboard.down('Alt');
+        await page.keyboard.press('BracketLeft');
+        await page.keyboard.press('BracketLeft');
+        await page.keyboard.up('Alt');
+        const back = await at('two steps back', `racelens: step ${n - 2}/`);
+        if (/⇄ preempted/.test(back.item)) {
+            throw new Error(`not before the preemption: ${back.item}`);
+        }
+        await page.keyboard.press('Escape');
+        await until('the stepper stopped', () => ![...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent.includes('racelens: step ')));
+    });
+
+    await step('the Testing view explores LatencyStatsTest to its failure, with the message at its line', async () => {
+        await openFile(LATENCY_TEST);
+        await command('Testing: Focus on Test Explorer View');
+        // The tests the change selects, by their tag: only LatencyStatsTest's.
+        await filterTests('@racelens:selected');
+        const shown = await until('the selected test alone in the Testing view', () => {
+            const labels = window.rlTestRows().map((r) => r.label);
+            return labels.some((l) => l.startsWith('concurrentRecordsAreAllCounted')) && !labels.some((l) => l.startsWith('RenderFarmTest') || l.startsWith('nodesRender')) && labels;
+        }, undefined, T.analysis);
+        console.log(`   @racelens:selected: ${JSON.stringify(shown)}`);
+        await screenshot('testing-view');
+        await runFromTestingView('concurrentRecordsAreAllCounted');
+        await until('the test running or queued', (label) => window.rlTestRows().some((r) => r.label.startsWith(label) && /testing-(queued|loading|running)|codicon-loading/.test(r.icons)), 'concurrentRecordsAreAllCounted', T.exploration);
+        await until('the test failed', (label) => window.rlTestRows().some((r) => r.label.startsWith(label) && r.icons.includes('testing-failed-icon')), 'concurrentRecordsAreAllCounted', T.exploration);
+        // The failure's message in the editor, beside the assertion that raised it.
+        const message = await until('the failure message in the editor beside the assertion', () => {
+            // The test-error content widget: `.inner > .content` with the message.
+            const widget = [...document.querySelectorAll('.monaco-editor .inner > .content')].find((w) => w.getClientRects().length > 0 && w.textContent.includes('java.lang.AssertionError'));
+            // (Spaces render as no-break spaces.)
+            const line = [...document.querySelectorAll('.monaco-editor .view-line')].find((l) => l.textContent.replace(/\u00a0/g, ' ').includes('assertEquals(4, stats.count());'));
+            if (widget === undefined || line === undefined) {
+                return false;
+            }
+            const [w, l] = [widget.getBoundingClientRect(), line.getBoundingClientRect()];
+            return Math.abs(w.top + w.height / 2 - (l.top + l.height / 2)) < l.height && widget.textContent;
+        }, undefined, T.ui);
+        await screenshot('testing-failed');
+        console.log(`   ${message.slice(0, 160)}`);
+    });
+
+    await step('cancelling a run in the Testing view stops its exploration', async () => {
+        await filterTests('nodesRender');
+        await until('RenderFarmTest\'s test in the Testing view', () => window.rlTestRows().some((r) => r.label.startsWith('nodesRenderEveryDispatchedFrame')), undefined, T.analysis);
+        await runFromTestingView('nodesRenderEveryDispatchedFrame');
+        const running = await untilHere('the exploration\'s JVM under the language server', () => {
+            const lsp = processes(`${path.sep}server${path.sep}racelens lsp`);
+            return lsp.find((p) => p.children.some((c) => /\bjava\b/.test(c.args)));
+        }, T.exploration);
+        // The Testing view's own stop button (in its title while a run goes on).
+        const stop = await until('the Testing view\'s Cancel Test Run button', () => {
+            const pane = document.querySelector('.testing-filter-wrapper')?.closest('.pane-composite-part, .part.sidebar');
+            const button = [...(pane?.querySelectorAll('.action-label') ?? [])].find((a) => a.className.includes('codicon-testing-cancel-icon') || /^Cancel Test Run/.test(a.getAttribute('aria-label') ?? ''));
+            return button?.getAttribute('aria-label') ?? false;
+        });
+        const stopButton = await page.evaluateHandle((label) => {
+            const pane = document.querySelector('.testing-filter-wrapper')?.closest('.pane-composite-part, .part.sidebar');
+            return [...(pane?.querySelectorAll('.action-label') ?? [])].find((a) => a.getAttribute('aria-label') === label) ?? null;
+        }, stop);
+        await stopButton.asElement().click();
+        await untilHere('the exploration\'s JVM gone', () => processes(running.args).every((p) => !p.children.some((c) => /\bjava\b/.test(c.args))), T.ui);
+        await until('the test skipped in the view', (label) => window.rlTestRows().some((r) => r.label.startsWith(label) && r.icons.includes('testing-skipped-icon')), 'nodesRenderEveryDispatchedFrame', T.ui);
+        await screenshot('testing-cancelled');
+    });
 }
 
 let failed = false;
@@ -438,6 +616,12 @@ try {
             statusBar: document.querySelector('.statusbar')?.textContent,
             tabs: [...document.querySelectorAll('.tabs-container .tab')].map((t) => t.getAttribute('aria-label')),
             quickOpen: [...document.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => `${r.classList.contains('focused') ? '> ' : ''}${r.getAttribute('aria-label')}`),
+            // Where the editor shows a test's failure.
+            failures: [...document.querySelectorAll('.monaco-editor *')].filter((e) => e.children.length === 0 && e.textContent.includes('AssertionError')).map((e) => `${e.parentElement?.parentElement?.className} > ${e.parentElement?.className} > ${e.className}`),
+            // The Testing view's rows, with the classes of their view and their icons.
+            testing: [...document.querySelectorAll('.monaco-list-row')]
+                .filter((r) => r.closest('.quick-input-widget') === null && r.closest('.explorer-folders-view') === null && r.closest('.markers-panel') === null)
+                .map((r) => `${r.textContent} | ${r.getAttribute('aria-label')} | ${r.getAttribute('aria-expanded')} | ${[...r.querySelectorAll('[class*="codicon-"]')].map((i) => i.className).join(' ')}`),
         }))
         .catch((e) => ({ error: String(e) }));
     fs.writeFileSync(path.join(out, 'failure.json'), JSON.stringify(seen, null, 1));

@@ -265,6 +265,7 @@ document.querySelectorAll('[data-file]').forEach((row) => {
   row.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(row); });
 });
 document.querySelectorAll('[data-action=text]').forEach((b) => b.addEventListener('click', () => { if (vscode) vscode.postMessage({ type: 'text', uri: b.dataset.uri }); }));
+document.querySelectorAll('[data-action=step]').forEach((b) => b.addEventListener('click', () => { if (vscode) vscode.postMessage({ type: 'step', test: b.dataset.test, root }); }));
 ";
 
 /// A self-contained page of `sections` under `title`.
@@ -278,6 +279,10 @@ pub fn html(title: &str, sections: &[Section], options: &Options) -> String {
         match section {
             Section::Failure { test, headline, lanes, replay } => {
                 let _ = writeln!(body, r#"<section class="failure"><h2>{}</h2>"#, escape(test));
+                // In the editor (a page with its text beside it), the schedule can be stepped.
+                if options.text_uri.is_some() {
+                    let _ = writeln!(body, r#"<p><button type="button" data-action="step" data-test="{}">Step through</button></p>"#, escape(test));
+                }
                 let _ = writeln!(body, r#"<p class="headline">{}</p>"#, escape(headline));
                 let _ = writeln!(body, r#"<div class="picture">{}</div>"#, svg(lanes, i));
                 if let Some(r) = replay {
@@ -472,6 +477,9 @@ END 1 fail 10 3 5";
         let given = html("racelens", &sections, &Options { nonce: Some("abc123".into()), root: Some("/w".into()), text_uri: Some("racelens:/schedule/1/T.m.md".into()) });
         assert!(given.contains("script-src 'nonce-abc123'") && given.contains(r#"<body data-root="/w">"#));
         assert!(given.contains(r#"<button type="button" data-action="text" data-uri="racelens:/schedule/1/T.m.md">Open as text</button>"#));
+        // The editor's page can be stepped through; a page written for CI cannot.
+        assert!(given.contains(r#"<button type="button" data-action="step" data-test="LatencyStatsTest#concurrentRecordsAreAllCounted">Step through</button>"#));
+        assert!(!page.contains(r#"data-action="step""#), "{page}");
     }
 
     #[test]

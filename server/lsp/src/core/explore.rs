@@ -43,7 +43,7 @@ const MAX_STEPS: u32 = 100_000;
 const PCT_DEPTH: u32 = 3;
 
 /// `pkg.PoolTest#borrow`, or `pkg.Main` for a main program: the key of results.
-fn test_name(t: &ThreadTest) -> String {
+pub(super) fn test_name(t: &ThreadTest) -> String {
     spec_of(t).display()
 }
 
@@ -52,7 +52,7 @@ fn spec_of(t: &ThreadTest) -> TestSpec {
 }
 
 /// The content of the code a test reaches: its result holds while this does not change.
-fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 {
+pub(super) fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 {
     let files: BTreeSet<_> = test.reach.methods.iter().filter_map(|m| if let Origin::Project(f) = m.origin { Some(f) } else { None }).collect();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(test_name(test).as_bytes());
@@ -66,7 +66,7 @@ fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 
     racelens_explore::jvm::agent::stable_hash(&bytes)
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -358,6 +358,7 @@ impl Core {
                     r.schedules = schedules;
                     r.bound = bound;
                 }
+                self.test_states_due();
                 if let Some(p) = self.progress.get(&id) {
                     // The rate means something once a few schedules ran (the JVM's start counts).
                     let rate = if schedules >= 10 { format!(" · {rate:.0}/s") } else { String::new() };
@@ -504,7 +505,7 @@ impl Core {
         (!out.is_empty()).then_some(out)
     }
 
-    fn place_location(&self, w: usize, place: &Place) -> Option<Location> {
+    pub(super) fn place_location(&self, w: usize, place: &Place) -> Option<Location> {
         let ws = &self.workspaces[w];
         let index = ws.host.index();
         let entry = index.entry(index.file_id(&place.file)?)?;

@@ -91,6 +91,11 @@ impl Client {
     /// Waits for a message of `method` whose params satisfy `pred`, consuming the others
     /// that may come before (earlier diagnostics are superseded); fails on anything else.
     pub async fn expect(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.expect_ignoring(method, &[], pred).await
+    }
+
+    /// [`Client::expect`], also consuming the messages of the methods `ignoring`.
+    pub async fn expect_ignoring(&mut self, method: &str, ignoring: &[&str], pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = tokio::time::Instant::now() + self.patience;
         loop {
             let next = tokio::time::timeout_at(deadline, self.inbox.recv()).await;
@@ -101,7 +106,7 @@ impl Client {
             if std::env::var_os("RACELENS_TEST_TRACE").is_some() {
                 eprintln!("skipped {m}: {params}");
             }
-            assert!(m == method || IGNORABLE.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unexpected {m}: {params}");
+            assert!(m == method || IGNORABLE.contains(&m.as_str()) || ignoring.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unexpected {m}: {params}");
         }
     }
 
