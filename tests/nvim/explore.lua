@@ -98,6 +98,17 @@ local function step_through(test_buf, lens)
   local stepper = require('racelens.stepper')
   vim.cmd('RacelensStep')
   check(noted('racelens: no schedule to step through: run :RacelensSchedule'), ':RacelensStep before a schedule said: ' .. vim.inspect(notes))
+  -- The failure's `Step through` lens: the schedule loaded, at its first step.
+  run_lens(test_buf, lens, 'Step through')
+  check(vim.wait(15000, function()
+    local c = stepper.current()
+    return c ~= nil and c.at == 1
+  end, 50), 'the Step through lens did not start the stepper: ' .. vim.inspect(notes))
+  out('ok: the Step through lens -> step 1 of ' .. #stepper.current().schedule.steps)
+  vim.cmd('RacelensStep stop')
+  vim.cmd('cclose')
+  vim.api.nvim_set_current_buf(test_buf)
+  vim.api.nvim_win_set_cursor(0, { lens.range.start.line + 1, 0 })
   vim.cmd('RacelensSchedule')
   check(vim.wait(15000, function()
     return stepper.current() ~= nil

@@ -48,7 +48,7 @@ local function enabled(proj)
   local s = seen(client)
   check(vim.deep_equal(s.initializationOptions, settings), 'initializationOptions: ' .. vim.inspect(s.initializationOptions))
   check(vim.deep_equal(s.configuration, { settings }), 'configuration answer: ' .. vim.inspect(s.configuration))
-  check(vim.deep_equal(s.experimental, { racelens = { selectionStatus = true } }), 'experimental capabilities: ' .. vim.inspect(s.experimental))
+  check(vim.deep_equal(s.experimental, { racelens = { selectionStatus = true, stepSchedule = true } }), 'experimental capabilities: ' .. vim.inspect(s.experimental))
   out('ok: vim.lsp.enable: started for ' .. proj .. ' with the settings of vim.lsp.config and the experimental capability')
   check(vim.wait(5000, function()
     return #vim.diagnostic.get(pool) > 0

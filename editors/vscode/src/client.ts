@@ -29,6 +29,7 @@ import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
 import { ExplorationProgressFeature } from './progress';
 import { selectionStatusFeature } from './status';
+import { stepScheduleFeature } from './stepper';
 import { testStatesFeature } from './testing';
 import type { SelectionStatusItem } from './status';
 
@@ -253,6 +254,7 @@ export class RacelensClient implements vscode.Disposable {
         client.registerFeature(new ExplorationProgressFeature(client));
         client.registerFeature(scheduleHtmlFeature);
         client.registerFeature(testStatesFeature);
+        client.registerFeature(stepScheduleFeature);
         this.status.attach(client);
         this.tests.attach(client);
         return client;

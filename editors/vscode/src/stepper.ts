@@ -7,12 +7,17 @@
 // Alt+] / Alt+[ the next / previous step, Alt+Shift+] / Alt+Shift+[ the next / previous
 // preemption, Escape stops. The status bar says where the walk is.
 //
-// The command takes `{root, test}` (the Testing view's menu, the schedule page's button);
+// The command takes `{root, test}` (the failure's `Step through` lens, the Testing view's
+// menu, the schedule page's button);
 // without it, the failing test whose `✗` lens is at or above the cursor in the active editor.
 
 import * as vscode from 'vscode';
 import { CodeLensRequest } from 'vscode-languageclient/node';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
+import { racelensCapability } from './status';
+
+/** Tells the server that this client steps through schedules: failures get a `Step through` lens. */
+export const stepScheduleFeature: StaticFeature = racelensCapability('stepSchedule');
 
 export const STEP_COMMANDS = {
     start: 'racelens.stepSchedule',

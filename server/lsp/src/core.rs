@@ -744,6 +744,7 @@ impl Core {
             lenses::CANCEL_COMMAND => Ok(Some(self.cancel_command(&arg))),
             lenses::SHOW_COMMAND => self.show_schedule_command(&arg),
             lenses::REPLAY_COMMAND => self.replay_command(&arg),
+            lenses::STEP_COMMAND => Err(format!("`{command}` is the editor's own command (its stepper); run it in the editor, or ask for the steps with the `racelens/schedule` request")),
             lenses::COPY_COMMAND => {
                 // Clients copy to their clipboard themselves; one that sends this to us gets
                 // the text to copy, and sees it.

@@ -32,6 +32,9 @@ pub const SHOW_COMMAND: &str = "racelens.showSchedule";
 pub const REPLAY_COMMAND: &str = "racelens.replay";
 /// Copies the replay command line (`{text}`): a client-side command, not advertised.
 pub const COPY_COMMAND: &str = "racelens.copySchedule";
+/// Steps through a failing schedule (`{root, test}`): a client-side command, on lenses only
+/// for clients that have a stepper (`experimental.racelens.stepSchedule`).
+pub const STEP_COMMAND: &str = "racelens.stepSchedule";
 /// Commands the server advertises (clients run them through `workspace/executeCommand`).
 pub const SERVER_COMMANDS: &[&str] = &[EXPLORE_COMMAND, CANCEL_COMMAND, SHOW_COMMAND, REPLAY_COMMAND];
 
@@ -126,7 +129,7 @@ pub fn explores(lens: &CodeLens, class: &str, method: &str) -> bool {
 }
 
 /// Lenses whose titles are the same for every test: they follow the lens that names it.
-const FOLLOWERS: [&str; 5] = ["Show schedule", "Replay", "Copy", "Cancel", "↻ Explore again"];
+const FOLLOWERS: [&str; 6] = ["Show schedule", "Replay", "Copy", "Step through", "Cancel", "↻ Explore again"];
 
 /// Puts `method(): ` before the result lenses of the tests the file's classes inherit: they
 /// share the class's name with each other.

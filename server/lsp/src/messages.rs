@@ -32,6 +32,9 @@ pub struct ClientCaps {
     pub schedule_html: bool,
     /// `experimental.racelens.testStates`: the client shows `racelens/testStates` (a test view).
     pub test_states: bool,
+    /// `experimental.racelens.stepSchedule`: the client steps through a failing schedule
+    /// (`racelens.stepSchedule {root, test}`, its own command): failures get a lens for it.
+    pub step_schedule: bool,
 }
 
 pub enum Msg {

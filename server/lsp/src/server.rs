@@ -96,6 +96,7 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
         selection_status: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/selectionStatus")).and_then(Value::as_bool).unwrap_or(false),
         schedule_html: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/scheduleHtml")).and_then(Value::as_bool).unwrap_or(false),
         test_states: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/testStates")).and_then(Value::as_bool).unwrap_or(false),
+        step_schedule: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/stepSchedule")).and_then(Value::as_bool).unwrap_or(false),
     }
 }
 

@@ -184,7 +184,7 @@ async fn expect_state(c: &mut Client, pred: impl Fn(&Value) -> bool) -> Value {
 async fn a_test_view_gets_every_thread_test_with_its_explorations_state_across_a_restart() {
     let repo = fixture_repo("explore-lost-update");
     isolate_cache();
-    let caps = json!({"window": {"workDoneProgress": true}, "experimental": {"racelens": {"testStates": true}}});
+    let caps = json!({"window": {"workDoneProgress": true}, "experimental": {"racelens": {"testStates": true, "stepSchedule": true}}});
     let mut c = Client::start(repo.path(), ServerOptions::default());
     c.patience = Duration::from_secs(180);
     c.initialize(caps.clone(), json!({})).await;
@@ -210,6 +210,12 @@ async fn a_test_view_gets_every_thread_test_with_its_explorations_state_across_a
     assert!(!related.is_empty() && related.iter().all(|r| r["message"].as_str().unwrap().starts_with("⇄ ") && r["location"]["uri"] == uri(&c.root, STATS).as_str()), "{failed}");
     assert_eq!(failed["result"], 1, "{failed}");
     assert!(failed["replay"].as_str().unwrap().starts_with("racelens replay ") && failed["replay"].as_str().unwrap().contains(TEST), "{failed}");
+    // A client with a stepper gets a lens for it, with the result's argument.
+    c.open(STATS_TEST).await;
+    let all = test_lenses(&mut c).await;
+    assert_eq!(titles(&all)[1..], ["Show schedule", "Replay", "Copy", "Step through", "↻ Explore again"], "{all:?}");
+    assert_eq!(all[4]["command"]["command"], "racelens.stepSchedule");
+    assert_eq!(all[4]["command"]["arguments"][0], json!({"root": states["root"], "test": TEST}));
 
     // Explored again: a new result, numbered after the first (a client tells a new result
     // from the one it had when an exploration it asked for was cancelled).

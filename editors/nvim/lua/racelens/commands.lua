@@ -4,7 +4,8 @@
 --   go to it as `workspace/executeCommand`; they are registered as client-side commands
 --   of the racelens clients, so that a lens reaches the server on every Neovim version;
 -- - `racelens.copySchedule` (the `Copy` lens) is the client's own: the replay command
---   line goes to the registers `"` and `+`;
+--   line goes to the registers `"` and `+`; so is `racelens.stepSchedule` (`Step through`:
+--   schedule.lua);
 -- - `racelens/showDocument` (and `window/showDocument` of a `racelens:` URI) opens the
 --   document in a read-only scratch buffer; `$/progress` of explorations shows in the
 --   message area; `window/showMessage` goes through vim.notify.
@@ -107,7 +108,14 @@ function M.copy_schedule(command)
   notify('copied to ' .. where .. ': ' .. text)
 end
 
-local CLIENT_SIDE = { [M.COPY] = M.copy_schedule }
+M.STEP = 'racelens.stepSchedule'
+
+local CLIENT_SIDE = {
+  [M.COPY] = M.copy_schedule,
+  [M.STEP] = function(command, ctx)
+    require('racelens.schedule').step_lens(command, ctx)
+  end,
+}
 
 --- The `commands` of a racelens client's config: every command its lenses run.
 function M.client_commands()

@@ -76,7 +76,7 @@ function M.capabilities()
     caps.workspace.configuration = true
   end
   caps.experimental = caps.experimental or {}
-  caps.experimental.racelens = { selectionStatus = true }
+  caps.experimental.racelens = { selectionStatus = true, stepSchedule = true }
   return caps
 end
 

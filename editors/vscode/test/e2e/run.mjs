@@ -435,7 +435,7 @@ async function main() {
         if (!/^✗ AssertionError after \d+ schedules? \(\d+ preemptions?\) · pct\+LA$/.test(failed)) {
             throw new Error(`unexpected ✗ lens: ${failed}`);
         }
-        for (const title of ['Show schedule', 'Replay', 'Copy']) {
+        for (const title of ['Show schedule', 'Replay', 'Copy', 'Step through']) {
             if (!titles.includes(title)) {
                 throw new Error(`no ${title} lens: ${JSON.stringify(titles)}`);
             }

@@ -571,6 +571,9 @@ impl Core {
                     out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, payloads::value(&replay)));
                     let command = replay_command(&root_text, &name, schedule);
                     out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, payloads::value(&CopyArgument { text: command })));
+                    if self.caps.step_schedule {
+                        out.push(lens(range, "Step through".into(), lenses::STEP_COMMAND, id.clone()));
+                    }
                 }
                 // Without a failing schedule, clicking the result explores again too. A ✓ only
                 // for a claim about every schedule of a bound.
