@@ -28,9 +28,7 @@ local function racelens()
   return require('racelens')
 end
 
-local function notify(msg, level)
-  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
-end
+local notify = require('racelens.notify')
 
 --- Shows a `racelens:` document of a client (scheduled: it may read from the server).
 local function show_document(uri, client_id)

@@ -5,7 +5,7 @@
 -- asks for the seed. The server checks what is sent and refuses an unknown heuristic; its
 -- error comes back through vim.notify (commands.execute_on_server).
 local commands = require('racelens.commands')
-local compat = require('racelens.compat')
+local lenses = require('racelens.lenses')
 
 local M = {}
 
@@ -19,29 +19,14 @@ end
 
 local SETTING = 'the setting (explore.heuristic)'
 
-local function notify(msg, level)
-  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
-end
+local notify = require('racelens.notify')
 
 --- The argument of `racelens.exploreTest` for the test at (0-based) line `lnum` of `bufnr`,
 --- from its lenses; nil when the buffer has none.
 function M.test_at(bufnr, lnum)
-  local best, first
-  for _, lens in ipairs(compat.codelenses(bufnr)) do
-    local c = lens.command
-    local arg = c and c.command == commands.EXPLORE and c.arguments and c.arguments[1]
-    if type(arg) == 'table' and type(arg.class) == 'string' and type(arg.method) == 'string' then
-      local line = lens.range.start.line
-      if not first or line < first.line then
-        first = { line = line, arg = arg }
-      end
-      if line <= lnum and (not best or line > best.line) then
-        best = { line = line, arg = arg }
-      end
-    end
-  end
-  local found = best or first
-  return found and found.arg
+  return lenses.nearest_above(bufnr, lnum, function(lens)
+    return lenses.argument(lens, commands.EXPLORE, { 'class', 'method' })
+  end)
 end
 
 --- Sends the exploration: the test's argument with `again`, the heuristic and the seed

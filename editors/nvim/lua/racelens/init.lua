@@ -37,9 +37,7 @@ local augroup = 'racelens'
 local lens_augroup = 'racelens_codelens'
 local documents_augroup = 'racelens_documents'
 
-local function notify(msg, level)
-  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
-end
+local notify = require('racelens.notify')
 
 --- Every racelens client: the ones Neovim lists, plus the ones we started that are still
 --- initializing (0.7's `get_active_clients` leaves those out).

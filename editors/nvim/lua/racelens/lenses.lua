@@ -11,6 +11,41 @@ local function is_racelens(lens)
     and type(c.title) == 'string'
 end
 
+--- The argument of `lens` if it runs `command` with one that has the string `fields`, else nil.
+function M.argument(lens, command, fields)
+  local c = lens.command
+  local arg = c and c.command == command and c.arguments and c.arguments[1]
+  if type(arg) ~= 'table' then
+    return nil
+  end
+  for _, f in ipairs(fields) do
+    if type(arg[f]) ~= 'string' then
+      return nil
+    end
+  end
+  return arg
+end
+
+--- The value `pick(lens)` gives for the lens of `bufnr` nearest at or above (0-based) line
+--- `lnum` among those it gives one for, else for the first of the buffer; nil when none.
+function M.nearest_above(bufnr, lnum, pick)
+  local best, first
+  for _, lens in ipairs(compat.codelenses(bufnr)) do
+    local value = pick(lens)
+    if value ~= nil then
+      local line = lens.range.start.line
+      if not first or line < first.line then
+        first = { line = line, value = value }
+      end
+      if line <= lnum and (not best or line > best.line) then
+        best = { line = line, value = value }
+      end
+    end
+  end
+  local found = best or first
+  return found and found.value
+end
+
 --- The racelens lenses of line `lnum` (0-based) of `bufnr`, in the order they are shown.
 function M.on_line(bufnr, lnum)
   local out = {}

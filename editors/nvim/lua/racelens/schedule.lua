@@ -4,6 +4,7 @@
 -- (`pkg.FooTest#testX`, of the current buffer's server) or else the failing test whose
 -- `✗`/`Show schedule` lens is at or above the cursor (the first of the buffer above them all).
 local compat = require('racelens.compat')
+local lenses = require('racelens.lenses')
 local lists = require('racelens.lists')
 local stepper = require('racelens.stepper')
 
@@ -11,29 +12,15 @@ local M = {}
 
 local SHOW = 'racelens.showSchedule'
 
-local function notify(msg, level)
-  vim.notify('racelens: ' .. msg, level or vim.log.levels.INFO)
-end
+local notify = require('racelens.notify')
 
 --- The `{root, test}` of the failing schedule whose lens is at or above (0-based) `lnum` of
 --- `bufnr`, else the first; nil when the buffer has none.
 function M.failure_at(bufnr, lnum)
-  local best, first
-  for _, lens in ipairs(compat.codelenses(bufnr)) do
-    local c = lens.command
-    local arg = c and c.command == SHOW and c.arguments and c.arguments[1]
-    if type(arg) == 'table' and type(arg.root) == 'string' and type(arg.test) == 'string' then
-      local line = lens.range.start.line
-      if not first or line < first.line then
-        first = { line = line, arg = arg }
-      end
-      if line <= lnum and (not best or line >= best.line) then
-        best = { line = line, arg = arg }
-      end
-    end
-  end
-  local found = best or first
-  return found and { root = found.arg.root, test = found.arg.test }
+  return lenses.nearest_above(bufnr, lnum, function(lens)
+    local arg = lenses.argument(lens, SHOW, { 'root', 'test' })
+    return arg and { root = arg.root, test = arg.test }
+  end)
 end
 
 --- Shows the steps of `schedule` (the server's answer) and loads them for the stepper.

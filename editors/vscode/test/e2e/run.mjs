@@ -136,6 +136,22 @@ async function openFile(name) {
     await until(`the editor of ${name}`, (n) => document.querySelector('.tabs-container .tab.active')?.getAttribute('aria-label')?.startsWith(n), name);
 }
 
+/** The frame (a webview's inner one) that has an element matching `selector`. */
+async function frameWith(what, selector) {
+    return untilHere(what, async () => {
+        for (const f of page.frames()) {
+            try {
+                if (await f.evaluate((s) => document.querySelector(s) !== null, selector)) {
+                    return f;
+                }
+            } catch {
+                // A frame that navigated meanwhile.
+            }
+        }
+        return undefined;
+    }, T.ui);
+}
+
 /** Runs a command of the Command Palette by its title. */
 async function command(title) {
     await page.keyboard.down('Control');
@@ -448,18 +464,7 @@ async function main() {
         await clickLens('^Show schedule$');
         await until('the schedule panel', () => [...document.querySelectorAll('.tabs-container .tab')].some((t) => t.getAttribute('aria-label')?.startsWith('Schedule: LatencyStatsTest.concurrentRecordsAreAllCounted')));
         // The page lives in the webview's inner frame.
-        const frame = await untilHere('the swimlane page in a webview frame', async () => {
-            for (const f of page.frames()) {
-                try {
-                    if (await f.evaluate(() => document.querySelector('svg g.row.failure') !== null)) {
-                        return f;
-                    }
-                } catch {
-                    // A frame that navigated meanwhile.
-                }
-            }
-            return undefined;
-        }, T.ui);
+        const frame = await frameWith('the swimlane page in a webview frame', 'svg g.row.failure');
         const texts = await frame.evaluate(() => [...document.querySelectorAll('svg text')].map((t) => t.textContent));
         for (const thread of ['T0 (main)', 'T1 (Thread-0)', 'T2 (Thread-1)']) {
             if (!texts.includes(thread)) {
@@ -474,18 +479,7 @@ async function main() {
     });
 
     await step('Step through walks the schedule in the editor, forwards, to a preemption and back', async () => {
-        const frame = await untilHere('the Step through button in the page', async () => {
-            for (const f of page.frames()) {
-                try {
-                    if (await f.evaluate(() => document.querySelector('button[data-action="step"]') !== null)) {
-                        return f;
-                    }
-                } catch {
-                    // A frame that navigated meanwhile.
-                }
-            }
-            return undefined;
-        }, T.ui);
+        const frame = await frameWith('the Step through button in the page', 'button[data-action="step"]');
         await frame.click('button[data-action="step"]');
         const at = async (what, pattern) => {
             const seen = await until(what, (source) => {
