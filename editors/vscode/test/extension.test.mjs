@@ -455,6 +455,12 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         await click(again);
         const lensRun = await until('a run of the lens exploration', () => controller.runs.slice(runs).find((r) => r.ended && r.events.some(([kind]) => kind === 'failed')), EXPLORATION_MS);
         assert.equal(lensRun.request.include[0], item);
+
+        // After a restart, the result kept on disk shows in the view again.
+        const before = controller.runs.length;
+        await stub.record.commands.get('racelens.restartServer')();
+        const restored = await until('the kept result shown after the restart', () => controller.runs.slice(before).find((r) => r.ended && r.events.some(([kind, id]) => kind === 'failed' && id === item.id)));
+        assert.match(restored.events.find(([kind]) => kind === 'failed')[2].message, /^java\.lang\.AssertionError: /);
     });
 
     test('an exploration from the lens: progress, failure lenses, Copy, the schedule as a picture and as text, Cancel Explorations', { skip: noServer, timeout: 2 * EXPLORATION_MS }, async () => {
