@@ -10,7 +10,6 @@ import {
     DidChangeConfigurationNotification,
     ErrorAction,
     LanguageClient,
-    NotificationType0,
     ResponseError,
     RevealOutputChannelOn,
 } from 'vscode-languageclient/node';
@@ -28,13 +27,12 @@ import { INSTALL_HINT, findServer, missingServerMessage, probeServer } from './s
 import type { FoundServer } from './server';
 import { SECTION, readSettings, settingsForSection } from './settings';
 import { ExplorationProgressFeature } from './progress';
+import { CodeLensRefreshNotification } from './protocol';
 import { selectionStatusFeature } from './status';
 import { stepScheduleFeature } from './stepper';
 import { testStatesFeature } from './testing';
 import type { SelectionStatusItem } from './status';
 
-/** Sent by the server instead of `workspace/codeLens/refresh` to clients without refreshSupport. */
-export const CodeLensRefreshNotification = new NotificationType0('racelens/codeLensRefresh');
 
 /** Shows a schedule's swimlane page (`ScheduleView`). */
 export interface SchedulePages {

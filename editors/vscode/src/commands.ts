@@ -9,11 +9,12 @@ import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { EXPLORE_WITH_COMMAND, exploreWith } from './explore';
+import { CLIENT_COMMANDS, SERVER_COMMANDS } from './protocol';
 
-export const COPY_COMMAND = 'racelens.copySchedule';
+export const COPY_COMMAND = CLIENT_COMMANDS.copySchedule;
 export const CANCEL_ALL_COMMAND = 'racelens.cancelAll';
 /** The server's command; without an argument it cancels every queued and running exploration. */
-const SERVER_CANCEL = 'racelens.cancel';
+const SERVER_CANCEL = SERVER_COMMANDS.cancel;
 
 function field(value: unknown, name: string): unknown {
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;

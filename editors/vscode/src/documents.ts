@@ -3,23 +3,12 @@
 // `racelens/document` request, read-only: a content provider's documents cannot be edited.
 
 import * as vscode from 'vscode';
-import { RequestType } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { DocumentRequest, type DocumentText } from './protocol';
 
 export const SCHEME = 'racelens';
 
-export interface DocumentParams {
-    uri: string;
-}
-
-export interface DocumentResult {
-    text: string;
-    languageId?: string;
-}
-
-export const DocumentRequest = new RequestType<DocumentParams, unknown, void>('racelens/document');
-
-function isDocumentResult(value: unknown): value is DocumentResult {
+function isDocumentResult(value: unknown): value is DocumentText {
     if (typeof value !== 'object' || value === null) {
         return false;
     }
@@ -54,7 +43,7 @@ export class RacelensDocuments implements vscode.TextDocumentContentProvider, vs
             if (!isDocumentResult(result)) {
                 return `No racelens document at ${uri.toString(true)}.\n`;
             }
-            if (result.languageId !== undefined && result.languageId !== '') {
+            if (result.languageId !== '') {
                 this.languages.set(uri.toString(), result.languageId);
             }
             return result.text;

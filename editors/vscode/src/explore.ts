@@ -9,9 +9,10 @@
 import * as vscode from 'vscode';
 import { CodeLensRequest, ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
+import { SERVER_COMMANDS, type TestArgument } from './protocol';
 
 export const EXPLORE_WITH_COMMAND = 'racelens.exploreWith';
-const EXPLORE_COMMAND = 'racelens.exploreTest';
+const EXPLORE_COMMAND = SERVER_COMMANDS.explore;
 
 /** The heuristics the server knows (server/explore/src/search/heuristics.rs and capp.rs), in
  * the order of the setting `racelens.explore.heuristic`. */
@@ -29,14 +30,6 @@ export const HEURISTICS: readonly { name: string; description: string }[] = [
     ]),
 ];
 
-/** A test as `racelens.exploreTest` takes it. */
-export interface TestArgument {
-    uri?: string | null;
-    class: string;
-    method: string;
-    heuristic?: string;
-    seed?: number;
-}
 
 function isTestArgument(value: unknown): value is TestArgument {
     const v = value as Record<string, unknown> | null;

@@ -12,7 +12,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
-import { DocumentRequest } from './documents';
+import { CLIENT_COMMANDS, DocumentRequest } from './protocol';
 import { racelensCapability } from './status';
 
 /** Declares that this client shows the schedule's page rather than its markdown. */
@@ -110,7 +110,7 @@ export class ScheduleView implements vscode.Disposable {
     async receive(value: unknown): Promise<void> {
         const message = pageMessage(value);
         if (message?.type === 'step') {
-            await vscode.commands.executeCommand('racelens.stepSchedule', { root: message.root, test: message.test });
+            await vscode.commands.executeCommand(CLIENT_COMMANDS.stepSchedule, { root: message.root, test: message.test });
             return;
         }
         if (message?.type === 'text') {

@@ -4,38 +4,13 @@
 // picking one explores it, as its lens would.
 
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, NotificationType } from 'vscode-languageclient/node';
+import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
+import { SERVER_COMMANDS, SelectionStatusNotification, type SelectionStatus, type StatusTest } from './protocol';
 
 export const SHOW_SELECTED_COMMAND = 'racelens.showSelectedTests';
-const EXPLORE_COMMAND = 'racelens.exploreTest';
+const EXPLORE_COMMAND = SERVER_COMMANDS.explore;
 
-/** One selected test, as the server describes it. */
-export interface StatusTest {
-    test: string;
-    rank: number;
-    pairs: number;
-    /** Methods with a warning of the change (and no impacted pair) it runs in threads. */
-    warned?: number;
-    evidence: string;
-    /** The argument of `racelens.exploreTest` for this test. */
-    explore: unknown;
-}
-
-/** What the server sends for a workspace folder after its impacted pairs changed. */
-export interface SelectionStatus {
-    root: string;
-    selected: number;
-    total: number;
-    impacted_pairs: number;
-    tests: StatusTest[];
-    /** Methods with a warning of the change and no impacted pair: selection targets too. */
-    warned_methods?: number;
-    /** Changed state tests starting threads run, whose sharing the analysis could not decide. */
-    undecided?: string[];
-}
-
-export const SelectionStatusNotification = new NotificationType<SelectionStatus>('racelens/selectionStatus');
 
 /** Tells the server that this client shows `racelens/selectionStatus`. */
 export const selectionStatusFeature: StaticFeature = racelensCapability('selectionStatus');
@@ -60,7 +35,7 @@ function plural(n: number, what: string): string {
 
 /** `2 impacted pairs`, `1 method with a warning`, or both. */
 export function coverText(t: StatusTest): string {
-    const warned = t.warned ?? 0;
+    const warned = t.warned;
     if (warned === 0) {
         return plural(t.pairs, 'impacted pair');
     }
@@ -73,10 +48,10 @@ export function coverText(t: StatusTest): string {
  * analysis could not decide whether changed state is shared (never a silent "0 tests").
  */
 export function statusText(status: SelectionStatus): string {
-    if (status.selected === 0 && (status.undecided ?? []).length > 0) {
+    if (status.selected === 0 && status.undecided.length > 0) {
         return '$(question) racelens: no evidence';
     }
-    if (status.selected === 0 && status.impacted_pairs === 0 && (status.warned_methods ?? 0) === 0) {
+    if (status.selected === 0 && status.impactedPairs === 0 && status.warnedMethods === 0) {
         return '$(beaker) racelens: no impacted pair';
     }
     return `$(beaker) racelens: ${plural(status.selected, 'test')} for this change`;
@@ -84,14 +59,14 @@ export function statusText(status: SelectionStatus): string {
 
 /** The tooltip: what is selected, and from which evidence; what the analysis could not decide. */
 export function statusTooltip(status: SelectionStatus): string {
-    const undecided = status.undecided ?? [];
+    const undecided = status.undecided;
     const lines: string[] = [];
-    if (status.selected === 0 && status.impacted_pairs === 0 && (status.warned_methods ?? 0) === 0 && undecided.length === 0) {
+    if (status.selected === 0 && status.impactedPairs === 0 && status.warnedMethods === 0 && undecided.length === 0) {
         return 'racelens: the change impacts no shared-variable pair, so no test is selected.';
     }
-    const targets = [plural(status.impacted_pairs, 'impacted pair')];
-    if ((status.warned_methods ?? 0) > 0) {
-        targets.push(plural(status.warned_methods ?? 0, 'method with a warning and no pair'));
+    const targets = [plural(status.impactedPairs, 'impacted pair')];
+    if (status.warnedMethods > 0) {
+        targets.push(plural(status.warnedMethods, 'method with a warning and no pair'));
     }
     lines.push(`racelens: ${status.selected} of ${plural(status.total, 'test')} can run one of the change's ${targets.join(' or ')} in different threads.`);
     lines.push(...status.tests.map((t) => `#${t.rank} ${t.test}: covers ${coverText(t)} (${t.evidence})`));

@@ -14,39 +14,20 @@
 import * as vscode from 'vscode';
 import { CodeLensRequest } from 'vscode-languageclient/node';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
+import { CLIENT_COMMANDS, SERVER_COMMANDS, ScheduleRequest, type Location, type ScheduleStep, type ScheduleSteps } from './protocol';
 import { racelensCapability } from './status';
 
 /** Tells the server that this client steps through schedules: failures get a `Step through` lens. */
 export const stepScheduleFeature: StaticFeature = racelensCapability('stepSchedule');
 
 export const STEP_COMMANDS = {
-    start: 'racelens.stepSchedule',
+    start: CLIENT_COMMANDS.stepSchedule,
     next: 'racelens.step.next',
     previous: 'racelens.step.previous',
     nextPreemption: 'racelens.step.nextPreemption',
     previousPreemption: 'racelens.step.previousPreemption',
     stop: 'racelens.step.stop',
 };
-
-interface Location {
-    uri: string;
-    range: { start: { line: number; character: number }; end: { line: number; character: number } };
-}
-
-/** One step of `racelens/schedule` (server/lsp/src/payloads.rs, `ScheduleStep`). */
-export interface ScheduleStep {
-    mark: 'step' | 'preemption' | 'switch' | 'elided' | 'failure';
-    thread?: number;
-    text: string;
-    location?: Location;
-}
-
-export interface ScheduleSteps {
-    test: string;
-    headline: string;
-    threads: string[];
-    steps: ScheduleStep[];
-}
 
 export type Move = 'next' | 'previous' | 'nextPreemption' | 'previousPreemption';
 
@@ -171,7 +152,7 @@ export class ScheduleStepper implements vscode.Disposable {
         }
         let schedule: ScheduleSteps;
         try {
-            schedule = await client.sendRequest<ScheduleSteps>('racelens/schedule', which);
+            schedule = await client.sendRequest(ScheduleRequest, which);
         } catch (error) {
             void vscode.window.showWarningMessage(`racelens: ${error instanceof Error ? error.message : String(error)}`);
             return;
@@ -256,7 +237,7 @@ async function failureAtCursor(client: LanguageClient): Promise<{ root: string; 
     }
     const lenses = (await client.sendRequest(CodeLensRequest.type, { textDocument: { uri: client.code2ProtocolConverter.asUri(editor.document.uri) } })) ?? [];
     const failures = lenses
-        .filter((l) => l.command?.command === 'racelens.showSchedule' && isResult(l.command.arguments?.[0]))
+        .filter((l) => l.command?.command === SERVER_COMMANDS.showSchedule && isResult(l.command.arguments?.[0]))
         .map((l) => ({ line: l.range.start.line, arg: l.command?.arguments?.[0] as { root: string; test: string } }))
         .sort((a, b) => a.line - b.line);
     const line = editor.selection.active.line;

@@ -16,48 +16,15 @@
 // schedule, Step through, Replay, Copy.
 
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, NotificationType } from 'vscode-languageclient/node';
+import { ExecuteCommandRequest } from 'vscode-languageclient/node';
 import type { LanguageClient, StaticFeature } from 'vscode-languageclient/node';
-import { pickHeuristicAndSeed, type TestArgument } from './explore';
-import type { SelectionStatus } from './status';
+import { pickHeuristicAndSeed } from './explore';
+import { CLIENT_COMMANDS, SERVER_COMMANDS, TestStatesNotification, type Location, type SelectionStatus, type TestEntry, type TestStateKind, type TestStates } from './protocol';
 import { racelensCapability } from './status';
 
-/** A position or range as the server sends them (LSP, 0-based). */
-interface Range {
-    start: { line: number; character: number };
-    end: { line: number; character: number };
-}
-interface Location {
-    uri: string;
-    range: Range;
-}
 
-export type TestStateKind = 'none' | 'queued' | 'running' | 'passed' | 'failed' | 'unproven' | 'errored' | 'stale';
-
-/** One test of `racelens/testStates` (server/lsp/src/payloads.rs, `TestEntry`). */
-export interface TestEntry {
-    test: string;
-    explore: TestArgument;
-    range: Range;
-    inherited?: boolean;
-    state: TestStateKind;
-    message?: string;
-    result?: number;
-    location?: Location;
-    related?: { location: Location; message: string }[];
-    replay?: string;
-}
-
-export interface TestStates {
-    root: string;
-    tests: TestEntry[];
-}
-
-export const TestStatesNotification = new NotificationType<TestStates>('racelens/testStates');
 export const testStatesFeature: StaticFeature = racelensCapability('testStates');
 
-const EXPLORE_COMMAND = 'racelens.exploreTest';
-const CANCEL_COMMAND = 'racelens.cancel';
 export const TESTING_COMMANDS = {
     show: 'racelens.testing.showSchedule',
     replay: 'racelens.testing.replay',
@@ -118,18 +85,18 @@ export class RacelensTests implements vscode.Disposable {
         this.controller.createRunProfile('Explore schedules', vscode.TestRunProfileKind.Run, (request, token) => this.run(request, token, false), true);
         this.controller.createRunProfile('Explore schedules with a heuristic or seed…', vscode.TestRunProfileKind.Run, (request, token) => this.run(request, token, true), false);
         this.subscriptions.push(
-            vscode.commands.registerCommand(TESTING_COMMANDS.show, (item?: vscode.TestItem) => this.onItem(item, 'racelens.showSchedule')),
-            vscode.commands.registerCommand(TESTING_COMMANDS.replay, (item?: vscode.TestItem) => this.onItem(item, 'racelens.replay')),
+            vscode.commands.registerCommand(TESTING_COMMANDS.show, (item?: vscode.TestItem) => this.onItem(item, SERVER_COMMANDS.showSchedule)),
+            vscode.commands.registerCommand(TESTING_COMMANDS.replay, (item?: vscode.TestItem) => this.onItem(item, SERVER_COMMANDS.replay)),
             vscode.commands.registerCommand(TESTING_COMMANDS.step, async (item?: vscode.TestItem) => {
                 const found = this.found(item);
                 if (found !== undefined) {
-                    await vscode.commands.executeCommand('racelens.stepSchedule', { root: found.root, test: found.entry.test });
+                    await vscode.commands.executeCommand(CLIENT_COMMANDS.stepSchedule, { root: found.root, test: found.entry.test });
                 }
             }),
             vscode.commands.registerCommand(TESTING_COMMANDS.copy, async (item?: vscode.TestItem) => {
                 const found = this.found(item);
                 if (found?.entry.replay !== undefined) {
-                    await vscode.commands.executeCommand('racelens.copySchedule', { text: found.entry.replay });
+                    await vscode.commands.executeCommand(CLIENT_COMMANDS.copySchedule, { text: found.entry.replay });
                 }
             }),
         );
@@ -313,10 +280,12 @@ export class RacelensTests implements vscode.Disposable {
                 run.passed(item);
                 break;
             case 'failed': {
-                // The preemptions go in the message's text: a message of their own would put
-                // an error box on lines of the code under test (their ⇄ lenses mark them).
-                const preemptions = (entry.related ?? []).map((r) => `${r.message} (${place(r.location)})`);
-                run.failed(item, at(new vscode.TestMessage([message, ...preemptions].join('\n')), entry.location));
+                // The preemptions go in the message's text, and where VS Code has them (1.93+)
+                // as its stack frames, which open their places: a message of their own would
+                // put an error box on lines of the code under test (their ⇄ lenses mark them).
+                const related = entry.related ?? [];
+                const text = [message, ...related.map((r) => `${r.message} (${place(r.location)})`)].join('\n');
+                run.failed(item, withFrames(at(new vscode.TestMessage(text), entry.location), related));
                 break;
             }
             case 'skipped':
@@ -368,7 +337,7 @@ export class RacelensTests implements vscode.Disposable {
             run.enqueued(item);
             const argument = { ...found.entry.explore, again: true, ...choice };
             try {
-                await client.sendRequest(ExecuteCommandRequest.type, { command: EXPLORE_COMMAND, arguments: [argument] });
+                await client.sendRequest(ExecuteCommandRequest.type, { command: SERVER_COMMANDS.explore, arguments: [argument] });
             } catch (error) {
                 run.errored(item, new vscode.TestMessage(`racelens: ${error instanceof Error ? error.message : String(error)}`));
                 this.pending.get(item.id)?.done();
@@ -384,7 +353,7 @@ export class RacelensTests implements vscode.Disposable {
                 this.pending.delete(id);
                 const found = this.entries.get(id);
                 if (found !== undefined) {
-                    await client.sendRequest(ExecuteCommandRequest.type, { command: CANCEL_COMMAND, arguments: [{ root: found.root, test: found.entry.test }] }).catch(() => undefined);
+                    await client.sendRequest(ExecuteCommandRequest.type, { command: SERVER_COMMANDS.cancel, arguments: [{ root: found.root, test: found.entry.test }] }).catch(() => undefined);
                 }
                 run.appendOutput(`${found?.entry.test ?? id}: cancelled\r\n`, undefined, p.item);
                 run.skipped(p.item);
@@ -427,6 +396,20 @@ export class RacelensTests implements vscode.Disposable {
             s.dispose();
         }
     }
+}
+
+/** VS Code 1.93's `TestMessageStackFrame`, when the running VS Code has it (the extension
+ * supports 1.82, whose API lacks it). */
+type StackFrameClass = new (label: string, uri?: vscode.Uri, position?: vscode.Position) => object;
+
+/** Gives `message` the preemptions as stack frames, where VS Code can show them. */
+function withFrames(message: vscode.TestMessage, related: readonly { location: Location; message: string }[]): vscode.TestMessage {
+    const Frame = (vscode as unknown as { TestMessageStackFrame?: StackFrameClass }).TestMessageStackFrame;
+    if (Frame !== undefined && related.length > 0) {
+        const frames = related.map((r) => new Frame(r.message, vscode.Uri.parse(r.location.uri), new vscode.Position(r.location.range.start.line, r.location.range.start.character)));
+        (message as unknown as { stackTrace?: object[] }).stackTrace = frames;
+    }
+    return message;
 }
 
 /** `LatencyStats.java:22`. */

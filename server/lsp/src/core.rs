@@ -47,7 +47,8 @@ use crate::lenses;
 use crate::payloads::{self, DocumentText};
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
-use crate::status::{SelectionStatus, SelectionStatusNotification};
+use crate::payloads::SelectionStatus;
+use crate::status::SelectionStatusNotification;
 use crate::watch::Watcher;
 
 mod explore;

@@ -191,6 +191,47 @@ pub enum TestStateKind {
     Stale,
 }
 
+/// The params of the `racelens/selectionStatus` notification (`status.rs` makes them): how
+/// many tests the change selects in a workspace, the best of them first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectionStatus {
+    /// The workspace folder, as a `file:` URI.
+    pub root: String,
+    /// Tests the change selects (SimRT Figure 4), and tests of the workspace.
+    pub selected: usize,
+    pub total: usize,
+    /// How many of the change's shared-variable pairs are impacted.
+    pub impacted_pairs: usize,
+    /// The best selected tests, best first.
+    pub tests: Vec<StatusTest>,
+    /// The change's warnings in methods no impacted pair has an end in: tests that run
+    /// them in threads are selected too.
+    pub warned_methods: usize,
+    /// Changed state tests starting threads run but the analysis could not call shared
+    /// (`Selection::undecided`): with nothing selected the item says "no evidence".
+    pub undecided: Vec<String>,
+}
+
+/// One selected test of a [`SelectionStatus`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatusTest {
+    /// `pkg.PoolTest#borrow`, as `racelens.exploreTest` and `racelens explore --test` take it.
+    pub test: String,
+    pub rank: usize,
+    /// The impacted pairs it covers.
+    pub pairs: usize,
+    /// The methods with a warning of the change (and no impacted pair) it runs in threads.
+    pub warned: usize,
+    /// What the selection rests on (`static`: the test's call graph).
+    pub evidence: String,
+    /// The `racelens.exploreTest` command's argument for it, as its lens has it.
+    pub explore: TestArgument,
+    /// The line (0-based) of the test method's name in `explore.uri`: where a list of the
+    /// selected tests (Neovim's quickfix list) takes the user.
+    pub line: u32,
+}
+
 /// A payload as the `Value` that tower-lsp-server's untyped requests and commands carry.
 pub fn value(payload: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(payload).expect("payloads serialize")
@@ -198,9 +239,92 @@ pub fn value(payload: &impl Serialize) -> serde_json::Value {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
     use serde_json::json;
+    use tower_lsp_server::ls_types::{Position, Uri};
 
     use super::*;
+
+    /// The interfaces of the VS Code client's `protocol.ts`: name → field names (a field is
+    /// a line `name: type;` or `name?: type;` directly inside `export interface Name {`).
+    fn typescript_interfaces(ts: &str) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out = BTreeMap::new();
+        let mut current: Option<(String, BTreeSet<String>)> = None;
+        for line in ts.lines() {
+            if let Some(name) = line.strip_prefix("export interface ").and_then(|l| l.strip_suffix(" {")) {
+                current = Some((name.to_string(), BTreeSet::new()));
+            } else if line == "}" {
+                if let Some((name, fields)) = current.take() {
+                    out.insert(name, fields);
+                }
+            } else if let Some((_, fields)) = current.as_mut() {
+                let field = line.trim_start().split([':', '?']).next().unwrap_or("");
+                if line.starts_with("    ") && !line.starts_with("     ") && !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    fields.insert(field.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    fn keys(v: &serde_json::Value) -> BTreeSet<String> {
+        v.as_object().expect("a payload is an object").keys().cloned().collect()
+    }
+
+    /// One example of each payload with every optional field set, so that all its keys show.
+    fn full_payloads() -> Vec<(&'static str, serde_json::Value)> {
+        let uri: Uri = "file:///w/T.java".parse().unwrap();
+        let at = Location { uri, range: Range { start: Position { line: 1, character: 2 }, end: Position { line: 1, character: 3 } } };
+        let explore = TestArgument { heuristic: Some("basic".into()), seed: Some(7), max_schedules: Some(5), again: true, ..TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m") };
+        let step = ScheduleStep { mark: Mark::Step, thread: Some(0), text: "write S.n := 1".into(), location: Some(at.clone()) };
+        let entry = TestEntry {
+            test: "p.T#m".into(),
+            explore: explore.clone(),
+            range: at.range,
+            inherited: true,
+            state: TestStateKind::Failed,
+            message: "m".into(),
+            result: Some(1),
+            location: Some(at.clone()),
+            related: vec![DiagnosticRelatedInformation { location: at.clone(), message: "⇄".into() }],
+            replay: Some("racelens replay".into()),
+        };
+        let status_test = StatusTest { test: "p.T#m".into(), rank: 1, pairs: 2, warned: 1, evidence: "static".into(), explore: explore.clone(), line: 3 };
+        vec![
+            ("TestArgument", value(&explore)),
+            ("ResultArgument", value(&ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: Some("v1".into()) })),
+            ("CopyArgument", value(&CopyArgument { text: "t".into() })),
+            ("Queued", value(&Queued { queued: true, test: Some("p.T#m".into()) })),
+            ("Cancelled", value(&Cancelled { cancelled: 1 })),
+            ("DocumentLink", value(&DocumentLink { uri: "racelens:/codes".into() })),
+            ("ScheduleLinks", value(&ScheduleLinks { uri: "a".into(), html: Some("b".into()) })),
+            ("DocumentText", value(&DocumentText::markdown("t".into()))),
+            ("ScheduleSteps", value(&ScheduleSteps { test: "p.T#m".into(), headline: "h".into(), threads: vec!["T0 (main)".into()], steps: vec![step.clone()] })),
+            ("ScheduleStep", value(&step)),
+            ("TestStates", value(&TestStates { root: "/w".into(), tests: vec![entry.clone()] })),
+            ("TestEntry", value(&entry)),
+            ("SelectionStatus", value(&SelectionStatus { root: "file:///w".into(), selected: 1, total: 2, impacted_pairs: 3, tests: vec![status_test.clone()], warned_methods: 1, undecided: vec!["x".into()] })),
+            ("StatusTest", value(&status_test)),
+        ]
+    }
+
+    #[test]
+    fn the_typescript_protocol_mirrors_the_payloads() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../editors/vscode/src/protocol.ts");
+        let ts = typescript_interfaces(&std::fs::read_to_string(path).expect("editors/vscode/src/protocol.ts"));
+        let payloads = full_payloads();
+        for (name, payload) in &payloads {
+            let fields = ts.get(*name).unwrap_or_else(|| panic!("protocol.ts has no interface {name}"));
+            assert_eq!(&keys(payload), fields, "{name}: the JSON the server sends (left) and protocol.ts's fields (right)");
+            // One casing: camelCase keys only.
+            assert!(keys(payload).iter().all(|k| !k.contains('_')), "{name}: {payload}");
+        }
+        // Every interface of protocol.ts is a payload, or LSP's own position types.
+        let mirrored: BTreeSet<&str> = payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
+        let extra: Vec<&String> = ts.keys().filter(|n| !mirrored.contains(n.as_str())).collect();
+        assert!(extra.is_empty(), "protocol.ts has interfaces the server does not send: {extra:?}");
+    }
 
     #[test]
     fn payloads_have_the_shapes_editors_readme_documents() {

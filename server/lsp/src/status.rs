@@ -11,52 +11,14 @@ use std::path::Path;
 
 use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::rank::{RankedTest, Selection};
-use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::{notification, Uri};
 
 use crate::lenses::explore_arguments;
-use crate::payloads::TestArgument;
+use crate::payloads::{SelectionStatus, StatusTest};
 use crate::positions::{position, Encoding};
 
 /// The most tests a status carries: the item's tooltip and quick pick show the best ones.
 const MOST_TESTS: usize = 10;
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SelectionStatus {
-    /// The workspace folder, as a `file:` URI.
-    pub root: String,
-    /// Tests the change selects (SimRT Figure 4), and tests of the workspace.
-    pub selected: usize,
-    pub total: usize,
-    /// How many of the change's shared-variable pairs are impacted.
-    pub impacted_pairs: usize,
-    /// The best selected tests, best first.
-    pub tests: Vec<StatusTest>,
-    /// The change's warnings in methods no impacted pair has an end in: tests that run
-    /// them in threads are selected too.
-    pub warned_methods: usize,
-    /// Changed state tests starting threads run but the analysis could not call shared
-    /// (`Selection::undecided`): with nothing selected the item says "no evidence".
-    pub undecided: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StatusTest {
-    /// `pkg.PoolTest#borrow`, as `racelens.exploreTest` and `racelens explore --test` take it.
-    pub test: String,
-    pub rank: usize,
-    /// The impacted pairs it covers.
-    pub pairs: usize,
-    /// The methods with a warning of the change (and no impacted pair) it runs in threads.
-    pub warned: usize,
-    /// What the selection rests on (`static`: the test's call graph).
-    pub evidence: String,
-    /// The `racelens.exploreTest` command's argument for it, as its lens has it.
-    pub explore: TestArgument,
-    /// The line (0-based) of the test method's name in `explore.uri`: where a list of the
-    /// selected tests (Neovim's quickfix list) takes the user.
-    pub line: u32,
-}
 
 impl SelectionStatus {
     /// `total` is 0 when nothing is impacted: then the tests are not ranked at all.

@@ -318,7 +318,7 @@ async fn the_selection_status_follows_the_change_for_clients_that_ask() {
     let status = c.expect("racelens/selectionStatus", |_| true).await;
     let root = format!("file://{}", c.root.display());
     assert_eq!((&status["root"], &status["selected"]), (&json!(root), &json!(1)), "{status}");
-    assert!(status["total"].as_u64().unwrap() >= 1 && status["impacted_pairs"].as_u64().unwrap() >= 1, "{status}");
+    assert!(status["total"].as_u64().unwrap() >= 1 && status["impactedPairs"].as_u64().unwrap() >= 1, "{status}");
     let test = &status["tests"][0];
     assert_eq!((&test["test"], &test["rank"], &test["evidence"]), (&json!("org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"), &json!(1), &json!("static")), "{status}");
     // The same argument the test's lens runs `racelens.exploreTest` with.
@@ -333,7 +333,7 @@ async fn the_selection_status_follows_the_change_for_clients_that_ask() {
     let head = String::from_utf8(head.stdout).unwrap();
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&c.root, POOL), "version": 2}, "contentChanges": [{"text": head}]})).await;
     let status = c.expect("racelens/selectionStatus", |s| s["selected"] == 0).await;
-    assert_eq!((&status["impacted_pairs"], &status["tests"]), (&json!(0), &json!([])), "{status}");
+    assert_eq!((&status["impactedPairs"], &status["tests"]), (&json!(0), &json!([])), "{status}");
     c.finish().await;
 }
 
@@ -345,7 +345,7 @@ async fn the_selection_status_says_no_evidence_for_state_of_undecided_sharing() 
     let mut c = Client::start(repo.path(), ServerOptions::default());
     c.initialize(json!({"experimental": {"racelens": {"selectionStatus": true}}}), json!({})).await;
     let status = c.expect("racelens/selectionStatus", |_| true).await;
-    assert_eq!((&status["selected"], &status["impacted_pairs"]), (&json!(0), &json!(0)), "{status}");
+    assert_eq!((&status["selected"], &status["impactedPairs"]), (&json!(0), &json!(0)), "{status}");
     let undecided = status["undecided"].as_array().unwrap();
     assert_eq!(undecided.len(), 1, "{status}");
     assert!(undecided[0].as_str().unwrap().starts_with("`Key.hash` in `Key.hash` is not known to be shared"), "{status}");

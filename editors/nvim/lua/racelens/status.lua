@@ -46,7 +46,7 @@ function M.text(status)
   if selected == 0 and #undecided(status) > 0 then
     return 'racelens: no evidence'
   end
-  if selected == 0 and (status.impacted_pairs or 0) == 0 and (status.warned_methods or 0) == 0 then
+  if selected == 0 and (status.impactedPairs or 0) == 0 and (status.warnedMethods or 0) == 0 then
     return 'racelens: no impacted pair'
   end
   return 'racelens: ' .. plural(selected, 'test') .. ' for this change'
