@@ -565,6 +565,16 @@ async function main() {
         }, undefined, T.ui);
         await screenshot('testing-failed');
         console.log(`   ${message.slice(0, 160)}`);
+        // The preemptions as the message's stack frames (VS Code 1.93+), in the peek the
+        // message opens.
+        await page.evaluate(() => document.querySelector('.monaco-editor .test-error-content-widget .inner')?.click());
+        const frames = await until('the preemptions as stack frames in the peek', () => {
+            const stack = [...document.querySelectorAll('.test-output-call-stack-container')].map((e) => e.textContent).join(' ');
+            return /⇄ T\d preempted here before T\d/.test(stack) && stack;
+        }, undefined, T.ui);
+        console.log(`   frames: ${frames.slice(0, 160)}`);
+        await screenshot('testing-peek');
+        await page.keyboard.press('Escape');
     });
 
     await step('cancelling a run in the Testing view stops its exploration', async () => {
