@@ -568,11 +568,13 @@ async function main() {
         // The preemptions as the message's stack frames (VS Code 1.93+), in the peek the
         // message opens.
         await page.evaluate(() => document.querySelector('.monaco-editor .test-error-content-widget .inner')?.click());
+        // The frame shows the preempted line of LatencyStats.java (`count++;`, which no
+        // message text has) under the message.
         const frames = await until('the preemptions as stack frames in the peek', () => {
-            const stack = [...document.querySelectorAll('.test-output-call-stack-container')].map((e) => e.textContent).join(' ');
-            return /⇄ T\d preempted here before T\d/.test(stack) && stack;
+            const peek = [...document.querySelectorAll('.peekview-widget')].map((e) => e.textContent.replace(/\u00a0/g, ' ')).join(' ');
+            return peek.includes('⇄ T') && peek.includes('LatencyStats.java') && peek.includes('count++;') && peek;
         }, undefined, T.ui);
-        console.log(`   frames: ${frames.slice(0, 160)}`);
+        console.log(`   peek: ${frames.slice(0, 200)}`);
         await screenshot('testing-peek');
         await page.keyboard.press('Escape');
     });
