@@ -42,6 +42,20 @@ pub fn stable_hash(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
 }
 
+/// A hasher whose output stays the same across runs and Rust versions (std's
+/// `DefaultHasher` promises neither): for values whose hash is kept on disk.
+pub fn stable_hasher() -> impl std::hash::Hasher {
+    xxhash_rust::xxh3::Xxh3Default::new()
+}
+
+/// The [`stable_hasher`] hash of a value.
+pub fn stable_hash_of<T: std::hash::Hash + ?Sized>(value: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = stable_hasher();
+    value.hash(&mut h);
+    h.finish()
+}
+
 /// A work tree's cache folder: one per root, named after it with a hash that stays the same
 /// across runs.
 pub fn project_cache(root: &Path) -> PathBuf {
@@ -81,6 +95,15 @@ fn prune_projects(projects: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stable_hashes_are_pinned_values_not_this_builds_siphash() {
+        // Kept on disk (cache folders, the compile cache's manifest): a new Rust must give
+        // the same numbers, so they are pinned here.
+        assert_eq!(stable_hash(b"racelens"), 5059823186637676820);
+        assert_eq!(stable_hash_of(&("racelens", 3u32)), 16241529005495516756);
+        assert_ne!(stable_hash_of(&("racelens", 3u32)), stable_hash_of(&("racelens", 4u32)));
+    }
 
     #[test]
     fn cache_folders_of_work_trees_that_are_gone_are_pruned() {

@@ -318,9 +318,10 @@ fn declared_names(facts: &FileFacts) -> Vec<String> {
 }
 
 /// A hash of what other files can see of this one: package, imports, type declarations,
-/// field and method signatures, field initializers. Method bodies do not count.
+/// field and method signatures, field initializers. Method bodies do not count. Stable
+/// across runs (the compile cache keeps it on disk).
 pub fn declarations_hash(facts: &FileFacts) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = crate::cache_dir::stable_hasher();
     facts.package.hash(&mut h);
     facts.imports.hash(&mut h);
     facts.static_imports.hash(&mut h);

@@ -15,13 +15,13 @@
 //! full output is written next to the classes, and kept in [`PrepareError`].
 
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use racelens_analysis::cache_dir::stable_hash;
+use racelens_analysis::cache_dir::{stable_hash, stable_hash_of};
 use racelens_analysis::config::Config;
 use racelens_analysis::host::Host;
 use racelens_analysis::index::declarations_hash;
@@ -357,10 +357,9 @@ fn built(root: &Path, build: &str, classes: &[String], libs: Vec<PathBuf>, jvm: 
     })
 }
 
+/// A content hash for the compile cache's manifest (on disk: stable across runs).
 fn hash<T: Hash>(t: T) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
+    stable_hash_of(&t)
 }
 
 /// What other files compile against: declarations, and the values of constants (javac
