@@ -39,6 +39,11 @@ impl GitRepo {
         Ok(GitRepo { repo, root })
     }
 
+    /// Whether `path` is inside a git work tree (else a tool reads it as a plain folder).
+    pub fn contains(path: &Path) -> bool {
+        Repository::discover(path).is_ok_and(|r| r.workdir().is_some())
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

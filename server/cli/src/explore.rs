@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
+use racelens_analysis::git::GitRepo;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::{Impact, Options as AnalysisOptions};
 use racelens_explore::exploration::{self, ChangeInput, Observer, Places, RecordInput, Request, Settings, Toolchain};
@@ -249,13 +250,8 @@ pub struct ReplayArgs {
 
 /// The loaded host of the work tree at `path`, or of the folder when it is not in git.
 pub(crate) fn open_host(path: &Path) -> Result<Host, String> {
-    let mut host = Host::open(path, &HostOptions::default()).or_else(|e| {
-        if e.contains("not inside a git work tree") {
-            Host::open(path, &HostOptions { no_git: true, ..HostOptions::default() })
-        } else {
-            Err(e)
-        }
-    })?;
+    let no_git = !GitRepo::contains(path);
+    let mut host = Host::open(path, &HostOptions { no_git, ..HostOptions::default() })?;
     host.load()?;
     Ok(host)
 }

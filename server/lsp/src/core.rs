@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use racelens_analysis::cancel::{Cancel, Cancelled, Edits};
+use racelens_analysis::git::GitRepo;
 use racelens_analysis::host::{Host, HostOptions, MAX_FILE_BYTES};
 use racelens_analysis::impact::{self, Impact, Options};
 use racelens_analysis::rank::{self, Selection};
@@ -373,18 +374,12 @@ impl Core {
 
     /// Opens (or finds) the workspace holding `dir`; returns its index.
     fn open_workspace(&mut self, dir: &Path) -> Option<usize> {
-        let options = self.host_options();
-        let (host, outside_git) = match Host::open(dir, &options) {
-            Ok(h) => (h, false),
-            Err(e) if e.contains("not inside a git work tree") => match Host::open(dir, &HostOptions { no_git: true, ..options }) {
-                Ok(h) => (h, true),
-                Err(e) => {
-                    self.show(MessageType::WARNING, format!("racelens: {e}"));
-                    return None;
-                }
-            },
+        // A folder outside git is read as a plain folder (and the user is told below).
+        let outside_git = !GitRepo::contains(dir);
+        let host = match Host::open(dir, &HostOptions { no_git: outside_git, ..self.host_options() }) {
+            Ok(h) => h,
             Err(e) => {
-                self.show(MessageType::ERROR, format!("racelens: {e}"));
+                self.show(if outside_git { MessageType::WARNING } else { MessageType::ERROR }, format!("racelens: {e}"));
                 return None;
             }
         };
