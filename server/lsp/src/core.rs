@@ -45,10 +45,9 @@ use crate::jobs::Jobs;
 use crate::messages::{ClientCaps, Msg};
 use crate::hover;
 use crate::lenses;
-use crate::payloads::{self, DocumentText};
+use crate::payloads::{self, DocumentText, SelectionStatus};
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
-use crate::payloads::SelectionStatus;
 use crate::status::SelectionStatusNotification;
 use crate::watch::Watcher;
 

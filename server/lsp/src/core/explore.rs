@@ -18,7 +18,7 @@ use racelens_explore::history;
 use racelens_explore::impact::HostVersions;
 use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::jvm::TestSpec;
-use racelens_explore::reports::{produced_by, ImpactReport, Place, ResultKind, TestResult};
+use racelens_explore::reports::{produced_by, ImpactReport, Place, PreemptionPlace, ResultKind, TestResult};
 use racelens_explore::search::change;
 use racelens_explore::search::heuristics::Choice;
 use serde_json::Value;
@@ -358,7 +358,7 @@ impl Core {
                     r.schedules = schedules;
                     r.bound = bound;
                 }
-                self.test_states_due();
+                self.test_progressed(id);
                 if let Some(p) = self.progress.get(&id) {
                     // The rate means something once a few schedules ran (the JVM's start counts).
                     let rate = if schedules >= 10 { format!(" · {rate:.0}/s") } else { String::new() };
@@ -440,10 +440,7 @@ impl Core {
         for (_, result) in self.fresh_results(w) {
             let ResultKind::Failed { headline, schedules, preemptions, place: Some(place), .. } = &result.kind else { continue };
             let Some(at) = self.place_location(w, place) else { continue };
-            let related = preemptions
-                .iter()
-                .filter_map(|p| Some(DiagnosticRelatedInformation { location: self.place_location(w, p.place.as_ref()?)?, message: format!("⇄ {}", p.text) }))
-                .collect::<Vec<_>>();
+            let related = self.preemptions_related(w, preemptions);
             let message = format!("{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules"), result.produced_by());
             out.entry(at.uri).or_default().push(exploration_diagnostic(at.range, DiagnosticSeverity::ERROR, "RL200", message, related));
         }
@@ -503,6 +500,15 @@ impl Core {
             out.push('\n');
         }
         (!out.is_empty()).then_some(out)
+    }
+
+    /// A failing schedule's preemptions as related locations (`⇄ T1 preempted here ...`):
+    /// of its RL200 diagnostic and of its test's state.
+    pub(super) fn preemptions_related(&self, w: usize, preemptions: &[PreemptionPlace]) -> Vec<DiagnosticRelatedInformation> {
+        preemptions
+            .iter()
+            .filter_map(|p| Some(DiagnosticRelatedInformation { location: self.place_location(w, p.place.as_ref()?)?, message: format!("⇄ {}", p.text) }))
+            .collect()
     }
 
     pub(super) fn place_location(&self, w: usize, place: &Place) -> Option<Location> {
