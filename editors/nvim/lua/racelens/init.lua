@@ -545,25 +545,15 @@ M.related = lists.related
 --- Opens the explanation (`racelens:/codes/RLxxx`) of the racelens diagnostic under the
 --- cursor, or of the first one on the line.
 function M.explain()
-  local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
-  local col = vim.api.nvim_win_get_cursor(0)[2]
-  local best
-  for _, d in ipairs(vim.diagnostic.get(0, { lnum = lnum })) do
-    local lsp = d.user_data and d.user_data.lsp or {}
-    local code = d.code or lsp.code
-    if (d.source == NAME or lsp.source == NAME) and code then
-      local href = lsp.codeDescription and lsp.codeDescription.href
-      local uri = (type(href) == 'string' and documents.uri_from_name(href)) or ('racelens:/codes/' .. code)
-      if not best or (d.col <= col and col <= (d.end_col or d.col)) then
-        best = uri
-      end
-    end
-  end
-  if not best then
+  local d = lists.diagnostic_at_cursor()
+  if not d then
     notify('no racelens diagnostic on this line', vim.log.levels.WARN)
     return
   end
-  vim.cmd('split ' .. vim.fn.fnameescape(best))
+  local lsp = d.user_data and d.user_data.lsp or {}
+  local href = lsp.codeDescription and lsp.codeDescription.href
+  local uri = (type(href) == 'string' and documents.uri_from_name(href)) or ('racelens:/codes/' .. lists.code_of(d))
+  vim.cmd('split ' .. vim.fn.fnameescape(uri))
 end
 
 --- Sends new settings to the running servers (`workspace/didChangeConfiguration`; the

@@ -79,13 +79,19 @@ function M.schedule_items(schedule)
   return items
 end
 
---- The racelens diagnostic of the cursor (under it, else the first on its line), or nil.
+--- The code of a diagnostic (`RL001`), where Neovim keeps it.
+function M.code_of(d)
+  return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+end
+
+--- The racelens diagnostic (with a code) of the cursor: under it, else the first on its
+--- line; nil when there is none (:RacelensRelated, :RacelensExplain).
 function M.diagnostic_at_cursor()
   local lnum, col = vim.api.nvim_win_get_cursor(0)[1] - 1, vim.api.nvim_win_get_cursor(0)[2]
   local best
   for _, d in ipairs(vim.diagnostic.get(0, { lnum = lnum })) do
     local lsp = d.user_data and d.user_data.lsp or {}
-    if d.source == NAME or lsp.source == NAME then
+    if (d.source == NAME or lsp.source == NAME) and M.code_of(d) then
       if not best or (d.col <= col and col <= (d.end_col or d.col)) then
         best = d
       end
@@ -96,7 +102,7 @@ end
 
 --- Location-list items of a racelens diagnostic: itself, then its related locations.
 function M.related_items(d, bufnr)
-  local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) or ''
+  local code = M.code_of(d)
   local items = { { bufnr = bufnr, lnum = d.lnum + 1, col = d.col + 1, text = code .. ' ' .. d.message, type = 'W' } }
   local related = d.user_data and d.user_data.lsp and d.user_data.lsp.relatedInformation or {}
   for _, r in ipairs(related) do
