@@ -409,8 +409,12 @@ describe('racelens extension (bundled, with a vscode stand-in)', () => {
         // Run from the view: enqueued, then failed, the headline at the assertion and each
         // preemption at its place.
         const explore = controller.profiles[0];
+        // The handler's own run: the first persisted one it creates (a result shown before it
+        // would be a result without an exploration, and fails below).
+        const runsBefore = controller.runs.length;
+        assert.deepEqual(controller.runs.filter((r) => r.request.include?.[0] === item).map((r) => r.events), [], 'no run of the test before the view\'s');
         await explore.runHandler(new stub.vscode.TestRunRequest([item]), new stub.vscode.CancellationTokenSource().token);
-        const run = controller.runs.find((r) => r.persist && r.request.include?.[0] === item);
+        const run = controller.runs.slice(runsBefore).find((r) => r.persist && r.request.include?.[0] === item);
         assert.ok(run?.ended, 'the run ended');
         const kinds = run.events.map(([kind]) => kind);
         assert.equal(kinds[0], 'enqueued', JSON.stringify(run.events));
