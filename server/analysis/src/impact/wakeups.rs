@@ -215,9 +215,23 @@ fn field_name(e: &Expr) -> Option<&str> {
     }
 }
 
-/// The distinct conditions of the waiters that have one.
-fn kinds(waiters: &[Waiter]) -> BTreeSet<&str> {
-    waiters.iter().filter_map(|w| w.cond.as_deref()).collect()
+/// The distinct kinds of waiter: a kind is what one method's waits wait while (the set of
+/// their conditions). The waits of one method are one role: `for (;;) { if (head == null)
+/// wait(); else if (head.due > now) wait(head.due - now); ... }` is one kind of waiter.
+fn kinds(waiters: &[Waiter]) -> BTreeSet<BTreeSet<&str>> {
+    let mut by_method: std::collections::BTreeMap<&str, BTreeSet<&str>> = std::collections::BTreeMap::new();
+    for w in waiters {
+        if let Some(cond) = w.cond.as_deref() {
+            by_method.entry(&w.method).or_default().insert(cond);
+        }
+    }
+    by_method.into_values().collect()
+}
+
+/// Whether two waiters are of different kinds: in different methods, waiting while
+/// different conditions.
+fn differ(a: &Waiter, b: &Waiter) -> bool {
+    b.cond.is_some() && b.cond != a.cond && b.method != a.method
 }
 
 fn all_of(name: &str) -> &'static str {
@@ -227,7 +241,7 @@ fn all_of(name: &str) -> &'static str {
 /// Two waiters of different kinds, the first of them `first` when given.
 fn two_kinds<'w>(waiters: &'w [Waiter], first: Option<&'w Waiter>) -> Option<(&'w Waiter, &'w Waiter)> {
     let a = first.or_else(|| waiters.iter().find(|w| w.cond.is_some()))?;
-    let b = waiters.iter().find(|w| w.cond.is_some() && w.cond != a.cond)?;
+    let b = waiters.iter().find(|w| differ(a, w))?;
     Some((a, b))
 }
 
@@ -308,7 +322,7 @@ fn gate(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> 
 /// waiter at a time.
 fn second_kind(cx: &Cx, mine: &Waiter, display: &str, key: &str) -> Option<Diagnostic> {
     let waiters = waiters(cx, key);
-    let other = waiters.iter().find(|w| w.cond.is_some() && w.cond != mine.cond)?;
+    let other = waiters.iter().find(|w| differ(mine, w))?;
     let mut wakeups = Vec::new();
     for (file, entry) in cx.index.files_locking(key).filter_map(|f| cx.index.entry(f).map(|e| (f, e))) {
         let facts = &entry.facts;

@@ -853,7 +853,10 @@ impl<'t> Extractor<'t> {
         Some(Call { name: "close".to_string(), receiver: Some(receiver), args: Vec::new(), kind: CallKind::Method, span: brace, full: span(resource), unit })
     }
 
-    /// The innermost loop around a wait call in its unit, else the innermost `if`.
+    /// The innermost loop around a wait call in its unit, else the innermost `if`. In a loop
+    /// without a condition (`while (true)`, `for (;;)`) the innermost `if` inside it is what
+    /// the wait waits while, checked again on every turn: `for (;;) { if (head == null)
+    /// wait(); else ... }`.
     fn wait_guard(&self, call: Node<'t>, index: u32) -> WaitGuard {
         let src = self.src;
         let mut innermost_if = None;
@@ -862,7 +865,11 @@ impl<'t> Extractor<'t> {
             let cond = match p.kind() {
                 "while_statement" | "do_statement" | "for_statement" | "enhanced_for_statement" => {
                     let cond = p.child_by_field_name("condition").filter(|c| c.id() != child.id());
-                    return guard(index, true, p, cond, src);
+                    let looped = guard(index, true, p, cond, src);
+                    return match innermost_if {
+                        Some((statement, cond)) if looped.cond.is_none() && p.kind() != "enhanced_for_statement" => guard(index, true, statement, cond, src),
+                        _ => looped,
+                    };
                 }
                 "if_statement" => p.child_by_field_name("condition").filter(|c| c.id() != child.id()),
                 "method_declaration" | "constructor_declaration" | "lambda_expression" | "class_body" | "static_initializer" => break,

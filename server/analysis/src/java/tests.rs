@@ -217,7 +217,7 @@ fn accesses_know_their_locks_and_kinds() {
 #[test]
 fn waits_know_the_loop_or_if_that_guards_them() {
     let f = facts_of(
-        "class Q {\n  synchronized void a() throws Exception {\n    while (items.isEmpty()) {\n      if (closed) return;\n      wait();\n    }\n    if (count  ==  0) wait(100);\n    do { c.await(); } while (!ready);\n    for (;;) { wait(); }\n    wait();\n    Runnable r = () -> { try { if (x) wait(); } catch (Exception e) {} };\n  }\n}\n",
+        "class Q {\n  synchronized void a() throws Exception {\n    while (items.isEmpty()) {\n      if (closed) return;\n      wait();\n    }\n    if (count  ==  0) wait(100);\n    do { c.await(); } while (!ready);\n    for (;;) { wait(); }\n    for (;;) { if (head == null) wait(); else if (due > now) wait(due - now); else break; }\n    wait();\n    Runnable r = () -> { try { if (x) wait(); } catch (Exception e) {} };\n  }\n}\n",
     );
     let rendered: Vec<String> = f
         .wait_guards
@@ -229,8 +229,10 @@ fn waits_know_the_loop_or_if_that_guards_them() {
         wait line 7: looped=false cond=Some("count == 0") at line 7
         await line 8: looped=true cond=Some("!ready") at line 8
         wait line 9: looped=true cond=None at line 9
-        wait line 10: looped=false cond=None at line 10
-        wait line 11: looped=false cond=Some("x") at line 11"#]].assert_eq(&rendered.join("\n"));
+        wait line 10: looped=true cond=Some("head == null") at line 10
+        wait line 10: looped=true cond=Some("due > now") at line 10
+        wait line 11: looped=false cond=None at line 11
+        wait line 12: looped=false cond=Some("x") at line 12"#]].assert_eq(&rendered.join("\n"));
 }
 
 #[test]
