@@ -640,3 +640,71 @@ public class Worker {
         .replace("        t.start();\n", "        t.start();\n        synchronized (this) {\n            job = j;\n            notifyAll();\n        }\n");
     assert_eq!(publication(&[("src/app/Worker.java", base)], &[("src/app/Worker.java", &change)]), "");
 }
+
+// ----- a value changed after a volatile field or a collection hands it over ------------------
+
+const TRACKER: &str = r#"package app;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+public class Tracker {
+    static class Parcel {
+        String code;
+        long sentAt;
+        int scratch;
+    }
+
+    private final ConcurrentMap<Long, Parcel> active = new ConcurrentHashMap<>();
+    private volatile Parcel last;
+
+    public void send(long id, String code) {
+        Parcel p = new Parcel();
+        p.code = code;
+        p.sentAt = System.nanoTime();
+        p.scratch = 1;
+        active.put(id, p);
+        last = p;
+    }
+
+    public String code(long id) {
+        Parcel p = active.get(id);
+        return p == null ? null : p.code + p.sentAt;
+    }
+
+    public String lastCode() {
+        Parcel p = last;
+        return p == null ? null : p.code;
+    }
+}
+"#;
+
+#[test]
+fn a_value_changed_after_a_collection_or_a_volatile_field_hands_it_over() {
+    let base = [("src/app/Tracker.java", TRACKER)];
+    let put_first = move_line(TRACKER, "active.put(id, p);", "Parcel p = new Parcel();");
+    // `scratch` is written after the hand-over too, but no other method reads it.
+    expect_test::expect![[r#"
+        Tracker.java:18 `active.put()` (line 18) now hands `p` over before `p.code` changes it (line 19): a thread that gets it from `active` can see it half-built
+            Tracker.java:19 `p.code` changes `p` here, after it is handed over
+            Tracker.java:20 `p.sentAt` changes `p` here, after it is handed over"#]]
+    .assert_eq(&publication(&base, &[("src/app/Tracker.java", &put_first)]));
+    let last_first = move_line(TRACKER, "last = p;", "Parcel p = new Parcel();");
+    let found = publication(&base, &[("src/app/Tracker.java", &last_first)]);
+    assert!(found.starts_with("Tracker.java:18 `last = p` (line 18) now hands `p` over before `p.code` changes it (line 19): a thread that gets it from `last` can see it half-built"), "{found}");
+}
+
+#[test]
+fn fills_of_a_new_object_before_it_is_handed_over_race_with_nothing() {
+    // Reordered fills, all before the hand-over: the object is this thread's alone until
+    // then, so neither RL009 nor RL001 (the base had the same writes without a lock).
+    let change = move_line(TRACKER, "p.code = code;", "p.sentAt = System.nanoTime();");
+    let repo = repo_with(&[("src/app/Tracker.java", TRACKER)], &[("src/app/Tracker.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    assert_eq!(warnings(&host, &impact), Vec::<String>::new());
+    // Once it is let out (a call takes it), a later write is shared again.
+    let escaped = TRACKER.replace("        p.code = code;\n", "        register(p);\n        p.code = code.trim();\n").replace("    public String code(long id) {", "    void register(Parcel p) {\n        active.put(-1L, p);\n    }\n\n    public String code(long id) {");
+    let repo = repo_with(&[("src/app/Tracker.java", TRACKER)], &[("src/app/Tracker.java", &escaped)]);
+    let (host, impact) = analyze(repo.path());
+    assert!(warnings(&host, &impact).iter().any(|w| w.contains("RL001") && w.contains("code")), "{:?}", warnings(&host, &impact));
+}

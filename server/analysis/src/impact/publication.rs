@@ -68,9 +68,8 @@ enum Edge {
     Latch(String),
     /// `release()`, paired with `acquire()` on the semaphore.
     Permit(String),
-    /// `complete()`/`set()`, paired with `get()`/`join()` or a dependent stage; `value` is
-    /// the local it hands over, if it is one.
-    Future { key: String, value: Option<crate::java::LocalIdx> },
+    /// `complete()`/`set()`, paired with `get()`/`join()` or a dependent stage.
+    Future { key: String },
     /// A volatile write, paired with a read of the field; it guards the fields of the
     /// object it is written on (`owner`, as `owner()` writes it).
     Volatile { field: FieldKey, owner: String },
@@ -81,6 +80,18 @@ enum Edge {
     Task { code: Task, started: &'static str },
     /// A reference field assigned a new object, read elsewhere without the writer's locks.
     Publish { field: FieldKey, locks: Vec<LockId>, object: String },
+    /// A value stored in a thread-safe collection or atomic reference a field holds
+    /// (`jobs.put(id, job)`, `queue.offer(job)`, `current.set(batch)`): whoever takes it
+    /// out is ordered after the store only.
+    HandOff,
+}
+
+/// A local whose object a release hands to other threads (`lastReport = report;`,
+/// `future.complete(result)`, `queue.offer(job)`), and where they take it from.
+struct Handed {
+    local: crate::java::LocalIdx,
+    /// `the future (get(), join(), a dependent stage)`, `` `lastReport` ``, `` `jobs` ``
+    from: String,
 }
 
 struct Release {
@@ -92,6 +103,8 @@ struct Release {
     /// `ready.countDown()`
     display: String,
     base: BaseRelease,
+    /// The object it hands over, when it is a local's.
+    handed: Option<Handed>,
 }
 
 /// A release as the base version is searched for it, by what is written.
@@ -184,8 +197,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         for rel in &releases {
             let d = match &rel.edge {
                 Edge::Publish { .. } => publish(&here, rel),
-                Edge::Future { .. } => release_then_write(&here, rel, &releases).or_else(|| handed_over(&here, rel)),
-                _ => release_then_write(&here, rel, &releases),
+                Edge::HandOff => handed_over(&here, rel),
+                _ => release_then_write(&here, rel, &releases).or_else(|| handed_over(&here, rel)),
             };
             if let Some(d) = d {
                 // The same write as a data race (RL001) or as moved out of its lock (RL002):
@@ -245,15 +258,21 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             continue;
         }
         let recv = c.receiver.clone().unwrap_or(Expr::This);
+        let local_arg = |i: usize| match c.args.get(i) {
+            Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(*l),
+            _ => None,
+        };
+        let mut handed = None;
         let edge = match (c.name.as_str(), c.args.len()) {
             ("countDown", 0) if here.type_simple(c.unit, &recv).is_none_or(|t| t == "CountDownLatch") => Edge::Latch(here.key_of(c.unit, &recv)),
             ("release", 0 | 1) if here.is_type(c.unit, &recv, &["Semaphore"]) => Edge::Permit(here.key_of(c.unit, &recv)),
             ("complete" | "completeExceptionally" | "set" | "setException" | "obtrudeValue", 1) if is_future(here, c.unit, &recv) => {
-                let value = match c.args.first() {
-                    Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(*l),
-                    _ => None,
-                };
-                Edge::Future { key: here.key_of(c.unit, &recv), value }
+                handed = local_arg(0).map(|local| Handed { local, from: "the future (`get()`, `join()`, a dependent stage)".into() });
+                Edge::Future { key: here.key_of(c.unit, &recv) }
+            }
+            (name, n @ 1..=2) if HAND_OFFS.contains(&name) && local_arg(n - 1).is_some() && thread_safe_field(here, c.unit, &recv) => {
+                handed = local_arg(n - 1).map(|local| Handed { local, from: format!("`{}`", recv_key(facts, Some(&recv))) });
+                Edge::HandOff
             }
             ("start", 0) if here.is_type(c.unit, &recv, &["Thread"]) => Edge::Task { code: close_over_calls(here, thread_code(here, c, &recv)), started: "the started thread" },
             ("submit" | "execute", 1) if is_executor(here, c.unit, &recv) => {
@@ -274,6 +293,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             span: c.span,
             display: call_display(facts, c),
             base: BaseRelease::Call { name: c.name.clone(), recv: recv_key(facts, c.receiver.as_ref()) },
+            handed,
         });
     }
     for site in here.sites.iter().filter(|s| s.via.is_none() && !s.field.element && s.kind == AccessKind::Write && units.contains(&s.unit)) {
@@ -284,6 +304,10 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let base = BaseRelease::Write { name: a.name.clone(), recv: recv_key(facts, a.receiver.as_ref()) };
         // Writing `null` unlinks or clears: it publishes nothing.
         if site.decl.is_volatile && !assigns_null(facts, site.span) {
+            let handed = match &a.value {
+                Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(Handed { local: *l, from: format!("`{}`", site.field.name) }),
+                _ => None,
+            };
             out.push(Release {
                 edge: Edge::Volatile { field: site.field.clone(), owner: owner(facts, site) },
                 unit: site.unit,
@@ -291,6 +315,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
                 span: site.span,
                 display: statement_display(facts, site.span).unwrap_or_else(|| format!("the volatile write of `{}`", site.field.name)),
                 base: base.clone(),
+                handed,
             });
         }
         if let Some(Expr::New(t)) = &a.value {
@@ -314,6 +339,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
                 span: site.span,
                 display: statement_display(facts, site.span).unwrap_or_else(|| assignment_display(facts, site.span, a.unit)),
                 base,
+                handed: None,
             });
         }
     }
@@ -348,6 +374,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             span,
             display,
             base: BaseRelease::Region(region.text.clone()),
+            handed: None,
         });
     }
     out
@@ -364,6 +391,23 @@ fn is_executor(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
         },
         None => false,
     }
+}
+
+/// The calls that store their last argument in a thread-safe collection or an atomic
+/// reference, where another thread can take it out.
+const HAND_OFFS: &[&str] = &[
+    "put", "putIfAbsent", "offer", "offerFirst", "offerLast", "add", "addFirst", "addLast", "push", "transfer", "tryTransfer", "set", "lazySet", "setRelease", "getAndSet",
+];
+
+/// `recv` is a field holding a thread-safe collection or an atomic reference
+/// (`java.util.concurrent…`, `Collections.synchronized…`, `CopyOnWrite…`).
+fn thread_safe_field(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
+    if here.r.field_of_expr(here.origin, here.facts, unit, recv).is_none() {
+        return false;
+    }
+    let Some(ty) = here.r.type_of(here.origin, here.facts, unit, recv) else { return false };
+    let q = here.r.qualified_name(&ty.name).unwrap_or_default();
+    q.starts_with("java.util.concurrent") || collection_kind(&q) == Some(Collection::ThreadSafe)
 }
 
 fn is_future(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
@@ -733,7 +777,7 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
                 }
                 None
             }
-            Edge::Publish { .. } => None,
+            Edge::Publish { .. } | Edge::HandOff => None,
         };
         if acquire.is_none() && !matches!(rel.edge, Edge::Lock { .. } | Edge::Task { .. }) {
             continue;
@@ -998,28 +1042,42 @@ fn close_over_calls(here: &Here, mut task: Task) -> Task {
     task
 }
 
-// ----- a future's value changed after it is handed over -------------------------------------
+// ----- a value changed after it is handed over ----------------------------------------------
 
-/// `future.complete(result)`, then `result.setTotal(…)`: whoever gets the value from the
-/// future (`get()`, `join()`, a dependent stage, in code outside the project too) can see
-/// it half-built.
+/// `future.complete(result)`, then `result.setTotal(…)`; `lastReport = report`, then
+/// `report.scanned++`; `jobs.put(id, job)`, then `job.traceId = …`: whoever takes the value
+/// (from the future, in code outside the project too; by reading the volatile field; out of
+/// the collection) is ordered after the hand-over only, and can see it half-built.
+///
+/// For a future, any filling call counts (its readers may be outside the project). For a
+/// volatile field or a collection, only writes of the object's plain fields that some other
+/// method reads: those are the reads the hand-over should have ordered the writes before.
 fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
-    let Edge::Future { value: Some(l), .. } = &rel.edge else { return None };
+    let Handed { local: l, from } = rel.handed.as_ref()?;
     let facts = here.facts;
     let name = facts.locals[*l as usize].name.clone();
     let method = here.method_of(rel.unit);
+    let future = matches!(rel.edge, Edge::Future { .. });
     let on_value = |e: &Option<Expr>| matches!(e, Some(Expr::Local(x)) if x == l);
-    let mut changes: Vec<(Span, String)> = facts
-        .calls_of(method)
-        .filter(|c| c.unit == rel.unit && c.kind == CallKind::Method && c.span.start > rel.at && on_value(&c.receiver) && fills(&c.name))
-        .map(|c| (c.span, call_display(facts, c)))
-        .collect();
-    changes.extend(
-        facts
-            .accesses_of(method)
-            .filter(|(_, a)| a.unit == rel.unit && a.kind == AccessKind::Write && a.span.start > rel.at && on_value(&a.receiver))
-            .map(|(_, a)| (a.span, format!("`{name}.{}`", a.name))),
-    );
+    let after = |unit: UnitIdx, span: Span| unit == rel.unit && span.start > rel.at;
+    let mut changes: Vec<(Span, String)> = Vec::new();
+    if future {
+        changes.extend(
+            facts
+                .calls_of(method)
+                .filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name))
+                .map(|c| (c.span, call_display(facts, c))),
+        );
+    }
+    let read_elsewhere = |site: &Site| {
+        here.cx.index.sites_of(&site.field).any(|(file, s)| s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method))
+    };
+    for (i, a) in facts.accesses_of(method).filter(|(_, a)| after(a.unit, a.span) && a.kind == AccessKind::Write && on_value(&a.receiver)) {
+        let plain_and_read = || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(|s| !s.decl.is_final && !s.decl.is_volatile && read_elsewhere(s));
+        if future || plain_and_read() {
+            changes.push((a.span, format!("`{name}.{}`", a.name)));
+        }
+    }
     changes.sort_by_key(|(s, _)| s.start);
     changes.retain(|(s, _)| !on_another_path(facts, rel.at, s.start));
     let (first, first_display) = changes.first()?.clone();
@@ -1032,7 +1090,7 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
         }
     }
     let message = format!(
-        "{} (line {}) now hands `{name}` over before {first_display} changes it (line {}): a thread that gets it from the future (`get()`, `join()`, a dependent stage) can see it half-built",
+        "{} (line {}) now hands `{name}` over before {first_display} changes it (line {}): a thread that gets it from {from} can see it half-built",
         rel.display, rel.span.line, first.line
     );
     let related = changes.iter().take(MAX_RELATED).map(|(s, d)| Related { file: here.change.file, span: *s, message: format!("{d} changes `{name}` here, after it is handed over") }).collect();
@@ -1169,7 +1227,7 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
             };
             format!("{started} reads `{}` in `{}()` and can see the old value (a write after `{call}()` is not ordered before its reads)", reader.field, reader.method)
         }
-        Edge::Publish { .. } => old,
+        Edge::Publish { .. } | Edge::HandOff => old,
     };
     let message = match &rel.edge {
         // What moved is the write: it is the subject.

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use crate::index::{FieldFlags, FieldKey, FileId, Origin, ProjectIndex, Site};
-use crate::java::{FieldDecl, FileFacts, MethodKind};
+use crate::java::{Expr, FieldDecl, FileFacts, MethodKind};
 
 /// A hash of every file's escape evidence: `Sharing` need not be recomputed while it
 /// stays the same.
@@ -108,8 +108,12 @@ pub fn field_decl(index: &ProjectIndex, key: &FieldKey) -> Option<(Origin, Arc<F
 }
 
 /// An access no other thread can see yet: to `this`'s instance field inside a constructor
-/// or instance initializer, or to a static field inside its class's static initializer.
+/// or instance initializer, to a static field inside its class's static initializer, or
+/// to a field of an object the method just created and has not let out yet.
 fn confined(facts: &FileFacts, site: &Site, field_is_static: bool) -> bool {
+    if !field_is_static && unpublished(facts, site) {
+        return true;
+    }
     let unit = &facts.units[site.unit as usize];
     if unit.is_lambda {
         return false;
@@ -121,4 +125,37 @@ fn confined(facts: &FileFacts, site: &Site, field_is_static: bool) -> bool {
     } else {
         site.on_this && (m.kind == MethodKind::Constructor || (m.kind == MethodKind::Initializer && !m.is_static))
     }
+}
+
+/// `Shipment s = new Shipment(id); s.code = …; map.put(id, s);`: the writes before the
+/// `put` are to an object only this thread can reach (JLS 17.4.5: nothing has published
+/// it yet), so they race with nothing. The access is through a local, initialised with
+/// `new` and never assigned again, in the body that declares it (a lambda that captured it
+/// may run on another thread), and every earlier use of the local in its scope reads or
+/// writes one of its fields: anything else (an argument, a method call on it, which may
+/// let `this` out, a store, a `return`) may have published it. Inside a loop that began
+/// after the declaration, a later turn comes after this turn's uses, so then no use at all
+/// may let it out.
+fn unpublished(facts: &FileFacts, site: &Site) -> bool {
+    if site.via.is_some() {
+        return false;
+    }
+    let Some(access) = facts.accesses.get(site.item as usize) else { return false };
+    let Some(Expr::Local(l)) = &access.receiver else { return false };
+    let local = &facts.locals[*l as usize];
+    if local.reassigned || !matches!(local.init, Some(Expr::New(_))) || facts.unit_at(local.scope.start) != Some(site.unit) {
+        return false;
+    }
+    let tokens: Vec<&str> = facts.tokens.iter().filter(|t| local.scope.contains(t.start)).map(|t| facts.token_text(t)).collect();
+    let at = facts.tokens.iter().filter(|t| local.scope.contains(t.start) && t.start < access.span.start).count();
+    // `s.code` (not `s.code(`), and `s = new …` (its declaration): uses that keep it in.
+    let lets_out = |i: usize| {
+        let next = |k: usize| tokens.get(i + k).copied();
+        let someone_elses = i.checked_sub(1).is_some_and(|p| tokens[p] == ".");
+        let field = next(1) == Some(".") && next(3).is_some_and(|t| t != "(");
+        tokens[i] == local.name && !someone_elses && !field && next(1) != Some("=")
+    };
+    let looped = tokens[..at].iter().any(|t| matches!(*t, "for" | "while" | "do"));
+    let until = if looped { tokens.len() } else { at };
+    !(0..until).any(lets_out)
 }
