@@ -472,3 +472,67 @@ fn taking_the_target_inside_this_is_a_lock_order_inversion_despite_calls_on_this
           related: Warehouse.java:15 `Warehouse.transferTo()` takes `this` here
           related: Warehouse.java:16 `Warehouse.transferTo()` takes `target` here"#]].assert_eq(&report(&[("src/app/Warehouse.java", WAREHOUSE)], &[("src/app/Warehouse.java", &change)]));
 }
+
+const DESK: &str = r#"package app;
+
+import java.util.ArrayList;
+import java.util.List;
+
+public class Desk {
+    private record Slot(Ticket ticket, int priority) {
+    }
+
+    private final List<Slot> slots = new ArrayList<>();
+
+    public synchronized void add(Ticket t, int priority) {
+        slots.add(new Slot(t, priority));
+    }
+
+    public synchronized int sweep() {
+        int removed = 0;
+        for (int i = slots.size() - 1; i >= 0; i--) {
+            if (slots.get(i).ticket().isClosed()) {
+                slots.remove(i);
+                removed++;
+            }
+        }
+        return removed;
+    }
+}
+"#;
+
+const TICKET: &str = r#"package app;
+
+public class Ticket {
+    private final Desk desk;
+    private boolean closed;
+
+    public Ticket(Desk desk) {
+        this.desk = desk;
+    }
+
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
+    public void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        desk.sweep();
+    }
+
+    public void start() {
+        new Thread(this::close).start();
+    }
+}
+"#;
+
+#[test]
+fn a_lock_taken_through_a_record_accessor_orders_locks_like_any_call() {
+    // sweep() holds the desk and takes each ticket's monitor through the record's implicit
+    // accessor (`slots.get(i).ticket().isClosed()`); close() now sweeps holding its ticket.
+    let change = TICKET.replace("            closed = true;\n        }\n        desk.sweep();", "            closed = true;\n            desk.sweep();\n        }");
+    let found = report(&[("src/app/Desk.java", DESK), ("src/app/Ticket.java", TICKET)], &[("src/app/Ticket.java", &change)]);
+    assert!(found.contains("RL007") && found.contains("isClosed"), "{found}");
+}

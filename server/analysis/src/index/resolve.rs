@@ -512,9 +512,10 @@ impl<'a> Resolver<'a> {
                     unit,
                 };
                 let Some(callee) = self.callees_at(origin, facts, &call, depth + 1).into_iter().next() else {
-                    // A JDK container whose sources are not at hand: its element accessors.
+                    // A JDK container whose sources are not at hand: its element accessors;
+                    // a record's implicit accessor (`entry.job()`): its component's type.
                     let on = self.type_of_at(origin, facts, unit, receiver.as_deref()?, depth + 1)?;
-                    return element_returned(&on, name, args.len());
+                    return element_returned(&on, name, args.len()).or_else(|| self.record_component(&on, name, args.len()));
                 };
                 let cf = self.facts(callee.origin)?;
                 let m = &cf.methods[callee.idx as usize];
@@ -547,6 +548,19 @@ impl<'a> Resolver<'a> {
             Expr::Str(_) => Some(Ty::of(TypeName::External("java.lang.String".into()))),
             Expr::Lambda(_) | Expr::MethodReference | Expr::Other => None,
         }
+    }
+
+    /// The type of a record's component `name`, which its implicit accessor `name()` returns
+    /// (JLS 8.10.3); `None` for other classes and for explicit accessors (resolved as
+    /// methods).
+    fn record_component(&self, on: &Ty, name: &str, argc: usize) -> Option<Ty> {
+        let class = on.class().filter(|_| argc == 0 && on.dims == 0)?;
+        let cf = self.facts(class.origin)?;
+        if cf.classes.get(class.idx as usize)?.kind != ClassKind::Record {
+            return None;
+        }
+        let field = cf.fields.iter().find(|f| f.class == class.idx && !f.is_static && *f.name == *name)?;
+        Some(self.ty(class.origin, Some(class.idx), &field.ty))
     }
 
     /// A name used as a type in an expression (`Math.max`, `Pool.instances`).
