@@ -708,3 +708,15 @@ fn fills_of_a_new_object_before_it_is_handed_over_race_with_nothing() {
     let (host, impact) = analyze(repo.path());
     assert!(warnings(&host, &impact).iter().any(|w| w.contains("RL001") && w.contains("code")), "{:?}", warnings(&host, &impact));
 }
+
+#[test]
+fn a_setter_that_takes_no_lock_changes_a_value_handed_over_and_one_that_locks_does_not() {
+    let base = TRACKER.replace(
+        "        int scratch;\n    }",
+        "        int scratch;\n        String note;\n\n        void setCode(String c) {\n            code = c;\n        }\n\n        synchronized void setNote(String n) {\n            note = n;\n        }\n\n        synchronized String note() {\n            return note;\n        }\n    }",
+    );
+    let change = base.replace("        p.code = code;\n", "").replace("        last = p;\n", "        last = p;\n        p.setNote(\"sent\");\n        p.setCode(code);\n");
+    let found = publication(&[("src/app/Tracker.java", &base)], &[("src/app/Tracker.java", &change)]);
+    assert!(found.contains("now hands `p` over before `p.setCode()` changes it"), "{found}");
+    assert!(!found.contains("setNote"), "{found}");
+}

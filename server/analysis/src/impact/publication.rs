@@ -201,6 +201,11 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                 _ => release_then_write(&here, rel, &releases).or_else(|| handed_over(&here, rel)),
             };
             if let Some(d) = d {
+                // Two hand-overs before one setter (`map.put(k, job); queue.offer(job);
+                // job.setId(…)`) name the same changed line: one warning is enough.
+                if out.iter().any(|o| o.code == "RL009" && o.file == d.file && o.span == d.span) {
+                    continue;
+                }
                 // The same write as a data race (RL001) or as moved out of its lock (RL002):
                 // this says why it is one, and where the reader is; one warning is enough.
                 out.retain(|o| !(matches!(o.code, "RL001" | "RL002") && o.file == d.file && o.span == d.span));
@@ -1061,17 +1066,14 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
     let on_value = |e: &Option<Expr>| matches!(e, Some(Expr::Local(x)) if x == l);
     let after = |unit: UnitIdx, span: Span| unit == rel.unit && span.start > rel.at;
     let mut changes: Vec<(Span, String)> = Vec::new();
-    if future {
-        changes.extend(
-            facts
-                .calls_of(method)
-                .filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name))
-                .map(|c| (c.span, call_display(facts, c))),
-        );
-    }
     let read_elsewhere = |site: &Site| {
         here.cx.index.sites_of(&site.field).any(|(file, s)| s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method))
     };
+    for c in facts.calls_of(method).filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name)) {
+        if future || unlocked_setter(here, c, &read_elsewhere) {
+            changes.push((c.span, call_display(facts, c)));
+        }
+    }
     for (i, a) in facts.accesses_of(method).filter(|(_, a)| after(a.unit, a.span) && a.kind == AccessKind::Write && on_value(&a.receiver)) {
         let plain_and_read = || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(|s| !s.decl.is_final && !s.decl.is_volatile && read_elsewhere(s));
         if future || plain_and_read() {
@@ -1093,8 +1095,37 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
         "{} (line {}) now hands `{name}` over before {first_display} changes it (line {}): a thread that gets it from {from} can see it half-built",
         rel.display, rel.span.line, first.line
     );
-    let related = changes.iter().take(MAX_RELATED).map(|(s, d)| Related { file: here.change.file, span: *s, message: format!("{d} changes `{name}` here, after it is handed over") }).collect();
-    Some(Diagnostic { file: here.change.file, span: rel.span, severity: Severity::Warning, code: "RL009", message, related })
+    // On the line the change touched, as the other RL009 warnings: the hand-over when it
+    // moved, else the first change that moved after it (the hand-over is then related).
+    let primary = if here.touches(rel.span) { rel.span } else { changes.iter().map(|(s, _)| *s).find(|s| here.touches(*s)).unwrap_or(rel.span) };
+    let mut related = Vec::new();
+    if primary != rel.span {
+        related.push(Related { file: here.change.file, span: rel.span, message: format!("{} hands `{name}` over here", rel.display) });
+    }
+    related.extend(
+        changes.iter().filter(|(s, _)| *s != primary).take(MAX_RELATED).map(|(s, d)| Related { file: here.change.file, span: *s, message: format!("{d} changes `{name}` here, after it is handed over") }),
+    );
+    Some(Diagnostic { file: here.change.file, span: primary, severity: Severity::Warning, code: "RL009", message, related })
+}
+
+/// `job.setTraceId(id)`: a project method, neither synchronized nor taking a lock, that
+/// writes a plain field of its object which some other method reads. A setter that locks
+/// orders itself with readers that lock too, so it is not counted.
+fn unlocked_setter(here: &Here, call: &Call, read_elsewhere: &dyn Fn(&Site) -> bool) -> bool {
+    let index = here.cx.index;
+    here.r.callees(here.origin, here.facts, call).into_iter().any(|m| {
+        let Origin::Project(file) = m.origin else { return false };
+        let Some(entry) = index.entry(file) else { return false };
+        let cf = &entry.facts;
+        let Some(callee) = cf.methods.get(m.idx as usize) else { return false };
+        let units: Vec<UnitIdx> = (0..cf.units.len() as UnitIdx).filter(|&u| cf.units[u as usize].method == m.idx && !cf.units[u as usize].is_lambda).collect();
+        if callee.is_synchronized || cf.locks.iter().any(|l| units.contains(&l.unit)) {
+            return false;
+        }
+        entry.resolved.sites.iter().any(|s| {
+            units.contains(&s.unit) && s.kind == AccessKind::Write && s.via.is_none() && s.on_this && !s.decl.is_final && !s.decl.is_volatile && !s.decl.is_static && read_elsewhere(s)
+        })
+    })
 }
 
 // ----- unsafe lazy publication ---------------------------------------------------------------
