@@ -21,7 +21,8 @@ for c in $(git log --format=%h -n "$n" --no-merges -- '*.java'); do
     if [ "$k" -gt 0 ]; then
       hits=$((hits + 1))
       echo "$c: $k $code"
-      grep "warning\[$code\]" <<<"$out" | head -3
+      # -m, not `| head`: under pipefail, head closing the pipe early would end the script.
+      grep -m3 "warning\[$code\]" <<<"$out" || true
     fi
   fi
   git checkout -q -f . && git clean -qfd
