@@ -163,7 +163,7 @@ pub fn reach_with(index: &ProjectIndex, root: MethodRef, cache: &mut ReachCache)
         }
         let edges = cache.edges.entry(m).or_insert_with(|| edges_of(index, m));
         if edges.starts_threads && !out.own_threads {
-            out.own_threads = m.origin == root.origin || is_test_code(&index.path(m.origin));
+            out.own_threads = m.origin == root.origin || is_test_code(&index.path(m.origin)) || uses_test_framework(index, m.origin);
         }
         out.starts_threads |= edges.starts_threads;
         queue.extend(edges.next.iter().copied());
@@ -176,6 +176,15 @@ pub fn reach_with(index: &ProjectIndex, root: MethodRef, cache: &mut ReachCache)
 fn is_test_code(path: &str) -> bool {
     let mut dirs = path.split(['/', '\\']).rev().skip(1);
     dirs.any(|d| d == "test" || d == "tests" || d.starts_with("test") || d.ends_with("Test") || d.ends_with("Tests"))
+}
+
+/// Whether a file imports a test framework (JUnit, TestNG, AssertJ, Hamcrest, Mockito): test
+/// code wherever the build keeps it (a shared harness module, `src/it/java`, a flat `src/`),
+/// so threads it starts are the test's own.
+fn uses_test_framework(index: &ProjectIndex, origin: Origin) -> bool {
+    const FRAMEWORKS: &[&str] = &["org.junit.", "junit.framework.", "org.testng.", "org.assertj.", "org.hamcrest.", "org.mockito."];
+    let Origin::Project(file) = origin else { return false };
+    index.entry(file).is_some_and(|e| e.facts.imports.iter().chain(&e.facts.static_imports).any(|i| FRAMEWORKS.iter().any(|f| i.starts_with(f))))
 }
 
 fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {

@@ -353,3 +353,36 @@ fn a_test_that_starts_its_own_threads_ranks_above_one_whose_threads_start_in_pro
     assert!(other.pairs.len() > own.pairs.len(), "the evictor's test reaches more pairs: {selection:#?}");
     assert!(reason(&selection, &other.test).contains("after the tests that start threads themselves"), "{}", other.reason);
 }
+
+/// The same, with the threads started by a helper of a shared harness module, outside any
+/// test folder (`harness/src/main/java`): it imports JUnit, so its threads are the test's own
+/// wherever the build keeps it.
+#[test]
+fn threads_started_by_a_test_harness_outside_the_test_folders_are_the_tests_own() {
+    const HARNESS: &str = r#"package org.x.harness;
+
+import static org.junit.Assert.assertTrue;
+
+public final class Concurrently {
+    private Concurrently() {
+    }
+
+    public static void run(Runnable a, Runnable b) throws InterruptedException {
+        Thread t = new Thread(a);
+        t.start();
+        b.run();
+        t.join(10_000);
+        assertTrue("the other thread ended", !t.isAlive());
+    }
+}
+"#;
+    let test = POOL_TEST.replace("import org.junit.Test;", "import org.junit.Test;\nimport org.x.harness.Concurrently;").replace(
+        "        Thread adder = new Thread(pool::addObject);\n        adder.start();\n        pool.borrow();\n        adder.join();",
+        "        Concurrently.run(pool::addObject, pool::borrow);",
+    );
+    assert!(test.contains("Concurrently.run"), "the test was rewritten");
+    let base = [("src/main/java/org/x/pool/Pool.java", POOL), ("harness/src/main/java/org/x/harness/Concurrently.java", HARNESS), ("src/test/java/org/x/pool/PoolTest.java", test.as_str())];
+    let unsynchronized = POOL.replace("public synchronized void addObject()", "public void addObject()");
+    let (selection, _) = selection_after(&base, &[("src/main/java/org/x/pool/Pool.java", &unsynchronized)]);
+    assert_eq!(selected(&selection), ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"], "{selection:#?}");
+}
