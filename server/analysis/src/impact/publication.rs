@@ -263,10 +263,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             continue;
         }
         let recv = c.receiver.clone().unwrap_or(Expr::This);
-        let local_arg = |i: usize| match c.args.get(i) {
-            Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(*l),
-            _ => None,
-        };
+        let local_arg = |i: usize| single_object_local(facts, c.args.get(i));
         let mut handed = None;
         let edge = match (c.name.as_str(), c.args.len()) {
             ("countDown", 0) if here.type_simple(c.unit, &recv).is_none_or(|t| t == "CountDownLatch") => Edge::Latch(here.key_of(c.unit, &recv)),
@@ -309,10 +306,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let base = BaseRelease::Write { name: a.name.clone(), recv: recv_key(facts, a.receiver.as_ref()) };
         // Writing `null` unlinks or clears: it publishes nothing.
         if site.decl.is_volatile && !assigns_null(facts, site.span) {
-            let handed = match &a.value {
-                Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(Handed { local: *l, from: format!("`{}`", site.field.name) }),
-                _ => None,
-            };
+            let handed = single_object_local(facts, a.value.as_ref()).map(|local| Handed { local, from: format!("`{}`", site.field.name) });
             out.push(Release {
                 edge: Edge::Volatile { field: site.field.clone(), owner: owner(facts, site) },
                 unit: site.unit,
@@ -395,6 +389,15 @@ fn is_executor(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
             }),
         },
         None => false,
+    }
+}
+
+/// A local never assigned again: it names one object all along, so what is done through it
+/// after a hand-over is done to the object handed over.
+fn single_object_local(facts: &FileFacts, e: Option<&Expr>) -> Option<crate::java::LocalIdx> {
+    match e {
+        Some(Expr::Local(l)) if !facts.locals[*l as usize].reassigned => Some(*l),
+        _ => None,
     }
 }
 
@@ -1066,16 +1069,20 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
     let on_value = |e: &Option<Expr>| matches!(e, Some(Expr::Local(x)) if x == l);
     let after = |unit: UnitIdx, span: Span| unit == rel.unit && span.start > rel.at;
     let mut changes: Vec<(Span, String)> = Vec::new();
-    let read_elsewhere = |site: &Site| {
-        here.cx.index.sites_of(&site.field).any(|(file, s)| s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method))
+    // A plain field (a final one cannot change, a volatile one publishes itself) that another
+    // method reads: a read the hand-over should have ordered the write before.
+    let plain_read_elsewhere = |site: &Site| {
+        !site.decl.is_final
+            && !site.decl.is_volatile
+            && here.cx.index.sites_of(&site.field).any(|(file, s)| s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method))
     };
     for c in facts.calls_of(method).filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name)) {
-        if future || unlocked_setter(here, c, &read_elsewhere) {
+        if future || unlocked_setter(here, c, &plain_read_elsewhere) {
             changes.push((c.span, call_display(facts, c)));
         }
     }
     for (i, a) in facts.accesses_of(method).filter(|(_, a)| after(a.unit, a.span) && a.kind == AccessKind::Write && on_value(&a.receiver)) {
-        let plain_and_read = || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(|s| !s.decl.is_final && !s.decl.is_volatile && read_elsewhere(s));
+        let plain_and_read = || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(&plain_read_elsewhere);
         if future || plain_and_read() {
             changes.push((a.span, format!("`{name}.{}`", a.name)));
         }
@@ -1111,7 +1118,7 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
 /// `job.setTraceId(id)`: a project method, neither synchronized nor taking a lock, that
 /// writes a plain field of its object which some other method reads. A setter that locks
 /// orders itself with readers that lock too, so it is not counted.
-fn unlocked_setter(here: &Here, call: &Call, read_elsewhere: &dyn Fn(&Site) -> bool) -> bool {
+fn unlocked_setter(here: &Here, call: &Call, plain_read_elsewhere: &dyn Fn(&Site) -> bool) -> bool {
     let index = here.cx.index;
     here.r.callees(here.origin, here.facts, call).into_iter().any(|m| {
         let Origin::Project(file) = m.origin else { return false };
@@ -1123,7 +1130,7 @@ fn unlocked_setter(here: &Here, call: &Call, read_elsewhere: &dyn Fn(&Site) -> b
             return false;
         }
         entry.resolved.sites.iter().any(|s| {
-            units.contains(&s.unit) && s.kind == AccessKind::Write && s.via.is_none() && s.on_this && !s.decl.is_final && !s.decl.is_volatile && !s.decl.is_static && read_elsewhere(s)
+            units.contains(&s.unit) && s.kind == AccessKind::Write && s.via.is_none() && s.on_this && !s.decl.is_static && plain_read_elsewhere(s)
         })
     })
 }

@@ -146,8 +146,12 @@ fn unpublished(facts: &FileFacts, site: &Site) -> bool {
     if local.reassigned || !matches!(local.init, Some(Expr::New(_))) || facts.unit_at(local.scope.start) != Some(site.unit) {
         return false;
     }
-    let tokens: Vec<&str> = facts.tokens.iter().filter(|t| local.scope.contains(t.start)).map(|t| facts.token_text(t)).collect();
-    let at = facts.tokens.iter().filter(|t| local.scope.contains(t.start) && t.start < access.span.start).count();
+    // Tokens are in source order: the local's scope is one run of them, found by bisection
+    // (this runs for every access through such a local, on every sharing question).
+    let from = facts.tokens.partition_point(|t| t.start < local.scope.start);
+    let to = facts.tokens.partition_point(|t| t.start < local.scope.end);
+    let tokens: Vec<&str> = facts.tokens[from..to].iter().map(|t| facts.token_text(t)).collect();
+    let at = facts.tokens[from..to].partition_point(|t| t.start < access.span.start);
     // `s.code` (not `s.code(`), and `s = new …` (its declaration): uses that keep it in.
     let lets_out = |i: usize| {
         let next = |k: usize| tokens.get(i + k).copied();

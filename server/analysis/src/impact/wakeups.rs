@@ -21,7 +21,7 @@
 //! Waiters are found project-wide by the monitor's identity (`locks::lock_of_expr`); the
 //! kind of a waiter is the text of its loop condition.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{ChangedFile, Cx, Diagnostic, Related, Severity};
 use crate::index::{is_mutator, FileId, MonitorOp};
@@ -219,7 +219,7 @@ fn field_name(e: &Expr) -> Option<&str> {
 /// their conditions). The waits of one method are one role: `for (;;) { if (head == null)
 /// wait(); else if (head.due > now) wait(head.due - now); ... }` is one kind of waiter.
 fn kinds(waiters: &[Waiter]) -> BTreeSet<BTreeSet<&str>> {
-    let mut by_method: std::collections::BTreeMap<&str, BTreeSet<&str>> = std::collections::BTreeMap::new();
+    let mut by_method: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for w in waiters {
         if let Some(cond) = w.cond.as_deref() {
             by_method.entry(&w.method).or_default().insert(cond);

@@ -47,14 +47,15 @@ impl Core {
         }
         let message = running_message(r.schedules, r.bound);
         let (root, test) = &r.key;
-        let entry = self.workspaces.iter_mut().find(|ws| ws.root == *root).and_then(|ws| ws.tests_sent.as_mut()).and_then(|s| s.tests.iter_mut().find(|t| t.test == *test));
-        let Some(entry) = entry else { return self.test_states_due() };
+        let sent = self.workspaces.iter_mut().find(|ws| ws.root == *root).and_then(|ws| ws.tests_sent.as_mut());
+        let Some((sent, entry)) = sent.and_then(|s| s.tests.iter().position(|t| t.test == *test).map(|i| (s, i))) else { return self.test_states_due() };
+        let entry = &mut sent.tests[entry];
         if entry.state == TestStateKind::Running && entry.message == message {
             return;
         }
         entry.state = TestStateKind::Running;
         entry.message = message;
-        let states = self.workspaces.iter().find(|ws| ws.root == *root).and_then(|ws| ws.tests_sent.clone()).expect("found above");
+        let states = sent.clone();
         let client = self.client.clone();
         self.rt.block_on(client.send_notification::<TestStatesNotification>(states));
     }
