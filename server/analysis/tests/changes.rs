@@ -782,12 +782,79 @@ fn notify_on_a_gate_that_every_waiter_passes_is_a_lost_wakeup() {
     let change = GATE.replace("        notifyAll();", "        notify();");
     let base = [("src/app/StartGate.java", GATE)];
     let changed = [("src/app/StartGate.java", change.as_str())];
-    expect_test::expect!["StartGate.java:8 RL008 `notify()` on `this` wakes one waiter, but every waiter waits for the same change (`StartGate.await()` (line 13) waits while `!open`) and none consumes it or wakes the next: the others are never woken (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
+    expect_test::expect!["StartGate.java:8 RL008 `notify()` on `this` wakes one waiter, but `StartGate.open()` changes `open`, which lets every waiter through (`StartGate.await()` (line 13) waits while `!open`), and none consumes it or wakes the next: the others are never woken (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
     expect_test::expect!["StartGate.java:13 `StartGate.await()` waits here while `!open`"].assert_eq(&wakeup_related(&base, &changed, 8).join("\n"));
     // A waiter that wakes the next one itself passes the signal on.
     let chained = GATE.replace("            wait();\n        }\n", "            wait();\n        }\n        notify();\n");
     let chained_change = chained.replacen("        notifyAll();", "        notify();", 1);
     assert_eq!(wakeup_warnings(&[("src/app/StartGate.java", &chained)], &[("src/app/StartGate.java", &chained_change)]), Vec::<String>::new());
+}
+
+const PERMITS: &str = r#"package app;
+
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+public class Permits {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition free = lock.newCondition();
+    private final int max;
+    private int used;
+    private boolean closed;
+
+    public Permits(int max) {
+        this.max = max;
+    }
+
+    public boolean acquire() throws InterruptedException {
+        lock.lock();
+        try {
+            while (!closed && used >= max) {
+                free.await();
+            }
+            if (closed) {
+                return false;
+            }
+            used++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void release() {
+        lock.lock();
+        try {
+            used--;
+            free.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            free.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_single_wakeup_after_a_change_no_waiter_consumes_is_lost_and_one_after_what_each_consumes_is_not() {
+    let base = [("src/app/Permits.java", PERMITS)];
+    // `close()` sets `closed`, which no waiter takes back: every waiter can go on.
+    let close_one = PERMITS.replace("            free.signalAll();", "            free.signal();");
+    expect_test::expect!["Permits.java:47 RL008 `signal()` on `free` wakes one waiter, but `Permits.close()` changes `closed`, which lets every waiter through (`Permits.acquire()` (line 21) waits while `!closed && used >= max`), and none consumes it or wakes the next: the others are never woken (use `signalAll()`)"]
+        .assert_eq(&wakeup_warnings(&base, &[("src/app/Permits.java", close_one.as_str())]).join("\n"));
+    // `release()` frees one permit, which the waiter it wakes takes (`used++`): quiet,
+    // also when the change introduces it.
+    let all_in_release = PERMITS.replace("            used--;\n            free.signal();", "            used--;\n            free.signalAll();");
+    assert_eq!(wakeup_warnings(&[("src/app/Permits.java", &all_in_release)], &base), Vec::<String>::new());
 }
 
 const JOBS: &str = r#"package app;

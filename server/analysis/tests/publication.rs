@@ -193,6 +193,51 @@ fn volatile_flag_near_misses_are_quiet() {
     assert_eq!(publication(&[("src/app/Settings.java", &unguarded)], &[("src/app/Settings.java", &moved)]), "");
 }
 
+const ROUTER: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Router {
+    private Map<String, Runnable> routes;
+    private volatile boolean ready;
+
+    public void start(Map<String, Runnable> table) {
+        routes = new HashMap<>();
+        routes.putAll(table);
+        ready = true;
+    }
+
+    public boolean serve(String path) {
+        if (!ready) {
+            return false;
+        }
+        Runnable r = routes.get(path);
+        if (r != null) {
+            r.run();
+        }
+        return r != null;
+    }
+}
+"#;
+
+#[test]
+fn a_map_field_filled_after_the_flag_is_read_half_filled() {
+    // The field is declared as an interface and created in `start()`, not where it is
+    // declared: what every assignment of its file creates makes it a `HashMap`.
+    let change = move_line(ROUTER, "ready = true;", "routes = new HashMap<>();");
+    let base = [("src/app/Router.java", ROUTER)];
+    expect_test::expect![[r#"
+        Router.java:12 `ready = true` (line 12) now runs before `routes` is modified by `putAll()` (line 13): a thread that reads `ready` in `Router.serve()` can see the new `ready` and still read the old `routes[]`
+            Router.java:13 `routes.putAll()` modifies it here, after `ready = true`
+            Router.java:20 `Router.serve()` reads `routes[]` here after reading `ready`"#]]
+    .assert_eq(&publication(&base, &[("src/app/Router.java", &change)]));
+    // Assigned a map it was given: what kind of map that is, is not known here.
+    let given = ROUTER.replace("routes = new HashMap<>();\n        routes.putAll(table);", "routes = table;\n        routes.remove(\"\");");
+    let moved = move_line(&given, "ready = true;", "routes = table;");
+    assert_eq!(publication(&[("src/app/Router.java", &given)], &[("src/app/Router.java", &moved)]), "");
+}
+
 // ----- volatile reference, lazily built --------------------------------------------------------
 
 const REGISTRY: &str = r#"package app;

@@ -305,7 +305,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let a = &facts.accesses[site.item as usize];
         let base = BaseRelease::Write { name: a.name.clone(), recv: recv_key(facts, a.receiver.as_ref()) };
         // Writing `null` unlinks or clears: it publishes nothing.
-        if site.decl.is_volatile && !assigns_null(facts, site.span) {
+        if site.decl.is_volatile && !facts.assigns_null(site.span) {
             let handed = single_object_local(facts, a.value.as_ref()).map(|local| Handed { local, from: format!("`{}`", site.field.name) });
             out.push(Release {
                 edge: Edge::Volatile { field: site.field.clone(), owner: owner(facts, site) },
@@ -452,8 +452,13 @@ fn statement_display(facts: &FileFacts, name: Span) -> Option<String> {
     if !before.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '_') {
         return None;
     }
-    let line = facts.text.get(start as usize..end as usize)?.trim_end();
-    let statement = line.strip_suffix(';')?;
+    let line = facts.text.get(start as usize..end as usize)?;
+    // A comment after the statement (`ready = true; // accept requests`) is not shown.
+    let line = match line.find("//") {
+        Some(i) if !line[..i].contains('"') => &line[..i],
+        _ => line,
+    };
+    let statement = line.trim_end().strip_suffix(';')?;
     (statement.contains('=') && !statement.contains(';') && statement.chars().count() <= 60).then(|| format!("`{statement}`"))
 }
 
@@ -472,13 +477,6 @@ fn statement_end(facts: &FileFacts, from: u32) -> u32 {
         }
     }
     from
-}
-
-/// `name = null`.
-fn assigns_null(facts: &FileFacts, name: Span) -> bool {
-    let first = facts.tokens.partition_point(|t| t.start < name.end);
-    let next: Vec<&str> = facts.tokens[first..].iter().take(3).map(|t| facts.token_text(t)).collect();
-    matches!(next.as_slice(), ["=", "null", ";" | ")" | ","])
 }
 
 /// Whether code of `unit` took the lock `key` before `offset` in a region that is no
@@ -1290,7 +1288,8 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
         related.push(Related { file, span: rel.span, message: format!("{} is here, before the write", rel.display) });
     }
     for (w, _) in ordered.iter().filter(|(w, _)| w.span != primary) {
-        related.push(Related { file, span: w.span, message: format!("{} is written here, after {}", w.label, rel.display) });
+        let does = if w.via.is_some() { "modifies it" } else { "is written" };
+        related.push(Related { file, span: w.span, message: format!("{} {does} here, after {}", w.label, rel.display) });
     }
     let mut seen = BTreeSet::new();
     for r in ordered.iter().flat_map(|(_, rs)| rs).filter(|r| seen.insert((r.file, r.span))).take(MAX_RELATED) {

@@ -40,8 +40,12 @@ struct Waiter {
     method: String,
     /// What it waits while (its loop or `if` condition), when it has one.
     cond: Option<String>,
-    /// Its method changes a field its condition reads, or wakes another waiter itself.
-    passes_on: bool,
+    /// Once woken, it wakes another waiter itself, or calls a method of its own object
+    /// that may (or its condition reads no field: nothing to tell).
+    wakes_next: bool,
+    /// The fields its condition reads that its method changes: what it consumes of what
+    /// it waited for (`active++` after `while (active >= max)`).
+    consumes: BTreeSet<String>,
     /// Added by the change: its method had no wait on this monitor in the base.
     new_kind: bool,
     /// Its condition reads its method's parameters (`available(sku) < quantity`): each
@@ -101,7 +105,7 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                         "mixed" => mixed_wait_set(&here, &display, &waiters),
                         "own" => own_predicates(&here, &display, &waiters),
                         "bulk" => bulk_release(facts, call, &waiters).and_then(|what| several_let_through(&here, &display, &waiters, &what)),
-                        _ => gate(&here, &display, &waiters),
+                        _ => gate(facts, call, &here, &display, &waiters),
                     });
                 }
                 MonitorOp::Wait => {
@@ -166,7 +170,7 @@ fn waiters(cx: &Cx, key: &str) -> Vec<Waiter> {
 fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, change: Option<&ChangedFile>) -> Waiter {
     let guard = guard_of(facts, idx);
     let cond = guard.and_then(|g| g.cond.clone());
-    let passes_on = guard.is_none_or(|g| passes_on(facts, call, g.span));
+    let (wakes_next, consumes) = guard.map_or((true, BTreeSet::new()), |g| passes_on(facts, call, g.span));
     let receiver = receiver_display(facts, call);
     // A new condition on an old wait is an edit of that waiter, not a second kind.
     let new_kind = change.is_some_and(|c| match c.old.as_deref() {
@@ -178,7 +182,7 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
     });
     let params = &facts.unit_method(call.unit).params;
     let own_args = cond.as_deref().is_some_and(|c| params.iter().any(|p| has_word(c, &p.name)));
-    Waiter { file, span: call.span, method: method.to_string(), cond, passes_on, new_kind, own_args }
+    Waiter { file, span: call.span, method: method.to_string(), cond, wakes_next, consumes, new_kind, own_args }
 }
 
 /// `word` in `text` as a whole identifier.
@@ -187,23 +191,28 @@ fn has_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident))
 }
 
-/// Whether a waiter does something once woken that lets a single wake-up suffice: it
-/// changes a field its condition reads (it consumes what it waited for), wakes another
-/// waiter itself, or calls a method of its own object that may do either.
-fn passes_on(facts: &FileFacts, wait: &Call, cond: Span) -> bool {
+/// What a waiter does once woken that lets a single wake-up suffice: whether it wakes
+/// another waiter itself or calls a method of its own object that may (the first), and
+/// which fields its condition reads it changes, consuming what it waited for (the
+/// second). A condition that reads no field tells nothing: it counts as passing on.
+fn passes_on(facts: &FileFacts, wait: &Call, cond: Span) -> (bool, BTreeSet<String>) {
     let unit: UnitIdx = wait.unit;
     let read: BTreeSet<&str> = facts.accesses.iter().filter(|a| a.unit == unit && cond.contains(a.span.start)).map(|a| a.name.as_str()).collect();
     if read.is_empty() {
-        return true;
+        return (true, BTreeSet::new());
     }
-    let writes = facts.accesses.iter().any(|a| a.unit == unit && a.kind == crate::java::AccessKind::Write && read.contains(a.name.as_str()));
-    let calls = facts.calls.iter().filter(|c| c.unit == unit && c.kind == CallKind::Method && !cond.contains(c.span.start)).any(|c| match &c.receiver {
-        _ if matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll") => true,
-        _ if WAITS.contains(&c.name.as_str()) => false,
-        None | Some(Expr::This) => true,
-        Some(r) => field_name(r).is_some_and(|f| read.contains(f) && is_mutator(&c.name)),
-    });
-    writes || calls
+    let mut consumes: BTreeSet<String> =
+        facts.accesses.iter().filter(|a| a.unit == unit && a.kind == crate::java::AccessKind::Write && read.contains(a.name.as_str())).map(|a| a.name.clone()).collect();
+    let mut wakes_next = false;
+    for c in facts.calls.iter().filter(|c| c.unit == unit && c.kind == CallKind::Method && !cond.contains(c.span.start)) {
+        match &c.receiver {
+            _ if matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll") => wakes_next = true,
+            _ if WAITS.contains(&c.name.as_str()) => {}
+            None | Some(Expr::This) => wakes_next = true,
+            Some(r) => consumes.extend(field_name(r).filter(|f| read.contains(f) && is_mutator(&c.name)).map(str::to_string)),
+        }
+    }
+    (wakes_next, consumes)
 }
 
 /// `name` or `this.name`: a field of the object itself.
@@ -300,6 +309,19 @@ fn bulk_release(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> Option<St
         })
 }
 
+/// The fields the waiters' conditions read that the wake-up's method writes before it.
+fn set_before(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> BTreeSet<String> {
+    let method = facts.units[wake.unit as usize].method;
+    let conds: Vec<&str> = waiters.iter().filter_map(|w| w.cond.as_deref()).collect();
+    facts
+        .accesses
+        .iter()
+        .filter(|a| a.kind == crate::java::AccessKind::Write && facts.units[a.unit as usize].method == method && a.span.start < wake.span.start)
+        .filter(|a| conds.iter().any(|c| has_word(c, &a.name)))
+        .map(|a| a.name.clone())
+        .collect()
+}
+
 /// A single wake-up after a change that lets several waiters through at once.
 fn several_let_through(here: &Wakeup, display: &str, waiters: &[Waiter], what: &str) -> Option<Diagnostic> {
     let w = waiters.iter().find(|w| w.cond.is_some())?;
@@ -308,13 +330,31 @@ fn several_let_through(here: &Wakeup, display: &str, waiters: &[Waiter], what: &
 }
 
 /// A single wake-up where every waiter waits for a state that, once reached, lets all of
-/// them through, and none wakes the next.
-fn gate(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> {
+/// them through, and none wakes the next. When the wake-up's method sets fields the
+/// waiters' condition reads, the state is those fields: a waiter that consumes another
+/// field of its condition (`active++` after `while (!closed && active >= max)`) does not
+/// consume `closed = true`, so a `close()` that wakes one of them leaves the others asleep.
+fn gate(facts: &FileFacts, wake: &Call, here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> {
     let first = waiters.first()?;
-    if first.cond.is_none() || waiters.iter().any(|w| w.passes_on || w.cond != first.cond) {
+    if first.cond.is_none() || waiters.iter().any(|w| w.cond != first.cond) {
         return None;
     }
-    let why = format!("every waiter waits for the same change ({}) and none consumes it or wakes the next: the others are never woken", first.describe());
+    let set = set_before(facts, wake, waiters);
+    let passes_on = |w: &Waiter| w.wakes_next || if set.is_empty() { !w.consumes.is_empty() } else { !w.consumes.is_disjoint(&set) };
+    if waiters.iter().any(passes_on) {
+        return None;
+    }
+    let why = if set.is_empty() {
+        format!("every waiter waits for the same change ({}) and none consumes it or wakes the next: the others are never woken", first.describe())
+    } else {
+        let fields: Vec<String> = set.iter().map(|f| format!("`{f}`")).collect();
+        format!(
+            "`{}()` changes {}, which lets every waiter through ({}), and none consumes it or wakes the next: the others are never woken",
+            here.method,
+            fields.join(" and "),
+            first.describe()
+        )
+    };
     Some(wakes_one(here, display, waiters, why))
 }
 

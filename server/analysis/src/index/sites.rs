@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{ClassRef, FieldKey, FileId, LockId, Origin, ProjectIndex, Resolver, TypeName};
-use crate::java::{Access, AccessKind, CallKind, ClassKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
+use crate::java::{Access, AccessKind, CallKind, ClassIdx, ClassKind, Expr, FieldDecl, FileFacts, MethodIdx, Span, TypeRef, UnitIdx};
 
 /// A resolved access to a field (or to the elements it holds).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -367,7 +367,8 @@ pub(crate) fn is_mutator(method: &str) -> bool {
 }
 
 /// The kind of collection a field holds: its declared type, or, for an interface type,
-/// the class its initializer creates.
+/// the class its initializer creates, or, with no initializer, the class every assignment
+/// of its file creates (`routes = new HashMap<>()` in a constructor or `start()`).
 pub(crate) fn field_collection(r: &Resolver, field: (ClassRef, u32)) -> Option<Collection> {
     let ty = r.field_type(field)?;
     if ty.dims > 0 {
@@ -377,15 +378,38 @@ pub(crate) fn field_collection(r: &Resolver, field: (ClassRef, u32)) -> Option<C
     let (facts, f) = r.field_decl(field)?;
     let decl = &facts.fields[f as usize];
     match &decl.init {
-        Some(Expr::New(t)) => {
-            let init = r.ty(field.0.origin, Some(decl.class), t);
-            collection_kind(&r.qualified_name(&init.name)?)
-        }
+        Some(Expr::New(t)) => created_collection(r, field.0.origin, decl.class, t),
         Some(Expr::Call { name, .. }) if name.starts_with("synchronized") || name.starts_with("newConcurrent") || name == "newKeySet" => {
             Some(Collection::ThreadSafe)
         }
-        _ => collection_kind(&declared).filter(|_| is_concrete_collection(&declared)),
+        _ if is_concrete_collection(&declared) => collection_kind(&declared),
+        None if is_collection_interface(&declared) => assigned_collection(r, field.0.origin, &facts, decl),
+        _ => None,
     }
+}
+
+fn created_collection(r: &Resolver, origin: Origin, class: ClassIdx, t: &TypeRef) -> Option<Collection> {
+    collection_kind(&r.qualified_name(&r.ty(origin, Some(class), t).name)?)
+}
+
+/// The kind of collection every assignment of a field in its own file creates, when they
+/// all create one kind (`null` aside). Anything else assigned (a parameter, a call's
+/// result, a copy made by another class) leaves the kind unknown.
+fn assigned_collection(r: &Resolver, origin: Origin, facts: &FileFacts, decl: &FieldDecl) -> Option<Collection> {
+    let mut kind = None;
+    let own = |a: &Access| matches!(a.receiver, None | Some(Expr::This)) && Resolver::unit_class(facts, a.unit) == decl.class;
+    for a in facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && !a.element && a.name == decl.name && own(a)) {
+        let made = match &a.value {
+            Some(Expr::New(t)) => created_collection(r, origin, decl.class, t)?,
+            _ if facts.assigns_null(a.span) => continue,
+            _ => return None,
+        };
+        if kind.is_some_and(|k| k != made) {
+            return None;
+        }
+        kind = Some(made);
+    }
+    kind
 }
 
 /// A field holding a `java.util.concurrent.atomic` object (not an array of them).

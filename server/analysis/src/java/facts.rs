@@ -418,6 +418,13 @@ impl FileFacts {
         self.text.get(span.start as usize..span.end as usize).unwrap_or("")
     }
 
+    /// Whether the field named at `name` is assigned `null` there (`name = null;`).
+    pub fn assigns_null(&self, name: Span) -> bool {
+        let first = self.tokens.partition_point(|t| t.start < name.end);
+        let next: Vec<&str> = self.tokens[first..].iter().take(3).map(|t| self.token_text(t)).collect();
+        matches!(next.as_slice(), ["=", "null", ";" | ")" | ","])
+    }
+
     pub fn token_text(&self, token: &Token) -> &str {
         self.text.get(token.start as usize..token.end as usize).unwrap_or("")
     }
