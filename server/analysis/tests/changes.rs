@@ -210,6 +210,60 @@ fn splitting_a_critical_section_is_reported() {
     assert!(!w.iter().any(|w| w.contains("RL001")), "{w:#?}");
 }
 
+const LIMITS_BASE: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+public class Tokens {
+    private final Object lock = new Object();
+    private final Map<String, Set<String>> byOwner = new HashMap<>();
+    private final int max;
+
+    public Tokens(int max) {
+        this.max = max;
+    }
+
+    public boolean issue(String owner, String token) {
+        synchronized (lock) {
+            Set<String> mine = byOwner.computeIfAbsent(owner, o -> new HashSet<>());
+            if (mine.size() >= max) {
+                return false;
+            }
+            mine.add(token);
+            return true;
+        }
+    }
+
+    public int count(String owner) {
+        synchronized (lock) {
+            Set<String> mine = byOwner.get(owner);
+            return mine == null ? 0 : mine.size();
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_check_of_an_element_taken_from_a_map_split_from_its_change_is_reported() {
+    // The count is checked through the locked `count()`, the token added in a second
+    // section: `mine.size()` and `mine.add()` read and change what `byOwner` holds.
+    let early = "    public boolean issue(String owner, String token) {\n        if (count(owner) >= max) {\n            return false;\n        }\n        synchronized (lock) {\n            Set<String> mine = byOwner.computeIfAbsent(owner, o -> new HashSet<>());\n";
+    let from = "    public boolean issue(String owner, String token) {\n        synchronized (lock) {\n            Set<String> mine = byOwner.computeIfAbsent(owner, o -> new HashSet<>());\n";
+    let split = LIMITS_BASE.replace(from, early).replace("            if (mine.size() >= max) {\n                return false;\n            }\n            mine.add(token);", "            mine.add(token);");
+    let repo = repo_with(&[("src/app/Tokens.java", LIMITS_BASE)], &[("src/app/Tokens.java", &split)]);
+    let (host, impact) = analyze(repo.path());
+    let w: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL003")).collect();
+    expect_test::expect!["Tokens.java:23 RL003 the change split a critical section of `Tokens.issue()`: the read of `byOwner[]` by `count()` (line 18) and this write of `byOwner[]` by `add()` now run under two separate acquisitions of `lock`, so another thread can run between them"].assert_eq(&w.join("\n"));
+    // A fast path that checks again under the lock before it adds is a safe narrowing.
+    let fast_path = LIMITS_BASE.replace(from, early);
+    let repo = repo_with(&[("src/app/Tokens.java", LIMITS_BASE)], &[("src/app/Tokens.java", &fast_path)]);
+    let (host, impact) = analyze(repo.path());
+    assert_eq!(warnings(&host, &impact), Vec::<String>::new());
+}
+
 const NESTED_BASE: &str = r#"package app;
 
 import java.util.concurrent.ExecutorService;

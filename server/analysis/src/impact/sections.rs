@@ -24,7 +24,7 @@
 //! One warning per method and lock, at the first act, with the other split accesses as
 //! related locations and counted.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::matching::{expr_key, method_map};
 use super::shared::field_decl;
@@ -34,6 +34,8 @@ use crate::java::{AccessKind, CallKind, Expr, FileFacts, LockRegion, MethodIdx, 
 
 /// How many split accesses besides the reported one are listed as related locations.
 const MAX_RELATED: usize = 4;
+/// Calls that return an element a collection holds (the same object, not a copy).
+const TAKES_ELEMENT: &[&str] = &["get", "getOrDefault", "computeIfAbsent", "computeIfPresent", "compute"];
 /// How many calls deep a section's reads and writes are followed.
 const MAX_CALL_DEPTH: u32 = 3;
 
@@ -56,21 +58,40 @@ struct Touch {
     call: Option<(String, usize)>,
 }
 
-/// The names of the calls a method makes, in the base and in the working version.
+/// How many calls of each name a method makes, in the base and in the working version.
 struct Calls<'a> {
-    base: HashSet<&'a str>,
-    now: HashSet<&'a str>,
+    base: HashMap<&'a str, usize>,
+    now: HashMap<&'a str, usize>,
+}
+
+impl<'a> Calls<'a> {
+    fn new(old: &'a FileFacts, old_m: MethodIdx, facts: &'a FileFacts, new_m: MethodIdx) -> Self {
+        let count = |f: &'a FileFacts, m: MethodIdx| {
+            let mut n: HashMap<&'a str, usize> = HashMap::new();
+            for c in f.calls_of(m) {
+                *n.entry(c.name.as_str()).or_default() += 1;
+            }
+            n
+        };
+        Calls { base: count(old, old_m), now: count(facts, new_m) }
+    }
+
+    /// The working version makes fewer calls of this name: one the base made is gone.
+    fn dropped(&self, name: &str) -> bool {
+        self.now.get(name).copied().unwrap_or(0) < self.base.get(name).copied().unwrap_or(0)
+    }
 }
 
 impl Touch {
     /// Whether `self`, in the working version, is `base` of the base version: the same
     /// field and access, by the same call when the base made that call (a helper called
     /// twice is two places); else code moved, from the method's own code or from a call
-    /// the working version no longer makes (code moved into or out of a helper).
+    /// the working version no longer makes (code moved into or out of a helper; of a name
+    /// called twice in the base and once now, either may be the one gone).
     fn is(&self, base: &Touch, calls: &Calls) -> bool {
         let same_place = match (&self.call, &base.call) {
-            (Some((name, _)), _) if calls.base.contains(name.as_str()) => self.call == base.call,
-            (_, Some((name, _))) => !calls.now.contains(name.as_str()),
+            (Some((name, _)), _) if calls.base.contains_key(name.as_str()) => self.call == base.call,
+            (_, Some((name, _))) => calls.dropped(name),
             (_, None) => true,
         };
         self.field == base.field && self.kind == base.kind && same_place
@@ -94,11 +115,10 @@ impl Section {
         self.touches.iter().any(|t| t.field == *field && t.kind == AccessKind::Read)
     }
 
-    /// Reads `field` before the first write of `written` (a re-check), not at the same
-    /// place (`x -= n` reads and writes in one step).
-    fn rechecks(&self, field: &FieldKey, written: &FieldKey) -> bool {
-        let Some(write) = self.touches.iter().filter(|t| t.field == *written && t.kind == AccessKind::Write).map(|t| t.span.start).min() else { return false };
-        self.touches.iter().any(|t| t.field == *field && t.kind == AccessKind::Read && t.span.start < write)
+    /// Reads `field` before the write `act` (a re-check), not at the same place (`x -= n`
+    /// reads and writes in one step).
+    fn rechecks(&self, field: &FieldKey, act: &Touch) -> bool {
+        self.touches.iter().any(|t| t.field == *field && t.kind == AccessKind::Read && t.span.start < act.span.start)
     }
 }
 
@@ -120,7 +140,7 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let before = builder.sections(origin, old, old_m);
-            let calls = Calls { base: old.calls_of(old_m).map(|c| c.name.as_str()).collect(), now: facts.calls_of(new_m).map(|c| c.name.as_str()).collect() };
+            let calls = Calls::new(old, old_m, facts, new_m);
             for split in splits(&before, &now, &calls) {
                 out.push(diagnostic(change.file, facts, new_m, &split));
             }
@@ -143,7 +163,18 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
     let mut out = Vec::new();
     for (lock, sections) in by_lock {
         let old: Vec<&Section> = before.iter().filter(|s| s.lock == *lock).collect();
-        let together = |set: &[&Section], a: &Touch, b: &Touch| set.iter().any(|s| s.has(a, calls) && s.has(b, calls));
+        // A check and an act held together: the base read before it wrote, or in one call
+        // (a write the base made before its check, `computeIfAbsent` then `size()`, acted
+        // on no check).
+        let together = |set: &[&Section], a: &Touch, b: &Touch| {
+            set.iter().any(|s| {
+                if a.kind == AccessKind::Read && b.kind == AccessKind::Write {
+                    s.touches.iter().filter(|ta| a.is(ta, calls)).any(|ta| s.touches.iter().any(|tb| b.is(tb, calls) && ta.span.start <= tb.span.start))
+                } else {
+                    s.has(a, calls) && s.has(b, calls)
+                }
+            })
+        };
         let mut pairs = Vec::new();
         for (i, first) in sections.iter().enumerate() {
             for (j, second) in sections.iter().enumerate().skip(i + 1) {
@@ -176,9 +207,9 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
 fn interleaving_matters(a: &Touch, b: &Touch, later: &Section) -> bool {
     use AccessKind::*;
     match (a.kind, b.kind) {
-        _ if a.field == b.field => (a.kind == Write || b.kind == Write) && !(a.kind == Read && later.rechecks(&a.field, &b.field)),
+        _ if a.field == b.field => (a.kind == Write || b.kind == Write) && !(a.kind == Read && later.rechecks(&a.field, b)),
         (Write, Write) => true,
-        (Read, Write) => !later.rechecks(&a.field, &b.field),
+        (Read, Write) => !later.rechecks(&a.field, b),
         _ => false,
     }
 }
@@ -330,9 +361,19 @@ impl Builder<'_> {
     }
 
     /// The contents of a field holding a JDK collection or an atomic, when `receiver` is
-    /// that field: what calls on it read and write.
+    /// that field, or a local naming an element taken from it (`Set<String> ids =
+    /// byUser.get(user)`: `ids.size()` reads what the map holds, `ids.add(id)` changes it):
+    /// what calls on it read and write.
     fn container(&self, origin: Origin, facts: &FileFacts, unit: UnitIdx, receiver: Option<&Expr>) -> Option<FieldKey> {
-        let field = self.r.field_of_expr(origin, facts, unit, receiver?)?;
+        let receiver = receiver?;
+        if let Expr::Local(l) = receiver {
+            let local = &facts.locals[*l as usize];
+            return match &local.init {
+                Some(Expr::Call { receiver: Some(from), name, .. }) if !local.reassigned && TAKES_ELEMENT.contains(&name.as_str()) => self.container(origin, facts, unit, Some(from)),
+                _ => None,
+            };
+        }
+        let field = self.r.field_of_expr(origin, facts, unit, receiver)?;
         let ty = self.r.field_type(field)?;
         let qualified = self.r.qualified_name(&ty.name)?;
         let simple = qualified.rsplit('.').next().unwrap_or(&qualified);
