@@ -408,6 +408,59 @@ fn complete_near_misses_are_quiet() {
     assert_eq!(publication(&[("src/app/Fetch.java", &early_read)], &[("src/app/Fetch.java", &moved)]), "");
 }
 
+const TASK: &str = r#"package app;
+
+import java.util.concurrent.CompletableFuture;
+
+public class Task {
+    private final CompletableFuture<String> result = new CompletableFuture<>();
+    private String state = "running";
+    private long endedAt;
+
+    public CompletableFuture<String> result() {
+        return result;
+    }
+
+    void finish(String value, long now) {
+        synchronized (this) {
+            state = "done";
+            endedAt = now;
+        }
+        result.complete(value);
+    }
+
+    public synchronized String state() {
+        return state;
+    }
+
+    synchronized long endedAt() {
+        return endedAt;
+    }
+}
+"#;
+
+#[test]
+fn complete_moved_before_the_writes_a_caller_of_the_handed_out_future_reads() {
+    // Callers get the future from `result()`, join it, then ask `state()`: the monitor
+    // `state()` takes orders nothing with writes that come after the completion. Only
+    // public methods are a caller's: `endedAt()` is not.
+    let change = move_line(TASK, "result.complete(value);", "void finish(String value, long now) {");
+    let base = [("src/app/Task.java", TASK)];
+    expect_test::expect![[r#"
+        Task.java:15 `result.complete()` (line 15) now runs before `state` is written (line 17): a caller that returns from `result().join()` and calls `Task.state()` can read the old `state`
+            Task.java:17 `state` is written here, after `result.complete()`
+            Task.java:23 `Task.state()` reads `state` here, called after `result().join()`"#]]
+    .assert_eq(&publication(&base, &[("src/app/Task.java", &change)]));
+    // Not handed out: no caller can wait for it.
+    let kept = TASK.replace("    public CompletableFuture<String> result() {", "    private CompletableFuture<String> result() {");
+    let moved = move_line(&kept, "result.complete(value);", "void finish(String value, long now) {");
+    assert_eq!(publication(&[("src/app/Task.java", &kept)], &[("src/app/Task.java", &moved)]), "");
+    // Only a package-private getter reads what comes after: not a caller's.
+    let internal = TASK.replace("    public synchronized String state() {", "    synchronized String state() {");
+    let moved = move_line(&internal, "result.complete(value);", "void finish(String value, long now) {");
+    assert_eq!(publication(&[("src/app/Task.java", &internal)], &[("src/app/Task.java", &moved)]), "");
+}
+
 const SHIPPING: &str = r#"package app;
 
 import java.util.concurrent.CompletableFuture;

@@ -68,8 +68,9 @@ enum Edge {
     Latch(String),
     /// `release()`, paired with `acquire()` on the semaphore.
     Permit(String),
-    /// `complete()`/`set()`, paired with `get()`/`join()` or a dependent stage.
-    Future { key: String },
+    /// `complete()`/`set()`, paired with `get()`/`join()` or a dependent stage. `exposed`:
+    /// the public accessor that hands the future to callers (`outcome()`), when it has one.
+    Future { key: String, exposed: Option<String> },
     /// A volatile write, paired with a read of the field; it guards the fields of the
     /// object it is written on (`owner`, as `owner()` writes it).
     Volatile { field: FieldKey, owner: String },
@@ -158,6 +159,9 @@ struct Reader {
     /// The method of its class that makes the acquire for it (`awaitReady()`), when the
     /// read itself has none before it.
     gate: Option<String>,
+    /// A public method a caller can call after it joined the future the class hands out
+    /// (`job.outcome().join(); job.state()`): the acquire is the caller's.
+    client: bool,
 }
 
 /// One changed file, with what the pass needs of it.
@@ -270,7 +274,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             ("release", 0 | 1) if here.is_type(c.unit, &recv, &["Semaphore"]) => Edge::Permit(here.key_of(c.unit, &recv)),
             ("complete" | "completeExceptionally" | "set" | "setException" | "obtrudeValue", 1) if is_future(here, c.unit, &recv) => {
                 handed = local_arg(0).map(|local| Handed { local, from: "the future (`get()`, `join()`, a dependent stage)".into() });
-                Edge::Future { key: here.key_of(c.unit, &recv) }
+                Edge::Future { key: here.key_of(c.unit, &recv), exposed: future_accessor(facts, c.unit, &recv) }
             }
             (name, n @ 1..=2) if HAND_OFFS.contains(&name) && local_arg(n - 1).is_some() && thread_safe_field(here, c.unit, &recv) => {
                 handed = local_arg(n - 1).map(|local| Handed { local, from: format!("`{}`", recv_key(facts, Some(&recv))) });
@@ -789,10 +793,13 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
             continue;
         }
         let method = facts.method_display(facts.units[s.unit as usize].method);
-        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire, woken, gate: None });
+        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire, woken, gate: None, client: false });
     }
     if out.is_empty() {
         out = gated_readers(here, rel, w, &held);
+    }
+    if out.is_empty() {
+        out = client_readers(here, rel, w);
     }
     out.sort_by_key(|r| (r.file, r.span.start));
     out
@@ -845,7 +852,48 @@ fn gated_readers(here: &Here, rel: &Release, w: &Write, held: &[LockId]) -> Vec<
             continue;
         }
         let method = facts.method_display(facts.units[s.unit as usize].method);
-        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire: Some(acquire), woken: false, gate: Some(gate) });
+        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire: Some(acquire), woken: false, gate: Some(gate), client: false });
+    }
+    out
+}
+
+/// The public accessor `name()` of the class of `unit` that returns the field `recv`
+/// names, and does nothing else: callers anywhere can get the future and wait on it.
+fn future_accessor(facts: &FileFacts, unit: UnitIdx, recv: &Expr) -> Option<String> {
+    let field = match recv {
+        Expr::Name(n) => n,
+        Expr::Field(o, n) if matches!(**o, Expr::This) => n,
+        _ => return None,
+    };
+    let class = facts.unit_method(unit).class;
+    facts.methods.iter().enumerate().find_map(|(i, m)| {
+        let m_idx = i as MethodIdx;
+        let only_returns_it = m.class == class && m.is_public && !m.is_static && m.kind == MethodKind::Method && m.params.is_empty()
+            && facts.calls_of(m_idx).next().is_none()
+            && facts.accesses_of(m_idx).map(|(_, a)| a).all(|a| a.kind == AccessKind::Read && &a.name == field && matches!(a.receiver, None | Some(Expr::This)))
+            && facts.accesses_of(m_idx).next().is_some();
+        only_returns_it.then(|| m.name.clone())
+    })
+}
+
+/// Reads by callers that joined a future the class hands out (`job.outcome().join();
+/// job.state()`): the public methods of the written field's class that read it, other than
+/// the releasing one. Code outside the project can do that, so they are looked for only
+/// when no reader in the project waits for the future itself. A lock the reader takes
+/// orders nothing here: it may take it before the writer does.
+fn client_readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
+    let Edge::Future { exposed: Some(accessor), .. } = &rel.edge else { return Vec::new() };
+    let facts = here.facts;
+    let class = facts.unit_method(rel.unit).class;
+    let releasing = here.method_of(rel.unit);
+    let mut out = Vec::new();
+    for s in here.sites.iter().filter(|s| s.kind == AccessKind::Read && s.field == w.field) {
+        let m = facts.unit_method(s.unit);
+        if here.method_of(s.unit) == releasing || m.class != class || !m.is_public || constructing(facts, s.unit) || facts.units[s.unit as usize].is_lambda {
+            continue;
+        }
+        let method = facts.method_display(here.method_of(s.unit));
+        out.push(Reader { file: here.change.file, span: s.span, method, field: s.field.display_name(), acquire: Some(format!("`{accessor}().join()`")), woken: false, gate: None, client: true });
     }
     out
 }
@@ -1202,7 +1250,7 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
             continue;
         }
         let m = e.facts.method_display(e.facts.units[s.unit as usize].method);
-        readers.push(Reader { file, span: s.span, method: m, field: field.name.to_string(), acquire: None, woken: false, gate: None });
+        readers.push(Reader { file, span: s.span, method: m, field: field.name.to_string(), acquire: None, woken: false, gate: None, client: false });
     }
     readers.sort_by_key(|r| (r.file, r.span.start));
     let reader = readers.first()?;
@@ -1252,6 +1300,7 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
         Edge::Latch(_) => format!("a thread released by {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Permit(_) => format!("a thread that passes {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Future { .. } if acquire.contains(".then") || acquire.contains(".when") || acquire.contains(".handle") => format!("the callback of {subject} {old}"),
+        Edge::Future { .. } if reader.client => format!("a caller that returns from {acquire} and calls `{}()` can read the old `{}`", reader.method, reader.field),
         Edge::Future { .. } => format!("a thread that returns from {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Volatile { field: v, .. } => format!("a thread that reads `{}` in `{}()` can see the new `{}` and still read the old `{}`", v.name, reader.method, v.name, reader.field),
         Edge::Lock { .. } if reader.woken => format!("a thread woken from {subject} {old}"),
@@ -1298,6 +1347,7 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
             (Edge::Lock { text, .. }, _) if !r.woken => format!(" holding `{text}`"),
             (Edge::Volatile { field: v, .. }, _) => format!(" after reading `{}`", v.name),
             (_, Some(a)) if r.gate.is_some() => format!(" after {a} in `{}()`", r.gate.as_deref().unwrap_or_default()),
+            (_, Some(a)) if r.client => format!(", called after {a}"),
             (_, Some(a)) => format!(" after {a}"),
             (_, None) => String::new(),
         };
