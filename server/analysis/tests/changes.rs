@@ -210,6 +210,59 @@ fn splitting_a_critical_section_is_reported() {
     assert!(!w.iter().any(|w| w.contains("RL001")), "{w:#?}");
 }
 
+const TRACKED_WORKER: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+public class Worker {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<String, Runnable> running = new HashMap<>();
+    private int busy;
+    private int failures;
+
+    public void run(String name, Runnable task) {
+        lock.lock();
+        try {
+            running.put(name, task);
+            busy++;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            countFailure();
+        } finally {
+            lock.lock();
+            try {
+                running.remove(name);
+                busy--;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void countFailure() {
+        failures++;
+    }
+}
+"#;
+
+#[test]
+fn a_section_added_between_two_the_base_had_apart_splits_neither() {
+    let change = TRACKED_WORKER.replace(
+        "            countFailure();\n",
+        "            lock.lock();\n            try {\n                countFailure();\n            } finally {\n                lock.unlock();\n            }\n",
+    );
+    let repo = repo_with(&[("src/app/Worker.java", TRACKED_WORKER)], &[("src/app/Worker.java", &change)]);
+    let (host, impact) = analyze(repo.path());
+    let w: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL003")).collect();
+    assert_eq!(w, Vec::<String>::new());
+}
+
 const LIMITS_BASE: &str = r#"package app;
 
 import java.util.HashMap;
@@ -585,6 +638,82 @@ fn two_locks_taken_in_both_orders_through_calls_are_a_lock_order_inversion() {
         Cache.java:18 holding `lock`, it calls `Index.rebuild()`
         Index.java:14 `Index.rebuild()` takes `this` here"#]]
     .assert_eq(&related.join("\n"));
+}
+
+#[test]
+fn a_change_that_makes_both_orders_is_reported_at_both_ends() {
+    let cache_base = CACHE_LOCKED.replace("            entries.clear();\n            index.rebuild();\n", "            entries.clear();\n");
+    let index_change = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let found = lock_order_warnings(
+        &[("src/app/Cache.java", &cache_base), ("src/app/Index.java", INDEX_BASE)],
+        &[("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", &index_change)],
+    );
+    expect_test::expect![[r#"
+        Cache.java:18 RL007 lock-order inversion: `Cache.refresh()` takes `lock` then `Index.this` (line 18, in `Index.rebuild()`), while `Index.add()` takes them the other way round (line 20, in `Cache.put()`): two threads can deadlock
+        Index.java:20 RL007 lock-order inversion: `Index.add()` takes `this` then `Cache.lock` (line 20, in `Cache.put()`), while `Cache.refresh()` takes them the other way round (line 18, in `Index.rebuild()`): two threads can deadlock"#]]
+    .assert_eq(&found.join("\n"));
+}
+
+const MAILROOM: &str = r#"package app;
+
+import java.util.ArrayDeque;
+
+public class Mailroom {
+    public interface Bounce {
+        void bounced(String letter);
+    }
+
+    private final ArrayDeque<String> letters = new ArrayDeque<>();
+    private final Bounce bounce;
+
+    public Mailroom(Bounce bounce) {
+        this.bounce = bounce;
+    }
+
+    public boolean post(String letter) {
+        synchronized (this) {
+            if (letters.size() < 10) {
+                letters.add(letter);
+                return true;
+            }
+        }
+        bounce.bounced(letter);
+        return false;
+    }
+
+    public synchronized int size() {
+        return letters.size();
+    }
+}
+"#;
+
+const OFFICE: &str = r#"package app;
+
+public class Office {
+    private final Mailroom mailroom = new Mailroom(this::onBounce);
+    private int bounced;
+
+    private synchronized void onBounce(String letter) {
+        bounced++;
+    }
+
+    public synchronized String report() {
+        return mailroom.size() + " waiting, " + bounced + " bounced";
+    }
+}
+"#;
+
+#[test]
+fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave_it() {
+    // `post()` now calls the bounce handler holding the mailroom's monitor; the handler is
+    // `Office.onBounce`, synchronized, and `Office.report()` asks the mailroom its size.
+    let under = MAILROOM.replace("                return true;\n            }\n        }\n        bounce.bounced(letter);\n", "                return true;\n            }\n            bounce.bounced(letter);\n        }\n");
+    let base = [("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", OFFICE)];
+    expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 12, in `Mailroom.size()`): two threads can deadlock"]
+        .assert_eq(&lock_order_warnings(&base, &[("src/app/Mailroom.java", &under)]).join("\n"));
+    // A handler that takes no lock closes no cycle.
+    let plain = OFFICE.replace("    private synchronized void onBounce(", "    private void onBounce(");
+    assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
 }
 
 /// RL007 lines of a change to one file over a base of several.

@@ -9,10 +9,11 @@
 //! callee acquires is followed a few calls deep and computed once per method.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use super::{Cx, Diagnostic, Related, Severity};
 use crate::index::{FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver};
-use crate::java::{expr_key, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx};
+use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx};
 
 /// How many calls deep an acquisition under a lock is looked for.
 const MAX_CALL_DEPTH: u32 = 3;
@@ -92,7 +93,7 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         return;
     }
     let changed: HashMap<FileId, &BTreeSet<u32>> = cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
-    let mut graph = Graph { index, r: index.resolver(), changed, memo: HashMap::new() };
+    let mut graph = Graph { index, r: index.resolver(), changed, memo: HashMap::new(), handlers: HashMap::new() };
     let mut edges = Vec::new();
     let reaching = methods_reaching_changes(cx);
     let mut followed: HashMap<FileId, BTreeSet<usize>> = HashMap::new();
@@ -146,6 +147,11 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         cycle.sort();
         if reported.insert(cycle) {
             out.push(two_lock_cycle(e, back));
+            // The change made both orders: either end is where it may be undone, and a
+            // reader of either changed line should see the deadlock.
+            if back.created && location(back) != location(e) {
+                out.push(two_lock_cycle(back, e));
+            }
         }
     }
 }
@@ -318,6 +324,8 @@ struct Graph<'a> {
     changed: HashMap<FileId, &'a BTreeSet<u32>>,
     /// What each method acquires, its own holders (`This`, `Param`) unmapped.
     memo: HashMap<MethodRef, Vec<Acq>>,
+    /// The method references each field holding a callback was given (`handler_targets`).
+    handlers: HashMap<(Origin, u32, u32), Vec<MethodRef>>,
 }
 
 impl Graph<'_> {
@@ -411,11 +419,78 @@ impl Graph<'_> {
         }
     }
 
-    fn callees(&self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
+    fn callees(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
         if matches!(call.kind, CallKind::Reference) {
             return Vec::new();
         }
-        self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect()
+        let found: Vec<MethodRef> = self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect();
+        // Only the interface's abstract method: the callback runs what it was given.
+        let abstract_only = found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+        if abstract_only {
+            let mut out = found;
+            out.extend(self.handler_targets(origin, facts, call));
+            return out;
+        }
+        found
+    }
+
+    /// What a call on a field holding a callback runs (`rejectionHandler.rejected(job)`),
+    /// when no project class implements its interface: the methods referenced where the
+    /// field gets its value, in its initializer (`= this::onRejected`) or through a
+    /// constructor parameter from each `new` of the class (`new JobQueue(cap,
+    /// this::onRejected)`). Lambdas are not followed: their code is no method of its own.
+    fn handler_targets(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
+        let Some(recv) = call.receiver.as_ref() else { return Vec::new() };
+        let Some((class, field)) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return Vec::new() };
+        let key = (class.origin, class.idx, field);
+        if let Some(known) = self.handlers.get(&key) {
+            return known.clone();
+        }
+        self.handlers.insert(key, Vec::new());
+        let Some(ff) = self.index.facts(class.origin) else { return Vec::new() };
+        let decl = &ff.fields[field as usize];
+        let mut refs: Vec<(Origin, Arc<FileFacts>, usize)> = Vec::new();
+        if matches!(decl.init, Some(Expr::MethodReference)) {
+            refs.extend(ff.calls.iter().position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start)).map(|i| (class.origin, ff.clone(), i)));
+        }
+        // Constructor parameters assigned to the field: (arity, position).
+        let params: Vec<(usize, usize)> = ff
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write && a.name == decl.name && matches!(a.receiver, None | Some(Expr::This)))
+            .filter_map(|a| {
+                let m = ff.unit_method(a.unit);
+                let Some(Expr::Local(l)) = &a.value else { return None };
+                let k = m.params.iter().position(|p| p.name == ff.locals[*l as usize].name)?;
+                (m.class == class.idx && m.name == "<init>").then_some((m.params.len(), k))
+            })
+            .collect();
+        if !params.is_empty() {
+            let simple = ff.classes[class.idx as usize].simple_name.clone();
+            for (file, entry) in self.index.entries() {
+                let f = &entry.facts;
+                for new in f.calls.iter().filter(|c| matches!(&c.kind, CallKind::New { ty, anonymous: None } if ty.name.rsplit('.').next() == Some(simple.as_str()))) {
+                    let Some(&(_, k)) = params.iter().find(|(n, _)| *n == new.args.len()) else { continue };
+                    if !matches!(new.args[k], Expr::MethodReference) {
+                        continue;
+                    }
+                    // The k-th argument is the j-th method reference inside the call.
+                    let j = new.args[..k].iter().filter(|a| matches!(a, Expr::MethodReference)).count();
+                    let inside = f.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Reference && new.full.contains(c.span.start) && c.unit == new.unit);
+                    if let Some((i, _)) = inside.collect::<Vec<_>>().get(j) {
+                        refs.push((Origin::Project(file), f.clone(), *i));
+                    }
+                }
+            }
+        }
+        let mut out: Vec<MethodRef> = Vec::new();
+        for (o, f, i) in &refs {
+            out.extend(self.r.callees(*o, f, &f.calls[*i]).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))));
+        }
+        out.sort_by_key(|m| (m.origin, m.idx));
+        out.dedup();
+        self.handlers.insert(key, out.clone());
+        out
     }
 
     /// Every lock `m` takes, itself or in what it calls (`depth` calls down already).
