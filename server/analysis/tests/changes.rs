@@ -716,6 +716,96 @@ fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave
     assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
 }
 
+const GATE_DRAIN: &str = r#"package app;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+public class Gate {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition drained = lock.newCondition();
+    private int active;
+
+    public void enter() {
+        lock.lock();
+        try {
+            active++;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void leave() {
+        lock.lock();
+        try {
+            active--;
+            if (active == 0) {
+                drained.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean awaitDrained(long millis) throws InterruptedException {
+        long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (active > 0) {
+                if (nanos <= 0) {
+                    return false;
+                }
+                nanos = drained.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
+"#;
+
+const SERVER_DRAIN: &str = r#"package app;
+
+public class Server {
+    private final Gate gate = new Gate();
+    private int served;
+
+    public void handle(Runnable request) {
+        gate.enter();
+        try {
+            request.run();
+            count();
+        } finally {
+            gate.leave();
+        }
+    }
+
+    private synchronized void count() {
+        served++;
+    }
+
+    public boolean stop(long millis) throws InterruptedException {
+        return gate.awaitDrained(millis);
+    }
+}
+"#;
+
+#[test]
+fn waiting_holding_a_lock_the_waker_takes_first_is_a_deadlock() {
+    // `stop()` becomes synchronized: it waits for the drain holding the server's monitor,
+    // which every request takes (in `count()`) before it leaves the gate.
+    let locked = SERVER_DRAIN.replace("    public boolean stop(", "    public synchronized boolean stop(");
+    let base = [("src/app/Gate.java", GATE_DRAIN), ("src/app/Server.java", SERVER_DRAIN)];
+    expect_test::expect!["Server.java:22 RL007 `Server.stop()` waits for `Gate.drained` (in `Gate.awaitDrained()`) holding `Server.this`, but `Server.handle()` takes `Server.this` (in `Server.count()`, line 11) before it calls `Gate.leave()`, which wakes it: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)"]
+        .assert_eq(&lock_order_warnings(&base, &[("src/app/Server.java", &locked)]).join("\n"));
+    // Counting after leaving the gate: the waker no longer needs the monitor first.
+    let after = SERVER_DRAIN.replace("            request.run();\n            count();\n        } finally {\n            gate.leave();\n        }\n", "            request.run();\n        } finally {\n            gate.leave();\n        }\n        count();\n");
+    let after_locked = after.replace("    public boolean stop(", "    public synchronized boolean stop(");
+    assert_eq!(lock_order_warnings(&[("src/app/Gate.java", GATE_DRAIN), ("src/app/Server.java", &after)], &[("src/app/Server.java", &after_locked)]), Vec::<String>::new());
+}
+
 /// RL007 lines of a change to one file over a base of several.
 fn lock_order_warnings(base: &[(&str, &str)], change: &[(&str, &str)]) -> Vec<String> {
     let repo = repo_with(base, change);

@@ -31,8 +31,8 @@ enum Holder {
 
 /// A lock a method takes, directly or in a method it calls.
 #[derive(Clone)]
-struct Acq {
-    lock: LockId,
+pub(super) struct Acq {
+    pub(super) lock: LockId,
     holder: Holder,
     file: FileId,
     span: Span,
@@ -92,8 +92,7 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
     if !may_create_edges(cx) {
         return;
     }
-    let changed: HashMap<FileId, &BTreeSet<u32>> = cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
-    let mut graph = Graph { index, r: index.resolver(), changed, memo: HashMap::new(), handlers: HashMap::new() };
+    let mut graph = Graph::new(cx);
     let mut edges = Vec::new();
     let reaching = methods_reaching_changes(cx);
     let mut followed: HashMap<FileId, BTreeSet<usize>> = HashMap::new();
@@ -318,7 +317,8 @@ fn had_edge(old: &FileFacts, facts: &FileFacts, region: &LockRegion, inner: &Acq
     })
 }
 
-struct Graph<'a> {
+/// What methods acquire, followed through calls and memoised; shared with `holdwait`.
+pub(super) struct Graph<'a> {
     index: &'a ProjectIndex,
     r: Resolver<'a>,
     changed: HashMap<FileId, &'a BTreeSet<u32>>,
@@ -328,7 +328,17 @@ struct Graph<'a> {
     handlers: HashMap<(Origin, u32, u32), Vec<MethodRef>>,
 }
 
-impl Graph<'_> {
+impl<'a> Graph<'a> {
+    /// A graph over the index, with the changed lines of `cx`.
+    pub(super) fn new(cx: &Cx<'a>) -> Graph<'a> {
+        let changed: HashMap<FileId, &'a BTreeSet<u32>> = cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
+        Graph { index: cx.index, r: cx.index.resolver(), changed, memo: HashMap::new(), handlers: HashMap::new() }
+    }
+
+    pub(super) fn index(&self) -> &'a ProjectIndex {
+        self.index
+    }
+
     fn touched(&self, file: FileId, line: u32) -> bool {
         self.changed.get(&file).is_some_and(|l| l.contains(&line))
     }
@@ -419,7 +429,7 @@ impl Graph<'_> {
         }
     }
 
-    fn callees(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
+    pub(super) fn callees(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
         if matches!(call.kind, CallKind::Reference) {
             return Vec::new();
         }
@@ -494,7 +504,7 @@ impl Graph<'_> {
     }
 
     /// Every lock `m` takes, itself or in what it calls (`depth` calls down already).
-    fn acquisitions(&mut self, m: MethodRef, depth: u32) -> Vec<Acq> {
+    pub(super) fn acquisitions(&mut self, m: MethodRef, depth: u32) -> Vec<Acq> {
         if let Some(known) = self.memo.get(&m) {
             return known.clone();
         }
@@ -541,7 +551,7 @@ fn try_lock(facts: &FileFacts, q: &LockRegion) -> bool {
 
 /// Where a region takes its lock: the method's name, the `synchronized (...)` line, the
 /// `lock()` call.
-fn acquisition_span(facts: &FileFacts, q: &LockRegion) -> Span {
+pub(super) fn acquisition_span(facts: &FileFacts, q: &LockRegion) -> Span {
     match q.kind {
         LockKind::SynchronizedMethod => facts.methods[facts.units[q.unit as usize].method as usize].name_span,
         LockKind::Explicit => match facts.calls.iter().find(|c| c.unit == q.unit && c.full.end == q.span.start) {

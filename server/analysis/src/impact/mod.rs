@@ -22,6 +22,7 @@ mod effects;
 pub mod fixes;
 mod icp;
 mod lazycache;
+mod holdwait;
 mod lockorder;
 mod matching;
 mod pairs;

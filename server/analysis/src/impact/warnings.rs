@@ -60,6 +60,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<
     out.extend(one_per_subject(index, about));
     super::sections::collect(cx, &mut out);
     super::lockorder::collect(cx, &mut out);
+    super::holdwait::collect(cx, &mut out);
     super::wakeups::collect(cx, &mut out);
     super::publication::collect(cx, &mut out);
     impact_hints(index, impacted, pairs, &mut out);
