@@ -80,8 +80,12 @@ forever. The same holds for one class's lock taken from two objects that the cal
 `to.lock`): two calls with the arguments swapped deadlock. Locks are named by class and field, so the two orders \
 may be in different files; a lock held around both orders, `tryLock()`, and read locks on both sides do not \
 deadlock and are not reported. The related locations are both acquisition paths: where the first lock is taken, \
-the call made holding it, and where the second is taken.\n\nFix: take the locks in one global order (for two \
-objects of one class, order them by a stable key such as an id), or do not call out while holding a lock.",
+the call made holding it, and where the second is taken. Also reported: a wait the change made while holding a \
+lock (a call, holding it, to a method that waits on its own monitor or condition: `gate.awaitDrained()`) where the \
+thread that would end the wait takes that lock first (the waking method, or a caller of it, before the wake-up): \
+the waker blocks on the lock and the waiter on the wake-up.\n\nFix: take the locks in one global order (for two \
+objects of one class, order them by a stable key such as an id), do not call out while holding a lock, and do not \
+wait for another thread while holding a lock it needs.",
     },
     Code {
         code: "RL008",

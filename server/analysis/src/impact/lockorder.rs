@@ -6,7 +6,11 @@
 //! Locks are named by `locks::lock_of` (class and field), so the graph joins files. Only
 //! the edges that matter are built: those from lock regions of the changed files, then,
 //! for a cycle's way back, those from regions holding a lock the change takes. What a
-//! callee acquires is followed a few calls deep and computed once per method.
+//! callee acquires is followed a few calls deep and computed once per method; a call on a
+//! field holding a callback that no project class implements runs the methods referenced
+//! where the field gets its value (`new JobQueue(cap, this::onRejected)`). A change that
+//! made both orders is reported at both ends. Waits made holding a lock the waker needs
+//! are `holdwait`'s.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -23,7 +23,10 @@
 //!   code (its lambda, its `run()`/`call()` or method reference, and the methods of its
 //!   class those call directly). A read with no acquire before it counts when a method of
 //!   its class is a gate: it waits and returns reading nothing more (`awaitReady()`), so
-//!   its callers read on after the acquire;
+//!   its callers read on after the acquire; and, for a future the class hands out through
+//!   a public accessor (`outcome()`), in its public methods: callers join the future and
+//!   then ask (`job.outcome().join(); job.state()`), a lock those methods take ordering
+//!   nothing with a write that comes after the completion;
 //! - the value handed to `complete()` changed after it (`future.complete(result);
 //!   result.setTotal(…)`): whoever gets it from the future, in the project or not, can see
 //!   it half-built;

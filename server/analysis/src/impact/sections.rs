@@ -8,7 +8,9 @@
 //! `synchronized int size()`, or a helper that locks again). A section holds the fields it
 //! reads and writes, with those its calls read and write (the read/write sets of CAPP
 //! section 3.1, step 4, a few calls deep) and the contents of collections and atomics it
-//! calls, so that `size()` on a list inside a locked getter is a read of the list. Locks are
+//! calls, so that `size()` on a list inside a locked getter is a read of the list, and calls
+//! on a local taken from a collection field (`ids = byUser.get(user); ids.add(id)`) read
+//! and write what the collection holds. Locks are
 //! named by `locks::lock_of` and by the object the method names (`this`, `lock`, `from`),
 //! so that `a.size()` and `synchronized (b)` are not one lock.
 //!
@@ -19,7 +21,10 @@
 //! count: the same field with a write, two writes (an invariant torn between them), or a
 //! read then a write of another field that the later section does not re-check. A later
 //! section that reads the field again before writing it (`if (cache == null) cache = v`)
-//! re-checks, and a split that re-checks is how a lock is narrowed safely.
+//! re-checks, and a split that re-checks is how a lock is narrowed safely. A read and a
+//! write count as a check and its act only when the base read first (`computeIfAbsent()`
+//! then `size()` acted on no check); two sections the base already had apart, unchanged,
+//! are not split by a third the change adds between them.
 //!
 //! One warning per method and lock, at the first act, with the other split accesses as
 //! related locations and counted.

@@ -14,7 +14,9 @@
 //!   one goes on, the others sleep with room to go on;
 //! - a single wake-up the change introduced where every waiter waits for a state change
 //!   that, once made, holds for all of them (a gate: the waiter neither consumes what it
-//!   waited for nor wakes the next one): all but one wait forever;
+//!   waited for nor wakes the next one): all but one wait forever. When the waking method
+//!   sets fields the waiters' condition reads, the state is those fields: `close()` setting
+//!   `closed` is such a change even where each waiter consumes a permit (`active++`);
 //! - a `wait()`/`await()` the change left without a loop, under `if` or bare, where the
 //!   base re-checked in a loop, or a new one under `if` (SpotBugs WA_NOT_IN_LOOP).
 //!
