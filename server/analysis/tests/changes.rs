@@ -711,6 +711,10 @@ fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave
     let base = [("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", OFFICE)];
     expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 12, in `Mailroom.size()`): two threads can deadlock"]
         .assert_eq(&lock_order_warnings(&base, &[("src/app/Mailroom.java", &under)]).join("\n"));
+    // The same handler given as a lambda that calls it.
+    let lambda = OFFICE.replace("new Mailroom(this::onBounce)", "new Mailroom(letter -> onBounce(letter))");
+    expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 12, in `Mailroom.size()`): two threads can deadlock"]
+        .assert_eq(&lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &lambda)], &[("src/app/Mailroom.java", &under)]).join("\n"));
     // A handler that takes no lock closes no cycle.
     let plain = OFFICE.replace("    private synchronized void onBounce(", "    private void onBounce(");
     assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());

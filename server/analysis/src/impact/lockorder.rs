@@ -452,7 +452,8 @@ impl<'a> Graph<'a> {
     /// when no project class implements its interface: the methods referenced where the
     /// field gets its value, in its initializer (`= this::onRejected`) or through a
     /// constructor parameter from each `new` of the class (`new JobQueue(cap,
-    /// this::onRejected)`). Lambdas are not followed: their code is no method of its own.
+    /// this::onRejected)`); for a lambda, the methods its body calls (a lock its body
+    /// takes itself is not seen: its code is no method of its own).
     fn handler_targets(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
         let Some(recv) = call.receiver.as_ref() else { return Vec::new() };
         let Some((class, field)) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return Vec::new() };
@@ -463,9 +464,16 @@ impl<'a> Graph<'a> {
         self.handlers.insert(key, Vec::new());
         let Some(ff) = self.index.facts(class.origin) else { return Vec::new() };
         let decl = &ff.fields[field as usize];
+        // The calls whose callees the callback runs: a method reference, or the calls of a
+        // lambda's own body (`job -> onRejected(job)`).
         let mut refs: Vec<(Origin, Arc<FileFacts>, usize)> = Vec::new();
-        if matches!(decl.init, Some(Expr::MethodReference)) {
-            refs.extend(ff.calls.iter().position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start)).map(|i| (class.origin, ff.clone(), i)));
+        let lambda_calls = |f: &FileFacts, unit: UnitIdx| -> Vec<usize> { f.calls.iter().enumerate().filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method).map(|(i, _)| i).collect() };
+        match decl.init {
+            Some(Expr::MethodReference) => {
+                refs.extend(ff.calls.iter().position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start)).map(|i| (class.origin, ff.clone(), i)));
+            }
+            Some(Expr::Lambda(unit)) => refs.extend(lambda_calls(&ff, unit).into_iter().map(|i| (class.origin, ff.clone(), i))),
+            _ => {}
         }
         // Constructor parameters assigned to the field: (arity, position).
         let params: Vec<(usize, usize)> = ff
@@ -485,6 +493,10 @@ impl<'a> Graph<'a> {
                 let f = &entry.facts;
                 for new in f.calls.iter().filter(|c| matches!(&c.kind, CallKind::New { ty, anonymous: None } if ty.name.rsplit('.').next() == Some(simple.as_str()))) {
                     let Some(&(_, k)) = params.iter().find(|(n, _)| *n == new.args.len()) else { continue };
+                    if let Expr::Lambda(unit) = new.args[k] {
+                        refs.extend(lambda_calls(f, unit).into_iter().map(|i| (Origin::Project(file), f.clone(), i)));
+                        continue;
+                    }
                     if !matches!(new.args[k], Expr::MethodReference) {
                         continue;
                     }
