@@ -438,8 +438,9 @@ impl<'a> Graph<'a> {
             return Vec::new();
         }
         let found: Vec<MethodRef> = self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect();
-        // Only the interface's abstract method: the callback runs what it was given.
-        let abstract_only = found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+        // Only a project interface's abstract method: the callback runs what it was given.
+        // (No project callee at all, as for a JDK collection's method, is no callback.)
+        let abstract_only = !found.is_empty() && found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
         if abstract_only {
             let mut out = found;
             out.extend(self.handler_targets(origin, facts, call));

@@ -299,29 +299,26 @@ fn bulk_release(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> Option<St
     if let Some(c) = facts.calls.iter().find(|c| c.kind == CallKind::Method && BULK.contains(&c.name.as_str()) && before(c.unit, c.span)) {
         return Some(format!("`{}()`", c.name));
     }
-    let conds: Vec<&str> = waiters.iter().filter_map(|w| w.cond.as_deref()).collect();
-    facts
-        .accesses
-        .iter()
-        .filter(|a| a.kind == crate::java::AccessKind::Write && before(a.unit, a.span) && conds.iter().any(|c| has_word(c, &a.name)))
-        .find_map(|a| {
-            let rest = facts.text.get(a.span.end as usize..facts.lines.line_end(a.span.line, &facts.text) as usize)?;
-            let value = rest.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim();
-            (value.parse::<i64>().is_ok() || value == "null").then(|| format!("`{} = {value}`", a.name))
-        })
+    cond_writes_before(facts, wake, waiters).find_map(|a| {
+        let rest = facts.text.get(a.span.end as usize..facts.lines.line_end(a.span.line, &facts.text) as usize)?;
+        let value = rest.trim_start().strip_prefix('=')?.trim().trim_end_matches(';').trim();
+        (value.parse::<i64>().is_ok() || value == "null").then(|| format!("`{} = {value}`", a.name))
+    })
+}
+
+/// The writes the wake-up's method makes before it of fields the waiters' conditions read.
+fn cond_writes_before<'f>(facts: &'f FileFacts, wake: &Call, waiters: &[Waiter]) -> impl Iterator<Item = &'f crate::java::Access> {
+    let method = facts.units[wake.unit as usize].method;
+    let start = wake.span.start;
+    let conds: Vec<String> = waiters.iter().filter_map(|w| w.cond.clone()).collect();
+    facts.accesses.iter().filter(move |a| {
+        a.kind == crate::java::AccessKind::Write && facts.units[a.unit as usize].method == method && a.span.start < start && conds.iter().any(|c| has_word(c, &a.name))
+    })
 }
 
 /// The fields the waiters' conditions read that the wake-up's method writes before it.
 fn set_before(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> BTreeSet<String> {
-    let method = facts.units[wake.unit as usize].method;
-    let conds: Vec<&str> = waiters.iter().filter_map(|w| w.cond.as_deref()).collect();
-    facts
-        .accesses
-        .iter()
-        .filter(|a| a.kind == crate::java::AccessKind::Write && facts.units[a.unit as usize].method == method && a.span.start < wake.span.start)
-        .filter(|a| conds.iter().any(|c| has_word(c, &a.name)))
-        .map(|a| a.name.clone())
-        .collect()
+    cond_writes_before(facts, wake, waiters).map(|a| a.name.clone()).collect()
 }
 
 /// A single wake-up after a change that lets several waiters through at once.

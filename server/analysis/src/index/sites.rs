@@ -444,6 +444,8 @@ pub(crate) fn is_collection_interface(qualified: &str) -> bool {
 /// access of `items`, so that two threads calling `put` and `get` form a pair.
 fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut ResolvedFile) {
     let mut access_ordered: std::collections::HashMap<(ClassRef, u32), bool> = std::collections::HashMap::new();
+    // Per field, once per file: an interface-typed field's kind reads its file's assignments.
+    let mut kinds: std::collections::HashMap<(ClassRef, u32), Option<Collection>> = std::collections::HashMap::new();
     for (item, call) in facts.calls.iter().enumerate() {
         if call.kind != CallKind::Method {
             continue;
@@ -454,7 +456,8 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         // thread-safe objects, issue 21) the state of a thread-safe collection or an atomic:
         // each call is atomic, two calls are not, so `containsKey` here and `remove` in
         // another thread are a pair on that state.
-        let writes = match (field_collection(r, field), is_atomic_field(r, field)) {
+        let kind = *kinds.entry(field).or_insert_with(|| field_collection(r, field));
+        let writes = match (kind, is_atomic_field(r, field)) {
             (Some(_), _) if matches!(call.name.as_str(), "get" | "getOrDefault") => *access_ordered.entry(field).or_insert_with(|| is_access_ordered(r, field)),
             (Some(_), _) => is_mutator(&call.name),
             (None, true) => is_atomic_update(&call.name),
