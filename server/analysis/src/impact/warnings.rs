@@ -191,9 +191,11 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
         let me = ends[0].0;
         // Other places, each with what is done there; one holding a lock first (the guard
         // this access lacks), then nearby ones.
-        let mut others: BTreeMap<(bool, bool, FileId, Span), (&PairEnd, BTreeSet<EndAccess>)> = BTreeMap::new();
+        // By path, not file id: ids follow the order files were indexed in, and the end
+        // named first must not depend on it (an incremental index and a fresh one agree).
+        let mut others: BTreeMap<(bool, bool, String, Span), (&PairEnd, BTreeSet<EndAccess>)> = BTreeMap::new();
         for (_, o) in &ends {
-            let k = (o.locks.is_empty(), !(o.file == file && o.span == span), o.file, o.span);
+            let k = (o.locks.is_empty(), !(o.file == file && o.span == span), index.path(Origin::Project(o.file)), o.span);
             others.entry(k).or_insert((o, BTreeSet::new())).1.insert(o.access);
         }
         let short = |m: &str| -> String {
