@@ -1356,3 +1356,192 @@ public class Buckets {
     let w = warnings_after("src/app/Buckets.java", base, &returned);
     assert!(w.is_empty(), "{w:#?}");
 }
+
+const TIMERS: &str = r#"package app;
+
+import java.util.PriorityQueue;
+
+public class Timers {
+    private final PriorityQueue<Long> due = new PriorityQueue<>();
+
+    public void schedule(long at) {
+        synchronized (this) {
+            due.add(at);
+            notifyAll();
+        }
+    }
+
+    public synchronized long next() throws InterruptedException {
+        while (true) {
+            Long head = due.peek();
+            long now = System.currentTimeMillis();
+            if (head == null) {
+                wait();
+            } else if (head > now) {
+                wait(head - now);
+            } else {
+                return due.poll();
+            }
+        }
+    }
+}
+"#;
+
+const RING: &str = r#"package app;
+
+public class Ring {
+    private final Object[] items;
+    private int count, putAt, takeAt;
+
+    public Ring(int capacity) {
+        items = new Object[capacity];
+    }
+
+    public synchronized void put(Object x) throws InterruptedException {
+        while (count == items.length) {
+            wait();
+        }
+        items[putAt] = x;
+        putAt = (putAt + 1) % items.length;
+        count++;
+        notifyAll();
+    }
+
+    public synchronized Object take() throws InterruptedException {
+        while (count == 0) {
+            wait();
+        }
+        Object x = items[takeAt];
+        items[takeAt] = null;
+        takeAt = (takeAt + 1) % items.length;
+        count--;
+        notifyAll();
+        return x;
+    }
+}
+"#;
+
+#[test]
+fn a_wake_up_made_conditional_misses_waiters_the_test_does_not_describe() {
+    // Waking only when the queue fills up: a thread waiting for a later head is not told
+    // of an earlier one.
+    let first_only = TIMERS.replace("            notifyAll();\n", "            if (due.size() == 1) {\n                notifyAll();\n            }\n");
+    expect_test::expect!["Timers.java:12 RL008 `notifyAll()` in `Timers.schedule()` now wakes the waiters only when `due.size() == 1`, but `Timers.next()` (line 24) waits while `head > now`, which also depends on the clock: a change here that leaves `due.size() == 1` false can end its wait, and nobody tells it (a lost wake-up: it sleeps until its timeout, or for ever)"]
+        .assert_eq(&wakeup_warnings(&[("src/app/Timers.java", TIMERS)], &[("src/app/Timers.java", &first_only)]).join("\n"));
+    // Java Concurrency in Practice's conditional notification: consumers wait for exactly
+    // the transition the test detects, producers for nothing a put changes.
+    let was_empty = RING.replace("        items[putAt] = x;\n", "        boolean wasEmpty = count == 0;\n        items[putAt] = x;\n").replace("        count++;\n        notifyAll();\n", "        count++;\n        if (wasEmpty) {\n            notifyAll();\n        }\n");
+    assert_eq!(wakeup_warnings(&[("src/app/Ring.java", RING)], &[("src/app/Ring.java", &was_empty)]), Vec::<String>::new());
+    // A count of the sleeping threads, kept by the waiters: they say when they need waking.
+    let counted = TIMERS
+        .replace("    private final PriorityQueue<Long> due = new PriorityQueue<>();\n", "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n")
+        .replace("        while (true) {\n", "        sleeping++;\n        while (true) {\n")
+        .replace("            notifyAll();\n", "            if (sleeping > 0) {\n                notifyAll();\n            }\n");
+    let base_counted = TIMERS
+        .replace("    private final PriorityQueue<Long> due = new PriorityQueue<>();\n", "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n")
+        .replace("        while (true) {\n", "        sleeping++;\n        while (true) {\n");
+    assert_eq!(wakeup_warnings(&[("src/app/Timers.java", &base_counted)], &[("src/app/Timers.java", &counted)]), Vec::<String>::new());
+}
+
+const LOADER: &str = r#"package app;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+public class Loader {
+    private final Map<String, String> done = new HashMap<>();
+    private final ConcurrentHashMap<String, CompletableFuture<String>> running = new ConcurrentHashMap<>();
+
+    public String load(String key, Function<String, String> fn) {
+        CompletableFuture<String> mine = new CompletableFuture<>();
+        CompletableFuture<String> other = running.putIfAbsent(key, mine);
+        if (other != null) {
+            return other.join();
+        }
+        String value = fn.apply(key);
+        remember(key, value);
+        mine.complete(value);
+        running.remove(key, mine);
+        return value;
+    }
+
+    private synchronized void remember(String key, String value) {
+        done.put(key, value);
+    }
+}
+"#;
+
+#[test]
+fn joining_a_future_holding_a_lock_its_completer_takes_first_is_a_deadlock() {
+    // The follower joins the loader's future holding the loader's monitor, which the loader
+    // takes (in `remember()`) before it completes the future.
+    let locked = LOADER.replace("            return other.join();\n", "            synchronized (this) {\n                return other.join();\n            }\n");
+    expect_test::expect!["Loader.java:18 RL007 `Loader.load()` waits in `other.join()` holding `Loader.this`, but another call of `Loader.load()` takes `Loader.this` (in `Loader.remember()`, line 22) before `mine.complete()` ends the wait: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)"]
+        .assert_eq(&lock_order_warnings(&[("src/app/Loader.java", LOADER)], &[("src/app/Loader.java", &locked)]).join("\n"));
+    // Remembering after the completion: the completer needs no lock first.
+    let after = LOADER.replace("        remember(key, value);\n        mine.complete(value);\n", "        mine.complete(value);\n        remember(key, value);\n");
+    let after_locked = after.replace("            return other.join();\n", "            synchronized (this) {\n                return other.join();\n            }\n");
+    assert_eq!(lock_order_warnings(&[("src/app/Loader.java", &after)], &[("src/app/Loader.java", &after_locked)]), Vec::<String>::new());
+}
+
+const REAPER: &str = r#"package app;
+
+public class Reaper {
+    private volatile String lastReport;
+    private long completed;
+
+    void round() {
+        String report = "swept at " + System.nanoTime();
+        lastReport = report;
+        synchronized (this) {
+            completed++;
+            notifyAll();
+        }
+    }
+
+    public boolean awaitRound(long target) throws InterruptedException {
+        synchronized (this) {
+            while (completed < target) {
+                wait();
+            }
+            return true;
+        }
+    }
+
+    public String lastReport() {
+        return lastReport;
+    }
+}
+"#;
+
+const ADMIN: &str = r#"package app;
+
+public class Admin {
+    private final Reaper reaper;
+
+    Admin(Reaper reaper) {
+        this.reaper = reaper;
+    }
+
+    public String sweepNow(long target) throws InterruptedException {
+        return reaper.awaitRound(target) ? reaper.lastReport() : null;
+    }
+}
+"#;
+
+#[test]
+fn a_write_moved_past_a_wake_up_is_read_old_by_the_woken_callers() {
+    let late = REAPER.replace("        lastReport = report;\n        synchronized (this) {\n            completed++;\n            notifyAll();\n        }\n", "        synchronized (this) {\n            completed++;\n            notifyAll();\n        }\n        lastReport = report;\n");
+    let base = [("src/app/Reaper.java", REAPER), ("src/app/Admin.java", ADMIN)];
+    let repo = repo_with(&base, &[("src/app/Reaper.java", &late)]);
+    let (host, impact) = analyze(repo.path());
+    expect_test::expect!["Reaper.java:13 RL009 `lastReport` is now written (line 13) after `notifyAll()` (line 11), which wakes the waiters: a thread woken from `wait()` in `Reaper.awaitRound()` can then read the old `lastReport` in `Admin.sweepNow()`"]
+        .assert_eq(&warnings(&host, &impact).into_iter().filter(|w| w.contains("RL009")).collect::<Vec<_>>().join("\n"));
+    // No caller reads the field after the wait returns: nothing to read old.
+    let repo = repo_with(&[("src/app/Reaper.java", REAPER)], &[("src/app/Reaper.java", &late)]);
+    let (host, impact) = analyze(repo.path());
+    assert_eq!(warnings(&host, &impact).into_iter().filter(|w| w.contains("RL009")).collect::<Vec<_>>(), Vec::<String>::new());
+}

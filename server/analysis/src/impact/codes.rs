@@ -83,7 +83,10 @@ deadlock and are not reported. The related locations are both acquisition paths:
 the call made holding it, and where the second is taken. Also reported: a wait the change made while holding a \
 lock (a call, holding it, to a method that waits on its own monitor or condition: `gate.awaitDrained()`) where the \
 thread that would end the wait takes that lock first (the waking method, or a caller of it, before the wake-up): \
-the waker blocks on the lock and the waiter on the wake-up.\n\nFix: take the locks in one global order (for two \
+the waker blocks on the lock and the waiter on the wake-up. The same for a wait on a future (`join()`, `get()`), \
+a `CountDownLatch` or a `Semaphore` made holding a lock, where the code that completes, counts down or releases \
+an object of the same field or collection (`loading.putIfAbsent(key, mine)` … `mine.complete(v)`) takes the lock \
+first; that code may be the waiting method itself, run by another thread (a single-flight loader).\n\nFix: take the locks in one global order (for two \
 objects of one class, order them by a stable key such as an id), do not call out while holding a lock, and do not \
 wait for another thread while holding a lock it needs.",
     },
@@ -102,7 +105,10 @@ waits for its own thing), after a change that lets several waiters through at on
 wait forever); where the change added a second kind of waiter to a monitor something wakes one at a time; and where \
 the change left a `wait()` or `await()` under `if` (or outside its loop) where it was in a `while` loop, or added \
 one under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though its condition may hold \
-again. The kind of a waiter is its loop condition as written; waiters are found project-wide by the monitor. The \
+again. Also where the change made a wake-up conditional (`if (entries.size() == 1) notifyAll();`) while a waiter \
+waits on a condition that reads what the test does not: the clock (`while (head.dueAt() > now)`, a waiter for a \
+time derived from the state) or another field the waking method changes; a test of a count the waiters keep \
+(`waiters > 0`) is not reported. The kind of a waiter is its loop condition as written; waiters are found project-wide by the monitor. The \
 related locations are the waits that share the monitor or condition (for a wait outside its loop, the wake-ups). \
 After SpotBugs NO_NOTIFY_NOT_NOTIFYALL and WA_NOT_IN_LOOP, but only for what the change did.\n\nFix: use \
 `notifyAll()` or `signalAll()`, or one `Condition` per predicate (`notEmpty`, `notFull`) each signalled when its \
@@ -121,7 +127,8 @@ after the release in program order is on no such edge: the reader released by it
 where the change moved (or added) such a release before a write of a field that code elsewhere reads after the \
 acquire (after `await()` on the same latch, or after calling a method that only waits for it, such as \
 `awaitReady()`; after reading the same volatile flag; in the started thread's or task's code; holding the lock the \
-write was moved out of, or woken by the `notify()` the write now follows); where the value handed to `complete()` is \
+write was moved out of, or woken by the `notify()` the write now follows, or calling a method that waits for \
+that `notify()` and reading the field after it returns, volatile or not: the woken thread reads on at once); where the value handed to `complete()` is \
 changed after it (`future.complete(result); result.setTotal(...)`); and where a volatile reference, or one assigned \
 under a lock, is assigned a new object that is then filled through the field (`map = new HashMap<>(); \
 map.put(...)`, where the base filled a local and assigned it after) while code reads the field without the lock: it \

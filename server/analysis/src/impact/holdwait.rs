@@ -7,6 +7,13 @@
 //!   lock, to a project method that waits on a monitor or `Condition` of its own
 //!   (`gate.awaitDrained()`, `reaper.sweepAndWait()`). `await()` right in the changed method
 //!   is not looked at: its condition's lock is usually the one held, which it releases.
+//! - Or a wait on a synchronizer, made holding a lock: `join()`/`get()` on a future,
+//!   `await()` on a `CountDownLatch`, `acquire()` on a `Semaphore`. It ends when another
+//!   thread calls `complete…()`/`cancel()`, `countDown()` or `release()` on an object of
+//!   the same *family*: the field that holds it, or the collection field it was taken from
+//!   or stored in (`running = loading.putIfAbsent(key, mine)` joins a future of `loading`;
+//!   `mine.complete(body)` completes one). The ending call may be in the waiting method
+//!   itself: another thread runs it (the single-flight loader).
 //! - Made by the change: the wait or the call is on a changed line, or the region holding
 //!   the lock changed (a `synchronized` added to the method).
 //! - The waker: a method with a `notify()`/`signal()` on the waited monitor that takes the
@@ -14,12 +21,37 @@
 //!   waker after taking the lock (`handle()` destroys an expired session, which tells the
 //!   synchronized listener, then calls `gate.release()`, which signals `drained`).
 //!
-//! What a method takes is followed as RL007's lock graph follows it (`lockorder::Graph`).
+//! What a method takes is followed as RL007's lock graph follows it (`lockorder::Graph`);
+//! the lock named is the last acquisition before the wake-up, the one a waker that the
+//! waiter could already be waiting for still has to pass.
 
 use super::lockorder::{acquisition_span, Graph};
 use super::{Cx, Diagnostic, Related, Severity};
-use crate::index::{FileId, LockId, MethodRef, MonitorOp, Origin};
-use crate::java::{Call, CallKind, FileFacts, MethodIdx, Span};
+use crate::index::{FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin, Resolver};
+use crate::java::{Call, CallKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
+
+/// A synchronizer a thread blocks on until another thread ends the wait.
+struct Synchronizer {
+    /// Simple names of its types.
+    types: &'static [&'static str],
+    waits: &'static [&'static str],
+    ends: &'static [&'static str],
+}
+
+const SYNCHRONIZERS: &[Synchronizer] = &[
+    Synchronizer {
+        types: &["CompletableFuture", "Future", "CompletionStage", "FutureTask", "ForkJoinTask"],
+        waits: &["join", "get"],
+        ends: &["complete", "completeExceptionally", "cancel", "obtrudeValue", "obtrudeException"],
+    },
+    Synchronizer { types: &["CountDownLatch"], waits: &["await"], ends: &["countDown"] },
+    Synchronizer { types: &["Semaphore"], waits: &["acquire", "acquireUninterruptibly"], ends: &["release"] },
+];
+
+/// Calls that return an element of the collection they are called on.
+const TAKES: &[&str] = &["get", "getOrDefault", "putIfAbsent", "computeIfAbsent", "compute", "computeIfPresent", "remove", "poll", "peek", "take", "element", "pollFirst", "peekFirst", "getFirst"];
+/// Calls that store their last argument in the collection they are called on.
+const STORES: &[&str] = &["put", "putIfAbsent", "add", "offer", "push", "addFirst", "addLast", "offerFirst", "offerLast", "set"];
 
 /// A wait the change made while holding `held`.
 struct HeldWait {
@@ -30,11 +62,15 @@ struct HeldWait {
     held: LockId,
     /// Where `held` is taken in the waiting method.
     held_at: Span,
+    /// The bytes that hold it around the wait.
+    held_region: Span,
     /// The waited monitor or condition's key, and how the wait reads (`drained`).
     waited: String,
     waited_display: String,
     /// The method that waits, when it is a callee (`RequestGate.awaitDrained`).
     via: Option<String>,
+    /// For a wait on a synchronizer: the calls that end it.
+    ends: Option<&'static [&'static str]>,
 }
 
 /// A thread that takes `held` before it wakes the waiter.
@@ -48,6 +84,8 @@ struct Waker {
     /// The wake-up, or the call that leads to it.
     wakes_at: Span,
     wakes_via: Option<String>,
+    /// The ending call as written, for a synchronizer (`mine.complete()`).
+    ends_with: Option<String>,
 }
 
 pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
@@ -77,11 +115,15 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
             if held.is_empty() {
                 continue;
             }
-            // What this call waits on: itself a `wait()`, or a project method that waits.
+            // What this call waits on: itself a `wait()`, a synchronizer, or a project
+            // method that waits.
+            let origin = Origin::Project(change.file);
             let direct = entry.resolved.monitor_calls.iter().find(|m| m.call as usize == i && m.op == MonitorOp::Wait && call.name == "wait");
-            let waits: Vec<(String, String, Option<(MethodRef, String)>)> = match direct {
-                Some(m) => vec![(m.lock.key.clone(), m.lock.display.clone(), None)],
-                None => r.callees(Origin::Project(change.file), facts, call).into_iter().filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name))))).collect(),
+            let sync = synchronizer_wait(&r, origin, facts, call);
+            let waits: Vec<(String, String, Option<(MethodRef, String)>)> = match (direct, &sync) {
+                (Some(m), _) => vec![(m.lock.key.clone(), m.lock.display.clone(), None)],
+                (None, Some((_, family))) => vec![(family_key(family), call_text(facts, call), None)],
+                (None, None) => r.callees(origin, facts, call).into_iter().filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name))))).collect(),
             };
             for (waited, waited_display, via) in waits {
                 for l in &held {
@@ -100,15 +142,67 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                         method: facts.method_display(facts.units[call.unit as usize].method),
                         held: l.clone(),
                         held_at: acquisition_span(facts, region),
+                        held_region: region.span,
                         waited: waited.clone(),
-                        waited_display: qualified(&waited, &waited_display),
+                        waited_display: if sync.is_some() { waited_display.clone() } else { qualified(&waited, &waited_display) },
                         via: via.as_ref().map(|(_, n)| n.clone()),
+                        ends: sync.as_ref().map(|(s, _)| s.ends),
                     });
                 }
             }
         }
     }
     out
+}
+
+/// The synchronizer a call waits on, with its family, when it is one.
+fn synchronizer_wait(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Call) -> Option<(&'static Synchronizer, FieldKey)> {
+    let recv = call.receiver.as_ref()?;
+    let sync = SYNCHRONIZERS.iter().find(|s| s.waits.contains(&call.name.as_str()) && is_type(r, origin, facts, call.unit, recv, s.types))?;
+    Some((sync, family(r, origin, facts, call.unit, recv)?))
+}
+
+fn is_type(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr, types: &[&str]) -> bool {
+    let Some(ty) = r.type_of(origin, facts, unit, e) else { return false };
+    match ty.class() {
+        Some(c) => r.is_subtype_of(c, types),
+        None => r.qualified_name(&ty.name).is_some_and(|q| types.contains(&q.rsplit(['.', '$']).next().unwrap_or(&q))),
+    }
+}
+
+/// The field a synchronizer is reached through: the field that holds it, or the collection
+/// field a local holding it was taken from or stored in.
+fn family(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr) -> Option<FieldKey> {
+    let field = |e: &Expr| r.field_of_expr(origin, facts, unit, e).and_then(|f| r.field_key(f, false));
+    match e {
+        Expr::Local(l) => {
+            let local = &facts.locals[*l as usize];
+            if local.reassigned {
+                return None;
+            }
+            match &local.init {
+                Some(Expr::Call { receiver: Some(from), name, .. }) if TAKES.contains(&name.as_str()) => field(from),
+                Some(init @ (Expr::Name(_) | Expr::Field(..))) => field(init),
+                _ => facts
+                    .calls
+                    .iter()
+                    .filter(|c| local.scope.contains(c.span.start) && STORES.contains(&c.name.as_str()) && c.args.last() == Some(&Expr::Local(*l)))
+                    .find_map(|c| field(c.receiver.as_ref()?)),
+            }
+        }
+        Expr::Call { receiver: Some(from), name, .. } if TAKES.contains(&name.as_str()) => field(from),
+        _ => field(e),
+    }
+}
+
+fn family_key(f: &FieldKey) -> String {
+    format!("sync:{}#{}", f.class, f.name)
+}
+
+/// `running.join()` as written, arguments left out.
+fn call_text(facts: &FileFacts, c: &Call) -> String {
+    let recv: String = facts.text_of(Span { start: c.full.start, end: c.span.start, ..c.full }).split_whitespace().collect();
+    format!("{recv}{}()", c.name)
 }
 
 /// The monitor or condition a project method waits on in its own code, and its name.
@@ -144,15 +238,42 @@ fn holding_region<'f>(facts: &'f FileFacts, ids: &[LockId], call: &Call, key: &s
 fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
     let index = cx.index;
     let r = index.resolver();
-    for file in index.files_locking(&w.waited).collect::<Vec<_>>() {
+    // The wake-ups: `notify()`/`signal()` on the waited monitor, or the calls that end a
+    // wait on a synchronizer of the family.
+    let mut wakeups: Vec<(FileId, usize)> = Vec::new();
+    match w.ends {
+        None => {
+            for file in index.files_locking(&w.waited) {
+                let Some(entry) = index.entry(file) else { continue };
+                wakeups.extend(entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == w.waited).map(|m| (file, m.call as usize)));
+            }
+        }
+        Some(ends) => {
+            for name in ends {
+                for file in index.files_calling(name) {
+                    let Some(entry) = index.entry(file) else { continue };
+                    let f = &entry.facts;
+                    let origin = Origin::Project(file);
+                    let same_family = |c: &Call| c.receiver.as_ref().and_then(|recv| family(&r, origin, f, c.unit, recv)).is_some_and(|k| family_key(&k) == w.waited);
+                    wakeups.extend(f.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Method && c.name == *name && same_family(c)).map(|(i, _)| (file, i)));
+                }
+            }
+        }
+    }
+    for (file, call) in wakeups {
         let Some(entry) = index.entry(file) else { continue };
         let facts = entry.facts.clone();
-        for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == w.waited) {
-            let notify = &facts.calls[m.call as usize];
+        {
+            let notify = &facts.calls[call];
             let waker = MethodRef { origin: Origin::Project(file), idx: facts.units[notify.unit as usize].method };
-            if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key) {
+            let ends_with = w.ends.map(|_| call_text(&facts, notify));
+            // The waiting method on another thread passed the region it waits in before the
+            // object it waits for was there to be found (a single-flight registers its
+            // future there): only what it takes after that counts.
+            let own_region = (file == w.file && facts.method_display(waker.idx) == w.method).then_some(w.held_region);
+            if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region) {
                 let method = facts.method_display(waker.idx);
-                return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None });
+                return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with });
             }
             // Its callers, where they take the lock before the call.
             let name = facts.methods[waker.idx as usize].name.clone();
@@ -167,9 +288,9 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
                     if caller_file == w.file && cf.method_display(caller) == w.method {
                         continue; // the waiting thread itself
                     }
-                    if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key) {
+                    if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None) {
                         let method = cf.method_display(caller);
-                        return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)) });
+                        return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with });
                     }
                 }
             }
@@ -178,42 +299,55 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
     None
 }
 
-/// Where method `m` takes the lock `key` before `offset`: a region of its own, or a call
-/// (with its callee's name) that takes it.
-fn takes_before(graph: &mut Graph, file: FileId, facts: &FileFacts, m: MethodIdx, offset: u32, key: &str) -> Option<(Span, Option<String>)> {
+/// Where method `m` takes the lock `key` last before `offset`, outside `skip`: a region of
+/// its own, or a call (with its callee's name) that takes it.
+fn takes_before(graph: &mut Graph, file: FileId, facts: &FileFacts, m: MethodIdx, offset: u32, key: &str, skip: Option<Span>) -> Option<(Span, Option<String>)> {
+    let skipped = |at: u32| skip.is_some_and(|s| s.contains(at));
     let origin = Origin::Project(file);
     let entry = graph.index().entry(file)?;
-    let own = facts.locks.iter().zip(&entry.resolved.locks).find(|(region, id)| id.key == key && facts.units[region.unit as usize].method == m && region.span.start < offset);
-    if let Some((region, _)) = own {
-        return Some((acquisition_span(facts, region), None));
-    }
-    for call in facts.calls.iter().filter(|c| facts.units[c.unit as usize].method == m && c.span.start < offset) {
+    let own = facts
+        .locks
+        .iter()
+        .zip(&entry.resolved.locks)
+        .filter(|(region, id)| id.key == key && facts.units[region.unit as usize].method == m && region.span.start < offset && !skipped(region.span.start))
+        .map(|(region, _)| (acquisition_span(facts, region), None))
+        .max_by_key(|(span, _)| span.start);
+    let mut last = own;
+    for call in facts.calls.iter().filter(|c| facts.units[c.unit as usize].method == m && c.span.start < offset && !skipped(c.span.start)) {
+        if last.as_ref().is_some_and(|(span, _): &(Span, Option<String>)| span.start > call.span.start) {
+            continue;
+        }
         for callee in graph.callees(origin, facts, call) {
             if graph.acquisitions(callee, 0).iter().any(|a| a.lock.key == key) {
-                return Some((call.span, Some(graph.index().facts(callee.origin).map(|f| f.method_display(callee.idx)).unwrap_or_default())));
+                last = Some((call.span, Some(graph.index().facts(callee.origin).map(|f| f.method_display(callee.idx)).unwrap_or_default())));
+                break;
             }
         }
     }
-    None
+    last
 }
 
 fn diagnostic(w: &HeldWait, k: &Waker) -> Diagnostic {
-    let waits = match &w.via {
-        Some(callee) => format!("waits for `{}` (in `{callee}()`)", w.waited_display),
-        None => format!("waits on `{}`", w.waited_display),
+    let waits = match (&w.via, w.ends) {
+        (Some(callee), _) => format!("waits for `{}` (in `{callee}()`)", w.waited_display),
+        (None, Some(_)) => format!("waits in `{}`", w.waited_display),
+        (None, None) => format!("waits on `{}`", w.waited_display),
     };
     let lock = qualified(&w.held.key, &w.held.display);
     let takes = match &k.takes_via {
         Some(callee) => format!("takes `{lock}` (in `{callee}()`, line {})", k.takes_at.line),
         None => format!("takes `{lock}` (line {})", k.takes_at.line),
     };
-    let wakes = match &k.wakes_via {
-        Some(callee) => format!("before it calls `{callee}()`, which wakes it"),
-        None => "before it wakes it".to_string(),
+    let wakes = match (&k.wakes_via, &k.ends_with) {
+        (Some(callee), _) => format!("before it calls `{callee}()`, which wakes it"),
+        (None, Some(end)) => format!("before `{end}` ends the wait"),
+        (None, None) => "before it wakes it".to_string(),
     };
+    // The same method on another thread (a single-flight loader and its followers).
+    let waker = if k.method == w.method { format!("another call of `{}()`", k.method) } else { format!("`{}()`", k.method) };
     let message = format!(
-        "`{}()` {waits} holding `{lock}`, but `{}()` {takes} {wakes}: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)",
-        w.method, k.method
+        "`{}()` {waits} holding `{lock}`, but {waker} {takes} {wakes}: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)",
+        w.method
     );
     let in_callee = k.takes_via.as_ref().map(|c| format!(", in `{c}()`")).unwrap_or_default();
     let related = vec![

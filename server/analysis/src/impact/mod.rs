@@ -17,6 +17,7 @@
 //! - [`undecided`]: changed state whose sharing the analysis could not decide.
 
 mod checkact;
+mod condwake;
 pub mod codes;
 mod effects;
 pub mod fixes;

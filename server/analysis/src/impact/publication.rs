@@ -34,13 +34,18 @@
 //!   (itself, or a call there that made it) to after its end, after its
 //!   `notify()`/`signal()` too, where other code reads the field holding that lock; the
 //!   warning stands on the write, and replaces RL001/RL002 on it;
+//! - a write (volatile too) the change moved past a wake-up: the base made it before the
+//!   region's `notify()`/`signal()`, now it comes after; read by code woken from the
+//!   matching wait, or by a caller of the waiting method after it returns (`sweepAndWait()
+//!   ? reaper.lastReport() : null`), itself or through a method reading the field: the
+//!   woken thread goes on at once, and volatile orders nothing it reads before the write;
 //! - unsafe lazy publication: a volatile reference, or one assigned under a lock, assigned
 //!   a new object that is then filled through the field (`map = new HashMap<>();
 //!   map.put(…)`) where the base did not, read elsewhere without the writer's lock: such a
 //!   reader can see the object empty or half-filled (volatile orders the assignment only).
 //!
 //! Not reported: writes to locals, to `final` or volatile fields (a volatile write
-//! publishes itself), atomics and thread-safe collections (their own operations
+//! publishes itself, except past a wake-up), atomics and thread-safe collections (their own operations
 //! publish); a volatile write of `null` (it publishes nothing); fields no other body
 //! reads after the acquire; reads holding a lock the write holds (the lock orders them),
 //! or, for lazy publication, made after the reader took the writer's lock itself; a write
@@ -59,8 +64,8 @@ use std::collections::{BTreeSet, HashMap};
 use super::matching::method_map;
 use super::warnings::point_span;
 use super::{ChangedFile, Cx, Diagnostic, Related, Severity};
-use crate::index::{collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MonitorOp, Origin, Resolver, Site};
-use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, MethodIdx, MethodKind, Span, UnitIdx};
+use crate::index::{collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin, Resolver, Site};
+use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, MethodKind, Span, UnitIdx};
 
 /// How many writes and readers a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
@@ -116,7 +121,8 @@ struct Release {
 enum BaseRelease {
     Call { name: String, recv: String },
     Write { name: String, recv: String },
-    Region(String),
+    /// A lock region of this text; `waking`: one with a `notify()`/`signal()` in it.
+    Region { text: String, waking: bool },
 }
 
 /// A write as the base version is searched for it.
@@ -354,16 +360,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             continue;
         }
         // The last wake-up in the region, if any: the waiters it wakes read next.
-        let wakeup = facts
-            .calls
-            .iter()
-            .rfind(|c| {
-                c.unit == region.unit
-                    && region.span.contains(c.span.start)
-                    && c.kind == CallKind::Method
-                    && c.args.is_empty()
-                    && matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll")
-            });
+        let wakeup = last_wakeup(facts, region);
         let (span, display) = match (wakeup, region.kind) {
             (Some(w), _) => (w.span, call_display(facts, w)),
             (None, LockKind::Explicit) => {
@@ -372,6 +369,7 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             }
             (None, _) => (point_span(region.span.end.saturating_sub(1), region.span.end_line), format!("the end of `synchronized ({})`", region.text)),
         };
+        let waking = wakeup.is_some();
         let wakeup = wakeup.map(|w| here.key_of(w.unit, w.receiver.as_ref().unwrap_or(&Expr::This)));
         out.push(Release {
             edge: Edge::Lock { key: id.key.clone(), text: region.text.clone(), kind: region.kind, wakeup },
@@ -379,11 +377,18 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             at: region.span.end,
             span,
             display,
-            base: BaseRelease::Region(region.text.clone()),
+            base: BaseRelease::Region { text: region.text.clone(), waking },
             handed: None,
         });
     }
     out
+}
+
+/// The last `notify()`/`signal()` in a lock region: the waiters it wakes read next.
+fn last_wakeup<'f>(facts: &'f FileFacts, region: &LockRegion) -> Option<&'f Call> {
+    facts.calls.iter().rfind(|c| {
+        c.unit == region.unit && region.span.contains(c.span.start) && c.kind == CallKind::Method && c.args.is_empty() && matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll")
+    })
 }
 
 fn is_executor(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
@@ -549,8 +554,10 @@ fn release_then_write(here: &Here, rel: &Release, all: &[Release]) -> Option<Dia
     let mut writes: Vec<Write> = Vec::new();
     for site in here.sites.iter().filter(|s| s.unit == rel.unit && s.kind == AccessKind::Write && s.span.start >= rel.at) {
         // A volatile or final field publishes itself (or cannot change); atomics and
-        // thread-safe collections have no write sites.
-        if !site.field.element && (site.decl.is_volatile || site.decl.is_final) {
+        // thread-safe collections have no write sites. A wake-up orders nothing a
+        // volatile write makes after it: the woken thread reads on at once.
+        let woken_read = matches!(rel.edge, Edge::Lock { wakeup: Some(_), .. });
+        if !site.field.element && (site.decl.is_final || (site.decl.is_volatile && !woken_read)) {
             continue;
         }
         if writes.iter().any(|w| w.field == site.field) {
@@ -589,6 +596,9 @@ fn release_then_write(here: &Here, rel: &Release, all: &[Release]) -> Option<Dia
             continue;
         };
         let made_by_change = match &rel.edge {
+            // Moved past a wake-up: the base made the write in this method before the
+            // waiters were woken (before the region or inside it), now it comes after.
+            Edge::Lock { wakeup: Some(_), .. } if !base_writes(old, m, &write.base).is_empty() => !base_had(old, m, &rel.base, &write.base),
             // Moved out of the region: inside it in the base, and not after it there.
             Edge::Lock { text, .. } => base_inside(old, m, text, &write.base) && !base_had(old, m, &rel.base, &write.base),
             _ => !base_had(old, m, &rel.base, &write.base),
@@ -666,10 +676,11 @@ fn base_releases(old: &FileFacts, m: MethodIdx, r: &BaseRelease) -> Vec<(UnitIdx
             .filter(|(_, a)| a.kind == AccessKind::Write && !a.element && &a.name == name && recv_key(old, a.receiver.as_ref()) == *recv)
             .map(|(_, a)| (a.unit, a.span.start))
             .collect(),
-        BaseRelease::Region(text) => old
+        BaseRelease::Region { text, waking } => old
             .locks
             .iter()
             .filter(|l| l.kind != LockKind::SynchronizedMethod && &l.text == text && old.units[l.unit as usize].method == m)
+            .filter(|l| !waking || last_wakeup(old, l).is_some())
             .map(|l| (l.unit, l.span.end))
             .collect(),
     }
@@ -708,7 +719,7 @@ fn base_had(old: &FileFacts, m: MethodIdx, r: &BaseRelease, w: &BaseWrite) -> bo
     let releases = base_releases(old, m, r);
     let writes = base_writes(old, m, w);
     let outside = |unit: UnitIdx, at: u32| match r {
-        BaseRelease::Region(text) => !old.locks_held(unit, at).any(|l| &l.text == text),
+        BaseRelease::Region { text, .. } => !old.locks_held(unit, at).any(|l| &l.text == text),
         _ => true,
     };
     writes.iter().any(|&(wu, wat)| outside(wu, wat) && releases.iter().any(|&(u, at)| u == wu && at <= wat && !on_another_path(old, at, wat)))
@@ -802,6 +813,9 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
         out = gated_readers(here, rel, w, &held);
     }
     if out.is_empty() {
+        out = readers_after_waiting(here, rel, w);
+    }
+    if out.is_empty() {
         out = client_readers(here, rel, w);
     }
     out.sort_by_key(|r| (r.file, r.span.start));
@@ -858,6 +872,52 @@ fn gated_readers(here: &Here, rel: &Release, w: &Write, held: &[LockId]) -> Vec<
         out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire: Some(acquire), woken: false, gate: Some(gate), client: false });
     }
     out
+}
+
+/// Reads behind a waiting method: a method waits on the woken monitor (`sweepAndWait()`
+/// waits until the completed count moves), and its caller reads the field after the call
+/// returns, itself or through a method that reads it (`reaper.lastReport()`). The wake-up
+/// lets the caller go on before a write that comes after it.
+fn readers_after_waiting(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
+    let Edge::Lock { wakeup: Some(woken), .. } = &rel.edge else { return Vec::new() };
+    let index = here.cx.index;
+    let mut out = Vec::new();
+    for file in index.files_locking(woken).collect::<Vec<_>>() {
+        let Some(e) = index.entry(file) else { continue };
+        for wait in e.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Wait && m.lock.key == *woken) {
+            let wait_call = &e.facts.calls[wait.call as usize];
+            let waiter = MethodRef { origin: Origin::Project(file), idx: e.facts.units[wait_call.unit as usize].method };
+            let gate = e.facts.method_display(waiter.idx);
+            let acquire = call_display(&e.facts, wait_call);
+            let name = &e.facts.methods[waiter.idx as usize].name;
+            for caller_file in index.files_calling(name).collect::<Vec<_>>() {
+                let Some(ce) = index.entry(caller_file) else { continue };
+                let cf = &ce.facts;
+                let origin = Origin::Project(caller_file);
+                for call in cf.calls.iter().filter(|c| c.kind == CallKind::Method && c.name == *name && here.r.callees(origin, cf, c).contains(&waiter)) {
+                    let after = |unit: UnitIdx, at: u32| unit == call.unit && at >= call.full.end;
+                    let method = cf.method_display(cf.units[call.unit as usize].method);
+                    let reader = |span: Span| Reader { file: caller_file, span, method: method.clone(), field: w.field.display_name(), acquire: Some(acquire.clone()), woken: true, gate: Some(gate.clone()), client: false };
+                    for s in ce.resolved.sites.iter().filter(|s| s.kind == AccessKind::Read && s.field == w.field && after(s.unit, s.span.start)) {
+                        out.push(reader(s.span));
+                    }
+                    for later in cf.calls.iter().filter(|c| c.kind == CallKind::Method && after(c.unit, c.span.start)) {
+                        if here.r.callees(origin, cf, later).into_iter().any(|m| reads_in_body(index, m, &w.field)) {
+                            out.push(reader(later.span));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether project method `m` reads `field` in its own body.
+fn reads_in_body(index: &crate::index::ProjectIndex, m: MethodRef, field: &FieldKey) -> bool {
+    let Origin::Project(file) = m.origin else { return false };
+    let Some(e) = index.entry(file) else { return false };
+    e.resolved.sites.iter().any(|s| s.kind == AccessKind::Read && s.field == *field && e.facts.units[s.unit as usize].method == m.idx)
 }
 
 /// The public accessor `name()` of the class of `unit` that returns the field `recv`
@@ -1306,7 +1366,7 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
         Edge::Future { .. } if reader.client => format!("a caller that returns from {acquire} and calls `{}()` can read the old `{}`", reader.method, reader.field),
         Edge::Future { .. } => format!("a thread that returns from {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Volatile { field: v, .. } => format!("a thread that reads `{}` in `{}()` can see the new `{}` and still read the old `{}`", v.name, reader.method, v.name, reader.field),
-        Edge::Lock { .. } if reader.woken => format!("a thread woken from {subject} {old}"),
+        Edge::Lock { .. } if reader.woken => format!("a thread woken from {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Lock { text, .. } => format!("a thread that takes `{text}` in `{}()` {old}", reader.method),
         Edge::Task { started, .. } => {
             let call = match &rel.base {
@@ -1325,7 +1385,10 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
                 _ if rel.display.starts_with("the end of") => "the lock".to_string(),
                 _ => format!("`synchronized ({text})`"),
             };
-            format!("{writes} after {} (line {}), out of {region}: {clause}", rel.display, rel.span.line)
+            // A write that was before the region in the base moved past the wake-up only.
+            let moved_out = here.base_method(rel.unit).is_none_or(|(old, m)| base_inside(old, m, text, &ordered[0].0.base));
+            let out_of = if moved_out { format!(", out of {region}") } else { ", which wakes the waiters".to_string() };
+            format!("{writes} after {} (line {}){out_of}: {clause}", rel.display, rel.span.line)
         }
         _ => format!("{} (line {}) now runs before {writes}: {clause}", rel.display, rel.span.line),
     };

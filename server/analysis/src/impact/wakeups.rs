@@ -179,7 +179,7 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
         None => true,
         Some(old) => !old.wait_guards.iter().any(|g| {
             let oc = &old.calls[g.call as usize];
-            receiver_display(old, oc) == receiver && old.method_display(old.units[oc.unit as usize].method) == method
+            WAITS.contains(&oc.name.as_str()) && receiver_display(old, oc) == receiver && old.method_display(old.units[oc.unit as usize].method) == method
         }),
     });
     let params = &facts.unit_method(call.unit).params;

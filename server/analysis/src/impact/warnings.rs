@@ -62,6 +62,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, pairs: &[Pair]) -> Vec<
     super::lockorder::collect(cx, &mut out);
     super::holdwait::collect(cx, &mut out);
     super::wakeups::collect(cx, &mut out);
+    super::condwake::collect(cx, &mut out);
     super::publication::collect(cx, &mut out);
     impact_hints(index, impacted, pairs, &mut out);
     out.retain(|d| !suppressed(index, d));

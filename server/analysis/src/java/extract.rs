@@ -785,7 +785,8 @@ impl<'t> Extractor<'t> {
                         receiver = Some(args.remove(0));
                         name = if name == "timedWait" { "wait" } else { "join" };
                     }
-                    if matches!(name, "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
+                    let wakeup = args.is_empty() && matches!(name, "notify" | "notifyAll" | "signal" | "signalAll");
+                    if wakeup || matches!(name, "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
                         let guard = self.wait_guard(node, self.facts.calls.len() as u32);
                         self.facts.wait_guards.push(guard);
                     }

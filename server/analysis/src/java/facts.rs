@@ -293,7 +293,8 @@ pub struct LockRegion {
 
 /// What guards a `wait()` or `await()` call: the innermost loop around it in its unit,
 /// else the innermost `if`. A wait must re-check its condition in a loop (SpotBugs
-/// WA_NOT_IN_LOOP), and the condition says which kind of waiter it is.
+/// WA_NOT_IN_LOOP), and the condition says which kind of waiter it is. Wake-ups
+/// (`notify()`, `signal()`, …) have one too: the `if` that makes a wake-up conditional.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaitGuard {
     /// Index into `FileFacts::calls`.

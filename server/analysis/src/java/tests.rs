@@ -236,6 +236,16 @@ fn waits_know_the_loop_or_if_that_guards_them() {
 }
 
 #[test]
+fn wakeups_know_the_if_that_makes_them_conditional() {
+    let f = facts_of("class Q {\n  synchronized void a() {\n    if (items.size() == 1) {\n      notifyAll();\n    }\n    c.signal();\n    notify(x);\n  }\n}\n");
+    let rendered: Vec<String> = f.wait_guards.iter().map(|g| format!("{} line {}: looped={} cond={:?}", f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond)).collect();
+    expect![[r#"
+        notifyAll line 4: looped=false cond=Some("items.size() == 1")
+        signal line 6: looped=false cond=None"#]]
+    .assert_eq(&rendered.join("\n"));
+}
+
+#[test]
 fn try_with_resources_calls_close_where_the_block_ends() {
     check(
         r#"class R {
