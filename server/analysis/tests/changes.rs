@@ -1545,3 +1545,59 @@ fn a_write_moved_past_a_wake_up_is_read_old_by_the_woken_callers() {
     let (host, impact) = analyze(repo.path());
     assert_eq!(warnings(&host, &impact).into_iter().filter(|w| w.contains("RL009")).collect::<Vec<_>>(), Vec::<String>::new());
 }
+
+const POLLER: &str = r#"package app;
+
+public class Poller {
+    private final Object wake = new Object();
+    private boolean stopping;
+    private Thread thread;
+
+    public void start() {
+        Thread t = new Thread(this::loop, "poller");
+        thread = t;
+        t.start();
+    }
+
+    private void loop() {
+        try {
+            while (awaitTurn()) {
+                poll();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean awaitTurn() throws InterruptedException {
+        synchronized (wake) {
+            if (!stopping) {
+                wake.wait(1000);
+            }
+            return !stopping;
+        }
+    }
+
+    private void poll() {
+    }
+
+    public void stop() throws InterruptedException {
+        synchronized (wake) {
+            stopping = true;
+            wake.notifyAll();
+        }
+        thread.join(1000);
+    }
+}
+"#;
+
+#[test]
+fn joining_a_thread_holding_a_lock_its_code_takes_is_a_deadlock() {
+    // Joining inside the block: the poller needs `wake` back to leave its wait and end.
+    let inside = POLLER.replace("            wake.notifyAll();\n        }\n        thread.join(1000);\n", "            wake.notifyAll();\n            thread.join(1000);\n        }\n");
+    expect_test::expect!["Poller.java:40 RL007 `Poller.stop()` waits in `thread.join()` holding `Poller.wake`, but the thread it joins runs `Poller.loop()`, which takes `Poller.wake` (in `Poller.awaitTurn()`, line 25): that thread cannot end while the joiner holds the lock (a deadlock, or a stall until the join times out)"].assert_eq(&lock_order_warnings(&[("src/app/Poller.java", POLLER)], &[("src/app/Poller.java", &inside)]).join("\n"));
+    // The thread's code takes another lock: joining holding `wake` blocks nothing.
+    let other = POLLER.replace("        synchronized (wake) {\n            if (!stopping)", "        synchronized (this) {\n            if (!stopping)").replace("                wake.wait(1000);\n", "                wait(1000);\n");
+    let other_inside = other.replace("            wake.notifyAll();\n        }\n        thread.join(1000);\n", "            wake.notifyAll();\n            thread.join(1000);\n        }\n");
+    assert_eq!(lock_order_warnings(&[("src/app/Poller.java", &other)], &[("src/app/Poller.java", &other_inside)]), Vec::<String>::new());
+}

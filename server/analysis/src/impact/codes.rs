@@ -86,7 +86,9 @@ thread that would end the wait takes that lock first (the waking method, or a ca
 the waker blocks on the lock and the waiter on the wake-up. The same for a wait on a future (`join()`, `get()`), \
 a `CountDownLatch` or a `Semaphore` made holding a lock, where the code that completes, counts down or releases \
 an object of the same field or collection (`loading.putIfAbsent(key, mine)` … `mine.complete(v)`) takes the lock \
-first; that code may be the waiting method itself, run by another thread (a single-flight loader).\n\nFix: take the locks in one global order (for two \
+first; that code may be the waiting method itself, run by another thread (a single-flight loader). And a \
+`join()` on a thread made holding a lock that the thread's code (its method reference, lambda or `run()`) takes: \
+the thread cannot end while the joiner holds the lock.\n\nFix: take the locks in one global order (for two \
 objects of one class, order them by a stable key such as an id), do not call out while holding a lock, and do not \
 wait for another thread while holding a lock it needs.",
     },

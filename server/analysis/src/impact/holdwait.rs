@@ -14,6 +14,11 @@
 //!   or stored in (`running = loading.putIfAbsent(key, mine)` joins a future of `loading`;
 //!   `mine.complete(body)` completes one). The ending call may be in the waiting method
 //!   itself: another thread runs it (the single-flight loader).
+//! - Or a `join()` on a thread, made holding a lock, where the thread's code (the method
+//!   reference or lambda it was made with, or its class's `run()`) takes that lock: the
+//!   thread cannot end while the joiner holds it (`stop()` joins the reaper inside
+//!   `synchronized (wakeLock)`, and the reaper needs `wakeLock` back to leave its `wait()`).
+//!   The thread is found through the field that holds it, where its file creates it.
 //! - Made by the change: the wait or the call is on a changed line, or the region holding
 //!   the lock changed (a `synchronized` added to the method).
 //! - The waker: a method with a `notify()`/`signal()` on the waited monitor that takes the
@@ -28,7 +33,7 @@
 use super::lockorder::{acquisition_span, Graph};
 use super::{Cx, Diagnostic, Related, Severity};
 use crate::index::{FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin, Resolver};
-use crate::java::{Call, CallKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
+use crate::java::{AccessKind, Call, CallKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
 
 /// A synchronizer a thread blocks on until another thread ends the wait.
 struct Synchronizer {
@@ -71,6 +76,8 @@ struct HeldWait {
     via: Option<String>,
     /// For a wait on a synchronizer: the calls that end it.
     ends: Option<&'static [&'static str]>,
+    /// For a `join()`: the field holding the thread.
+    joined: Option<FieldKey>,
 }
 
 /// A thread that takes `held` before it wakes the waiter.
@@ -86,6 +93,8 @@ struct Waker {
     wakes_via: Option<String>,
     /// The ending call as written, for a synchronizer (`mine.complete()`).
     ends_with: Option<String>,
+    /// For a joined thread: the file where it is made (`wakes_at` is its creation).
+    made_in: Option<FileId>,
 }
 
 pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
@@ -120,10 +129,11 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
             let origin = Origin::Project(change.file);
             let direct = entry.resolved.monitor_calls.iter().find(|m| m.call as usize == i && m.op == MonitorOp::Wait && call.name == "wait");
             let sync = synchronizer_wait(&r, origin, facts, call);
-            let waits: Vec<(String, String, Option<(MethodRef, String)>)> = match (direct, &sync) {
-                (Some(m), _) => vec![(m.lock.key.clone(), m.lock.display.clone(), None)],
-                (None, Some((_, family))) => vec![(family_key(family), call_text(facts, call), None)],
-                (None, None) => r.callees(origin, facts, call).into_iter().filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name))))).collect(),
+            let joined = thread_join(&r, origin, facts, call);
+            let waits: Vec<(String, String, Option<(MethodRef, String)>)> = match (direct, &sync, &joined) {
+                (Some(m), _, _) => vec![(m.lock.key.clone(), m.lock.display.clone(), None)],
+                (None, Some((_, family)), _) | (None, None, Some(family)) => vec![(family_key(family), call_text(facts, call), None)],
+                (None, None, None) => r.callees(origin, facts, call).into_iter().filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name))))).collect(),
             };
             for (waited, waited_display, via) in waits {
                 for l in &held {
@@ -133,7 +143,7 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                         continue;
                     }
                     let Some(region) = holding_region(facts, &entry.resolved.locks, call, &l.key) else { continue };
-                    if !(touched(call.span.line) || region.markers.iter().any(|&m| touched(m))) {
+                    if !(touched(call.span.line) || region.markers.iter().any(|&m| touched(m)) || newly_held(change.old.as_deref(), facts, call, &region.text)) {
                         continue;
                     }
                     out.push(HeldWait {
@@ -144,9 +154,10 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                         held_at: acquisition_span(facts, region),
                         held_region: region.span,
                         waited: waited.clone(),
-                        waited_display: if sync.is_some() { waited_display.clone() } else { qualified(&waited, &waited_display) },
+                        waited_display: if sync.is_some() || joined.is_some() { waited_display.clone() } else { qualified(&waited, &waited_display) },
                         via: via.as_ref().map(|(_, n)| n.clone()),
                         ends: sync.as_ref().map(|(s, _)| s.ends),
+                        joined: joined.clone(),
                     });
                 }
             }
@@ -160,6 +171,15 @@ fn synchronizer_wait(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Cal
     let recv = call.receiver.as_ref()?;
     let sync = SYNCHRONIZERS.iter().find(|s| s.waits.contains(&call.name.as_str()) && is_type(r, origin, facts, call.unit, recv, s.types))?;
     Some((sync, family(r, origin, facts, call.unit, recv)?))
+}
+
+/// The field holding the thread a `join()` waits for, when the call is one.
+fn thread_join(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Call) -> Option<FieldKey> {
+    let recv = call.receiver.as_ref()?;
+    if call.name != "join" || call.args.len() > 2 || !is_type(r, origin, facts, call.unit, recv, &["Thread"]) {
+        return None;
+    }
+    family(r, origin, facts, call.unit, recv)
 }
 
 fn is_type(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr, types: &[&str]) -> bool {
@@ -205,6 +225,16 @@ fn call_text(facts: &FileFacts, c: &Call) -> String {
     format!("{recv}{}()", c.name)
 }
 
+/// Whether the base version of the call's method made the same call (name and receiver as
+/// written) only outside a region of the lock `text`: a brace moved over the call reads as
+/// no changed line, yet the change put the wait under the lock.
+fn newly_held(old: Option<&FileFacts>, facts: &FileFacts, call: &Call, text: &str) -> bool {
+    let Some(old) = old else { return true };
+    let method = facts.method_display(facts.units[call.unit as usize].method);
+    let same: Vec<&Call> = old.calls.iter().filter(|c| c.name == call.name && call_text(old, c) == call_text(facts, call) && old.method_display(old.units[c.unit as usize].method) == method).collect();
+    !same.is_empty() && same.iter().all(|c| !old.locks_held(c.unit, c.span.start).any(|l| l.text == text))
+}
+
 /// The monitor or condition a project method waits on in its own code, and its name.
 fn callee_wait(cx: &Cx, m: MethodRef) -> Option<(String, String, String)> {
     let Origin::Project(file) = m.origin else { return None };
@@ -238,6 +268,9 @@ fn holding_region<'f>(facts: &'f FileFacts, ids: &[LockId], call: &Call, key: &s
 fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
     let index = cx.index;
     let r = index.resolver();
+    if let Some(field) = &w.joined {
+        return joined_thread_taking(cx, graph, field, &w.held.key);
+    }
     // The wake-ups: `notify()`/`signal()` on the waited monitor, or the calls that end a
     // wait on a synchronizer of the family.
     let mut wakeups: Vec<(FileId, usize)> = Vec::new();
@@ -273,7 +306,7 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
             let own_region = (file == w.file && facts.method_display(waker.idx) == w.method).then_some(w.held_region);
             if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region) {
                 let method = facts.method_display(waker.idx);
-                return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with });
+                return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with, made_in: None });
             }
             // Its callers, where they take the lock before the call.
             let name = facts.methods[waker.idx as usize].name.clone();
@@ -290,9 +323,59 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
                     }
                     if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None) {
                         let method = cf.method_display(caller);
-                        return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with });
+                        return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with, made_in: None });
                     }
                 }
+            }
+        }
+    }
+    None
+}
+
+/// A thread kept in `field` whose code takes the lock `key`: it cannot end while the joiner
+/// holds the lock. Its code is what the file declaring the field creates it with: a method
+/// reference (`new Thread(this::run)`), the methods a lambda calls, or the `run()` of a
+/// project subclass of `Thread`.
+fn joined_thread_taking(cx: &Cx, graph: &mut Graph, field: &FieldKey, key: &str) -> Option<Waker> {
+    let (origin, facts, _) = super::shared::field_decl(cx.index, field)?;
+    let Origin::Project(file) = origin else { return None };
+    let r = cx.index.resolver();
+    let class = facts.fields.iter().find(|f| *f.name == *field.name).map(|f| f.class)?;
+    for made in facts.calls.iter() {
+        let CallKind::New { ty, .. } = &made.kind else { continue };
+        // A `Thread`, or a project subclass of it (which runs its own `run()`).
+        let made_ty = r.ty(origin, Some(Resolver::unit_class(&facts, made.unit)), ty);
+        let subclass = made_ty.class().filter(|c| r.is_subtype_of(*c, &["Thread"]));
+        if subclass.is_none() && ty.name.rsplit('.').next() != Some("Thread") {
+            continue;
+        }
+        // Stored in the field: assigned to it, directly or through a local.
+        let stored = facts.accesses.iter().any(|a| {
+            a.kind == AccessKind::Write && *a.name == *field.name && facts.unit_method(a.unit).class == class && match &a.value {
+                Some(Expr::New(_)) => a.span.start < made.full.start && made.full.start - a.span.start < 200,
+                Some(Expr::Local(l)) => facts.locals[*l as usize].scope.start <= made.full.start && facts.locals[*l as usize].scope.contains(made.full.start) && matches!(facts.locals[*l as usize].init, Some(Expr::New(_))),
+                _ => false,
+            }
+        });
+        if !stored {
+            continue;
+        }
+        // What the thread runs: methods referenced or called in the creation's arguments.
+        let mut runs: Vec<MethodRef> = subclass.map(|c| r.methods_named(c, "run", 0)).unwrap_or_default();
+        runs.extend(facts
+            .calls
+            .iter()
+            .filter(|c| (c.full.start > made.full.start && c.full.end <= made.full.end) || made.args.contains(&Expr::Lambda(c.unit)))
+            .filter(|c| matches!(c.kind, CallKind::Reference | CallKind::Method))
+            .flat_map(|c| match c.kind {
+                CallKind::Reference => facts.methods_named(class, &c.name).into_iter().map(|&idx| MethodRef { origin, idx }).collect(),
+                _ => r.callees(origin, &facts, c),
+            }));
+        for m in runs {
+            if let Some(a) = graph.acquisitions(m, 0).into_iter().find(|a| a.lock.key == key) {
+                let method = facts.method_display(m.idx);
+                let takes_via = (a.method != method).then(|| a.method.clone());
+                return Some(Waker { file: a.file, method, takes_at: a.span, takes_via, wakes_at: made.span, wakes_via: None, ends_with: None, made_in: Some(file) });
             }
         }
     }
@@ -328,6 +411,9 @@ fn takes_before(graph: &mut Graph, file: FileId, facts: &FileFacts, m: MethodIdx
 }
 
 fn diagnostic(w: &HeldWait, k: &Waker) -> Diagnostic {
+    if let Some(made_in) = k.made_in {
+        return join_diagnostic(w, k, made_in);
+    }
     let waits = match (&w.via, w.ends) {
         (Some(callee), _) => format!("waits for `{}` (in `{callee}()`)", w.waited_display),
         (None, Some(_)) => format!("waits in `{}`", w.waited_display),
@@ -354,6 +440,26 @@ fn diagnostic(w: &HeldWait, k: &Waker) -> Diagnostic {
         Related { file: w.file, span: w.held_at, message: format!("`{}()` takes `{lock}` here", w.method) },
         Related { file: k.file, span: k.takes_at, message: format!("`{}()` takes `{lock}` here{in_callee}", k.method) },
         Related { file: k.file, span: k.wakes_at, message: "and wakes the waiter here, after it".to_string() },
+    ];
+    Diagnostic { file: w.file, span: w.span, severity: Severity::Warning, code: "RL007", message, related }
+}
+
+/// A `join()` holding a lock the joined thread's code takes.
+fn join_diagnostic(w: &HeldWait, k: &Waker, made_in: FileId) -> Diagnostic {
+    let lock = qualified(&w.held.key, &w.held.display);
+    let takes = match &k.takes_via {
+        Some(callee) => format!("which takes `{lock}` (in `{callee}()`, line {})", k.takes_at.line),
+        None => format!("which takes `{lock}` (line {})", k.takes_at.line),
+    };
+    let message = format!(
+        "`{}()` waits in `{}` holding `{lock}`, but the thread it joins runs `{}()`, {takes}: that thread cannot end while the joiner holds the lock (a deadlock, or a stall until the join times out)",
+        w.method, w.waited_display, k.method
+    );
+    let in_callee = k.takes_via.as_ref().map(|c| format!(", in `{c}()`")).unwrap_or_default();
+    let related = vec![
+        Related { file: w.file, span: w.held_at, message: format!("`{}()` takes `{lock}` here", w.method) },
+        Related { file: k.file, span: k.takes_at, message: format!("the joined thread takes `{lock}` here{in_callee}") },
+        Related { file: made_in, span: k.wakes_at, message: format!("the thread is made here, to run `{}()`", k.method) },
     ];
     Diagnostic { file: w.file, span: w.span, severity: Severity::Warning, code: "RL007", message, related }
 }

@@ -38,10 +38,10 @@ enum Holder {
 pub(super) struct Acq {
     pub(super) lock: LockId,
     holder: Holder,
-    file: FileId,
-    span: Span,
+    pub(super) file: FileId,
+    pub(super) span: Span,
     /// `Index.rebuild`: the method that takes it.
-    method: String,
+    pub(super) method: String,
     /// The lock as that method writes it.
     display: String,
     /// The acquisition, or a call on the way to it, is on a line the change added or modified.
