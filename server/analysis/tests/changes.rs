@@ -720,6 +720,20 @@ fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave
     assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
 }
 
+#[test]
+fn a_callback_given_to_a_setter_of_a_jdk_functional_field_runs_its_method() {
+    // The handler is a `Consumer<String>` field set through `setBounce(this::onBounce)`.
+    let mailroom = MAILROOM
+        .replace("    private final Bounce bounce;\n\n    public Mailroom(Bounce bounce) {\n        this.bounce = bounce;\n    }\n", "    private volatile java.util.function.Consumer<String> bounce = letter -> { };\n\n    public void setBounce(java.util.function.Consumer<String> bounce) {\n        this.bounce = bounce;\n    }\n")
+        .replace("        bounce.bounced(letter);\n", "        bounce.accept(letter);\n");
+    let office = OFFICE.replace("    private final Mailroom mailroom = new Mailroom(this::onBounce);\n", "    private final Mailroom mailroom = new Mailroom();\n\n    public Office() {\n        mailroom.setBounce(this::onBounce);\n    }\n");
+    let under = mailroom.replace("                return true;\n            }\n        }\n        bounce.accept(letter);\n", "                return true;\n            }\n            bounce.accept(letter);\n        }\n");
+    expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 16, in `Mailroom.size()`): two threads can deadlock"].assert_eq(&lock_order_warnings(&[("src/app/Mailroom.java", &mailroom), ("src/app/Office.java", &office)], &[("src/app/Mailroom.java", &under)]).join("\n"));
+    // Never set: the field keeps its do-nothing default.
+    let unset = office.replace("        mailroom.setBounce(this::onBounce);\n", "");
+    assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", &mailroom), ("src/app/Office.java", &unset)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
+}
+
 const GATE_DRAIN: &str = r#"package app;
 
 import java.util.concurrent.TimeUnit;

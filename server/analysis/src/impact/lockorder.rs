@@ -441,7 +441,8 @@ impl<'a> Graph<'a> {
         // Only a project interface's abstract method: the callback runs what it was given.
         // (No project callee at all, as for a JDK collection's method, is no callback.)
         let abstract_only = !found.is_empty() && found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
-        if abstract_only {
+        // Or a JDK functional interface held in a field (`onIdle.run()`, `listener.accept(x)`).
+        if abstract_only || (found.is_empty() && self.functional_field(origin, facts, call)) {
             let mut out = found;
             out.extend(self.handler_targets(origin, facts, call));
             return out;
@@ -449,12 +450,22 @@ impl<'a> Graph<'a> {
         found
     }
 
+    /// Whether the call is on a field declared as a JDK functional interface (`Runnable`,
+    /// `Callable`, `java.util.function.*`): a callback the project gives it.
+    fn functional_field(&self, origin: Origin, facts: &FileFacts, call: &Call) -> bool {
+        let Some(recv) = call.receiver.as_ref() else { return false };
+        let Some(field) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return false };
+        let Some(q) = self.r.field_type(field).filter(|t| t.dims == 0).and_then(|t| self.r.qualified_name(&t.name)) else { return false };
+        q.starts_with("java.util.function.") || q == "java.lang.Runnable" || q == "java.util.concurrent.Callable"
+    }
+
     /// What a call on a field holding a callback runs (`rejectionHandler.rejected(job)`),
     /// when no project class implements its interface: the methods referenced where the
     /// field gets its value, in its initializer (`= this::onRejected`) or through a
     /// constructor parameter from each `new` of the class (`new JobQueue(cap,
-    /// this::onRejected)`); for a lambda, the methods its body calls (a lock its body
-    /// takes itself is not seen: its code is no method of its own).
+    /// this::onRejected)`), or through a setter's parameter from each call of the setter
+    /// (`gate.setOnIdle(server::markIdle)`); for a lambda, the methods its body calls (a
+    /// lock its body takes itself is not seen: its code is no method of its own).
     fn handler_targets(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
         let Some(recv) = call.receiver.as_ref() else { return Vec::new() };
         let Some((class, field)) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return Vec::new() };
@@ -476,8 +487,9 @@ impl<'a> Graph<'a> {
             Some(Expr::Lambda(unit)) => refs.extend(lambda_calls(&ff, unit).into_iter().map(|i| (class.origin, ff.clone(), i))),
             _ => {}
         }
-        // Constructor parameters assigned to the field: (arity, position).
-        let params: Vec<(usize, usize)> = ff
+        // Parameters assigned to the field, of a constructor or a setter: (method, arity,
+        // position).
+        let params: Vec<(MethodIdx, usize, usize)> = ff
             .accesses
             .iter()
             .filter(|a| a.kind == AccessKind::Write && a.name == decl.name && matches!(a.receiver, None | Some(Expr::This)))
@@ -485,27 +497,39 @@ impl<'a> Graph<'a> {
                 let m = ff.unit_method(a.unit);
                 let Some(Expr::Local(l)) = &a.value else { return None };
                 let k = m.params.iter().position(|p| p.name == ff.locals[*l as usize].name)?;
-                (m.class == class.idx && m.name == "<init>").then_some((m.params.len(), k))
+                (m.class == class.idx && !m.is_static).then_some((ff.units[a.unit as usize].method, m.params.len(), k))
             })
             .collect();
-        if !params.is_empty() {
-            let simple = ff.classes[class.idx as usize].simple_name.clone();
-            for (file, entry) in self.index.entries() {
-                let f = &entry.facts;
-                for new in f.calls.iter().filter(|c| matches!(&c.kind, CallKind::New { ty, anonymous: None } if ty.name.rsplit('.').next() == Some(simple.as_str()))) {
-                    let Some(&(_, k)) = params.iter().find(|(n, _)| *n == new.args.len()) else { continue };
-                    if let Expr::Lambda(unit) = new.args[k] {
-                        refs.extend(lambda_calls(f, unit).into_iter().map(|i| (Origin::Project(file), f.clone(), i)));
+        let simple = ff.classes[class.idx as usize].simple_name.clone();
+        for &(m, arity, k) in &params {
+            let name = &ff.methods[m as usize].name;
+            let target = MethodRef { origin: class.origin, idx: m };
+            let files: Vec<FileId> = if name == "<init>" { self.index.entries().map(|(f, _)| f).collect() } else { self.index.files_calling(name).collect() };
+            for file in files {
+                let Some(entry) = self.index.entry(file) else { continue };
+                let f = entry.facts.clone();
+                let origin = Origin::Project(file);
+                let gives = |c: &Call| {
+                    c.args.len() == arity
+                        && match &c.kind {
+                            CallKind::New { ty, anonymous: None } => name == "<init>" && ty.name.rsplit('.').next() == Some(simple.as_str()),
+                            CallKind::Method => &c.name == name && self.r.callees(origin, &f, c).contains(&target),
+                            _ => false,
+                        }
+                };
+                for c in f.calls.iter().filter(|c| gives(c)) {
+                    if let Expr::Lambda(unit) = c.args[k] {
+                        refs.extend(lambda_calls(&f, unit).into_iter().map(|i| (origin, f.clone(), i)));
                         continue;
                     }
-                    if !matches!(new.args[k], Expr::MethodReference) {
+                    if !matches!(c.args[k], Expr::MethodReference) {
                         continue;
                     }
                     // The k-th argument is the j-th method reference inside the call.
-                    let j = new.args[..k].iter().filter(|a| matches!(a, Expr::MethodReference)).count();
-                    let inside = f.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Reference && new.full.contains(c.span.start) && c.unit == new.unit);
+                    let j = c.args[..k].iter().filter(|a| matches!(a, Expr::MethodReference)).count();
+                    let inside = f.calls.iter().enumerate().filter(|(_, r)| r.kind == CallKind::Reference && c.full.contains(r.span.start) && r.unit == c.unit);
                     if let Some((i, _)) = inside.collect::<Vec<_>>().get(j) {
-                        refs.push((Origin::Project(file), f.clone(), *i));
+                        refs.push((origin, f.clone(), *i));
                     }
                 }
             }
