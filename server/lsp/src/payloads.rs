@@ -326,6 +326,78 @@ mod tests {
         assert!(extra.is_empty(), "protocol.ts has interfaces the server does not send: {extra:?}");
     }
 
+    /// The classes of the Neovim client's `protocol.lua`: name → field names (a class is a
+    /// line `---@class racelens.Name`, its fields the `---@field name …` lines after it).
+    fn lua_classes(lua: &str) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut current: Option<String> = None;
+        for line in lua.lines() {
+            if let Some(name) = line.strip_prefix("---@class racelens.") {
+                out.insert(name.trim().to_string(), BTreeSet::new());
+                current = Some(name.trim().to_string());
+            } else if let (Some(rest), Some(name)) = (line.strip_prefix("---@field "), current.as_ref()) {
+                let field = rest.split([' ', '?']).next().unwrap_or("");
+                out.get_mut(name).expect("the class was inserted").insert(field.to_string());
+            } else {
+                current = None;
+            }
+        }
+        out
+    }
+
+    /// The quoted values of a Lua table `M.<name> = { key = 'value', ... }`.
+    fn lua_table_values(lua: &str, name: &str) -> BTreeSet<String> {
+        let start = lua.find(&format!("M.{name} = {{")).unwrap_or_else(|| panic!("protocol.lua has no M.{name}"));
+        let body = &lua[start..start + lua[start..].find("\n}").expect("the table ends")];
+        body.lines().filter_map(|l| l.split_once('\'').map(|(_, v)| v.trim_end_matches(['\'', ',']).to_string())).collect()
+    }
+
+    #[test]
+    fn the_lua_protocol_mirrors_the_payloads() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../editors/nvim/lua/racelens");
+        let lua = std::fs::read_to_string(format!("{dir}/protocol.lua")).expect("editors/nvim/lua/racelens/protocol.lua");
+        let classes = lua_classes(&lua);
+        let payloads = full_payloads();
+        for (name, payload) in &payloads {
+            let fields = classes.get(*name).unwrap_or_else(|| panic!("protocol.lua has no class racelens.{name}"));
+            assert_eq!(&keys(payload), fields, "{name}: the JSON the server sends (left) and protocol.lua's fields (right)");
+        }
+        let mirrored: BTreeSet<&str> = payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
+        let extra: Vec<&String> = classes.keys().filter(|n| !mirrored.contains(n.as_str())).collect();
+        assert!(extra.is_empty(), "protocol.lua has classes the server does not send: {extra:?}");
+        // The methods: every `racelens/<name>` the server sends or answers, and no other
+        // (the index's progress token and the malformed-message marker are none).
+        let mut server_methods = BTreeSet::new();
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+        for file in walk_rust(std::path::Path::new(src)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, _) in text.match_indices("\"racelens/") {
+                let name: String = text[i + 1..].chars().take_while(|c| *c != '"').collect();
+                if name[9..].chars().all(|c| c.is_ascii_alphabetic()) && !["racelens/index", "racelens/malformed"].contains(&name.as_str()) {
+                    server_methods.insert(name);
+                }
+            }
+        }
+        assert_eq!(lua_table_values(&lua, "methods"), server_methods, "protocol.lua's methods (left) and the server's (right)");
+        let commands: BTreeSet<String> = lua_table_values(&lua, "server_commands").into_iter().chain(lua_table_values(&lua, "client_commands")).collect();
+        let server_commands: BTreeSet<String> =
+            [crate::lenses::EXPLORE_COMMAND, crate::lenses::CANCEL_COMMAND, crate::lenses::SHOW_COMMAND, crate::lenses::REPLAY_COMMAND, crate::lenses::COPY_COMMAND, crate::lenses::STEP_COMMAND].iter().map(|c| c.to_string()).collect();
+        assert_eq!(commands, server_commands, "protocol.lua's commands (left) and the lenses' (right)");
+    }
+
+    fn walk_rust(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk_rust(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("payloads.rs") {
+                out.push(path);
+            }
+        }
+        out
+    }
+
     #[test]
     fn payloads_have_the_shapes_editors_readme_documents() {
         let test = TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m");

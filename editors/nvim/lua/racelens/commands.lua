@@ -10,6 +10,7 @@
 --   document in a read-only scratch buffer; `$/progress` of explorations shows in the
 --   message area; `window/showMessage` goes through vim.notify.
 local compat = require('racelens.compat')
+local protocol = require('racelens.protocol')
 local documents = require('racelens.documents')
 local lenses = require('racelens.lenses')
 local progress = require('racelens.progress')
@@ -17,11 +18,11 @@ local progress = require('racelens.progress')
 local M = {}
 
 local NAME = 'racelens'
-M.EXPLORE = 'racelens.exploreTest'
-M.CANCEL = 'racelens.cancel'
-M.COPY = 'racelens.copySchedule'
+M.EXPLORE = protocol.server_commands.explore
+M.CANCEL = protocol.server_commands.cancel
+M.COPY = protocol.client_commands.copy_schedule
 --- The commands the server advertises.
-M.SERVER_COMMANDS = { M.EXPLORE, M.CANCEL, 'racelens.showSchedule', 'racelens.replay' }
+M.SERVER_COMMANDS = { M.EXPLORE, M.CANCEL, protocol.server_commands.show_schedule, protocol.server_commands.replay }
 
 -- The plugin's entry module, for its client lookups (required when used: it requires us).
 local function racelens()
@@ -106,7 +107,7 @@ function M.copy_schedule(command)
   notify('copied to ' .. where .. ': ' .. text)
 end
 
-M.STEP = 'racelens.stepSchedule'
+M.STEP = protocol.client_commands.step_schedule
 
 local CLIENT_SIDE = {
   [M.COPY] = M.copy_schedule,
@@ -193,7 +194,8 @@ end
 function M.handlers()
   return {
     -- For clients without `window/showDocument` (Neovim 0.7): `{ uri }`.
-    ['racelens/showDocument'] = function(_, params, ctx)
+    -- params: a racelens.DocumentLink
+    [protocol.methods.show_document] = function(_, params, ctx)
       if type(params) == 'table' and type(params.uri) == 'string' then
         vim.schedule(function()
           show_document(params.uri, ctx.client_id)

@@ -5,6 +5,7 @@
 -- (required when called: it requires us).
 local commands = require('racelens.commands')
 local selection_status = require('racelens.status')
+local protocol = require('racelens.protocol')
 
 local M = {}
 
@@ -83,10 +84,10 @@ end
 function M.handlers()
   local handlers = commands.handlers()
   -- Sent instead of `workspace/codeLens/refresh` to clients without refreshSupport.
-  handlers['racelens/codeLensRefresh'] = function(_, _, ctx)
+  handlers[protocol.methods.code_lens_refresh] = function(_, _, ctx)
     racelens().refresh_client_lenses(ctx.client_id)
   end
-  handlers['racelens/selectionStatus'] = selection_status.on_status
+  handlers[protocol.methods.selection_status] = selection_status.on_status
   if not vim.lsp.handlers['workspace/codeLens/refresh'] then
     -- 0.7 has no handler for the standard request; answer it rather than fail it.
     handlers['workspace/codeLens/refresh'] = function(_, _, ctx)

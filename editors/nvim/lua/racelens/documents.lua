@@ -4,6 +4,7 @@
 -- server that numbered it: a buffer remembers which client its text came from, and shows
 -- the text again when another one asks for that URI (a restarted server numbers anew).
 local compat = require('racelens.compat')
+local protocol = require('racelens.protocol')
 
 local M = {}
 
@@ -96,7 +97,7 @@ function M.read(bufnr, name, clients_fn)
     vim.notify(msg, vim.log.levels.WARN)
     return
   end
-  local response, err = compat.request_sync(client, 'racelens/document', { uri = uri }, 10000, bufnr)
+  local response, err = compat.request_sync(client, protocol.methods.document, { uri = uri }, 10000, bufnr)
   local problem
   if not response then
     problem = 'no answer from the server (' .. tostring(err or 'request failed') .. ')'

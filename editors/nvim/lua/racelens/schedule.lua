@@ -4,13 +4,14 @@
 -- (`pkg.FooTest#testX`, of the current buffer's server) or else the failing test whose
 -- `✗`/`Show schedule` lens is at or above the cursor (the first of the buffer above them all).
 local compat = require('racelens.compat')
+local protocol = require('racelens.protocol')
 local lenses = require('racelens.lenses')
 local lists = require('racelens.lists')
 local stepper = require('racelens.stepper')
 
 local M = {}
 
-local SHOW = 'racelens.showSchedule'
+local SHOW = protocol.server_commands.show_schedule
 
 local notify = require('racelens.notify')
 
@@ -24,6 +25,7 @@ function M.failure_at(bufnr, lnum)
 end
 
 --- Shows the steps of `schedule` (the server's answer) and loads them for the stepper.
+---@param schedule racelens.ScheduleSteps
 function M.show(schedule)
   local title = string.format('racelens: schedule of %s: %s', schedule.test, schedule.headline)
   local qf = lists.set_quickfix(lists.schedule_items(schedule), title)
@@ -33,7 +35,7 @@ end
 
 --- Asks `client` for the steps of `arg` (`{root, test}`), shows them, then runs `after`.
 local function fetch(client, arg, bufnr, after)
-  compat.request(client, 'racelens/schedule', arg, function(err, result)
+  compat.request(client, protocol.methods.schedule, arg, function(err, result)
     if err then
       notify(tostring(err.message or vim.inspect(err)), vim.log.levels.WARN)
     elseif type(result) == 'table' and type(result.steps) == 'table' then

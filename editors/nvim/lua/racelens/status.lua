@@ -15,6 +15,7 @@ local function plural(n, what)
 end
 
 --- The handler of `racelens/selectionStatus`.
+---@param status racelens.SelectionStatus
 function M.on_status(_, status, ctx)
   if type(status) == 'table' and ctx and ctx.client_id then
     by_client[ctx.client_id] = status

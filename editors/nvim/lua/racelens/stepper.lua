@@ -160,6 +160,7 @@ function M.marks(bufnr)
 end
 
 --- Loads a `racelens/schedule` answer to walk (`qf`: the id of its quickfix list).
+---@param schedule racelens.ScheduleSteps
 function M.load(schedule, qf)
   clear()
   state.schedule, state.at, state.qf = schedule, 0, qf
