@@ -192,7 +192,7 @@ impl TestView {
         if !threads.is_empty() {
             return Ok(threads);
         }
-        let Some(method) = crate::rank::end_method(index, end) else { return Ok(threads) };
+        let Some(method) = index.method_of_place(end.file, end.span) else { return Ok(threads) };
         let ran = |m: MethodRef| -> BTreeSet<u16> {
             let Some((class, name)) = method_names(index, m) else { return BTreeSet::new() };
             points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect()

@@ -180,7 +180,7 @@ pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, cov
 /// server lets a newer edit go first.
 pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView, cancel: &Cancel) -> Result<Selection, Cancelled> {
     let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
-    let mut ends: Vec<(Option<MethodRef>, Option<MethodRef>)> = pairs.iter().map(|p| (end_method(index, &p.a), end_method(index, &p.b))).collect();
+    let mut ends: Vec<(Option<MethodRef>, Option<MethodRef>)> = pairs.iter().map(|p| (index.method_of_place(p.a.file, p.a.span), index.method_of_place(p.b.file, p.b.span))).collect();
     let mut labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
     for (method, label) in warned_methods(index, impact, &ends) {
         ends.push((Some(method), Some(method)));
@@ -229,7 +229,7 @@ fn warned_methods(index: &ProjectIndex, impact: &Impact, ends: &[(Option<MethodR
     let paired: HashSet<MethodRef> = ends.iter().flat_map(|(a, b)| [*a, *b]).flatten().collect();
     let mut out: Vec<(MethodRef, String)> = Vec::new();
     for d in &impact.diagnostics {
-        let Some(method) = method_at(index, d.file, d.span) else { continue };
+        let Some(method) = index.method_of_place(d.file, d.span) else { continue };
         if paired.contains(&method) || out.iter().any(|(m, _)| *m == method) {
             continue;
         }
@@ -349,7 +349,7 @@ impl<'a> StaticCx<'a> {
                 }
             }
         }
-        let warned = impact.diagnostics.iter().filter(|d| d.severity == Severity::Warning).filter_map(|d| method_at(index, d.file, d.span)).collect();
+        let warned = impact.diagnostics.iter().filter(|d| d.severity == Severity::Warning).filter_map(|d| index.method_of_place(d.file, d.span)).collect();
         Ok(StaticCx { index, ends, pairs, shared, impacted: impact.impacted_fields.iter().collect(), undecided: &impact.undecided, warned })
     }
 
@@ -446,21 +446,6 @@ fn caller_in_reach(index: &ProjectIndex, reach: &BTreeSet<MethodRef>, target: Me
         let calls = facts.calls_of(m.idx).any(|call| r.callees(m.origin, &facts, call).contains(&target));
         calls.then(|| method_name(index, m))
     })
-}
-
-/// The method (lambdas: the method they are written in) an end's access is in.
-pub(crate) fn end_method(index: &ProjectIndex, end: &PairEnd) -> Option<MethodRef> {
-    method_at(index, end.file, end.span)
-}
-
-/// The method (lambdas: the method they are written in) a place of a file is in.
-fn method_at(index: &ProjectIndex, file: crate::index::FileId, span: crate::java::Span) -> Option<MethodRef> {
-    let facts = &index.entry(file)?.facts;
-    let idx = match facts.unit_at(span.start) {
-        Some(unit) => facts.units[unit as usize].method,
-        None => facts.method_at(span.start)?,
-    };
-    Some(MethodRef { origin: Origin::Project(file), idx })
 }
 
 /// Ranks tests by what their footprints cover of the targets (see the module

@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::Options;
 
-use crate::{report, sarif, Format};
+use crate::report::{self, Show};
+use crate::{sarif, Format};
 
 const TERMS: &str = "\
 Terms:
@@ -76,16 +77,6 @@ pub struct CheckArgs {
     /// Also print these in the text report (`hints` also in the SARIF log).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "WHAT")]
     show: Vec<Show>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Show {
-    /// impacted code points
-    Icps,
-    /// impacted shared-variable pairs
-    Pairs,
-    /// hints (RL100) on changed lines that impact shared fields
-    Hints,
 }
 
 /// The work tree and the revision to compare it with (`check` and `select`).

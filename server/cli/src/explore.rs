@@ -17,7 +17,7 @@ use racelens_analysis::impact::{Impact, Options as AnalysisOptions};
 use racelens_explore::exploration::{self, ChangeInput, Observer, Places, RecordInput, Request, Settings, Toolchain};
 use racelens_explore::explorer::{self, Stats};
 use racelens_explore::history;
-use racelens_explore::impact::HostVersions;
+use racelens_explore::impact::{HostVersions, IcpSource};
 use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::reports::Search;
@@ -25,7 +25,6 @@ use racelens_explore::results::swimlane::{self, Section};
 use racelens_explore::search::change;
 use racelens_explore::search::heuristics;
 
-use crate::impact::IcpsArg;
 use crate::shard::Shard;
 use crate::{print_json, Format};
 
@@ -420,4 +419,25 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
         print!("{}", replayed.text());
     }
     Ok(ExitCode::from(replayed.exit_status()))
+}
+
+/// Where change-aware prioritization takes its impacted code points from (`explore --icps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IcpsArg {
+    /// the analysis of the source (CAPP's impacted code points)
+    Static,
+    /// the test's runs on the base revision and the working tree (`racelens impact`)
+    Dynamic,
+    /// both together
+    Both,
+}
+
+impl IcpsArg {
+    pub(crate) fn source(self) -> IcpSource {
+        match self {
+            IcpsArg::Static => IcpSource::Static,
+            IcpsArg::Dynamic => IcpSource::Dynamic,
+            IcpsArg::Both => IcpSource::Both,
+        }
+    }
 }

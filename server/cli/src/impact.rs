@@ -10,9 +10,9 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use racelens_explore::exploration::{self, Places};
-use racelens_explore::impact::{HostVersions, IcpSource};
+use racelens_explore::impact::HostVersions;
 use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::reports::ImpactReport;
 
@@ -65,27 +65,6 @@ pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
         print!("{}", render(&report));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Where change-aware prioritization takes its impacted code points from (`explore --icps`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IcpsArg {
-    /// the analysis of the source (CAPP's impacted code points)
-    Static,
-    /// the test's runs on the base revision and the working tree (`racelens impact`)
-    Dynamic,
-    /// both together
-    Both,
-}
-
-impl IcpsArg {
-    pub(crate) fn source(self) -> IcpSource {
-        match self {
-            IcpsArg::Static => IcpSource::Static,
-            IcpsArg::Dynamic => IcpSource::Dynamic,
-            IcpsArg::Both => IcpSource::Both,
-        }
-    }
 }
 
 /// The report for people.

@@ -3,13 +3,23 @@
 
 use std::collections::BTreeSet;
 
+use clap::ValueEnum;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Diagnostic, Impact, Pair, PairEnd, Severity};
 use racelens_analysis::index::{FileId, Origin};
 use racelens_analysis::java::Span;
 use racelens_analysis::report::{BaseRevision, CheckReport, DiagnosticReport, FieldName, IcpReport, Level, LockReport, NoteReport, PairEndReport, PairReport, RelatedReport};
 
-use crate::check::Show;
+/// What `racelens check --show` adds to the warnings.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Show {
+    /// impacted code points
+    Icps,
+    /// impacted shared-variable pairs
+    Pairs,
+    /// hints (RL100) on changed lines that impact shared fields
+    Hints,
+}
 
 fn severity(s: Severity) -> &'static str {
     match s {

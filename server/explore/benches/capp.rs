@@ -26,7 +26,7 @@ use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::stress;
 use racelens_explore::results::coverage::Coverage;
 use racelens_explore::search::capp::HEURISTICS;
-use racelens_explore::search::heuristics::{self, Choice};
+use racelens_explore::search::heuristics::Choice;
 use racelens_explore::search::Strategy;
 
 struct Args {
@@ -203,7 +203,7 @@ fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32) {
     for fault in faults {
         let mut p = prepare(fault, false, jdk);
         let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, max_schedules: budget, ..Options::default() };
-        let r = heuristics::explore(&mut p.session, &options, Choice::parse("basic").expect("basic"), None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
+        let r = racelens_explore::exploration::explore_test(&mut p.session, &options, Choice::parse("basic").expect("basic"), None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
         let coverage = Coverage::of(&r);
         match r.verdict {
             Verdict::Passed | Verdict::Limit => println!("verified {}: no failure; {}", fault.name, coverage.text()),

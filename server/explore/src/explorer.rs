@@ -37,6 +37,13 @@ pub struct Options {
 /// keeps it from running forever.
 pub const DEFAULT_MAX_BOUND: u32 = 3;
 
+impl Options {
+    /// What of these options shapes the search.
+    pub fn shape(&self) -> crate::search::Shape {
+        crate::search::Shape { strategy: self.strategy, seed: self.seed, select: self.select }
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_time: None, max_steps: 100_000, all: false, select: false }

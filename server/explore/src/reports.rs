@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::impact::compare::Reason;
 use crate::jvm::protocol::ThreadId;
 use crate::results::coverage::Coverage;
+pub use crate::results::Place;
 use crate::results::swimlane::Lanes;
 
 /// `racelens explore --test T --json`: one test's exploration.
@@ -332,13 +333,6 @@ pub struct Divergence {
 // test name to [`TestResult`]) and reads back after a restart: the lenses, the RL200
 // diagnostics and the schedule documents are drawn from it. Shorter than the CLI's report
 // (no trace: the table is kept as text); its own format, not a published contract.
-
-/// A place in a project file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Place {
-    pub file: String,
-    pub line: u32,
-}
 
 /// A preemption of the failing schedule, where it happened in the code.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

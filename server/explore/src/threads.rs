@@ -10,7 +10,8 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::jvm::protocol::ThreadId;
+/// A thread of an execution: 0 is the test's thread, then threads in start order.
+pub type ThreadId = u16;
 
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Threads {

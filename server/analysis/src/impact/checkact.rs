@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::matching::expr_key;
 use super::shared::Sharing;
-use super::warnings::About;
+use super::About;
 use super::{ChangedFile, Diagnostic, Related, Severity};
 use crate::index::{collection_kind, field_collection, is_mutator, takes_key, Collection, Origin, ProjectIndex, Resolver};
 use crate::java::{Call, CallKind, Expr, FileFacts, UnitIdx};

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::matching::method_map;
-use super::warnings::About;
+use super::About;
 use super::{ChangedFile, Diagnostic, Related, Severity};
 use crate::index::ProjectIndex;
 use crate::java::{Access, AccessKind, ClassIdx, Expr, FileFacts, MethodIdx, MethodKind, Span};

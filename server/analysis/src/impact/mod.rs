@@ -228,6 +228,24 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
 }
 
+/// A zero-width place: a warning on a point of a line (the end of a region).
+pub(super) fn point_span(offset: u32, line: u32) -> Span {
+    Span { start: offset, end: offset, line, end_line: line }
+}
+
+/// A warning with what it is about (a field, an object), so that one method's many
+/// warnings of one code about one subject become one (`warnings::one_per_subject`).
+pub(super) struct About {
+    subject: String,
+    diagnostic: Diagnostic,
+}
+
+impl About {
+    pub(super) fn new(subject: String, diagnostic: Diagnostic) -> About {
+        About { subject, diagnostic }
+    }
+}
+
 /// Everything the analysis says about a change.
 #[derive(Clone, Debug, Default)]
 pub struct Impact {

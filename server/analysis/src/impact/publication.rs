@@ -62,8 +62,7 @@ use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::matching::method_map;
-use super::warnings::point_span;
-use super::{ChangedFile, Cx, Diagnostic, Related, Severity};
+use super::{point_span, ChangedFile, Cx, Diagnostic, Related, Severity};
 use crate::index::{collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin, Resolver, Site};
 use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, MethodKind, Span, UnitIdx};
 

@@ -35,7 +35,7 @@ use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
-use super::{ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
+use super::{point_span, About, ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
 use crate::index::{collection_kind, field_collection, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
 use crate::java::{CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
 
@@ -258,10 +258,6 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
     }
 }
 
-/// A point span at a line (for related locations that name a line).
-pub(super) fn point_span(offset: u32, line: u32) -> Span {
-    Span { start: offset, end: offset, line, end_line: line }
-}
 
 /// `read`, `written`, or `updated` (both).
 fn access_words(accesses: impl Iterator<Item = EndAccess>) -> &'static str {
@@ -475,17 +471,6 @@ fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, 
     None
 }
 
-/// A finding about one field (or object), before findings of one method are merged.
-pub(super) struct About {
-    subject: String,
-    diagnostic: Diagnostic,
-}
-
-impl About {
-    pub(super) fn new(subject: String, diagnostic: Diagnostic) -> About {
-        About { subject, diagnostic }
-    }
-}
 
 /// One warning per code, method and field (or object): the first place carries it, the
 /// others of that method become related locations and a count, so that one racy method

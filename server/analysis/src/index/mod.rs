@@ -213,6 +213,16 @@ impl ProjectIndex {
         self.entries.get(id.0 as usize).and_then(|e| e.as_ref())
     }
 
+    /// The method a place of a project file is in (a lambda's: the method it is written in).
+    pub fn method_of_place(&self, file: FileId, span: crate::java::Span) -> Option<MethodRef> {
+        let facts = &self.entry(file)?.facts;
+        let idx = match facts.unit_at(span.start) {
+            Some(unit) => facts.units[unit as usize].method,
+            None => facts.method_at(span.start)?,
+        };
+        Some(MethodRef { origin: Origin::Project(file), idx })
+    }
+
     pub fn ids(&self) -> impl Iterator<Item = FileId> + '_ {
         self.entries.iter().enumerate().filter(|(_, e)| e.is_some()).map(|(i, _)| FileId(i as u32))
     }

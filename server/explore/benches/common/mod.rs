@@ -18,7 +18,7 @@ use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::jvm::{agent, tests, Session};
 use racelens_explore::search::change::{self, ChangeModel};
-use racelens_explore::search::heuristics::{self, Choice};
+use racelens_explore::search::heuristics::Choice;
 
 pub struct Fault {
     pub name: String,
@@ -94,7 +94,7 @@ fn prepare_repo(repo: tempfile::TempDir, name: &str, test: &str, jdk: &Jdk) -> P
 pub fn explore(session: &mut Session, model: &ChangeModel, heuristic: &str, options: &Options) -> (Result<Report, String>, Duration) {
     let choice = Choice::parse(heuristic).expect("a known heuristic");
     let started = Instant::now();
-    let report = heuristics::explore(session, options, choice, Some(model), 3, &mut |_| {}, &AtomicBool::new(false));
+    let report = racelens_explore::exploration::explore_test(session, options, choice, Some(model), 3, &mut |_| {}, &AtomicBool::new(false));
     (report, started.elapsed())
 }
 

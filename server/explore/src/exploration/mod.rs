@@ -233,7 +233,7 @@ fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, o
     let model = change.map(|c| change_model(toolchain, request, c, session, observer));
     let impact_time = model.as_ref().filter(|(_, used)| used.dynamic_statements.is_some() || used.note.is_some()).map(|_| started.elapsed());
     let mut progress = |s: &Stats| observer.progress(s);
-    let mut report = heuristics::explore(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
+    let mut report = explore_test(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
     let covered = model.as_ref().map_or(0, |(m, _)| covered(session, m));
     // The sites of the runs explored; the record's run below adds nothing the report shows.
     let sites = session.sites();
@@ -271,6 +271,21 @@ fn change_model(toolchain: &Toolchain, request: &Request, change: &ChangeInput, 
 
 /// The test's dynamic impact (ReConTest phase I): its runs on the working tree (`session`)
 /// and on the base revision (`base`, compiled by `toolchain`), compared through `versions`.
+/// Explores `session`'s test with the prioritization `choice` (`heuristics::search`), each
+/// of its invocations in turn when it has several: the loop that drives the JVM, for every
+/// front door.
+pub fn explore_test(session: &mut Session, options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
+    let invocations = session.invocations()?;
+    if invocations.is_empty() {
+        let mut search = heuristics::search(&options.shape(), choice, change, pct_depth);
+        return explorer::explore(session, options, &mut search, progress, cancel);
+    }
+    crate::invocations::explore_each(session, &invocations, options, progress, cancel, &mut |session, options, progress| {
+        let mut search = heuristics::search(&options.shape(), choice, change, pct_depth);
+        explorer::explore(session, options, &mut search, progress, cancel)
+    })
+}
+
 pub fn dynamic_impact(toolchain: &Toolchain, base: &BaseSources, versions: &HostVersions, places: &Places, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
     let base = match base {
         Ok(Some((commit, sources))) => toolchain.base_session(commit, sources, session.spec.clone()).map(|s| Some((commit.clone(), s))),

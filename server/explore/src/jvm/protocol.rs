@@ -4,10 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::jvm::trace::Trace;
-pub use crate::threads::Threads;
-
-/// A thread of an execution: 0 is the test's thread, then threads in start order.
-pub type ThreadId = u16;
+pub use crate::threads::{ThreadId, Threads};
 
 /// What the agent announced so far: sites and stacks by id.
 #[derive(Clone, Copy)]

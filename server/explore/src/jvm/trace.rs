@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::jvm::protocol::ThreadId;
+use crate::threads::ThreadId;
 
 /// A shared variable: an object and a slot in it. The object is its birth name (from
 /// [`BORN`] up: the allocating thread and how many objects it allocated before, the same in

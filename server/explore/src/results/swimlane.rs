@@ -20,7 +20,7 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::{Execution, Outcome, Site, ThreadId};
-use crate::reports::Place;
+use crate::results::Place;
 use crate::results::report::{self, RowKind};
 
 /// The interleaving of one execution, ready to draw.

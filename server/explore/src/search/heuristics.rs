@@ -1,17 +1,14 @@
 //! Which schedules to try first: the prioritizations by name (`--heuristic`, the editor's
-//! `racelens.explore.heuristic`), and one entry point that runs an exploration with any of
-//! them, so that the command line and the language server cannot drift apart.
+//! `racelens.explore.heuristic`) and the search each makes. The exploration that runs one
+//! is `exploration::explore_test`, so that the command line and the language server cannot
+//! drift apart.
 
-use std::sync::atomic::AtomicBool;
-
-use crate::explorer::{self, Options, Report, Stats};
-use crate::jvm::Session;
 use crate::search::capp::{CappPrioritizer, Heuristic, HEURISTICS};
 use crate::search::change::ChangeModel;
 use crate::search::directed::PairPrioritizer;
 use crate::search::pct::Pct;
 use crate::search::sampling::{Sampler, Sampling};
-use crate::search::{Basic, Prioritizer, Search};
+use crate::search::{Basic, Prioritizer, Search, Shape};
 
 /// The prioritization used when none is named. Its order was chosen from `cargo bench -p
 /// racelens-explore --bench capp -- --seeds 7` over the 14 faults of the CAPP benchmark
@@ -106,7 +103,7 @@ impl Order {
 /// `options` (change-aware PCT first for `pct` and `pct+H`), with its sampler. `change` is
 /// required for the change-aware orders; without it they fall back to `basic`. `pct_depth`
 /// is PCT's `d`.
-pub fn search(options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
+pub fn search(options: &Shape, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
     let ordered = ordered_search(options, choice.order, change, pct_depth);
     match choice.sampling {
         Some(sampling) => ordered.with_sampler(Sampler::new(sampling, options.seed)),
@@ -114,7 +111,7 @@ pub fn search(options: &Options, choice: Choice, change: Option<&ChangeModel>, p
     }
 }
 
-fn ordered_search(options: &Options, order: Order, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
+fn ordered_search(options: &Shape, order: Order, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
     let tree = || Some((options.strategy, options.seed, options.select));
     if order == Order::Unordered {
         return Search::new(None, None, Box::new(Basic));
@@ -144,18 +141,6 @@ fn ordered_search(options: &Options, order: Order, change: Option<&ChangeModel>,
     }
 }
 
-/// Explores `session`'s test with the prioritization `choice` (see [`search`]).
-pub fn explore(session: &mut Session, options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
-    let invocations = session.invocations()?;
-    if invocations.is_empty() {
-        let mut search = search(options, choice, change, pct_depth);
-        return explorer::explore(session, options, &mut search, progress, cancel);
-    }
-    crate::invocations::explore_each(session, &invocations, options, progress, cancel, &mut |session, options, progress| {
-        let mut search = search(options, choice, change, pct_depth);
-        explorer::explore(session, options, &mut search, progress, cancel)
-    })
-}
 
 #[cfg(test)]
 mod tests {

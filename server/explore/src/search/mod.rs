@@ -65,6 +65,16 @@ impl Prioritizer for Basic {
     }
 }
 
+/// What shapes a systematic search (of the exploration's options): its strategy, the seed
+/// that randomizes the order of alternatives, and whether it drops what the prioritization
+/// postpones (selection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub strategy: Strategy,
+    pub seed: Option<u64>,
+    pub select: bool,
+}
+
 /// The shape of the systematic search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
