@@ -41,7 +41,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cancel::{Cancel, Cancelled};
-use crate::coverage::{CoverageView, TestView};
+use crate::coverage::{CoverageView, History, TestView};
+use crate::host::Host;
 use crate::impact::{Impact, Pair, PairEnd, Severity, Sharing, Undecided};
 use crate::index::{FieldKey, MethodRef, Origin, ProjectIndex};
 use crate::select::{self, ThreadTest};
@@ -161,6 +162,16 @@ impl Selection {
     pub fn get(&self, test: &str) -> Option<&RankedTest> {
         self.tests.iter().find(|t| t.test == test)
     }
+}
+
+/// The selection for `impact` of the project `host` holds: the recorded coverage of the
+/// tests `history` has a record of (`racelens record`, explorations), static reach for the
+/// others. The one selection call of `racelens select`, `explore --affected` and the
+/// language server; given up with [`Cancelled`] once `cancel` is.
+pub fn select_for(host: &mut Host, impact: &Impact, history: &History, cancel: &Cancel) -> Result<Selection, Cancelled> {
+    let sharing = host.sharing();
+    let coverage = CoverageView::of(host, history, impact);
+    select_cancellable(host.index(), &sharing, impact, &coverage, cancel)
 }
 
 /// Selects and ranks every test of the project (see [`select::tests_in`]) for the impacted

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Impact, Options};
-use racelens_analysis::coverage::CoverageView;
+use racelens_analysis::cancel::Cancel;
 use racelens_analysis::rank::{self, Evidence, RankedTest, Selection};
 use racelens_explore::history;
 
@@ -94,10 +94,8 @@ pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
 /// history where it serves (`explore --affected` explores the selected ones in this order).
 pub fn analyze_and_select(host: &mut Host) -> (Impact, Selection) {
     let impact = host.analyze(&Options::new());
-    let sharing = host.sharing();
     let history = history::load(&history::path(host.root()));
-    let coverage = CoverageView::of(host, &history, &impact);
-    let selection = rank::select_with(host.index(), &sharing, &impact, &coverage);
+    let selection = rank::select_for(host, &impact, &history, &Cancel::never()).expect("no edit cancels Cancel::never()");
     (impact, selection)
 }
 

@@ -684,11 +684,9 @@ impl Core {
         let something_to_select = ws.impact.pairs.iter().any(|p| p.impacted()) || !ws.impact.diagnostics.is_empty() || !ws.impact.undecided.is_empty();
         let selection = match something_to_select {
             true => {
-                let sharing = ws.host.sharing();
                 let history = racelens_explore::history::load(&racelens_explore::history::path(ws.host.root()));
                 cancel.check()?;
-                let coverage = racelens_analysis::coverage::CoverageView::of(&mut ws.host, &history, &ws.impact);
-                rank::select_cancellable(ws.host.index(), &sharing, &ws.impact, &coverage, cancel)?
+                rank::select_for(&mut ws.host, &ws.impact, &history, cancel)?
             }
             false => Selection::default(),
         };
