@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo bench -p racelens-analysis --bench analysis`
 
-mod corpus;
+use racelens_test_support::corpus;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Kinds of change, each on a real git repository: what racelens reports and what it
 //! must not.
 
-mod support;
+use racelens_test_support as support;
 
 use racelens_analysis::host::HostOptions;
 use support::*;

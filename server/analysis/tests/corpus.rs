@@ -14,7 +14,7 @@
 //! table and totals of its own, labelled as such, and only checked for being well formed and
 //! large enough; its recall and its noise are a measurement, never asserted.
 
-mod support;
+use racelens_test_support as support;
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -2,7 +2,7 @@
 //! written by hand (no JVM): which lines of a record made on the base stand for the change's
 //! lines (SimRT section 3.3), and when a record does not speak for a file.
 
-mod support;
+use racelens_test_support as support;
 
 use std::collections::BTreeMap;
 

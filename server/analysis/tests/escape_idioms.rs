@@ -6,7 +6,7 @@
 //! the idiom in two threads, a change to the escaping class (`Tally`) selects that test while
 //! the same change to the near miss's class (`Note`) selects none.
 
-mod support;
+use racelens_test_support as support;
 
 use racelens_analysis::rank;
 use support::*;

@@ -1,7 +1,7 @@
 //! Quick fixes, each on a real git repository: the warnings of a change, the fix offered
 //! for each (or none), and the lines the fix edits as they read once it is applied.
 
-mod support;
+use racelens_test_support as support;
 
 use expect_test::{expect, Expect};
 use racelens_analysis::impact::fixes::{fixes, Fix};

@@ -10,7 +10,7 @@
 //! `PROPTEST_CASES=256` runs more cases than the default. The regressions file keeps
 //! cases that caught stale-index bugs (injected to see that the test fails).
 
-mod support;
+use racelens_test_support as support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};

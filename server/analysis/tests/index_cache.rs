@@ -3,7 +3,7 @@
 //! is detected, never used, and written again. In every case the index holds exactly the
 //! facts a fresh parse gives.
 
-mod support;
+use racelens_test_support as support;
 
 use std::path::Path;
 use std::sync::OnceLock;

@@ -5,7 +5,7 @@
 //! `TimeUnit.timedWait` is a `wait`, and `get` on an access-ordered `LinkedHashMap` writes
 //! it. Each has a near miss.
 
-mod support;
+use racelens_test_support as support;
 
 use support::*;
 

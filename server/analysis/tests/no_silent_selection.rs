@@ -4,7 +4,7 @@
 //! (a hash cached in a field of a class no object of which is seen escaping) selects nothing
 //! but says which state and through what; a single-threaded change says neither.
 
-mod support;
+use racelens_test_support as support;
 
 use racelens_analysis::rank::{self, Selection};
 use support::*;

@@ -1,7 +1,7 @@
 //! The papers' own examples, on real git repositories: CAPP's Mina change (section 2)
 //! and SimRT's HashMap (Figure 1, sections 3.2 to 3.4).
 
-mod support;
+use racelens_test_support as support;
 
 use support::*;
 

@@ -3,7 +3,7 @@
 //! check-then-act on concurrent structures (RL004), one warning per field and method, and
 //! SimRT's rule 2 for modified methods.
 
-mod support;
+use racelens_test_support as support;
 
 use support::*;
 

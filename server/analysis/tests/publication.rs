@@ -2,7 +2,7 @@
 //! a write that another thread reads after the matching acquire, and the near misses
 //! that must stay quiet.
 
-mod support;
+use racelens_test_support as support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! counter and a registry, each with its own multithreaded test, single-threaded tests, and
 //! a test that runs two subsystems.
 
-mod support;
+use racelens_test_support as support;
 
 use expect_test::{expect, Expect};
 use racelens_analysis::cancel::{Cancelled, Edits};

@@ -6,7 +6,7 @@
 //! on its state, RL004 warns, and its two-thread test alone is selected; the state's pairs
 //! are never data races (RL001), and an unrelated edit selects nothing.
 
-mod support;
+use racelens_test_support as support;
 
 use racelens_analysis::rank;
 use support::*;

@@ -16,8 +16,7 @@
 //!
 //! Run: `cargo bench -p racelens --bench keystroke` (`-- large` for the 500k-line one)
 
-#[path = "../../analysis/benches/corpus.rs"]
-mod corpus;
+use racelens_test_support::corpus;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;

@@ -35,9 +35,7 @@
 //!
 //! Run: `cargo bench -p racelens --bench selection`
 
-#[path = "../../analysis/benches/corpus.rs"]
-#[allow(dead_code)]
-mod corpus;
+use racelens_test_support::corpus;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

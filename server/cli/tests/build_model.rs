@@ -7,8 +7,7 @@
 //!
 //! The fixture is `tests/fixtures/build-shop` (its README says what each module is for).
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::{Path, PathBuf};

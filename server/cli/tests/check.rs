@@ -1,7 +1,6 @@
 //! `racelens check` end to end: the real binary on real git repositories.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 use std::path::Path;
 use std::process::{Command, Output};

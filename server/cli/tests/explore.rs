@@ -4,8 +4,7 @@
 //! livelock, `System.exit`, a failure in another thread, deterministic hash codes and
 //! clocks, logical sleeps, JUnit 5, `main`) come out as documented in their fixture.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

@@ -4,8 +4,7 @@
 //! explored in `select`'s order, each result is `explore --test`'s own, and the schedules run
 //! stay within the one budget, split over the tests up front.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

@@ -3,8 +3,7 @@
 //! thread masks are wider than 64 bits); `--max-seconds` ends an exploration as a budget
 //! does; SIGTERM ends it the same way, with the JSON report printed.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::io::{BufRead, BufReader};

@@ -3,8 +3,7 @@
 //! limitation of racelens (fixture `tests/fixtures/explore-limitation`), never as a failure of
 //! the test. (A failure that does not replay in a fresh JVM: `explore_statics.rs`.)
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use support::*;

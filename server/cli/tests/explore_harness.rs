@@ -3,8 +3,7 @@
 //! what the harness refuses with a clear message, and test time limits (JUnit 4's
 //! `@Test(timeout)`, JUnit 5's `@Timeout`) checked against the logical clock.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

@@ -4,8 +4,7 @@
 //! line; a replay writes the same picture, byte for byte each time; a pass is a line of
 //! words and no picture; `--affected` writes one section per test, then the summary.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

@@ -11,8 +11,7 @@
 //! `getWaitingThreads`; its buggy variant (a borrower that lets that interrupt through) is found
 //! by exploring and replays.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::collections::BTreeSet;

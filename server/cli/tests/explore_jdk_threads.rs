@@ -7,8 +7,7 @@
 //! racelens does not control that runs project code ends the run as `uncontrolled`: never a
 //! pass.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

@@ -8,8 +8,7 @@
 //! are refused by name before any schedule; `select` and `explore --affected` list the
 //! inherited tests under the subclasses and never the abstract class.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use serde_json::Value;

@@ -5,8 +5,7 @@
 //! every schedule with a complete claim, as they pass under plain JUnit; `java.time`'s clocks
 //! and `Calendar` read the same logical time the library's sleep advances.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

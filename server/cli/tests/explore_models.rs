@@ -7,8 +7,7 @@
 //! schedules replay; two tests whose failing schedules only the StampedLock model's effects
 //! reveal fail under the reduced searches too.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use support::*;

@@ -10,8 +10,7 @@
 //! test did (`checks.plain_runs` and the `note:` line about them), which are the JVM's own
 //! interleavings, different from one run to the next.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::cell::Cell;

@@ -4,8 +4,7 @@
 //! program that checks it runs first in its process pass every schedule, as they do alone in a
 //! fresh JVM; the buggy variant's failure is real and replays in a fresh JVM.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use support::*;

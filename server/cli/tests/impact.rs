@@ -5,8 +5,7 @@
 //! critical section split in two (a lock released earlier) — next to unchanged accesses
 //! with the same lockset and history, which must not be marked.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::collections::BTreeSet;

@@ -1,8 +1,7 @@
 //! `racelens lsp` over real stdio: what bad input, closed pipes and the end of a session
 //! do to the process.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

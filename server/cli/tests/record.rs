@@ -3,8 +3,7 @@
 //! pairs and start threads, so static reachability selects both; only one of them runs the
 //! two ends in different threads, and the history says so (SimRT Figure 4).
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::Path;

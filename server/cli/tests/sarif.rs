@@ -5,8 +5,7 @@
 //! properties no more than the exploration did. The official schema's verdict on these logs
 //! is `tests/lsp/sarif.test.mjs`'s.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::collections::BTreeSet;

@@ -7,8 +7,7 @@
 //! (which need a JVM) are checked where the explore tests run them: every JSON that
 //! `common::racelens` reads is validated against its schema.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 mod common;
 
 use std::path::{Path, PathBuf};

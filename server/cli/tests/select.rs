@@ -1,8 +1,7 @@
 //! `racelens select` end to end: the real binary on a real git repository of independent
 //! subsystems (`support::subsystems`), a change in one of them.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 mod common;
 

@@ -12,8 +12,7 @@
 //! daemon are the bench's own; the daemon is stopped at the end (`gradle --stop` with that
 //! home ends only its daemons).
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 use std::path::Path;
 use std::process::Command;

@@ -5,8 +5,7 @@
 //!
 //! Run: `cargo bench -p racelens-explore --bench engine`
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

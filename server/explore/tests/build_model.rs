@@ -8,8 +8,7 @@
 //! The cache goes to a folder of this test process (`XDG_CACHE_HOME`), and Gradle's user
 //! home too (`-g`); Gradle runs without a daemon, so no process outlives a test.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

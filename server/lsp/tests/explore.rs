@@ -3,9 +3,7 @@
 //! replay; a correct version gets the `✓` lens; progress can be cancelled; saving queues
 //! explorations only when the user turned that on.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
-#[path = "client/mod.rs"]
+use racelens_test_support as support;
 mod client;
 
 use std::sync::OnceLock;

@@ -3,10 +3,8 @@
 //! progress) and records everything the server sends; a test fails if the server sent
 //! diagnostics or messages the test did not look at.
 
-#[path = "../../analysis/tests/support/mod.rs"]
-mod support;
+use racelens_test_support as support;
 
-#[path = "client/mod.rs"]
 mod client;
 
 use client::*;

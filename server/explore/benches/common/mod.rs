@@ -4,8 +4,7 @@
 
 #![allow(dead_code)]
 
-#[path = "../../../analysis/tests/support/mod.rs"]
-pub mod support;
+pub use racelens_test_support as support;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

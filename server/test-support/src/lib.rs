@@ -1,10 +1,12 @@
-//! Test support: real git repositories made from the fixture projects under `tests/`.
+//! Test support, shared by the tests and benchmarks of every crate (a crate of its own, so
+//! that none includes another's files by path): real git repositories made from the fixture
+//! projects under `tests/`, the subsystems project ([`subsystems`]) and the JDK benchmark
+//! corpus ([`corpus`]).
 //!
 //! A fixture `tests/fixtures/<name>/` has `base/` (committed) and `change.patch` (applied
 //! to the work tree afterwards with `git apply`, not committed).
 
-#![allow(dead_code)]
-
+pub mod corpus;
 pub mod subsystems;
 
 use std::path::{Path, PathBuf};

@@ -1,9 +1,14 @@
-//! The import graph of every crate under `server/` has no circle: within a crate, no module
-//! reaches itself through the `crate::…` and `super::…` paths of the modules it uses. A
-//! circle means two modules that cannot be read, tested or moved one without the other;
-//! the cure is to move the shared piece to a module both depend on, or to invert the call.
-//! A module's own children and its ancestors are not edges (a parent declares its children,
-//! and children may use what their parent defines).
+//! Tidiness of the Rust sources under `server/`, checked by the test command:
+//!
+//! - the import graph of every crate has no circle: within a crate, no module reaches itself
+//!   through the `crate::…` and `super::…` paths of the modules it uses. A circle means two
+//!   modules that cannot be read, tested or moved one without the other; the cure is to move
+//!   the shared piece to a module both depend on, or to invert the call. A module's own
+//!   children and its ancestors are not edges (a parent declares its children, and children
+//!   may use what their parent defines);
+//! - every file starts with a module doc (`//!`) saying what it is for;
+//! - no file includes another by `#[path]`: what tests and benchmarks share is the crate
+//!   `racelens-test-support`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -123,6 +128,38 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
         }
     }
     s.out
+}
+
+/// Every Rust file under `server/` (build output left out).
+fn server_files() -> Vec<PathBuf> {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&server).unwrap().flatten() {
+        for part in ["src", "tests", "benches"] {
+            let dir = entry.path().join(part);
+            if dir.is_dir() {
+                rust_files(&dir, &mut out);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rust_file_starts_with_a_module_doc_and_none_includes_another_by_path() {
+    let files = server_files();
+    assert!(files.len() > 100, "the sources under server/ were not found");
+    let mut problems = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        if !text.starts_with("//!") {
+            problems.push(format!("{}: no module doc (`//!`) on its first line", f.display()));
+        }
+        if text.lines().any(|l| l.trim_start().starts_with("#[path")) {
+            problems.push(format!("{}: includes a file by `#[path]` (share it through racelens-test-support)", f.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
