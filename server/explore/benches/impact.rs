@@ -210,7 +210,7 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
     let (mut default, mut line, mut select) = (Vec::new(), Vec::new(), Vec::new());
     for (source, name) in SOURCES {
         let (model, used, _) = impact::model_for(&p.model, Some(source), || dynamic.clone());
-        if used.source != name {
+        if used.source.as_str() != name {
             problems.push(format!("--icps {name}: {} used instead ({})", used.source, used.note.as_deref().unwrap_or("no note")));
         } else if let Some(note) = &used.note {
             problems.push(format!("--icps {name}: {note}"));

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use racelens_analysis::coverage::{content_hash, Access, History, Snapshot, TestRun, HISTORY_VERSION};
 
 use crate::jvm::project::{project_cache, Sources};
-use crate::jvm::protocol::{Execution, Outcome, Site};
+use crate::jvm::protocol::{Execution, Outcome, Site, SiteOp};
 use crate::jvm::{Mode, Session};
 
 /// Where the history of the work tree at `root` lives.
@@ -78,13 +78,13 @@ fn run_of(recording: &Recording, exec: &Execution, sites: &HashMap<u32, Site>) -
     let mut files_of: HashMap<&str, Option<String>> = HashMap::new();
     let mut accesses: BTreeSet<Access> = BTreeSet::new();
     for e in &exec.events {
-        let Some(site) = sites.get(&e.site).filter(|s| s.op != "BEGIN") else { continue };
+        let Some(site) = sites.get(&e.site).filter(|s| s.op != SiteOp::Begin) else { continue };
         let file = files_of.entry(site.class.as_str()).or_insert_with(|| (recording.file_of)(&site.class));
         let Some(file) = file else { continue };
         accesses.insert(Access {
             file: file.clone(),
             line: site.line,
-            op: site.op.clone(),
+            op: site.op.as_str().to_string(),
             target: site.target.clone(),
             class: site.class.clone(),
             method: site.method.clone(),

@@ -525,7 +525,7 @@ pub struct ImpactedAccess {
 pub struct ImpactSources {
     /// `static` (the analysis), `dynamic` (the test's runs on both versions, ReConTest), or
     /// `both` (their union).
-    pub source: String,
+    pub source: crate::impact::IcpSource,
     /// Impacted code points of the analysis in use (0 with `dynamic`).
     pub static_icps: usize,
     /// Statements of the dynamic impact in use; null when it was not used.

@@ -121,7 +121,7 @@ fn trace(places: &Places, exec: &Execution, sites: &HashMap<u32, Site>) -> Vec<T
             TraceStep {
                 step: e.step,
                 thread: e.thread,
-                op: site.map(|s| s.op.clone()),
+                op: site.map(|s| s.op.as_str().to_string()),
                 target: site.map(|s| s.target.clone()),
                 file,
                 line,

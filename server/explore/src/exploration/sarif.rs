@@ -13,7 +13,7 @@ use racelens_analysis::sarif::{self, CodeFlow, Finding, Fingerprints, Level, Loc
 use serde::Serialize;
 
 use crate::explorer::{Found, Verdict};
-use crate::jvm::protocol::{Execution, Outcome, Site};
+use crate::jvm::protocol::{Execution, Outcome, Site, SiteOp};
 use crate::reports::{ExploreOutcome, Search};
 use crate::results::coverage::Coverage;
 use crate::results::report;
@@ -108,7 +108,7 @@ impl Exploration {
                     .filter_map(|e| {
                         let site = self.sites.get(&e.site)?;
                         let location = site_location(&self.places, Some(site)).message(report::step(exec, e, site));
-                        Some(ThreadFlowLocation::new(location, e.step, kinds(&site.op)))
+                        Some(ThreadFlowLocation::new(location, e.step, kinds(site.op.as_str())))
                     })
                     .collect();
                 (!steps.is_empty()).then(|| ThreadFlow::new(format!("T{t}"), format!("T{t} ({name})"), steps))
@@ -146,7 +146,7 @@ fn kinds(op: &str) -> Vec<&'static str> {
 /// A site's line in its project file, named by its method too; a site in no project file
 /// (the JDK's, a thread not started yet) by its method alone.
 fn site_location(places: &Places, site: Option<&Site>) -> Location {
-    let Some(site) = site.filter(|s| s.op != "BEGIN") else { return Location::default() };
+    let Some(site) = site.filter(|s| s.op != SiteOp::Begin) else { return Location::default() };
     let location = match places.file_of(&site.class) {
         Some(file) => Location::file(&file, (site.line > 0).then(|| Region::line(site.line))),
         None => Location::default(),

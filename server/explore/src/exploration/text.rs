@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::explorer::{Budget, Found, Report, Verdict};
 use crate::jvm::protocol::Outcome;
+use crate::impact::IcpSource;
 use crate::reports::ImpactSources;
 use crate::results::coverage::Coverage;
 use crate::results::report;
@@ -146,10 +147,10 @@ pub fn failure_headline(found: &Found) -> String {
 pub fn sources_line(s: &ImpactSources) -> String {
     let dynamic = s.dynamic_statements.map(|n| format!("{n} statement{} of the test's dynamic impact", if n == 1 { "" } else { "s" }));
     let analysis = format!("{} impacted code point{} of the analysis", s.static_icps, if s.static_icps == 1 { "" } else { "s" });
-    let parts = match s.source.as_str() {
-        "dynamic" => dynamic.unwrap_or_default(),
-        "both" => format!("{analysis}, {}", dynamic.unwrap_or_default()),
-        _ => analysis,
+    let parts = match s.source {
+        IcpSource::Dynamic => dynamic.unwrap_or_default(),
+        IcpSource::Both => format!("{analysis}, {}", dynamic.unwrap_or_default()),
+        IcpSource::Static => analysis,
     };
     let note = s.note.as_ref().map(|n| format!("; {n}")).unwrap_or_default();
     format!("impact: {} ({parts}){note}", s.source)

@@ -20,6 +20,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use racelens_analysis::host::Host;
 use racelens_analysis::diff::FileDiff;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::Outcome;
 use crate::jvm::session::{Mode, Session};
@@ -29,8 +31,10 @@ use crate::search::change::ChangeModel;
 use compare::{Reason, Versions};
 use recording::Recording;
 
-/// Where change-aware prioritization takes its impacted code points from (`--icps`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where change-aware prioritization takes its impacted code points from (`--icps`, and
+/// the `source` of a report's `impact`: `static`, `dynamic`, `both`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum IcpSource {
     /// The analysis of the source (CAPP's impacted code points).
     Static,
@@ -67,13 +71,30 @@ pub fn dynamic_impact(new: &mut Session, base: BaseSession, versions: &dyn Versi
 /// versions) or replaced by it (`dynamic`); what it was built from; and the dynamic impact
 /// when one was computed.
 ///
+impl IcpSource {
+    /// As reports write it: `static`, `dynamic`, `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IcpSource::Static => "static",
+            IcpSource::Dynamic => "dynamic",
+            IcpSource::Both => "both",
+        }
+    }
+}
+
+impl std::fmt::Display for IcpSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Without an explicit source, a dynamic impact that cannot be computed (no base revision,
 /// a base that does not compile, a test the base lacks, an uncontrolled thread) falls back
 /// to the analysis, and the note says why. With `Dynamic` the dynamic impact is used
 /// whatever it is (a base that cannot run the test makes every access new).
 pub fn model_for(model: &ChangeModel, asked: Option<IcpSource>, dynamic: impl FnOnce() -> Result<ImpactReport, String>) -> (ChangeModel, ImpactSources, Option<ImpactReport>) {
     let static_icps = model.icps.len();
-    let static_only = |note: Option<String>| (model.clone(), ImpactSources { source: "static".into(), static_icps, dynamic_statements: None, note });
+    let static_only = |note: Option<String>| (model.clone(), ImpactSources { source: IcpSource::Static, static_icps, dynamic_statements: None, note });
     let source = asked.unwrap_or(IcpSource::Both);
     if source == IcpSource::Static {
         let (m, s) = static_only(None);
@@ -96,7 +117,7 @@ pub fn model_for(model: &ChangeModel, asked: Option<IcpSource>, dynamic: impl Fn
     }
     let keep_static = source == IcpSource::Both;
     let used = ImpactSources {
-        source: if keep_static { "both" } else { "dynamic" }.into(),
+        source: if keep_static { IcpSource::Both } else { IcpSource::Dynamic },
         static_icps: if keep_static { static_icps } else { 0 },
         dynamic_statements: Some(report.counts.statements),
         note: report.base_unavailable.as_ref().map(|why| format!("{why}: every access of the test counts as new")),

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::jvm::protocol::{Execution, ObjectInfo, Site, ThreadId};
+use crate::jvm::protocol::{Execution, ObjectInfo, Site, SiteOp, ThreadId};
 use crate::jvm::trace::{slot, Access as Effect, BORN};
 
 /// A statement of the program: the class that declares the code and a source line.
@@ -141,12 +141,12 @@ impl Op {
     }
 
     /// The operation of a synchronization site (`LOCK`, `WAIT`, ...).
-    fn of_sync_site(op: &str) -> Option<Op> {
+    fn of_sync_site(op: &SiteOp) -> Option<Op> {
         match op {
-            "LOCK" => Some(Op::Lock),
-            "WAIT" => Some(Op::Wait),
-            "NOTIFY" => Some(Op::Notify),
-            "NOTIFYALL" => Some(Op::NotifyAll),
+            SiteOp::Lock => Some(Op::Lock),
+            SiteOp::Wait => Some(Op::Wait),
+            SiteOp::Notify => Some(Op::Notify),
+            SiteOp::NotifyAll => Some(Op::NotifyAll),
             _ => None,
         }
     }
@@ -272,23 +272,23 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
             // The point's own operation is the step's first effect.
             let Some((_, s)) = site.filter(|_| i == 0) else { continue };
             let state = threads.get_mut(&t).expect("inserted above");
-            let message = match s.op.as_str() {
-                "WAIT" => Some(SyncKind::Wait),
-                "NOTIFY" => Some(SyncKind::Notify),
-                "NOTIFYALL" => Some(SyncKind::NotifyAll),
-                "CALL" => is_sync_call(&s.target).then(|| SyncKind::Call(s.target.rsplit('.').next().unwrap_or("").to_string())),
+            let message = match s.op {
+                SiteOp::Wait => Some(SyncKind::Wait),
+                SiteOp::Notify => Some(SyncKind::Notify),
+                SiteOp::NotifyAll => Some(SyncKind::NotifyAll),
+                SiteOp::Call => is_sync_call(&s.target).then(|| SyncKind::Call(s.target.rsplit('.').next().unwrap_or("").to_string())),
                 _ => None,
             };
             if let Some(kind) = message {
                 state.messages.push(Message { obj: objects.abs(e.var.obj, &keys), kind });
-                if s.op != "CALL" {
+                if s.op != SiteOp::Call {
                     continue;
                 }
             }
-            let target = match (s.op.as_str(), e.var.slot) {
-                ("READ" | "WRITE", _) => s.target.clone(),
-                ("AREAD" | "AWRITE", slot::ARRAY) => "[]".to_string(),
-                ("CALL", slot::CALL) => s.target.clone(),
+            let target = match (&s.op, e.var.slot) {
+                (SiteOp::Read | SiteOp::Write, _) => s.target.clone(),
+                (SiteOp::ARead | SiteOp::AWrite, slot::ARRAY) => "[]".to_string(),
+                (SiteOp::Call, slot::CALL) => s.target.clone(),
                 _ => continue,
             };
             let op = match e.access {

@@ -20,16 +20,88 @@ pub struct Site {
     pub class: String,
     pub method: String,
     pub line: u32,
-    /// `READ`, `WRITE`, `AREAD`, `AWRITE`, `LOCK`, `UNLOCK`, `WAIT`, `NOTIFY`, `START`, `JOIN`, `CALL`, ...
-    pub op: String,
+    pub op: SiteOp,
     /// The field (`Pool.count`), the callee, or `-`.
     pub target: String,
+}
+
+/// What a site does: the `op` of the agent's `SITE` line (PROTOCOL.md).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SiteOp {
+    Read,
+    Write,
+    /// An array element read or written.
+    ARead,
+    AWrite,
+    Lock,
+    Wait,
+    Notify,
+    NotifyAll,
+    Start,
+    Join,
+    Sleep,
+    Yield,
+    Interrupt,
+    Interrupted,
+    Alive,
+    Park,
+    Unpark,
+    Call,
+    /// Site 0: a thread that has not run yet.
+    Begin,
+    /// An allocation (never a scheduling point).
+    New,
+    /// An op this build does not know (a newer agent's), kept as the agent wrote it.
+    Other(String),
+}
+
+impl SiteOp {
+    const NAMES: [(&'static str, SiteOp); 20] = [
+        ("READ", SiteOp::Read),
+        ("WRITE", SiteOp::Write),
+        ("AREAD", SiteOp::ARead),
+        ("AWRITE", SiteOp::AWrite),
+        ("LOCK", SiteOp::Lock),
+        ("WAIT", SiteOp::Wait),
+        ("NOTIFY", SiteOp::Notify),
+        ("NOTIFYALL", SiteOp::NotifyAll),
+        ("START", SiteOp::Start),
+        ("JOIN", SiteOp::Join),
+        ("SLEEP", SiteOp::Sleep),
+        ("YIELD", SiteOp::Yield),
+        ("INTERRUPT", SiteOp::Interrupt),
+        ("INTERRUPTED", SiteOp::Interrupted),
+        ("ALIVE", SiteOp::Alive),
+        ("PARK", SiteOp::Park),
+        ("UNPARK", SiteOp::Unpark),
+        ("CALL", SiteOp::Call),
+        ("BEGIN", SiteOp::Begin),
+        ("NEW", SiteOp::New),
+    ];
+
+    pub fn parse(name: &str) -> SiteOp {
+        SiteOp::NAMES.iter().find(|(n, _)| *n == name).map_or_else(|| SiteOp::Other(name.to_string()), |(_, op)| op.clone())
+    }
+
+    /// The op as the agent writes it (`READ`).
+    pub fn as_str(&self) -> &str {
+        match self {
+            SiteOp::Other(name) => name,
+            known => SiteOp::NAMES.iter().find(|(_, op)| op == known).map(|(n, _)| *n).expect("every known op has a name"),
+        }
+    }
+}
+
+impl std::fmt::Display for SiteOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Site {
     /// `Pool.java:42`-like short place: the class's simple name and the line.
     pub fn place(&self) -> String {
-        if self.op == "BEGIN" {
+        if self.op == SiteOp::Begin {
             return "begin".into(); // site 0: a thread that has not run yet
         }
         let simple = self.class.rsplit('.').next().unwrap_or(&self.class);
@@ -39,7 +111,7 @@ impl Site {
 
     /// The field's simple name for field accesses.
     pub fn field(&self) -> Option<&str> {
-        matches!(self.op.as_str(), "READ" | "WRITE").then(|| self.target.rsplit('.').next().unwrap_or(&self.target))
+        matches!(self.op, SiteOp::Read | SiteOp::Write).then(|| self.target.rsplit('.').next().unwrap_or(&self.target))
     }
 }
 
@@ -272,7 +344,7 @@ impl ResponseParser {
                 if f.len() < 6 {
                     return Err(format!("bad SITE line: {line}"));
                 }
-                let site = Site { class: f[1].into(), method: f[2].into(), line: num(f[3])?, op: f[4].into(), target: f[5].into() };
+                let site = Site { class: f[1].into(), method: f[2].into(), line: num(f[3])?, op: SiteOp::parse(f[4]), target: f[5].into() };
                 self.new_sites.push((num(f[0])?, site));
             }
             "K" => {
@@ -420,6 +492,17 @@ impl ResponseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_ops_read_and_print_as_the_agent_writes_them() {
+        for (name, op) in SiteOp::NAMES {
+            assert_eq!(SiteOp::parse(name), op);
+            assert_eq!(op.as_str(), name);
+        }
+        // An op a newer agent sends is kept as sent.
+        assert_eq!(SiteOp::parse("FENCE"), SiteOp::Other("FENCE".into()));
+        assert_eq!(SiteOp::parse("FENCE").to_string(), "FENCE");
+    }
 
     #[test]
     fn an_execution_is_reassembled_from_its_lines() {

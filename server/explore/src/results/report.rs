@@ -21,10 +21,10 @@ fn describe(site: &Site, object: Option<&str>, value: Option<&str>, threads: &Ha
         "LOCK" | "MONITORENTER" => format!("lock {obj}"),
         "UNLOCK" | "MONITOREXIT" => format!("unlock {obj}"),
         "WAIT" => format!("wait on {obj}"),
-        "NOTIFY" | "NOTIFYALL" => format!("{} {obj}", site.op.to_lowercase()),
+        "NOTIFY" | "NOTIFYALL" => format!("{} {obj}", site.op.as_str().to_lowercase()),
         "START" | "JOIN" => {
             let t = object.and_then(|o| threads.get(o)).map(|t| format!("T{t}")).unwrap_or_else(|| obj.to_string());
-            format!("{} {t}", site.op.to_lowercase())
+            format!("{} {t}", site.op.as_str().to_lowercase())
         }
         "CALL" => format!("call {}()", site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".")),
         other => format!("{} {}", other.to_lowercase(), if site.target == "-" { obj } else { &site.target }),

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::jvm::protocol::ThreadId;
+use crate::jvm::protocol::{SiteOp, ThreadId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PMode {
@@ -264,7 +264,7 @@ impl SiteMap {
             let owner = site.target.rsplit_once('.').map(|(o, _)| o.to_string()).unwrap_or_default();
             (owner, f.to_string())
         });
-        let callee = (site.op == "CALL").then(|| site.target.rsplit('.').next().unwrap_or(&site.target).to_string());
+        let callee = (site.op == SiteOp::Call).then(|| site.target.rsplit('.').next().unwrap_or(&site.target).to_string());
         Position { class: site.class.clone(), file, line: site.line, field, callee }
     }
 }
