@@ -185,7 +185,7 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
     escape_evidence(&r, origin, facts, &mut out);
     out.evidence = {
         use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = crate::cache_dir::stable_hasher();
         (&out.escape_seeds, &out.holds, &out.supertypes).hash(&mut h);
         for c in &facts.classes {
             c.annotations.iter().any(|a| a.name == "NotThreadSafe").hash(&mut h);
