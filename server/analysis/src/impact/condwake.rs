@@ -28,9 +28,10 @@
 
 use std::collections::BTreeSet;
 
+use super::wakeups::{guard_of, has_word};
 use super::{Cx, Diagnostic, Related, Severity};
 use crate::index::{is_mutator, FileId, MonitorOp};
-use crate::java::{AccessKind, Call, CallKind, Expr, FileFacts, MethodIdx, Span, UnitIdx, WaitGuard};
+use crate::java::{AccessKind, Call, CallKind, Expr, FileFacts, MethodIdx, Span, UnitIdx};
 
 /// How many waiters a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
@@ -78,10 +79,6 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-}
-
-fn guard_of(facts: &FileFacts, call: u32) -> Option<&WaitGuard> {
-    facts.wait_guards.iter().find(|g| g.call == call)
 }
 
 /// Whether the base version of the method had this wake-up (same name and receiver) with
@@ -137,8 +134,14 @@ fn reads(facts: &FileFacts, unit: UnitIdx, span: Span, text: &str) -> BTreeSet<S
     for a in facts.accesses.iter().filter(|a| a.unit == unit && a.kind == AccessKind::Read && span.contains(a.span.start)) {
         add_field(facts, unit, &a.name, &mut out);
     }
+    // A call's arguments are accesses and calls of the span themselves.
     for c in facts.calls.iter().filter(|c| c.unit == unit && span.contains(c.span.start)) {
-        expr_reads(facts, unit, &Expr::Call { receiver: c.receiver.clone().map(Box::new), name: c.name.clone(), args: Vec::new() }, &mut out, 0);
+        if CLOCK_CALLS.contains(&c.name.as_str()) {
+            out.insert(CLOCK.to_string());
+        }
+        if let Some(r) = &c.receiver {
+            expr_reads(facts, unit, r, &mut out, 1);
+        }
     }
     for local in facts.locals.iter() {
         if local.scope.contains(span.start) && has_word(text, &local.name) && !local.reassigned {
@@ -227,12 +230,6 @@ fn writes(facts: &FileFacts, method: MethodIdx) -> BTreeSet<String> {
         }
     }
     out
-}
-
-/// `word` in `text` as a whole identifier.
-fn has_word(text: &str, word: &str) -> bool {
-    let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident))
 }
 
 fn diagnostic(file: FileId, call: &Call, test: &str, method: &str, missed: &[Missed]) -> Diagnostic {

@@ -169,25 +169,17 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
 /// The synchronizer a call waits on, with its family, when it is one.
 fn synchronizer_wait(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Call) -> Option<(&'static Synchronizer, FieldKey)> {
     let recv = call.receiver.as_ref()?;
-    let sync = SYNCHRONIZERS.iter().find(|s| s.waits.contains(&call.name.as_str()) && is_type(r, origin, facts, call.unit, recv, s.types))?;
+    let sync = SYNCHRONIZERS.iter().find(|s| s.waits.contains(&call.name.as_str()) && r.is_of_type(origin, facts, call.unit, recv, s.types))?;
     Some((sync, family(r, origin, facts, call.unit, recv)?))
 }
 
 /// The field holding the thread a `join()` waits for, when the call is one.
 fn thread_join(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Call) -> Option<FieldKey> {
     let recv = call.receiver.as_ref()?;
-    if call.name != "join" || call.args.len() > 2 || !is_type(r, origin, facts, call.unit, recv, &["Thread"]) {
+    if call.name != "join" || call.args.len() > 2 || !r.is_of_type(origin, facts, call.unit, recv, &["Thread"]) {
         return None;
     }
     family(r, origin, facts, call.unit, recv)
-}
-
-fn is_type(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr, types: &[&str]) -> bool {
-    let Some(ty) = r.type_of(origin, facts, unit, e) else { return false };
-    match ty.class() {
-        Some(c) => r.is_subtype_of(c, types),
-        None => r.qualified_name(&ty.name).is_some_and(|q| types.contains(&q.rsplit(['.', '$']).next().unwrap_or(&q))),
-    }
 }
 
 /// The field a synchronizer is reached through: the field that holds it, or the collection
@@ -296,35 +288,33 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
     for (file, call) in wakeups {
         let Some(entry) = index.entry(file) else { continue };
         let facts = entry.facts.clone();
-        {
-            let notify = &facts.calls[call];
-            let waker = MethodRef { origin: Origin::Project(file), idx: facts.units[notify.unit as usize].method };
-            let ends_with = w.ends.map(|_| call_text(&facts, notify));
-            // The waiting method on another thread passed the region it waits in before the
-            // object it waits for was there to be found (a single-flight registers its
-            // future there): only what it takes after that counts.
-            let own_region = (file == w.file && facts.method_display(waker.idx) == w.method).then_some(w.held_region);
-            if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region) {
-                let method = facts.method_display(waker.idx);
-                return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with, made_in: None });
-            }
-            // Its callers, where they take the lock before the call.
-            let name = facts.methods[waker.idx as usize].name.clone();
-            for caller_file in index.files_calling(&name).collect::<Vec<_>>() {
-                let Some(ce) = index.entry(caller_file) else { continue };
-                let cf = ce.facts.clone();
-                for call in cf.calls.iter().filter(|c| c.kind == CallKind::Method && c.name == name) {
-                    if !r.callees(Origin::Project(caller_file), &cf, call).contains(&waker) {
-                        continue;
-                    }
-                    let caller = cf.units[call.unit as usize].method;
-                    if caller_file == w.file && cf.method_display(caller) == w.method {
-                        continue; // the waiting thread itself
-                    }
-                    if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None) {
-                        let method = cf.method_display(caller);
-                        return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with, made_in: None });
-                    }
+        let notify = &facts.calls[call];
+        let waker = MethodRef { origin: Origin::Project(file), idx: facts.units[notify.unit as usize].method };
+        let ends_with = w.ends.map(|_| call_text(&facts, notify));
+        // The waiting method on another thread passed the region it waits in before the
+        // object it waits for was there to be found (a single-flight registers its
+        // future there): only what it takes after that counts.
+        let own_region = (file == w.file && facts.method_display(waker.idx) == w.method).then_some(w.held_region);
+        if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region) {
+            let method = facts.method_display(waker.idx);
+            return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with, made_in: None });
+        }
+        // Its callers, where they take the lock before the call.
+        let name = facts.methods[waker.idx as usize].name.clone();
+        for caller_file in index.files_calling(&name).collect::<Vec<_>>() {
+            let Some(ce) = index.entry(caller_file) else { continue };
+            let cf = ce.facts.clone();
+            for call in cf.calls.iter().filter(|c| c.kind == CallKind::Method && c.name == name) {
+                if !r.callees(Origin::Project(caller_file), &cf, call).contains(&waker) {
+                    continue;
+                }
+                let caller = cf.units[call.unit as usize].method;
+                if caller_file == w.file && cf.method_display(caller) == w.method {
+                    continue; // the waiting thread itself
+                }
+                if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None) {
+                    let method = cf.method_display(caller);
+                    return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with, made_in: None });
                 }
             }
         }
@@ -337,10 +327,10 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
 /// reference (`new Thread(this::run)`), the methods a lambda calls, or the `run()` of a
 /// project subclass of `Thread`.
 fn joined_thread_taking(cx: &Cx, graph: &mut Graph, field: &FieldKey, key: &str) -> Option<Waker> {
-    let (origin, facts, _) = super::shared::field_decl(cx.index, field)?;
+    let (origin, facts, decl) = super::shared::field_decl(cx.index, field)?;
     let Origin::Project(file) = origin else { return None };
     let r = cx.index.resolver();
-    let class = facts.fields.iter().find(|f| *f.name == *field.name).map(|f| f.class)?;
+    let class = facts.fields[decl as usize].class;
     for made in facts.calls.iter() {
         let CallKind::New { ty, .. } = &made.kind else { continue };
         // A `Thread`, or a project subclass of it (which runs its own `run()`).

@@ -256,13 +256,7 @@ impl Here<'_> {
     }
 
     fn is_type(&self, unit: UnitIdx, e: &Expr, names: &[&str]) -> bool {
-        match self.r.type_of(self.origin, self.facts, unit, e) {
-            Some(ty) => match ty.class() {
-                Some(c) => self.r.is_subtype_of(c, names),
-                None => self.r.qualified_name(&ty.name).is_some_and(|q| names.iter().any(|n| q.rsplit(['.', '$']).next() == Some(*n))),
-            },
-            None => false,
-        }
+        self.r.is_of_type(self.origin, self.facts, unit, e, names)
     }
 }
 
@@ -551,11 +545,12 @@ fn recv_key(facts: &FileFacts, e: Option<&Expr>) -> String {
 fn release_then_write(here: &Here, rel: &Release, all: &[Release]) -> Option<Diagnostic> {
     let facts = here.facts;
     let mut writes: Vec<Write> = Vec::new();
+    // A wake-up orders nothing a volatile write makes after it: the woken thread reads on
+    // at once.
+    let woken_read = matches!(rel.edge, Edge::Lock { wakeup: Some(_), .. });
     for site in here.sites.iter().filter(|s| s.unit == rel.unit && s.kind == AccessKind::Write && s.span.start >= rel.at) {
         // A volatile or final field publishes itself (or cannot change); atomics and
-        // thread-safe collections have no write sites. A wake-up orders nothing a
-        // volatile write makes after it: the woken thread reads on at once.
-        let woken_read = matches!(rel.edge, Edge::Lock { wakeup: Some(_), .. });
+        // thread-safe collections have no write sites.
         if !site.field.element && (site.decl.is_final || (site.decl.is_volatile && !woken_read)) {
             continue;
         }

@@ -130,7 +130,7 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn guard_of(facts: &FileFacts, call: u32) -> Option<&crate::java::WaitGuard> {
+pub(super) fn guard_of(facts: &FileFacts, call: u32) -> Option<&crate::java::WaitGuard> {
     facts.wait_guards.iter().find(|g| g.call == call)
 }
 
@@ -188,7 +188,7 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
 }
 
 /// `word` in `text` as a whole identifier.
-fn has_word(text: &str, word: &str) -> bool {
+pub(super) fn has_word(text: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident))
 }

@@ -434,6 +434,16 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Whether an expression's declared type is, or is a subtype of, one of the classes
+    /// `names` (simple names; a JDK type without sources by its own simple name).
+    pub fn is_of_type(&self, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr, names: &[&str]) -> bool {
+        let Some(ty) = self.type_of(origin, facts, unit, e) else { return false };
+        match ty.class() {
+            Some(c) => self.is_subtype_of(c, names),
+            None => self.qualified_name(&ty.name).is_some_and(|q| names.contains(&q.rsplit(['.', '$']).next().unwrap_or(&q))),
+        }
+    }
+
     /// The declared type of an expression in a unit.
     pub fn type_of(&self, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Expr) -> Option<Ty> {
         self.type_of_at(origin, facts, unit, e, 0)
