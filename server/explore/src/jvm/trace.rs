@@ -39,6 +39,9 @@ pub mod slot {
     pub const LIFE: i32 = 0;
     pub const PERMIT: i32 = 1;
     pub const INTERRUPT: i32 = 2;
+    /// Its wait state (`Thread.getState()`): written when it starts and ends a wait, and by
+    /// the `notify` that moves it out of a wait set.
+    pub const STATE: i32 = 3;
 }
 
 impl Var {

@@ -4,16 +4,22 @@
 //!
 //! A program is thread 0, which starts the others, and their straight-line code of reads,
 //! writes (of constants or of a value read before), atomic adds whose result is unused,
-//! lock blocks, joins and branches on a value read. Every shared operation is a scheduling point; branches are local and run in
-//! the step before them, as in the agent. A thread waiting for a lock or a join is
-//! disabled at its point; each started thread first takes a `BEGIN` step.
+//! lock blocks, joins and branches on a value read, and, inside lock blocks, wait loops
+//! (`while (v != value) lock.wait();`) and `notify`/`notifyAll`, with the agent's steps and
+//! effects: the check reads, the wait releases the lock and writes the wait set and the
+//! waiter's wait state, a notification writes the wait set and the state of each waiter it
+//! wakes (a `notify` with several waiters is a decision of its own), and a woken thread
+//! writes its state and re-takes the lock before it checks again. Every shared operation
+//! is a scheduling point; branches are local and run in the step before them, as in the
+//! agent. A thread waiting for a lock, a join or a notification is disabled at its point;
+//! each started thread first takes a `BEGIN` step.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
 use crate::jvm::protocol::{Decision, Execution, Known, Outcome, Pending, ThreadId, Threads};
-use crate::jvm::trace::{Access, Effect, StepRec, Trace, Var};
+use crate::jvm::trace::{slot, Access, Effect, StepRec, Trace, Var};
 use crate::search::tree::{Config, Coverage, Tree};
 use crate::search::{Basic, Claim, Search, Strategy as Shape};
 
@@ -30,6 +36,23 @@ pub enum Op {
     Join(ThreadId),
     /// Skips the next `skip` operations when register `reg` holds `value` (local).
     Skip { reg: u8, value: i32, skip: u8 },
+    /// `while (var != value) wait()` on `lock`, held (the value read is not kept).
+    Await { lock: u8, var: u8, value: i32 },
+    /// `notify()` (`all`: `notifyAll()`) on `lock`, held.
+    Notify { lock: u8, all: bool },
+}
+
+/// Where a thread is in an [`Op::Await`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waiting {
+    /// About to read the condition.
+    Check,
+    /// Read it false: about to wait.
+    Wait,
+    /// In the wait set.
+    Asleep,
+    /// Woken: about to re-take the lock.
+    Retake,
 }
 
 #[derive(Clone, Debug)]
@@ -52,6 +75,9 @@ struct Machine<'p> {
     owner: BTreeMap<u8, ThreadId>,
     started: Vec<bool>,
     begun: Vec<bool>,
+    waiting: Vec<Waiting>,
+    /// Per lock, its wait set in the order the threads entered it.
+    wait_sets: BTreeMap<u8, Vec<usize>>,
 }
 
 fn var(v: u8) -> Var {
@@ -62,6 +88,14 @@ fn lock_obj(l: u8) -> i32 {
     100 + i32::from(l)
 }
 
+fn wait_set(l: u8) -> Var {
+    Var { obj: lock_obj(l), slot: slot::WAITSET }
+}
+
+fn wait_state(t: usize) -> Var {
+    Var { obj: -1 - t as i32, slot: slot::STATE }
+}
+
 impl<'p> Machine<'p> {
     fn new(program: &'p Program) -> Machine<'p> {
         let n = program.threads.len();
@@ -69,7 +103,7 @@ impl<'p> Machine<'p> {
         started[0] = true;
         let mut begun = vec![false; n];
         begun[0] = true;
-        let mut m = Machine { program, pc: vec![0; n], regs: vec![[0; REGS]; n], memory: [0; VARS], owner: BTreeMap::new(), started, begun };
+        let mut m = Machine { program, pc: vec![0; n], regs: vec![[0; REGS]; n], memory: [0; VARS], owner: BTreeMap::new(), started, begun, waiting: vec![Waiting::Check; n], wait_sets: BTreeMap::new() };
         m.run_local(0);
         m
     }
@@ -92,6 +126,11 @@ impl<'p> Machine<'p> {
         match &self.program.threads[t][self.pc[t]] {
             Op::Lock(l) => self.owner.get(l).is_none_or(|&o| o as usize == t),
             Op::Join(u) => self.finished(*u as usize),
+            Op::Await { lock, .. } => match self.waiting[t] {
+                Waiting::Asleep => false,
+                Waiting::Retake => !self.owner.contains_key(lock),
+                Waiting::Check | Waiting::Wait => true,
+            },
             _ => true,
         }
     }
@@ -109,15 +148,81 @@ impl<'p> Machine<'p> {
         if !self.begun[t] {
             return Vec::new();
         }
-        let mut out = op_effects(&self.program.threads[t][self.pc[t]]);
+        let op = &self.program.threads[t][self.pc[t]];
+        let mut out = match op {
+            Op::Await { .. } | Op::Notify { .. } => self.wait_effects(t, op),
+            _ => op_effects(op),
+        };
         if self.pc[t] + 1 >= self.program.threads[t].len() {
             out.push(Effect { access: Access::Write, var: Var::life(t as ThreadId) });
         }
         out
     }
 
-    /// Runs `t`'s next step; returns its effects.
-    fn step(&mut self, t: usize) -> Vec<Effect> {
+    /// The effects of `t`'s next step in a wait loop or a notification (a `notify` waking
+    /// the first waiter).
+    fn wait_effects(&self, t: usize, op: &Op) -> Vec<Effect> {
+        match *op {
+            Op::Await { lock, var: v, .. } => match self.waiting[t] {
+                Waiting::Check => vec![Effect { access: Access::Read, var: var(v) }],
+                Waiting::Wait => vec![Effect { access: Access::Release, var: Var::lock(lock_obj(lock)) }, Effect { access: Access::Write, var: wait_set(lock) }, Effect { access: Access::Write, var: wait_state(t) }],
+                Waiting::Asleep | Waiting::Retake => vec![Effect { access: Access::Write, var: wait_state(t) }, Effect { access: Access::Acquire, var: Var::lock(lock_obj(lock)) }],
+            },
+            Op::Notify { lock, all } => {
+                let set = self.wait_sets.get(&lock).map_or(&[][..], Vec::as_slice);
+                let woken = if all { set } else { &set[..set.len().min(1)] };
+                std::iter::once(Effect { access: Access::Write, var: wait_set(lock) }).chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) })).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Runs `t`'s step in a wait loop; whether it moved past the loop.
+    fn step_await(&mut self, t: usize, lock: u8, v: u8, value: i32) -> bool {
+        match self.waiting[t] {
+            Waiting::Check if self.memory[v as usize] == value => return true,
+            Waiting::Check => self.waiting[t] = Waiting::Wait,
+            Waiting::Wait => {
+                self.owner.remove(&lock);
+                self.wait_sets.entry(lock).or_default().push(t);
+                self.waiting[t] = Waiting::Asleep;
+            }
+            Waiting::Asleep | Waiting::Retake => {
+                self.owner.insert(lock, t as ThreadId);
+                self.waiting[t] = Waiting::Check;
+            }
+        }
+        false
+    }
+
+    /// The waiters a `notify` on `lock` chooses among when there are several.
+    fn notify_choice(&self, t: usize) -> Option<Threads> {
+        match self.program.threads[t].get(self.pc[t]) {
+            Some(Op::Notify { lock, all: false }) if self.begun[t] => {
+                let set = self.wait_sets.get(lock)?;
+                (set.len() > 1).then(|| set.iter().map(|&w| w as ThreadId).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs `t`'s notification, waking `chosen` for a `notify` (else its first waiter).
+    fn step_notify(&mut self, lock: u8, all: bool, chosen: Option<ThreadId>) -> Vec<Effect> {
+        let set = self.wait_sets.entry(lock).or_default();
+        let woken: Vec<usize> = if all {
+            std::mem::take(set)
+        } else {
+            let at = chosen.and_then(|c| set.iter().position(|&w| w as ThreadId == c)).unwrap_or(0);
+            if set.is_empty() { Vec::new() } else { vec![set.remove(at)] }
+        };
+        for &w in &woken {
+            self.waiting[w] = Waiting::Retake;
+        }
+        std::iter::once(Effect { access: Access::Write, var: wait_set(lock) }).chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) })).collect()
+    }
+
+    /// Runs `t`'s next step; returns its effects. `chosen`: the waiter a `notify` wakes.
+    fn step(&mut self, t: usize, chosen: Option<ThreadId>) -> Vec<Effect> {
         if !self.begun[t] {
             self.begun[t] = true;
             self.run_local(t);
@@ -126,6 +231,13 @@ impl<'p> Machine<'p> {
         let op = self.program.threads[t][self.pc[t]].clone();
         let mut effects = op_effects(&op);
         match op {
+            Op::Await { lock, var, value } => {
+                effects = self.wait_effects(t, &op);
+                if !self.step_await(t, lock, var, value) {
+                    return effects;
+                }
+            }
+            Op::Notify { lock, all } => effects = self.step_notify(lock, all, chosen),
             Op::Read { var, reg } => self.regs[t][reg as usize] = self.memory[var as usize],
             Op::Write { var, value, plus } => self.memory[var as usize] = value + plus.map_or(0, |r| self.regs[t][r as usize]),
             Op::Add { var, value } => self.memory[var as usize] += value,
@@ -160,7 +272,7 @@ fn op_effects(op: &Op) -> Vec<Effect> {
         Op::Unlock(l) => vec![Effect { access: Access::Release, var: Var::lock(lock_obj(*l)) }],
         Op::Start(u) => vec![Effect { access: Access::Start(*u), var: Var::life(*u) }],
         Op::Join(u) => vec![Effect { access: Access::Join(*u), var: Var::life(*u) }],
-        Op::Skip { .. } => Vec::new(),
+        Op::Skip { .. } | Op::Await { .. } | Op::Notify { .. } => Vec::new(),
     }
 }
 
@@ -189,7 +301,15 @@ pub fn run(program: &Program, choices: &[ThreadId]) -> (Execution, Observation) 
         } else {
             lowest
         };
-        let effects = m.step(t as usize);
+        // A `notify` with several waiters: which one wakes is a decision of its own.
+        let chosen = m.notify_choice(t as usize).map(|waiters| {
+            let first = waiters.first().expect("several waiters");
+            let w = choices.get(decisions.len()).copied().unwrap_or(first);
+            assert!(waiters.contains(w), "waiter {w} not waiting at decision {}", decisions.len());
+            decisions.push(Decision { step, thread: w, site: 0, enabled: waiters.clone(), waiters: Some(waiters), current: Some(t), pending: Vec::new() });
+            w
+        });
+        let effects = m.step(t as usize, chosen);
         let start = trace.effects.len() as u32;
         trace.effects.extend(effects);
         trace.steps.push(StepRec { thread: t, effects: start..trace.effects.len() as u32 });
@@ -307,6 +427,38 @@ fn worker() -> impl Strategy<Value = Vec<Op>> {
             ops.push(Op::Read { var: 0, reg: 0 });
         }
         ops
+    })
+}
+
+/// Code for one worker of a program with wait loops: up to three guarded blocks
+/// (`synchronized (l) { while (v != value) l.wait(); writes; notify or notifyAll }`, some
+/// without the loop) and plain reads and writes.
+fn waiting_worker() -> impl Strategy<Value = Vec<Op>> {
+    // Two variables, values 1 and 2 (memory starts at 0): a loop waits at first, and
+    // another thread's write lets it pass half of the time.
+    let write = (0..2u8, 1..3i32).prop_map(|(var, value)| Op::Write { var, value, plus: None });
+    // One monitor mostly; some blocks only write and notify (`waits: false`).
+    let lock = prop_oneof![4 => Just(0u8), 1 => Just(1u8)];
+    let guarded = (lock, 0..2u8, 1..3i32, proptest::collection::vec(write.clone(), 0..3), proptest::bool::weighted(0.7), proptest::bool::weighted(0.7)).prop_map(|(lock, var, value, body, all, waits)| {
+        let mut v = vec![Op::Lock(lock)];
+        if waits {
+            v.push(Op::Await { lock, var, value });
+        }
+        v.extend(body);
+        v.push(Op::Notify { lock, all });
+        v.push(Op::Unlock(lock));
+        v
+    });
+    let plain = prop_oneof![write.prop_map(|w| vec![w]), (0..2u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }])];
+    proptest::collection::vec(prop_oneof![guarded, plain], 1..4).prop_map(|parts| parts.into_iter().flatten().collect())
+}
+
+/// Thread 0 starts 2 (or 3) workers that wait for each other's writes.
+pub fn waiting_program() -> impl Strategy<Value = Program> {
+    // Three workers are mostly past the unreduced search's cap: two, and three now and then.
+    prop_oneof![4 => proptest::collection::vec(waiting_worker(), 2..3), 1 => proptest::collection::vec(waiting_worker(), 3..4)].prop_map(|workers| {
+        let main: Vec<Op> = (1..=workers.len() as ThreadId).map(Op::Start).collect();
+        Program { threads: std::iter::once(main).chain(workers).collect() }
     })
 }
 
@@ -508,6 +660,61 @@ mod tests {
         }
     }
 
+    /// A buffer of one slot (variable 0 counts its items, variable 1 holds the item) with
+    /// `producers` threads that put once and `consumers` that take once, each in a wait
+    /// loop; `all`: producers and consumers wake with `notifyAll`, else with `notify`.
+    fn buffer(producers: usize, consumers: usize, all: bool) -> Program {
+        let put = |item: i32| vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 0 }, Op::Write { var: 1, value: item, plus: None }, Op::Write { var: 0, value: 1, plus: None }, Op::Notify { lock: 0, all }, Op::Unlock(0)];
+        let take = vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 1 }, Op::Read { var: 1, reg: 0 }, Op::Write { var: 0, value: 0, plus: None }, Op::Notify { lock: 0, all }, Op::Unlock(0)];
+        let n = producers + consumers;
+        let mut threads = vec![(1..=n as ThreadId).map(Op::Start).collect::<Vec<_>>()];
+        threads.extend((0..producers).map(|p| put(p as i32 + 1)));
+        threads.extend((0..consumers).map(|_| take.clone()));
+        Program { threads }
+    }
+
+    /// Checks that failed and waited until a `notifyAll` are not branches of their own:
+    /// the buffer's every outcome (who takes which item) is reached in far fewer runs than
+    /// the unreduced search and the happens-before reduction alone need, and with `notify`
+    /// (where a waiter in the wait set changes who can be woken) every deadlock is found.
+    #[test]
+    fn futile_checks_of_a_buffer_are_not_branches() {
+        for all in [true, false] {
+            for bound in [Some(0), Some(1), Some(2), None] {
+                check(&buffer(2, 1, all), bound);
+                check(&buffer(1, 2, all), bound);
+            }
+        }
+        let (obs, runs, claim) = searched(&buffer(2, 2, true), Shape::Icb { max_bound: None }, None);
+        assert!(claim.exhausted, "{claim:?}");
+        assert!(obs.iter().all(|o| !o.2), "notifyAll: no deadlock");
+        let taken: BTreeSet<(i32, i32)> = obs.iter().map(|o| (o.1[3][0], o.1[4][0])).collect();
+        assert_eq!(taken, BTreeSet::from([(1, 2), (2, 1)]), "either consumer takes either item");
+        let (_, exhaustive_runs, _) = reduced(&buffer(2, 2, true), Config::exhaustive(true, false), None);
+        assert!(exhaustive_runs <= 40, "{exhaustive_runs} runs, {runs} in the search");
+        let (obs, _, _) = searched(&buffer(1, 2, false), Shape::Icb { max_bound: None }, None);
+        assert!(obs.iter().any(|o| o.2), "notify: a consumer wakes the other, the producer's item is never taken twice");
+    }
+
+    /// A check that failed and waited must still be reversed with a write that did not wake
+    /// it: thread 1 can only pass by reading variable 0 between thread 2's two writes, and
+    /// the `notifyAll` that wakes it comes after both.
+    #[test]
+    fn a_futile_check_still_races_with_a_write_that_did_not_wake_it() {
+        let p = Program {
+            threads: vec![
+                vec![Op::Start(1), Op::Start(2)],
+                vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 1 }, Op::Write { var: 2, value: 1, plus: None }, Op::Unlock(0)],
+                vec![Op::Write { var: 0, value: 1, plus: None }, Op::Write { var: 0, value: 2, plus: None }, Op::Lock(0), Op::Notify { lock: 0, all: true }, Op::Unlock(0)],
+            ],
+        };
+        for bound in [Some(0), Some(1), Some(2), None] {
+            check(&p, bound);
+        }
+        let (obs, _, _) = searched(&p, Shape::Icb { max_bound: None }, None);
+        assert!(obs.iter().any(|o| o.0[2] == 1) && obs.iter().any(|o| o.2), "{obs:?}");
+    }
+
     proptest! {
         // A few dozen programs in the default suite (each is searched a dozen ways, unreduced
         // runs included); `PROPTEST_CASES=2000 cargo test --release` for a longer hunt.
@@ -517,6 +724,15 @@ mod tests {
         /// the search reach every observation of the unreduced search.
         #[test]
         fn the_reduced_search_reaches_every_outcome(p in program()) {
+            for bound in [Some(0), Some(1), Some(2), None] {
+                check(&p, bound);
+            }
+        }
+
+        /// The same with wait loops and notifications: leaving futile checks out loses
+        /// no outcome (deadlocks included).
+        #[test]
+        fn futile_checks_lose_no_outcome(p in waiting_program()) {
             for bound in [Some(0), Some(1), Some(2), None] {
                 check(&p, bound);
             }
