@@ -160,7 +160,7 @@ pub struct ExploreArgs {
     /// stuck in bound 0); `pos` or `random` (partial-order sampling or a random walk alone:
     /// no claim). Any of them followed by `+pos`, `+random` or `+none` chooses its sampler.
     /// The default is the one that found every fault of racelens's CAPP benchmark in the
-    /// fewest schedules (README).
+    /// fewest schedules (server/docs/evaluation.md).
     #[arg(long, default_value = heuristics::DEFAULT)]
     heuristic: String,
     /// Priority change points of `--heuristic pct` (its depth).

@@ -89,7 +89,7 @@ fn die_quietly_on_closed_pipes() {
 /// One malloc arena for every thread (glibc keeps one per thread by default): a cold run
 /// parses every file of the project on rayon's threads, and the memory their parsers freed
 /// stayed in their arenas beside the facts that are kept. On groovy (475k lines) a cold
-/// `select` peaked at 318 MB with the default, 285 MB with one arena (README, "At scale").
+/// `select` peaked at 318 MB with the default, 285 MB with one arena (server/docs/evaluation.md, "At scale").
 fn one_malloc_arena() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: a malloc tunable, set before any thread starts.

@@ -12,7 +12,7 @@ use crate::search::{Basic, Prioritizer, Search, Shape};
 
 /// The prioritization used when none is named. Its order was chosen from `cargo bench -p
 /// racelens-explore --bench capp -- --seeds 7` over the 14 faults of the CAPP benchmark
-/// (README, "Change-aware exploration"): it found every fault, with the largest geometric-mean
+/// (server/docs/evaluation.md, "Change-aware exploration"): it found every fault, with the largest geometric-mean
 /// reduction of schedules to the first failure over `basic` (3.15× in the default order,
 /// 2.16× over the medians of 7 randomized orders, with the reduction of issue 9 in both),
 /// and no fault more than 2× slower than `basic` (the PCT phase adds at most
