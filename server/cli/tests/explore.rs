@@ -365,3 +365,53 @@ fn a_slot_handed_between_four_threads_is_cleared_and_its_lost_wakeup_found() {
     let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "2000"]);
     assert_eq!((code, r["outcome"].as_str(), r["failure"]["kind"].as_str()), (1, Some("fail"), Some("deadlock")), "{r:#}");
 }
+
+const SPIN_TEST: &str = r#"package org.x.spin;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class HandshakeTest {
+    private volatile boolean ready;
+    private int payload;
+
+    @Test
+    public void theReaderSeesThePayloadOnceReady() throws Exception {
+        Thread reader = new Thread(() -> {
+            while (!ready) {
+                Thread.onSpinWait();
+            }
+            assertEquals(42, payload);
+        });
+        Thread writer = new Thread(() -> {
+            payload = 42;
+            ready = true;
+        });
+        reader.start();
+        writer.start();
+        reader.join();
+        writer.join();
+    }
+}
+"#;
+
+/// A spin loop on a volatile flag (`while (!ready) Thread.onSpinWait();`): a thread that
+/// yields again before any other took a step waits until one does, so the first run is not
+/// a step-bound livelock and the search does not try one more iteration per run: every
+/// schedule in a handful of runs. With the flag set before the payload, the stale read is
+/// found.
+#[test]
+fn a_spin_loop_on_a_volatile_flag_is_cleared_and_its_reordering_found() {
+    let path = "src/test/java/org/x/spin/HandshakeTest.java";
+    let repo = repo_with(&[(path, SPIN_TEST)], &[]);
+    let test = "org.x.spin.HandshakeTest#theReaderSeesThePayloadOnceReady";
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "500"]);
+    assert_eq!((code, r["coverage"]["all_schedules"].as_bool()), (0, Some(true)), "{r:#}");
+    assert!(r["coverage"]["runs"].as_u64().unwrap() <= 20 && r["coverage"]["livelocks"] == 0, "{r:#}");
+    let reordered = SPIN_TEST.replace("payload = 42;\n            ready = true;", "ready = true;\n            payload = 42;");
+    assert_ne!(reordered, SPIN_TEST);
+    let repo = repo_with(&[(path, reordered.as_str())], &[]);
+    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--max-schedules", "500"]);
+    assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
+}

@@ -111,6 +111,68 @@ final class Sched {
         return s;
     }
 
+    /** Context switches so far in this execution (the turn handed to another thread). */
+    static long switches;
+
+    /**
+     * A yield point ({@code Thread.yield}, {@code Thread.onSpinWait}). A thread that yields
+     * again before any other thread took a step is spinning on a state nobody changed
+     * ({@code while (!ready) Thread.onSpinWait();}): another iteration would read the same
+     * values, so it waits at its point, disabled, until another thread takes a step, or until
+     * nothing else can run and no timeout can fire. Without this, the default rule keeps the
+     * spinning thread until the step bound, and a search tries one more iteration per run.
+     * This is CHESS's assumption about yields (Musuvathi and Qadeer, "Fair stateless model
+     * checking", PLDI 2008: a thread that yields waits for another to make progress), made a
+     * block: the schedules in which a bounded spin (a local counter, no shared write) gives up
+     * while another thread could still run are not explored.
+     */
+    static TS yieldOp(int site) {
+        TS s = me();
+        if (s == null || s.suppress != 0) {
+            return s;
+        }
+        boolean spinning = s.yieldedAt == switches;
+        s.yieldedAt = switches;
+        if (spinning) {
+            gatedPoint(s, site, null, new Spinning(steps), false, (byte) 0, null, 0);
+        } else {
+            slowPoint(s, site, null);
+        }
+        return s;
+    }
+
+    /** A spinning thread's block ({@link #yieldOp}): over once any thread took a step, or released. */
+    static final class Spinning extends Blocker {
+        private final long at;
+        boolean released;
+
+        Spinning(long at) {
+            this.at = at;
+        }
+
+        @Override
+        public boolean ready(TS t) {
+            return released || steps != at;
+        }
+
+        @Override
+        public String describe(TS t) {
+            return "spinning (yields) until another thread takes a step";
+        }
+    }
+
+    /** Nothing can run and no timeout can fire: the spinning threads go on. Whether there were any. */
+    private static boolean releaseSpinners() {
+        boolean any = false;
+        for (TS t : threads) {
+            if (!t.finished && t.pointBlocker instanceof Spinning && !((Spinning) t.pointBlocker).released) {
+                ((Spinning) t.pointBlocker).released = true;
+                any = true;
+            }
+        }
+        return any;
+    }
+
     static void jitter() {
         if (JITTER) {
             LockSupport.parkNanos(java.util.concurrent.ThreadLocalRandom.current().nextInt(200_000));
@@ -228,6 +290,9 @@ final class Sched {
             // pass only while some thread still waits for something: when every live thread is
             // idle the test is over, and a periodic task would otherwise run until the step bound.
             if (first == null || !busy) {
+                if (releaseSpinners()) {
+                    continue;
+                }
                 endNoneEnabled();
                 return null;
             }
@@ -270,6 +335,9 @@ final class Sched {
 
     static void handTo(TS c) {
         Lines.log("handTo " + c);
+        if (c != current) {
+            switches++;
+        }
         c.stackId = -1;
         if (!c.begun) {
             c.begun = true;
@@ -588,6 +656,7 @@ final class Sched {
         s0.begun = true;
         threads = new TS[] {s0};
         steps = 0;
+        switches = 0;
         maxSteps = maxStepsArg;
         tickLimit = Math.max(1_000_000L, 1000L * maxStepsArg);
         full = fullArg;

@@ -44,7 +44,10 @@ public final class TS {
     long ticks;
     /** Objects this thread allocated so far in this execution (their names, {@link Trace#born}). */
     int births;
+    /** {@link Sched#switches} at this thread's last yield ({@link Sched#yieldOp}), -1 before its first. */
+    long yieldedAt = -1;
     /** PCT priority (higher runs first). */
+
     double priority;
     /** Interned stack id of this thread at its pending site, -1 when unknown (RUN option stacks). */
     int stackId = -1;

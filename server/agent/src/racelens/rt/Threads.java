@@ -221,7 +221,7 @@ final class Threads {
     }
 
     static void yield(int site) {
-        Sched.op(site, null);
+        Sched.yieldOp(site);
     }
 
     /**
