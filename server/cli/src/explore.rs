@@ -25,7 +25,7 @@ use racelens_explore::results::swimlane::{self, Section};
 use racelens_explore::search::change;
 use racelens_explore::search::heuristics;
 
-use crate::shard::Shard;
+use racelens_explore::affected::shard::Shard;
 use crate::{print_json, Format};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,7 +16,6 @@ mod report;
 mod sarif;
 mod schema;
 mod select;
-mod shard;
 
 use std::process::ExitCode;
 

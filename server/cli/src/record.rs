@@ -9,6 +9,7 @@ use clap::Args;
 use racelens_analysis::coverage::{Snapshot, TestRun};
 use racelens_analysis::host::Host;
 use racelens_analysis::select;
+use racelens_explore::affected::ended::count;
 use racelens_explore::exploration::{Places, Toolchain};
 use racelens_explore::history;
 use racelens_explore::jvm::project::Sources;
@@ -16,7 +17,6 @@ use racelens_explore::reports::{RecordReport, RecordedTest};
 
 use crate::explore::open_host;
 use crate::print_json;
-use crate::select::count;
 
 const HOW: &str = "\
 Each test runs once, on one schedule: the agent's default one (the running thread keeps

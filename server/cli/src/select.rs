@@ -9,6 +9,7 @@ use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Impact, Options};
 use racelens_analysis::cancel::Cancel;
 use racelens_analysis::rank::{self, Evidence, RankedTest, Selection};
+use racelens_explore::affected::ended::count;
 use racelens_explore::history;
 
 use crate::check::{print_notes, ProjectArgs};
@@ -147,6 +148,4 @@ fn first_pairs(t: &RankedTest) -> String {
     shown
 }
 
-pub fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
+

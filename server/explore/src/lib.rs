@@ -23,6 +23,7 @@
 //! [`history`] keeps, on disk, what each test's threads executed when it last ran (the
 //! coverage history `racelens select` selects from).
 
+pub mod affected;
 pub mod exploration;
 pub mod explorer;
 pub mod history;

@@ -3,7 +3,7 @@
 //!
 //! Every shard works from the same inputs (the change, hence the same selection in the same
 //! order, and the same options), so each one computes on its own, without talking to the
-//! others, the same deal and the same budgets; `racelens merge` (`merge.rs`) checks that and
+//! others, the same deal and the same budgets; `racelens merge` ([`super::merge`]) checks that and
 //! puts the shards' results back into the report the unsharded run prints.
 
 use std::fmt;
