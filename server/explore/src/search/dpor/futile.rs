@@ -65,6 +65,10 @@ impl Futile {
     /// The futile iterations of `exec`. `enabled`: the threads enabled before each step,
     /// when a preemption bound is in force (condition 3); `None` for the unbounded tree.
     pub fn find(exec: &Execution, trace: &Trace, enabled: Option<&[Threads]>) -> Futile {
+        // Most executions wait for nothing: no wait set, no futile check, nothing to allocate.
+        if !trace.effects.iter().any(|e| e.var.slot == slot::WAITSET) {
+            return Futile::default();
+        }
         let mut out = Futile { iteration_of: vec![None; trace.steps.len()], iterations: Vec::new() };
         let threads = trace.steps.iter().map(|s| s.thread as usize + 1).max().unwrap_or(0);
         let mut steps_of: Vec<Vec<usize>> = vec![Vec::new(); threads];
