@@ -5,12 +5,12 @@
 //! `while (count == 0) wait();` makes every producer/consumer test a tree of failed
 //! checks: a consumer that entered the monitor, found it empty and waited, and one that
 //! came later, are two classes for the happens-before equivalence, and each failed check
-//! races with the write that would have let it pass. GenMC treats such loops as
-//! `assume`s (Kokologiannakis, Ren, Vafeiadis, "Dynamic Partial Order Reductions for
-//! Spinloops", FMCAD 2021: a spinloop iteration without side effects is a blocked
-//! thread, not an event); the value-schedule thesis (§5.3) reaches the same end by
-//! counting only the reads whose value decides what happens next. Here, the same idea on
-//! the traces the agent reports:
+//! races with the write that would have let it pass. Stateless model checkers turn such
+//! loops into `assume`s, a loop that exits at its first iteration or blocks (the spin-assume
+//! transformation; Kokologiannakis, Marmanis and Vafeiadis, "Unblocking Dynamic Partial Order
+//! Reduction", CAV 2023, avoid the blocked executions it leaves for await loops); the
+//! value-schedule thesis (§5.3) reaches the same end by counting only the reads whose value
+//! decides what happens next. Here, the same idea on the traces the agent reports:
 //!
 //! An iteration of thread `T` is *futile* when
 //! 1. it runs from taking a lock `L` (entering the monitor, or re-taking it after a
