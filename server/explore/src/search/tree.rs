@@ -433,7 +433,7 @@ impl Tree {
         // The conflicts of what ran, as branches at the nodes of this execution's path.
         let node_at: std::collections::HashMap<u32, NodeId> = path.iter().copied().filter(|&n| !self.nodes[n as usize].notify).map(|n| (self.nodes[n as usize].step, n)).collect();
         let impacted = impacted.filter(|_| self.config.select);
-        let backtracks = if self.config.sleep_sets { dpor::source::analyze(exec, trace, limit, !recorded.redundant, impacted) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted) };
+        let backtracks = if self.config.sleep_sets { dpor::source::analyze(trace, limit, !recorded.redundant, impacted) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted) };
         let mut adds: Vec<(NodeId, &Backtrack)> = backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b))).collect();
         // Depth-first: the deepest branches are popped first, lower threads first.
         adds.sort_by(|&(n, a), &(m, b)| self.nodes[n as usize].depth.cmp(&self.nodes[m as usize].depth).then_with(|| b.threads.cmp(&a.threads)));

@@ -31,10 +31,6 @@
 //! (the property test in [`crate::search::sim`] has such a program). For the same reason
 //! nothing that only an unbounded search could skip is skipped here.
 //!
-//! Futile wait-loop checks ([`super::futile`]) take part only through their reads, and
-//! only against writes outside the critical section that woke them; under the bound, only
-//! checks entered without a preemption and run without one are futile.
-//!
 //! "At every state, `u`'s next step" is computed from the finished execution: a thread's
 //! next step at a state is the next step it took in the trace (or, for a thread still
 //! alive at the end, the operation the agent reports it was about to perform). So the
@@ -46,7 +42,6 @@ use std::collections::HashMap;
 
 use crate::jvm::protocol::{Execution, ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
-use crate::search::dpor::futile::Futile;
 use crate::search::dpor::{conflicts, enabled_before, Backtrack, ImpactedSteps};
 
 /// BPOR's dependence: conflicts, and a release with an acquisition of the same lock.
@@ -68,9 +63,6 @@ struct Last {
     write: Option<u32>,
     /// Any access but a commutative update (what an update is dependent with).
     not_add: Option<u32>,
-    /// A read of a futile check: `any` and `not_add` leave it out, a write finds it only
-    /// where it must be reversed with it.
-    futile: Option<u32>,
 }
 
 /// Per variable, per thread: its last steps on it (step indices).
@@ -80,18 +72,14 @@ struct Accesses {
 }
 
 impl Accesses {
-    fn record(&mut self, t: ThreadId, step: u32, e: &Effect, futile: bool) {
+    fn record(&mut self, t: ThreadId, step: u32, e: &Effect) {
         let entry = match self.by.iter_mut().find(|l| l.thread == t) {
             Some(e) => e,
             None => {
-                self.by.push(Last { thread: t, any: None, write: None, not_add: None, futile: None });
+                self.by.push(Last { thread: t, any: None, write: None, not_add: None });
                 self.by.last_mut().expect("pushed")
             }
         };
-        if futile && e.access == Access::Read {
-            entry.futile = Some(step);
-            return;
-        }
         entry.any = Some(step);
         if e.writes() {
             entry.write = Some(step);
@@ -123,7 +111,6 @@ struct Scan<'a> {
     out: HashMap<(u32, ThreadId), (bool, bool)>,
     hb: Clocks,
     impacted: ImpactedSteps<'a>,
-    futile: &'a Futile,
 }
 
 /// Happens-before as vector clocks, under BPOR's dependence: per thread, how many steps of
@@ -133,9 +120,7 @@ struct Clocks {
     /// Each step's number within its thread, from 1.
     index: Vec<u32>,
     /// Per variable: the join of its writes (acquisitions, starts, commutative updates), of
-    /// all its accesses, of all but its commutative updates, and of its releases; and the
-    /// futile checks' reads since the last write, kept apart.
-    futile: HashMap<Var, Vec<(u32, Clock)>>,
+    /// all its accesses, of all but its commutative updates, and of its releases.
     writes: HashMap<Var, Clock>,
     accesses: HashMap<Var, Clock>,
     not_adds: HashMap<Var, Clock>,
@@ -156,13 +141,12 @@ fn join(into: &mut Clock, other: &Clock) {
 impl Clocks {
     fn new(threads: usize) -> Clocks {
         let zero = vec![0; threads];
-        Clocks { now: vec![zero.clone(); threads], index: Vec::new(), futile: HashMap::new(), writes: HashMap::new(), accesses: HashMap::new(), not_adds: HashMap::new(), releases: HashMap::new(), everything: zero, global: None }
+        Clocks { now: vec![zero.clone(); threads], index: Vec::new(), writes: HashMap::new(), accesses: HashMap::new(), not_adds: HashMap::new(), releases: HashMap::new(), everything: zero, global: None }
     }
 
-    /// Thread `v` takes its next step `k`, with `effects`: it happens after its own past and
-    /// every earlier step it depends on (a futile check's read only where the write must be
-    /// reversed with it: `reversed(read)`).
-    fn step(&mut self, v: usize, k: u32, effects: &[Effect], futile: bool, reversed: impl Fn(u32) -> bool) {
+    /// Thread `v` takes its next step, with `effects`: it happens after its own past and
+    /// every earlier step it depends on.
+    fn step(&mut self, v: usize, effects: &[Effect]) {
         let mut c = self.now[v].clone();
         c[v] += 1;
         if let Some(g) = &self.global {
@@ -179,19 +163,10 @@ impl Clocks {
             for before in after.into_iter().flatten() {
                 join(&mut c, &before.clone());
             }
-            if e.writes() {
-                for (_, before) in self.futile.get(&e.var).into_iter().flatten().filter(|(f, _)| reversed(*f)) {
-                    join(&mut c, before);
-                }
-            }
         }
         let zero = || vec![0; c.len()];
         for e in effects {
-            if e.writes() && e.access != Access::Add {
-                self.futile.remove(&e.var);
-            }
             match e.access {
-                Access::Read if futile => self.futile.entry(e.var).or_default().push((k, c.clone())),
                 Access::Read | Access::Join(_) => {
                     join(self.accesses.entry(e.var).or_insert_with(zero), &c);
                     join(self.not_adds.entry(e.var).or_insert_with(zero), &c);
@@ -227,7 +202,7 @@ impl Clocks {
 }
 
 impl<'a> Scan<'a> {
-    fn new(trace: &'a Trace, enabled: &'a [Threads], conservative: bool, futile: &'a Futile) -> Scan<'a> {
+    fn new(trace: &'a Trace, enabled: &'a [Threads], conservative: bool) -> Scan<'a> {
         let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
         let mut steps_of = vec![Vec::new(); threads];
         let mut switch_before = Vec::with_capacity(trace.steps.len());
@@ -252,7 +227,6 @@ impl<'a> Scan<'a> {
             out: HashMap::new(),
             hb: Clocks::new(threads),
             impacted: None,
-            futile,
         }
     }
 
@@ -289,44 +263,30 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// `u`'s next step in the trace (`None`: pending at the end, or nothing more to do).
-    fn partner(&self, u: usize) -> Option<usize> {
-        self.steps_of[u].get(self.ran[u]).map(|&k| k as usize)
-    }
-
-    /// Whether the race of step `i` with `u`'s next step must be reversed (not when `i` is
-    /// a futile check's read and `u`'s step is in the critical section that woke it).
-    fn needs_reversal(&self, i: u32, u: usize) -> bool {
-        self.futile.needs_reversal(self.trace, i as usize, self.partner(u))
-    }
-
-    /// The last step of thread `w` that is dependent with `next`, the next step of `u`.
-    fn last_dependent(&self, w: usize, next: &[Effect], u: usize) -> Option<u32> {
+    /// The last step of thread `w` that is dependent with `next`.
+    fn last_dependent(&self, w: usize, next: &[Effect]) -> Option<u32> {
         let mut best = self.last_global[w];
         for e in next {
-            let last = self.vars.get(&e.var).and_then(|a| a.of(w));
             let found = match e.access {
                 // A release enables no one that waits elsewhere than at the lock.
-                Access::Release => last.and_then(|l| l.write),
+                Access::Release => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.write),
                 Access::Global => self.last_step[w],
-                Access::Add => last.and_then(|l| l.not_add),
-                _ => last.and_then(|l| if e.writes() { l.any } else { l.write }),
+                Access::Add => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.not_add),
+                _ => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| if e.writes() { l.any } else { l.write }),
             };
-            let futile = last.and_then(|l| l.futile).filter(|&f| e.writes() && self.needs_reversal(f, u));
-            best = best.max(found).max(futile);
+            best = best.max(found);
         }
         best
     }
 
     fn record(&mut self, k: u32, v: ThreadId, effects: &[Effect]) {
         self.last_step[v as usize] = Some(k);
-        let futile = self.futile.in_iteration(k as usize);
         for e in effects {
             match e.access {
                 Access::Global => self.last_global[v as usize] = Some(k),
                 // Releases and acquisitions are both accesses of the lock's variable, so
                 // an acquisition finds the last release before it (and vice versa).
-                _ => self.vars.entry(e.var).or_default().record(v, k, e, futile),
+                _ => self.vars.entry(e.var).or_default().record(v, k, e),
             }
         }
     }
@@ -336,11 +296,8 @@ impl<'a> Scan<'a> {
 /// BPOR's point (2) (a preemption bound is in force).
 pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
     let enabled = enabled_before(exec, trace);
-    let futile = Futile::find(exec, trace, conservative.then_some(&enabled[..]));
-    let erased = futile.erased(trace);
-    let trace = &*erased;
     let limit = limit.min(trace.steps.len());
-    let mut scan = Scan::new(trace, &enabled, conservative, &futile);
+    let mut scan = Scan::new(trace, &enabled, conservative);
     scan.impacted = impacted;
     let threads = scan.steps_of.len();
     for k in 0..limit {
@@ -350,21 +307,20 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool
         // Step k is now the last step of v dependent with the next step of others.
         if !effects.is_empty() {
             for u in (0..threads).filter(|&u| u != vi) {
-                if scan.next_of(u).is_some_and(|next| dependent(effects, next)) && scan.needs_reversal(k as u32, u) {
+                if scan.next_of(u).is_some_and(|next| dependent(effects, next)) {
                     scan.race(k as u32, u as ThreadId);
                 }
             }
         }
         scan.record(k as u32, v, effects);
-        let reversed = |f: u32| futile.needs_reversal(trace, f as usize, Some(k));
-        scan.hb.step(vi, k as u32, effects, futile.in_iteration(k), reversed);
+        scan.hb.step(vi, effects);
         scan.ran[vi] += 1;
         // v's next step, against what every other thread did so far.
         if let Some(next) = scan.next_of(vi).filter(|n| !n.is_empty()) {
             for w in (0..threads).filter(|&w| w != vi) {
                 // Flanagan & Godefroid's condition: a dependent step that happens before
                 // `v`'s present is reordered through the races of the chain in between.
-                if let Some(i) = scan.last_dependent(w, next, vi).filter(|&i| !scan.hb.before(i, w, vi)) {
+                if let Some(i) = scan.last_dependent(w, next).filter(|&i| !scan.hb.before(i, w, vi)) {
                     scan.race(i, v);
                 }
             }

@@ -14,12 +14,8 @@
 //! - [`bpor`]: Bounded Partial-Order Reduction, for the tree that claims preemption
 //!   bounds;
 //! - [`source`]: Source-DPOR with sleep sets, for the tree that claims every schedule.
-//!
-//! Both leave out what [`futile`] finds: wait-loop checks that only read and went back to
-//! waiting until a `notifyAll` woke them.
 
 pub mod bpor;
-pub mod futile;
 pub mod source;
 
 use std::collections::{HashMap, HashSet};

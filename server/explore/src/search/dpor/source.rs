@@ -17,14 +17,9 @@
 //! the new thread, and a lock's release to its next acquisition (a release enables the
 //! acquirer, so their order is forced). Races between acquisitions of one lock are decided
 //! without that last edge: the later acquirer could have taken the lock first.
-//!
-//! Futile wait-loop checks ([`super::futile`]) take part only through their reads, and a
-//! write in the critical section that woke such a check neither races with its reads nor
-//! happens after them.
 
-use crate::jvm::protocol::{Execution, ThreadId, Threads};
+use crate::jvm::protocol::{ThreadId, Threads};
 use crate::jvm::trace::{Access, Effect, Trace, Var};
-use crate::search::dpor::futile::Futile;
 use crate::search::dpor::{Backtrack, ImpactedSteps};
 use std::collections::HashMap;
 
@@ -43,9 +38,6 @@ struct VarState {
     reads_since: Vec<usize>,
     /// Commutative updates ([`Access::Add`]) since the last write: a read depends on each.
     adds_since: Vec<usize>,
-    /// Reads of futile wait-loop checks since the last write: a write happens after those
-    /// whose reversal it needs. Not in `all`.
-    futile_since: Vec<usize>,
     /// The join of every access so far (what a write happens after).
     all: Option<Clock>,
     /// The join of every access but the commutative updates (what an update happens after).
@@ -69,11 +61,7 @@ impl Events {
 /// The races of `exec` (its first `limit` steps) and, for each, the initials of the
 /// schedules that reverse it. `pending`: also the races of the operations live threads
 /// were about to perform when the execution ended.
-pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
-    let futile = Futile::find(exec, trace, None);
-    let erased = futile.erased(trace);
-    let trace = &*erased;
-    let futile = Checks { futile: &futile, trace };
+pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
     let impacted_race = |i: usize, k: Option<usize>| impacted.is_some_and(|f| f(i as u32) || k.is_some_and(|k| f(k as u32)));
     let limit = limit.min(trace.steps.len());
     let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
@@ -91,7 +79,7 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
         let p = trace.steps[k].thread;
         let effects = trace.step_effects(k);
         let pre = cur[p as usize].clone();
-        let candidates = candidates(p, Some(k), effects, &vars, &last_of, last_global, &ev, &futile);
+        let candidates = candidates(p, effects, &vars, &last_of, last_global, &ev);
         for &i in &candidates {
             if is_race(i, &candidates, &pre, &ev) {
                 out.push((i as u32, initials(i, k, p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, Some(k))));
@@ -114,13 +102,11 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
                     if let Some(before) = vars.get(&e.var).and_then(|s| s.all_but_adds.clone()) {
                         join(&mut c, &before);
                     }
-                    join_futile(&mut c, vars.get(&e.var), k, &ev, &futile);
                 }
                 Access::Write | Access::Start(_) | Access::Acquire => {
                     if let Some(all) = vars.get(&e.var).and_then(|s| s.all.clone()) {
                         join(&mut c, &all);
                     }
-                    join_futile(&mut c, vars.get(&e.var), k, &ev, &futile);
                     if e.access == Access::Acquire {
                         if let Some(r) = released.get(&e.var) {
                             join(&mut c, r);
@@ -140,7 +126,6 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
         ev.index.push(c[p as usize]);
         for e in effects {
             match e.access {
-                Access::Read if futile.futile.in_iteration(k) => vars.entry(e.var).or_default().futile_since.push(k),
                 Access::Read | Access::Join(_) => {
                     let s = vars.entry(e.var).or_default();
                     s.reads_since.push(k);
@@ -157,7 +142,6 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
                     s.last_write = Some(k);
                     s.reads_since.clear();
                     s.adds_since.clear();
-                    s.futile_since.clear();
                     join(s.all.get_or_insert_with(|| zero.clone()), &c);
                     join(s.all_but_adds.get_or_insert_with(|| zero.clone()), &c);
                     if let Access::Start(t) = e.access {
@@ -183,7 +167,7 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
         for (p, r) in &trace.pending {
             let effects = trace.effects_of(r);
             let pre = cur[*p as usize].clone();
-            let candidates = candidates(*p, None, effects, &vars, &last_of, last_global, &ev, &futile);
+            let candidates = candidates(*p, effects, &vars, &last_of, last_global, &ev);
             for &i in &candidates {
                 if is_race(i, &candidates, &pre, &ev) {
                     out.push((i as u32, initials(i, limit, *p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, None)));
@@ -204,37 +188,12 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, pending: bool, imp
     merged
 }
 
-/// The futile checks of an execution, with the trace they index.
-struct Checks<'a> {
-    futile: &'a Futile,
-    trace: &'a Trace,
-}
-
-impl Checks<'_> {
-    /// The futile reads of `s` that the write at step `k` (`None`: pending) must be
-    /// reversed with.
-    fn reversed_by<'s>(&'s self, s: &'s VarState, k: Option<usize>) -> impl Iterator<Item = usize> + 's {
-        s.futile_since.iter().copied().filter(move |&f| self.futile.needs_reversal(self.trace, f, k))
-    }
-}
-
-/// A write at step `k` happens after the futile reads it must be reversed with.
-fn join_futile(c: &mut Clock, s: Option<&VarState>, k: usize, ev: &Events, checks: &Checks) {
-    if let Some(s) = s {
-        for f in checks.reversed_by(s, Some(k)) {
-            join(c, &ev.clock[f]);
-        }
-    }
-}
-
-/// The earlier steps of other threads that a step of `p` (step `k`; `None`: pending) with
-/// `effects` conflicts with directly: the last write and the commutative updates since
-/// before a read; the reads since the last write, or the last write, before an update; the
-/// reads and updates since the last write, or the last write, before a write; every
-/// thread's last step for a global step. Futile reads count where the write must be
-/// reversed with them.
-#[allow(clippy::too_many_arguments)]
-fn candidates(p: ThreadId, k: Option<usize>, effects: &[Effect], vars: &HashMap<Var, VarState>, last_of: &[Option<usize>], last_global: Option<usize>, ev: &Events, checks: &Checks) -> Vec<usize> {
+/// The earlier steps of other threads that a step of `p` with `effects` conflicts with
+/// directly: the last write and the commutative updates since before a read; the reads
+/// since the last write, or the last write, before an update; the reads and updates since
+/// the last write, or the last write, before a write; every thread's last step for a global
+/// step.
+fn candidates(p: ThreadId, effects: &[Effect], vars: &HashMap<Var, VarState>, last_of: &[Option<usize>], last_global: Option<usize>, ev: &Events) -> Vec<usize> {
     let mut out = Vec::new();
     for e in effects {
         match e.access {
@@ -249,7 +208,7 @@ fn candidates(p: ThreadId, k: Option<usize>, effects: &[Effect], vars: &HashMap<
             Access::Write | Access::Start(_) | Access::Acquire | Access::Add => {
                 if let Some(s) = vars.get(&e.var) {
                     let adds: &[usize] = if e.access == Access::Add { &[] } else { &s.adds_since };
-                    let others: Vec<usize> = s.reads_since.iter().chain(adds).copied().chain(checks.reversed_by(s, k)).filter(|&r| ev.thread[r] != p).collect();
+                    let others: Vec<usize> = s.reads_since.iter().chain(adds).copied().filter(|&r| ev.thread[r] != p).collect();
                     if others.is_empty() {
                         out.extend(s.last_write);
                     } else {
