@@ -113,6 +113,11 @@ final class Sched {
 
     /** Context switches so far in this execution (the turn handed to another thread). */
     static long switches;
+    /**
+     * Threads waiting at a yield ({@link Spinning}): their readiness changes with every step,
+     * so while there are any, every point takes the slow path and recomputes who is enabled.
+     */
+    static int spinners;
 
     /**
      * A yield point ({@code Thread.yield}, {@code Thread.onSpinWait}). A thread that yields
@@ -134,7 +139,12 @@ final class Sched {
         boolean spinning = s.yieldedAt == switches;
         s.yieldedAt = switches;
         if (spinning) {
-            gatedPoint(s, site, null, new Spinning(steps), false, (byte) 0, null, 0);
+            spinners++;
+            try {
+                gatedPoint(s, site, null, new Spinning(steps), false, (byte) 0, null, 0);
+            } finally {
+                spinners--;
+            }
         } else {
             slowPoint(s, site, null);
         }
@@ -198,7 +208,7 @@ final class Sched {
         if (pct != null) {
             pct.point(s, site, threads);
         }
-        if (dirty) {
+        if (dirty || spinners > 0) {
             recompute();
         }
         if (s.chosen) {
@@ -241,7 +251,7 @@ final class Sched {
         }
         enabledCount = n;
         dirty = false;
-        slow = full || n > 1 || pct != null;
+        slow = full || n > 1 || pct != null || spinners > 0;
     }
 
     /** Model state changed in a way that may enable or disable a blocked thread. */
@@ -657,6 +667,7 @@ final class Sched {
         threads = new TS[] {s0};
         steps = 0;
         switches = 0;
+        spinners = 0;
         maxSteps = maxStepsArg;
         tickLimit = Math.max(1_000_000L, 1000L * maxStepsArg);
         full = fullArg;
