@@ -124,8 +124,10 @@ pub struct ExploreArgs {
     fail_fast: bool,
     /// With `--affected`: explore only shard I of N (1-based), for CI over N machines: the
     /// selected tests are dealt round-robin by rank, each with its unsharded budget, and
-    /// `racelens merge` turns the N `--json` outputs into the unsharded report. One test's
-    /// schedules are not split: a shard left without a test says "no work for this shard".
+    /// `racelens merge` turns the N `--json` outputs into the unsharded report. With fewer
+    /// tests than shards, the deal goes on round the table: a test's schedules are split
+    /// into parts (subtrees of its search), each shard explores one part with its share of
+    /// the test's budget, and `merge` joins the parts' claims into the test's.
     #[arg(long, value_name = "I/N", conflicts_with = "test")]
     shard: Option<Shard>,
     /// The largest preemption bound: iterative context bounding explores every schedule

@@ -10,6 +10,7 @@ use clap::Args;
 use racelens_explore::affected::ended::{summary, Ended};
 use racelens_explore::affected::merge::{merge, read};
 use racelens_explore::reports::AffectedReport;
+use racelens_explore::search::part::Part;
 
 use crate::explore::affected::{exit_code, header};
 use crate::print_json;
@@ -44,7 +45,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode, String> {
         println!("racelens: the change selects no test ({})", merged.evidence);
     } else {
         for (i, (t, text)) in merged.tests.iter().enumerate() {
-            println!("{}{}", if i == 0 { "" } else { "\n" }, header(t.rank, &t.test, t.pairs.len(), t.budget));
+            println!("{}{}", if i == 0 { "" } else { "\n" }, header(t.rank, &t.test, t.pairs.len(), t.budget, Part::WHOLE));
             print!("{text}");
         }
         println!();

@@ -132,23 +132,22 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     let ended: Vec<(&Value, &Value)> = single_60["tests"].as_array().unwrap().iter().map(|t| (&t["result"]["outcome"], &t["result"]["schedules"])).collect();
     let (limit, fail) = ((&json!("limit"), &json!(12)), (&json!("fail"), &json!(1)));
     assert_eq!(ended, [limit, limit, limit, fail, fail], "{single_60:#}");
-    for n in [2, 6] {
+    for n in [2, 5] {
         let (single, code, extra) = match n {
             2 => (&single, code, &[][..]),
             _ => (&single_60, code_60, &["--max-schedules", "60"][..]),
         };
         let (files, codes) = run_shards(&machines, repo.path(), out.path(), n, extra);
-        // Round-robin by rank: 2 shards hold #1, #3 and #5, and #2 and #4; of 6, the last has
-        // no work.
+        // Round-robin by rank: 2 shards hold #1, #3 and #5, and #2 and #4; 5 shards one each.
         let held: Vec<Vec<u64>> = files.iter().map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect()).collect();
         let expected: Vec<Vec<u64>> = match n {
             2 => vec![vec![1, 3, 5], vec![2, 4]],
-            _ => vec![vec![1], vec![2], vec![3], vec![4], vec![5], vec![]],
+            _ => vec![vec![1], vec![2], vec![3], vec![4], vec![5]],
         };
         assert_eq!(held, expected);
-        // Each shard's status is its own tests': with 2 shards each holds a failure; with 6
+        // Each shard's status is its own tests': with 2 shards each holds a failure; with 5
         // and 60 schedules only #4 and #5 fail.
-        assert_eq!(codes, if n == 2 { vec![1, 1] } else { vec![0, 0, 0, 1, 1, 0] });
+        assert_eq!(codes, if n == 2 { vec![1, 1] } else { vec![0, 0, 0, 1, 1] });
         // The files in any order.
         let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
         let merged = merge_command(repo.path(), &reversed).arg("--json").output().unwrap();
@@ -156,11 +155,45 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
         assert_follows_schema("explore-affected", &json);
         assert_eq!(timeless(&json), timeless(single), "{n} shards");
         assert_eq!(merged.status.code(), Some(code), "{n} shards");
-        if n == 6 {
-            let idle = shard_json(&files[5]);
-            assert_eq!((&idle["tests"], &idle["schedules"], &idle["shard"]["texts"]), (&json!([]), &json!(0), &json!({})), "{idle:#}");
-        }
     }
+
+    // Seven shards for five tests: the deal goes on round the table, so shards 6 and 7 take
+    // the second parts of #1 and #2, each with half its budget. #1's failure is found in a
+    // part; #2 clears each part (every schedule of the test, or every one of its share up to
+    // the bound, 3), and so the whole; #3 to #5 are as alone.
+    let (files, codes) = run_shards(&machines, repo.path(), out.path(), 7, &[]);
+    let held: Vec<Vec<(u64, Value)>> = files
+        .iter()
+        .map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| (t["rank"].as_u64().unwrap(), t["result"]["coverage"]["part"].clone())).collect())
+        .collect();
+    let part = |i, n| json!({"index": i, "count": n});
+    let expected = vec![vec![(1, part(1, 2))], vec![(2, part(1, 2))], vec![(3, Value::Null)], vec![(4, Value::Null)], vec![(5, Value::Null)], vec![(1, part(2, 2))], vec![(2, part(2, 2))]];
+    assert_eq!(held, expected);
+    let cleared = |coverage: &Value| coverage["all_schedules"] == json!(true) || coverage["complete_bound"] == json!(3);
+    for f in [&files[1], &files[6]] {
+        let t = &shard_json(f)["tests"][0];
+        assert_eq!((&t["budget"], &t["result"]["outcome"]), (&json!(1_000), &json!("pass")), "{t:#}");
+        assert!(cleared(&t["result"]["coverage"]), "{t:#}");
+    }
+    // #3 to #5 fail, #2's parts pass, and #1's failure is in one of its parts at least.
+    assert_eq!((&codes[1..5], codes[6]), (&[0, 1, 1, 1][..], 0), "{codes:?}");
+    assert!(codes[0] == 1 || codes[5] == 1, "{codes:?}");
+    let merged = merge_command(repo.path(), &files).arg("--json").output().unwrap();
+    let json: Value = serde_json::from_slice(&merged.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
+    assert_follows_schema("explore-affected", &json);
+    assert_eq!(merged.status.code(), Some(1));
+    let (whole, alone) = (timeless(&json), timeless(&single));
+    assert_eq!(whole["tests"].as_array().unwrap()[2..], alone["tests"].as_array().unwrap()[2..]);
+    let (first, second) = (&json["tests"][0], &json["tests"][1]);
+    assert_eq!((&first["result"]["outcome"], first["parts"].as_array().unwrap().len(), &first["budget"]), (&json!("fail"), 2, &json!(2_000)), "{first:#}");
+    assert_eq!((&second["result"]["outcome"], &second["result"]["coverage"]["part"]), (&json!("pass"), &Value::Null), "{second:#}");
+    assert!(cleared(&second["result"]["coverage"]), "{second:#}");
+    let runs: u64 = second["parts"].as_array().unwrap().iter().map(|p| p["result"]["schedules"].as_u64().unwrap()).sum();
+    assert_eq!(second["result"]["schedules"].as_u64(), Some(runs));
+    let text = merge_command(repo.path(), &files).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("part 1/2: ✓ no failure: ") && text.contains("part 2/2: ✓ no failure: ") && text.contains("✓ the 2 parts together: no failure: "), "{text}");
+    assert!(text.contains("✗ the 2 parts together: a failure (above)"), "{text}");
 
     // The text report too, and `--fail-fast`, which stops the merge where one run stops.
     let (files, _) = run_shards(&machines, repo.path(), out.path(), 2, &[]);
@@ -184,14 +217,6 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
 fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let repo = fixture_repo(FIXTURE);
     let machines = Machines::new();
-    // Five tests over seven shards: shards 6 and 7 have no work (one test's schedules are
-    // not split). Neither needs a JVM.
-    let out = machines.command(repo.path(), &["explore", "--affected", "--shard", "7/7"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "racelens: shard 7/7: no work for this shard: the change selects 5 tests, dealt to shards 1/7 to 5/7; the schedules of one test are not split over shards\n"
-    );
     // A budget of 0 stops every test before its first run.
     let (code, single) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "0"]);
     assert_eq!((code, &single["schedules"]), (0, &json!(0)), "{single:#}");
@@ -242,5 +267,5 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     assert!(stderr.contains("'--test <CLASS#METHOD>' cannot be used with '--shard <I/N>'"), "{stderr}");
     let help = racelens_command(repo.path(), &["explore", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("--shard <I/N>") && help.contains("a shard left without a test says \"no work for this shard\""), "{help}");
+    assert!(help.contains("--shard <I/N>") && help.contains("a test's schedules are split into parts"), "{help}");
 }

@@ -10,9 +10,10 @@
 //! version), `change.patch` applied (the regression), `fault.toml` naming the test.
 //!
 //! Run: `cargo bench -p racelens-explore --bench capp -- [--seeds N] [--budget N]
-//! [--faults a,b] [--heuristics basic,LOS,...] [--stress-seconds S] [--verify]`
+//! [--faults a,b] [--heuristics basic,LOS,...] [--stress-seconds S] [--verify [--parts N]]`
 //! (`--verify` also explores every schedule of each correct version within the bound and
-//! fails if one fails: the faults are honest).
+//! fails if one fails: the faults are honest; with `--parts N`, also split into N parts as
+//! N shards would explore them, each with the whole budget, and their claims joined).
 
 mod common;
 
@@ -27,6 +28,7 @@ use racelens_explore::jvm::stress;
 use racelens_explore::results::coverage::Coverage;
 use racelens_explore::search::capp::HEURISTICS;
 use racelens_explore::search::heuristics::Choice;
+use racelens_explore::search::part::Part;
 use racelens_explore::search::Strategy;
 
 struct Args {
@@ -38,10 +40,12 @@ struct Args {
     verify: bool,
     /// The largest preemption bound (`--verify` claims it complete, or every schedule).
     bound: u32,
+    /// `--verify` also in this many parts of each test's schedules.
+    parts: u32,
 }
 
 fn args() -> Args {
-    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false, bound: racelens_explore::explorer::DEFAULT_MAX_BOUND };
+    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false, bound: racelens_explore::explorer::DEFAULT_MAX_BOUND, parts: 1 };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
@@ -53,6 +57,7 @@ fn args() -> Args {
             "--stress-seconds" => a.stress_seconds = value().parse().expect("--stress-seconds S"),
             "--verify" => a.verify = true,
             "--bound" => a.bound = value().parse().expect("--bound N"),
+            "--parts" => a.parts = value().parse().expect("--parts N"),
             // cargo bench passes --bench
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -91,7 +96,7 @@ fn main() {
     let faults = faults(&args.faults);
     println!("CAPP benchmark: {} faults, heuristics {}, budget {} schedules, largest preemption bound {}", faults.len(), args.heuristics.join(" "), args.budget, args.bound);
     if args.verify {
-        verify(&faults, &jdk, args.budget, args.bound);
+        verify(&faults, &jdk, args.budget, args.bound, args.parts);
     }
 
     // schedules[heuristic][fault] in the default (deterministic) order; seeded runs apart.
@@ -199,16 +204,24 @@ fn main() {
 
 /// Every schedule of each correct version within the bound passes (the faults are honest),
 /// with what the search could claim and what it took.
-fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32) {
+fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32, parts: u32) {
     for fault in faults {
         let mut p = prepare(fault, false, jdk);
-        let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, max_schedules: budget, ..Options::default() };
-        let r = racelens_explore::exploration::explore_test(&mut p.session, &options, Choice::parse("basic").expect("basic"), None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
-        let coverage = Coverage::of(&r);
-        match r.verdict {
-            Verdict::Passed | Verdict::Limit => println!("verified {}: no failure; {}", fault.name, coverage.text()),
-            Verdict::Failed(f) => panic!("{}: the correct version fails: {}", fault.name, racelens_explore::results::report::headline(&f.full)),
-            other => panic!("{}: {other:?}", fault.name),
+        let mut explore = |part: Part| {
+            let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, max_schedules: budget, part, ..Options::default() };
+            let r = racelens_explore::exploration::explore_test(&mut p.session, &options, Choice::parse("basic").expect("basic"), None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
+            match r.verdict {
+                Verdict::Passed | Verdict::Limit => Coverage::of(&r),
+                Verdict::Failed(f) => panic!("{} ({part}): the correct version fails: {}", fault.name, racelens_explore::results::report::headline(&f.full)),
+                other => panic!("{} ({part}): {other:?}", fault.name),
+            }
+        };
+        println!("verified {}: no failure; {}", fault.name, explore(Part::WHOLE).text());
+        if parts > 1 {
+            let each: Vec<Coverage> = (0..parts).map(|i| explore(Part::new(i, parts).expect("i < parts"))).collect();
+            let runs: Vec<String> = each.iter().map(|c| c.runs.to_string()).collect();
+            let longest = each.iter().map(|c| c.runs).max().unwrap_or(0);
+            println!("  in {parts} parts: runs {} (the longest part {longest}); together: {}", runs.join(" + "), Coverage::join(&each).text());
         }
         p.session.close();
     }

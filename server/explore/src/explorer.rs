@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::jvm::protocol::{Execution, Known, Outcome, Site, ThreadId};
 use crate::jvm::{Mode, Session};
 use crate::results::schedule::ScheduleString;
+use crate::search::part::Part;
 use crate::search::{Claim, Kind, Request, Search, Strategy};
 
 #[derive(Clone, Debug)]
@@ -30,6 +31,8 @@ pub struct Options {
     pub all: bool,
     /// Drop what the prioritization postpones (selection, not prioritization).
     pub select: bool,
+    /// The part of the test's schedules to explore (`--shard` of one test).
+    pub part: Part,
 }
 
 /// The preemption bound iterative context bounding goes up to by default: far enough for
@@ -40,13 +43,13 @@ pub const DEFAULT_MAX_BOUND: u32 = 3;
 impl Options {
     /// What of these options shapes the search.
     pub fn shape(&self) -> crate::search::Shape {
-        crate::search::Shape { strategy: self.strategy, seed: self.seed, select: self.select }
+        crate::search::Shape { strategy: self.strategy, seed: self.seed, select: self.select, part: self.part }
     }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_time: None, max_steps: 100_000, all: false, select: false }
+        Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_time: None, max_steps: 100_000, all: false, select: false, part: Part::WHOLE }
     }
 }
 

@@ -251,9 +251,14 @@ pub struct AffectedTest {
     /// Its share of the budget, fixed up front.
     pub budget: u64,
     /// The exploration, as `explore --test --json` prints it; null when the test could not
-    /// be run (`error`).
+    /// be run (`error`). With `--shard` and fewer tests than shards, a shard's entry is one
+    /// part of the test's schedules (`coverage.part`), and `merge` joins the parts here.
     pub result: Option<ExploreReport>,
     pub error: Option<String>,
+    /// `merge` of a test whose schedules were split over shards: each part's entry, in
+    /// order; `result` joins them. (Absent otherwise, never empty.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<AffectedTest>,
 }
 
 /// What a shard's JSON carries for `racelens merge`, beside its tests' results.

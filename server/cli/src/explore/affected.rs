@@ -1,7 +1,8 @@
 //! `racelens explore --affected`: the tests `racelens select` selects for the working-tree
 //! change, explored in its order, each within its share of one budget of schedules; with
-//! `--shard I/N`, only this shard's tests (`shard.rs`), in JSON that `racelens merge`
-//! (`merge.rs`) turns back into this report.
+//! `--shard I/N`, only this shard's tests (or, with fewer tests than shards, its part of one
+//! test's schedules; the explore library's `affected::shard`), in JSON that `racelens merge`
+//! turns back into this report.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -20,6 +21,7 @@ use crate::check::{note_lines, print_notes};
 use crate::select::analyze_and_select;
 use racelens_explore::affected::ended::{count, exit_status, outcomes, summary, thousands, Ended};
 use racelens_explore::affected::shard::{self, Shard};
+use racelens_explore::search::part::Part;
 use crate::{print_json, Format};
 
 pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
@@ -31,12 +33,15 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     let budgets = shard::budgets(args.max_schedules, selected.len());
     // What `racelens merge` needs from each shard, beside its tests' results.
     let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets, &selection.evidence));
-    let mine: Vec<usize> = (0..selected.len()).filter(|&p| args.shard.is_none_or(|s| s.owns(p))).collect();
+    let mine: Vec<(usize, Part)> = match args.shard {
+        Some(s) => s.deal(selected.len()),
+        None => (0..selected.len()).map(|p| (p, Part::WHOLE)).collect(),
+    };
     if mine.is_empty() {
         if let Some(path) = &args.html {
             let words = match args.shard {
                 None => format!("racelens: the change selects no test ({})", selection.evidence),
-                Some(s) => format!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
+                Some(s) => format!("racelens: shard {s}: {}", no_work(&selection.evidence)),
             };
             write_html(path, HTML_TITLE, &[Section::Outcome { test: "No test explored".into(), words }])?;
         }
@@ -50,7 +55,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
                     println!("racelens: no evidence either way: {undecided}");
                 }
             }
-            (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(s, selected.len(), &selection.evidence)),
+            (Format::Text, Some(s)) => println!("racelens: shard {s}: {}", no_work(&selection.evidence)),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -63,16 +68,16 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     // `--html`: one section per test explored.
     let mut sections = Vec::new();
     let deadline = args.max_seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
-    for (i, &p) in mine.iter().enumerate() {
-        let (test, share) = (&selected[p], budgets[p]);
+    for (i, &(p, part)) in mine.iter().enumerate() {
+        let (test, share) = (&selected[p], shard::part_budget(budgets[p], part));
         // `--max-seconds`: the time left, shared among the tests left.
         let seconds = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).as_secs() / (mine.len() - i) as u64);
-        let title = header(test.rank, &test.test, test.pairs.len(), share);
+        let title = header(test.rank, &test.test, test.pairs.len(), share, part);
         if format == Format::Text {
-            println!("{}{}", if i == 0 { "" } else { "\n" }, header(test.rank, &test.test, test.pairs.len(), share));
+            println!("{}{title}", if i == 0 { "" } else { "\n" });
         }
         let mut covered = None;
-        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, share, seconds) {
+        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, (share, part), seconds) {
             Ok(exploration) => {
                 spent += exploration.report.stats.schedules;
                 let result = match format {
@@ -103,7 +108,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
         }
         explored.push(sarif::AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration: covered, error: error.clone() });
         texts.insert(test.test.clone(), text);
-        results.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: share, result, error });
+        results.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: share, result, error, parts: Vec::new() });
         ended.push(end);
         if args.fail_fast && end == Ended::Failed {
             break;
@@ -116,7 +121,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     if let Some(path) = &args.html {
         let words = match args.shard {
             None => summary(&ended, selected.len(), spent, args.max_schedules),
-            Some(s) => shard_summary(s, &ended, mine.len(), selected.len(), spent, mine.iter().map(|&p| budgets[p]).sum()),
+            Some(s) => shard_summary(s, &ended, &ranked(&mine, selected), selected.len(), spent, shard_budget(&mine, &budgets)),
         };
         sections.push(Section::Outcome { test: "Summary".into(), words });
         write_html(path, HTML_TITLE, &sections)?;
@@ -133,7 +138,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
             println!();
             match args.shard {
                 None => println!("{}", summary(&ended, selected.len(), spent, args.max_schedules)),
-                Some(s) => println!("{}", shard_summary(s, &ended, mine.len(), selected.len(), spent, mine.iter().map(|&p| budgets[p]).sum())),
+                Some(s) => println!("{}", shard_summary(s, &ended, &ranked(&mine, selected), selected.len(), spent, shard_budget(&mine, &budgets))),
             }
             print_notes(&host);
         }
@@ -151,9 +156,23 @@ pub(crate) fn exit_code(ended: &[Ended]) -> ExitCode {
 const HTML_TITLE: &str = "racelens explore --affected";
 
 /// `#1 pkg.PoolTest#borrow — covers 4 impacted pairs; up to 3,334 schedules`: the line
-/// before each test's result.
-pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64) -> String {
-    format!("#{rank} {test} — covers {}; up to {} schedule{}", count(pairs, "impacted pair"), thousands(share), if share == 1 { "" } else { "s" })
+/// before each test's result (`; part 2/3 of its schedules, up to ...` for a part).
+pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64, part: Part) -> String {
+    let part = match part.is_whole() {
+        true => String::new(),
+        false => format!("{part} of its schedules, "),
+    };
+    format!("#{rank} {test} — covers {}; {part}up to {} schedule{}", count(pairs, "impacted pair"), thousands(share), if share == 1 { "" } else { "s" })
+}
+
+/// The ranks of the tests at `mine`'s positions, with their parts.
+fn ranked(mine: &[(usize, Part)], selected: &[RankedTest]) -> Vec<(usize, Part)> {
+    mine.iter().map(|&(p, part)| (selected[p].rank, part)).collect()
+}
+
+/// The budgets of what this shard explores.
+fn shard_budget(mine: &[(usize, Part)], budgets: &[u64]) -> u64 {
+    mine.iter().map(|&(p, part)| shard::part_budget(budgets[p], part)).sum()
 }
 
 /// What a shard's JSON carries for `racelens merge`, under `shard`: which shard it is; the
@@ -186,39 +205,34 @@ fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedT
     }
 }
 
-/// Why shard `s` has nothing to do when `selected` tests are dealt.
-fn no_work(s: Shard, selected: usize, evidence: &str) -> String {
-    let dealt = match selected {
-        0 => format!("the change selects no test ({evidence})"),
-        n => format!("the change selects {}, dealt to shards 1/{c} to {n}/{c}; the schedules of one test are not split over shards", count(n, "test"), c = s.count()),
-    };
-    format!("no work for this shard: {dealt}")
+/// Why a shard has nothing to do: with at least one test selected every shard has a test
+/// or a part of one.
+fn no_work(evidence: &str) -> String {
+    format!("no work for this shard: the change selects no test ({evidence})")
 }
 
 /// Explores one selected test with at most `share` schedules (its module of the build
 /// compiled first), or says why it could not run.
-fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, share: u64, seconds: Option<u64>) -> Result<Exploration, String> {
+fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, (share, part): (u64, Part), seconds: Option<u64>) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
     let toolchain = super::toolchain_for(host, sources, &spec)?;
-    let settings = Settings { max_seconds: seconds, ..args.settings(share)? };
+    let settings = Settings { max_seconds: seconds, part, ..args.settings(share)? };
     explore_with_progress(&toolchain, &args.request(host, spec, settings, change.cloned()))
 }
 
 /// `racelens: shard 1/2: 2 of 3 selected tests explored here: ...`, of this shard's tests
-/// and their budgets alone.
-fn shard_summary(s: Shard, ended: &[Ended], mine: usize, selected: usize, schedules: u64, budget: u64) -> String {
-    let stopped = match ended.len() == mine {
-        true => String::new(),
-        false => format!(" (--fail-fast: stopped at its first failure, {} of its {mine} explored)", ended.len()),
+/// (or part of a test) and their budgets alone.
+/// `mine` holds the rank of each test it explored, with the part.
+fn shard_summary(s: Shard, ended: &[Ended], mine: &[(usize, Part)], selected: usize, schedules: u64, budget: u64) -> String {
+    let what = match mine {
+        [(rank, part)] if !part.is_whole() => format!("{part} of the schedules of #{rank} of {} explored here", count(selected, "selected test")),
+        _ => format!("{} of {} explored here", mine.len(), count(selected, "selected test")),
     };
-    format!(
-        "racelens: shard {s}: {} of {} explored here{stopped}: {}, {} of {} schedules (its tests' budgets); `racelens merge` gives the report of all shards",
-        mine,
-        count(selected, "selected test"),
-        outcomes(ended),
-        thousands(schedules),
-        thousands(budget)
-    )
+    let stopped = match ended.len() == mine.len() {
+        true => String::new(),
+        false => format!(" (--fail-fast: stopped at its first failure, {} of its {} explored)", ended.len(), mine.len()),
+    };
+    format!("racelens: shard {s}: {what}{stopped}: {}, {} of {} schedules (its tests' budgets); `racelens merge` gives the report of all shards", outcomes(ended), thousands(schedules), thousands(budget))
 }
 
 #[cfg(test)]
@@ -228,13 +242,15 @@ mod tests {
     #[test]
     fn a_shard_says_what_it_explored_and_when_it_has_nothing_to_do() {
         let s = Shard::new(2, 3).unwrap();
-        assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], 2, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 cleared (bound 3 on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        assert_eq!(shard_summary(s, &[Ended::Failed], 2, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 cleared, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        let s = Shard::new(3, 3).unwrap();
-        assert_eq!(no_work(s, 2, "static reachability"), "no work for this shard: the change selects 2 tests, dealt to shards 1/3 to 2/3; the schedules of one test are not split over shards");
-        assert_eq!(no_work(s, 0, "static reachability for 2 tests"), "no work for this shard: the change selects no test (static reachability for 2 tests)");
-        assert_eq!(header(1, "p.T#m", 1, 1), "#1 p.T#m — covers 1 impacted pair; up to 1 schedule");
-        assert_eq!(header(2, "p.T#m", 4, 3_334), "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules");
+        let mine = [(2, Part::WHOLE), (5, Part::WHOLE)];
+        assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], &mine, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 cleared (bound 3 on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
+        assert_eq!(shard_summary(s, &[Ended::Failed], &mine, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 cleared, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
+        let part = [(1, Part::new(1, 2).unwrap())];
+        assert_eq!(shard_summary(s, &[Ended::EverySchedule], &part, 1, 12, 5_000), "racelens: shard 2/3: part 2/2 of the schedules of #1 of 1 selected test explored here: 0 failed, 1 cleared (every schedule on 1), 12 of 5,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
+        assert_eq!(no_work("static reachability for 2 tests"), "no work for this shard: the change selects no test (static reachability for 2 tests)");
+        assert_eq!(header(1, "p.T#m", 1, 1, Part::WHOLE), "#1 p.T#m — covers 1 impacted pair; up to 1 schedule");
+        assert_eq!(header(2, "p.T#m", 4, 3_334, Part::WHOLE), "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules");
+        assert_eq!(header(1, "p.T#m", 4, 5_000, Part::new(0, 2).unwrap()), "#1 p.T#m — covers 4 impacted pairs; part 1/2 of its schedules, up to 5,000 schedules");
         // The exit status of the run and of the merge.
         assert_eq!(format!("{:?}", exit_code(&[Ended::EverySchedule, Ended::Budget])), format!("{:?}", ExitCode::SUCCESS));
         assert_eq!(format!("{:?}", exit_code(&[Ended::Failed])), format!("{:?}", ExitCode::from(1)));

@@ -168,7 +168,7 @@ mod tests {
         use ExploreOutcome::*;
         let entry = |outcome, all_schedules, complete_bound| {
             let coverage = Coverage { complete_bound, all_schedules, classes: 1, runs: 2, ..Coverage::default() };
-            AffectedTest { test: "T".into(), rank: 1, pairs: Vec::new(), budget: 2, result: Some(bare_result("T", outcome, coverage, 2)), error: None }
+            AffectedTest { test: "T".into(), rank: 1, pairs: Vec::new(), budget: 2, result: Some(bare_result("T", outcome, coverage, 2)), error: None, parts: Vec::new() }
         };
         let ended = |e: AffectedTest| Ended::of_entry(&e);
         assert_eq!(ended(entry(Fail, false, None)), Ended::Failed);

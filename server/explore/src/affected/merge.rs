@@ -7,7 +7,9 @@
 //! anything else is an error that names the files. Each shard explored the tests the deal
 //! gave it ([`super::shard`]), in rank order, each with its unsharded budget, and a test's
 //! exploration depends only on the test and the options: so the selection, walked in rank
-//! order and each test taken from its shard, is the unsharded run's list of results. With
+//! order and each test taken from its shard, is the unsharded run's list of results. A test
+//! split into parts (fewer tests than shards) is joined from them ([`parts`]): its claim is
+//! the weakest of theirs, one about the same schedules as the unsharded run's. With
 //! `--fail-fast` the unsharded run stops at the first failure in rank order; every test
 //! ranked before it was explored by its shard (a shard stops only after a failure of its
 //! own, ranked no better), so merge stops there too and drops what shards explored after it.
@@ -18,8 +20,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::ended::Ended;
-use super::shard::Shard;
+use super::parts;
+use super::shard::{dealt, Shard};
 use crate::reports::{AffectedReport, AffectedTest, ShardData};
+use crate::results::coverage::PartOf;
 
 /// One shard's output.
 #[derive(Debug)]
@@ -110,17 +114,36 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data.options.max_schedules, notes: first.data.notes.clone(), evidence: first.data.evidence.clone() };
     // Names are quoted as JSON writes them (`{:?}` of a plain name), as the messages always were.
     for (p, wanted) in selection.iter().enumerate() {
-        let owner = by_index.values().map(|s| s.shard).find(|s| s.owns(p)).expect("every position has a shard");
-        let file = &by_index[&owner.index()].file;
-        let entry = next.get_mut(&owner.index()).and_then(Iterator::next).ok_or_else(|| {
-            format!("{file} (shard {owner}) lacks #{} {:?}, which the deal gave it: its run did not finish", wanted.rank, wanted.test)
-        })?;
-        if entry.test != wanted.test || entry.rank != wanted.rank {
-            return Err(format!("{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}", entry.test, entry.rank, wanted.test, wanted.rank));
+        // The test's shard, or the shards of its parts when there were fewer tests than shards.
+        let mut entries = Vec::new();
+        let mut texts = Vec::new();
+        let owners = dealt(p, selection.len(), n);
+        for (owner, part) in &owners {
+            let file = &by_index[&owner.index()].file;
+            let entry = next.get_mut(&owner.index()).and_then(Iterator::next).ok_or_else(|| {
+                format!("{file} (shard {owner}) lacks #{} {:?}, which the deal gave it: its run did not finish", wanted.rank, wanted.test)
+            })?;
+            if entry.test != wanted.test || entry.rank != wanted.rank {
+                return Err(format!("{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}", entry.test, entry.rank, wanted.test, wanted.rank));
+            }
+            let expected = (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() });
+            if let Some(got) = entry.result.as_ref().map(|r| r.coverage.part).filter(|&got| got != expected) {
+                let name = |p: Option<PartOf>| p.map_or("all".to_string(), |p| format!("part {}/{}", p.index, p.count));
+                return Err(format!("{file} (shard {owner}) explored {} of {:?} where the deal gave it {}", name(got), wanted.test, name(expected)));
+            }
+            texts.push(by_index[&owner.index()].data.texts.get(&wanted.test).ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {:?}", wanted.test))?.as_str());
+            entries.push(entry.clone());
         }
-        let ended = Ended::of_entry(entry);
-        let text = by_index[&owner.index()].data.texts.get(&wanted.test).ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {:?}", wanted.test))?;
-        merged.tests.push((entry.clone(), text.clone()));
+        let (entry, text) = match owners.len() {
+            1 => (entries.remove(0), texts[0].to_string()),
+            _ => {
+                let joined = parts::join(wanted, entries);
+                let text = parts::text(&texts, &joined);
+                (joined, text)
+            }
+        };
+        let ended = Ended::of_entry(&entry);
+        merged.tests.push((entry, text));
         merged.ended.push(ended);
         if fail_fast && ended == Ended::Failed {
             break;
@@ -143,20 +166,21 @@ mod tests {
     use super::*;
     use crate::affected::ended::bare_result;
     use crate::reports::{ExploreOutcome, Search, SelectedTest, ShardOptions};
-    use crate::results::coverage::Coverage;
+    use crate::results::coverage::{Coverage, PartOf};
 
     /// The JSON a shard of `count` prints for the `selection` of `(test, outcome)` (outcome
     /// `None`: not run), holding the tests the deal gives shard `index`, up to `explored`
     /// of them.
     fn shard_json(index: usize, count: usize, selection: &[(&str, Option<ExploreOutcome>)], explored: usize, fail_fast: bool) -> Value {
         let shard = Shard::new(index, count).unwrap();
-        let mine = selection.iter().enumerate().filter(|(p, _)| shard.owns(*p)).take(explored);
+        let mine = shard.deal(selection.len()).into_iter().map(|(p, part)| (p, part, selection[p])).take(explored);
         let tests: Vec<AffectedTest> = mine
-            .map(|(p, (test, outcome))| {
-                let coverage = |o| Coverage { all_schedules: o == ExploreOutcome::Pass, classes: 1, runs: 3, ..Coverage::default() };
+            .map(|(p, part, (test, outcome))| {
+                let part = (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() });
+                let coverage = |o| Coverage { all_schedules: o == ExploreOutcome::Pass, classes: 1, runs: 3, part, ..Coverage::default() };
                 let result = outcome.map(|o| bare_result(test, o, coverage(o), 3));
                 let error = outcome.is_none().then(|| "no such test".to_string());
-                AffectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10, result, error }
+                AffectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10, result, error, parts: Vec::new() }
             })
             .collect();
         let texts = tests.iter().map(|t| (t.test.clone(), format!("text of {}\n", t.test))).collect();
@@ -201,7 +225,22 @@ mod tests {
         // One shard, and more shards than tests.
         assert_eq!(names(&merged(vec![shard_json(1, 1, &FIVE, 9, false)]).unwrap()).len(), 5);
         let six: Vec<Value> = (1..=6).map(|i| shard_json(i, 6, &FIVE, 9, false)).collect();
-        assert_eq!(names(&merged(six).unwrap()).len(), 5);
+        let m = merged(six).unwrap();
+        assert_eq!(names(&m).len(), 5);
+        // Shards 1 and 6 each explored a part of #1, joined: both claim all of their own.
+        assert_eq!((m.tests[0].0.parts.len(), m.ended[0]), (2, Ended::EverySchedule));
+        assert!(m.tests[0].1.ends_with("✓ the 2 parts together: no failure: every schedule explored (2 classes, 6 runs)\n"), "{}", m.tests[0].1);
+        assert!(m.tests[1].0.parts.is_empty());
+        // Two tests over five shards: #1 in three parts, #2 in two.
+        let two = [("A#a", Some(Pass)), ("B#b", Some(Fail))];
+        let m = merged((1..=5).map(|i| shard_json(i, 5, &two, 9, false)).collect()).unwrap();
+        assert_eq!((m.tests[0].0.parts.len(), m.tests[1].0.parts.len()), (3, 2));
+        assert_eq!(m.ended, [Ended::EverySchedule, Ended::Failed]);
+        // A shard whose entry is another part than the deal gave it.
+        let mut wrong = shard_json(3, 5, &two, 9, false);
+        wrong["tests"][0]["result"]["coverage"]["part"] = json!({"index": 1, "count": 3});
+        let files = vec![shard_json(1, 5, &two, 9, false), shard_json(2, 5, &two, 9, false), wrong, shard_json(4, 5, &two, 9, false), shard_json(5, 5, &two, 9, false)];
+        assert_eq!(merged(files).unwrap_err(), "s2.json (shard 3/5) explored part 1/3 of \"A#a\" where the deal gave it part 2/3");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Exploring the tests a change selects, as a whole run (`racelens explore --affected`) or
 //! split over machines (`--shard I/N`, then `racelens merge`): which shard explores which
 //! test and with what budget ([`shard`]), how each test's exploration ended and the run's
-//! summary line ([`ended`]), and the merge of the shards' reports ([`merge`]). The CLI holds
+//! summary line ([`ended`]), and the merge of the shards' reports ([`merge`]), a test split over
+//! shards joined from its parts ([`parts`]). The CLI holds
 //! the orchestration and the printing; what a front end needs to decide or judge is here.
 
 pub mod ended;
 pub mod merge;
+pub mod parts;
 pub mod shard;

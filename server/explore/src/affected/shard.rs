@@ -1,5 +1,7 @@
 //! Splitting `racelens explore --affected` over machines: the `--shard I/N` argument, which
-//! of the selected tests each shard explores, and the budget of each test.
+//! of the selected tests each shard explores, and the budget of each test. With fewer tests
+//! than shards, a test's schedules are split too: each of its shards explores one part of
+//! them ([`crate::search::part`]), and `racelens merge` joins the parts' claims.
 //!
 //! Every shard works from the same inputs (the change, hence the same selection in the same
 //! order, and the same options), so each one computes on its own, without talking to the
@@ -8,6 +10,8 @@
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::search::part::Part;
 
 /// Shard `index` of `count` (1-based, `1 <= index <= count`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,33 @@ impl Shard {
     pub fn owns(self, position: usize) -> bool {
         position % self.count == self.index - 1
     }
+
+    /// What this shard explores of `tests` selected tests, in rank order: each test's
+    /// position and the part of its schedules ([`dealt`]).
+    pub fn deal(self, tests: usize) -> Vec<(usize, Part)> {
+        (0..tests).flat_map(|p| dealt(p, tests, self.count).into_iter().filter(|(s, _)| *s == self).map(move |(_, part)| (p, part))).collect()
+    }
+}
+
+/// Who explores the selected test at `position` of `tests` over `count` shards, and which
+/// part of its schedules each one does. With at least as many tests as shards, its one shard
+/// ([`Shard::owns`]) does the whole. With fewer, the shards that would have had nothing do
+/// not sit idle: the deal goes on round the table, so shard `j` (from 0) takes part
+/// `j / tests` of the test at `j % tests`, the best-ranked tests getting a part more when
+/// the shards do not divide evenly.
+pub fn dealt(position: usize, tests: usize, count: usize) -> Vec<(Shard, Part)> {
+    let shard = |j: usize| Shard { index: j + 1, count };
+    if tests >= count {
+        return vec![(shard(position % count), Part::WHOLE)];
+    }
+    let parts = (position..count).step_by(tests).count();
+    (0..parts).map(|i| (shard(position + i * tests), Part::new(i as u32, parts as u32).expect("i < parts"))).collect()
+}
+
+/// A part's share of its test's `budget`: evenly, the remainder one each to the first parts.
+pub fn part_budget(budget: u64, part: Part) -> u64 {
+    let (i, n) = (u64::from(part.index()), u64::from(part.count()));
+    budget / n + u64::from(i < budget % n)
 }
 
 impl FromStr for Shard {
@@ -109,6 +140,36 @@ mod tests {
                 assert_eq!(all, (0..tests).collect::<Vec<_>>(), "{n} shards, {tests} tests");
             }
         }
+    }
+
+    #[test]
+    fn with_fewer_tests_than_shards_every_shard_takes_a_part_of_a_test() {
+        let deal = |i, n, tests| Shard::new(i, n).unwrap().deal(tests).into_iter().map(|(p, part)| (p, part.to_string())).collect::<Vec<_>>();
+        // Enough tests: whole tests, round-robin, as before.
+        assert_eq!(deal(2, 2, 5), [(1, "part 1/1".to_string()), (3, "part 1/1".to_string())]);
+        // Two tests, five shards: #1 in three parts (shards 1, 3, 5), #2 in two (2, 4).
+        assert_eq!(deal(1, 5, 2), [(0, "part 1/3".to_string())]);
+        assert_eq!(deal(3, 5, 2), [(0, "part 2/3".to_string())]);
+        assert_eq!(deal(5, 5, 2), [(0, "part 3/3".to_string())]);
+        assert_eq!(deal(2, 5, 2), [(1, "part 1/2".to_string())]);
+        assert_eq!(deal(4, 5, 2), [(1, "part 2/2".to_string())]);
+        assert_eq!(deal(3, 3, 0), []);
+        // Every part of every test to exactly one shard.
+        for n in 1..7 {
+            for tests in 1..9 {
+                for p in 0..tests {
+                    let parts = dealt(p, tests, n);
+                    let count = parts.len() as u32;
+                    assert!(parts.iter().enumerate().all(|(i, (_, part))| part.index() == i as u32 && part.count() == count));
+                    for (s, part) in &parts {
+                        assert!(s.deal(tests).contains(&(p, *part)), "{n} shards, {tests} tests, #{p}");
+                    }
+                }
+                let total: usize = (1..=n).map(|i| Shard::new(i, n).unwrap().deal(tests).len()).sum();
+                assert_eq!(total, (0..tests).map(|p| dealt(p, tests, n).len()).sum::<usize>());
+            }
+        }
+        assert_eq!((0..3).map(|i| part_budget(10, Part::new(i, 3).unwrap())).collect::<Vec<_>>(), [4, 3, 3]);
     }
 
     #[test]

@@ -41,6 +41,7 @@ use crate::reports::{ImpactReport, ImpactSources, Search};
 use crate::results::schedule::ScheduleString;
 use crate::search::change::ChangeModel;
 use crate::search::heuristics::{self, Choice};
+use crate::search::part::Part;
 use crate::search::Strategy;
 
 pub use places::Places;
@@ -68,6 +69,9 @@ pub struct Settings {
     pub choice: Choice,
     /// Priority change points of PCT.
     pub pct_depth: u32,
+    /// The part of the test's schedules to explore (`--shard I/N` with fewer tests than
+    /// shards; usually the whole).
+    pub part: Part,
 }
 
 impl Settings {
@@ -86,6 +90,7 @@ impl Settings {
             heuristic: heuristic.to_string(),
             choice: Choice::parse(heuristic)?,
             pct_depth: 3,
+            part: Part::WHOLE,
         })
     }
 
@@ -103,6 +108,7 @@ impl Settings {
             max_steps: self.max_steps,
             all: self.all,
             select: self.select,
+            part: self.part,
         }
     }
 }

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::explorer::{Budget, Report, Verdict};
+use crate::search::part::Part;
 
 /// The bound being explored when the budget ran out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -57,6 +58,24 @@ pub struct Coverage {
     /// for a test JUnit runs once.
     #[serde(default)]
     pub invocations: u64,
+    /// The part of the test's schedules explored, when they were split over shards
+    /// (`--shard I/N` with fewer tests than shards): then the claim is about that part
+    /// only, and `racelens merge` joins the parts' claims into the test's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartOf>,
+}
+
+/// Part `index` of `count` (1-based, as the shards are named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PartOf {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl PartOf {
+    fn of(part: Part) -> Option<PartOf> {
+        (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() })
+    }
 }
 
 impl Coverage {
@@ -78,6 +97,36 @@ impl Coverage {
             livelocks: report.stats.livelocks,
             sequential_streams: report.sequential.len() as u64,
             invocations: u64::from(report.invocations),
+            part: PartOf::of(claim.part),
+        }
+    }
+
+    /// A test's coverage from the coverage of every part of its schedules (`racelens
+    /// merge`): every schedule when a part explored every schedule (its exhaustive search
+    /// is of the whole test), else every schedule up to the smallest bound every part
+    /// completed for its share, else no claim ([`crate::search::part`] says why). Runs and
+    /// classes are summed (a class may have run in two parts).
+    pub fn join(parts: &[Coverage]) -> Coverage {
+        let all_schedules = parts.iter().any(|p| p.all_schedules);
+        let complete_bound = match all_schedules {
+            true => None,
+            false => parts.iter().map(|p| p.complete_bound).min().flatten(),
+        };
+        let open = parts.iter().filter(|_| !all_schedules).filter_map(|p| p.open).min_by_key(|o| o.bound);
+        // A budget end matters only when it leaves the claim short.
+        let exhausted = parts.iter().find(|p| p.budget_exhausted).filter(|_| !all_schedules);
+        Coverage {
+            complete_bound,
+            all_schedules,
+            classes: parts.iter().map(|p| p.classes).sum(),
+            runs: parts.iter().map(|p| p.runs).sum(),
+            budget_exhausted: exhausted.is_some(),
+            budget: exhausted.map_or(Budget::default(), |p| p.budget),
+            open,
+            livelocks: parts.iter().map(|p| p.livelocks).sum(),
+            sequential_streams: parts.iter().map(|p| p.sequential_streams).max().unwrap_or(0),
+            invocations: parts.iter().map(|p| p.invocations).max().unwrap_or(0),
+            part: None,
         }
     }
 
@@ -103,10 +152,12 @@ impl Coverage {
     fn words(&self, brief: bool) -> String {
         let (classes, runs) = (plural(self.classes, "class", "classes"), plural(self.runs, "run", "runs"));
         // What is complete; the counts go with the runs, which are all the runs.
+        // A part's bounds are of its share of the schedules; every schedule is every one.
+        let of = self.part.map_or(String::new(), |p| format!(" of part {}/{}", p.index, p.count));
         let complete = match (self.all_schedules, self.complete_bound) {
             (true, _) => Some("every schedule explored".to_string()),
-            (false, Some(k)) if brief => Some(format!("bound {k} complete")),
-            (false, Some(k)) => Some(format!("all schedules up to {} explored", plural(u64::from(k), "preemption", "preemptions"))),
+            (false, Some(k)) if brief => Some(format!("bound {k}{of} complete")),
+            (false, Some(k)) => Some(format!("all schedules{of} up to {} explored", plural(u64::from(k), "preemption", "preemptions"))),
             _ => None,
         };
         let mut text = if self.budget_exhausted {
@@ -121,11 +172,11 @@ impl Coverage {
                 Budget::Seconds(s) => format!("time budget ({s} s) reached"),
                 Budget::Interrupted => "interrupted".to_string(),
             };
-            format!("{ended} after {after}{at}; {}", complete.unwrap_or_else(|| "no bound complete".into()))
+            format!("{ended} after {after}{at}; {}", complete.unwrap_or_else(|| format!("no bound{of} complete")))
         } else {
             match complete {
                 Some(c) => format!("{c} ({classes}, {runs})"),
-                None => format!("{classes}, {runs}; no bound complete"),
+                None => format!("{classes}, {runs}; no bound{of} complete"),
             }
         };
         if self.livelocks > 0 {
@@ -166,7 +217,20 @@ mod tests {
         let nothing = Coverage { classes: 3, runs: 10, budget_exhausted: true, open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }), ..Coverage::default() };
         assert!(nothing.text().ends_with("no bound complete") && !nothing.is_complete());
         assert_eq!(OpenBound { bound: 1, run: 5, waiting: 0 }.percent(), 99, "never 100% while the bound is open");
+        let part = Coverage { part: Some(PartOf { index: 2, count: 3 }), ..all };
+        assert_eq!(part.text(), "every schedule explored (12 classes, 23 runs)");
+        assert_eq!(Coverage { part: part.part, ..bound }.text(), "all schedules of part 2/3 up to 2 preemptions explored (40 classes, 61 runs)");
+        assert_eq!(Coverage { part: part.part, ..bound }.brief(), "bound 2 of part 2/3 complete (40 classes, 61 runs)");
         let streams = Coverage { sequential_streams: 2, ..all };
+        // The parts of a test's schedules: the weakest claim holds for the whole.
+        let of = |i, c: Coverage| Coverage { part: Some(PartOf { index: i, count: 3 }), ..c };
+        assert_eq!(Coverage::join(&[of(1, all), of(2, all), of(3, all)]).text(), "every schedule explored (36 classes, 69 runs)");
+        // One part that explored every schedule explored every one of the test.
+        assert_eq!(Coverage::join(&[of(1, bound), of(2, all), of(3, bound)]).text(), "every schedule explored (92 classes, 145 runs)");
+        assert_eq!(Coverage::join(&[of(1, bound), of(2, bound), of(3, budget)]).text(), "budget reached after 10122 runs (980 classes) at bound 3 (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored");
+        let joined = Coverage::join(&[of(1, nothing), of(2, bound)]);
+        assert!(!joined.is_complete() && joined.budget_exhausted && joined.part.is_none(), "{joined:?}");
+        assert!(!Coverage::join(&[]).is_complete());
         assert_eq!(streams.text(), "every schedule explored (12 classes, 23 runs); 2 parallel streams ran sequentially, their own interleavings not explored");
         assert_eq!(streams.brief(), "every schedule explored (12 classes, 23 runs); 2 parallel streams run sequentially");
     }

@@ -104,9 +104,9 @@ impl Order {
 /// required for the change-aware orders; without it they fall back to `basic`. `pct_depth`
 /// is PCT's `d`.
 pub fn search(options: &Shape, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32) -> Search {
-    let ordered = ordered_search(options, choice.order, change, pct_depth);
+    let ordered = ordered_search(options, choice.order, change, pct_depth).in_part(options.part);
     match choice.sampling {
-        Some(sampling) => ordered.with_sampler(Sampler::new(sampling, options.seed)),
+        Some(sampling) => ordered.with_sampler(Sampler::new(sampling, options.part.seed(options.seed))),
         None => ordered,
     }
 }
@@ -130,7 +130,7 @@ fn ordered_search(options: &Shape, order: Order, change: Option<&ChangeModel>, p
         let icps = model.icps.clone().with_callees(model.effect_callees.clone());
         Box::new(CappPrioritizer::new(Some(h), icps, model.site_map(), options.seed))
     };
-    let pct = |runs: u64| Some(Pct::new(pct_depth, model.pct_sites.clone(), runs, options.seed));
+    let pct = |runs: u64| Some(Pct::new(pct_depth, model.pct_sites.clone(), runs, options.part.seed(options.seed)));
     match order {
         Order::Capp(h) => Search::new(tree(), None, capp(h)),
         Order::Pair => Search::new(tree(), None, Box::new(PairPrioritizer::new(model.pairs.clone(), model.site_map()))),

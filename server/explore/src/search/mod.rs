@@ -16,6 +16,7 @@ pub mod change;
 pub mod directed;
 pub mod dpor;
 pub mod heuristics;
+pub mod part;
 pub mod pct;
 pub mod rng;
 pub mod sampling;
@@ -27,6 +28,7 @@ mod sim;
 
 use crate::jvm::protocol::{Execution, Known, ThreadId};
 use crate::jvm::Mode;
+use part::Part;
 use pct::Pct;
 use sampling::Sampler;
 use tree::{Branch, Config, Tree};
@@ -73,6 +75,8 @@ pub struct Shape {
     pub strategy: Strategy,
     pub seed: Option<u64>,
     pub select: bool,
+    /// The part of the test's schedules to explore ([`part`]; usually the whole).
+    pub part: Part,
 }
 
 /// The shape of the systematic search.
@@ -146,6 +150,8 @@ pub struct Search {
     turns: u64,
     /// The preemption count of the last systematic schedule handed out.
     pub bound: u32,
+    /// The part of the schedules the trees explore.
+    part: Part,
 }
 
 /// What a search has covered.
@@ -166,6 +172,8 @@ pub struct Claim {
     pub deferred: u64,
     /// Schedules the selection left out.
     pub skipped: u64,
+    /// What the claim is about: the whole space of schedules, or one part of it.
+    pub part: Part,
 }
 
 impl Search {
@@ -176,7 +184,31 @@ impl Search {
             Some((Strategy::Dfs, seed, select)) => (Some(Tree::new(Config::exhaustive(false, select), seed)), None),
             Some((Strategy::Icb { max_bound }, seed, select)) => (Some(Tree::new(Config::exhaustive(true, select), seed)), Some(Tree::new(Config::bounded(max_bound, select), seed))),
         };
-        Search { exhaustive, bounded, pct, sampler: None, runs: 0, threads: 0, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0 }
+        Search { exhaustive, bounded, pct, sampler: None, runs: 0, threads: 0, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0, part: Part::WHOLE }
+    }
+
+    /// The search of `part` of the schedules ([`part`]): the bounded tree deals the first
+    /// run's branches among the parts; the exhaustive tree stays whole in every part.
+    /// Without a bounded tree (`--search dfs`) nothing is split.
+    pub fn in_part(mut self, part: Part) -> Search {
+        if self.bounded.is_none() {
+            return self;
+        }
+        self.bounded = self.bounded.map(|t| t.in_part(part));
+        self.part = part;
+        self
+    }
+
+    /// [`Tree::dealing_at`] for the bounded tree.
+    #[cfg(test)]
+    pub fn dealing_at(mut self, n: u64) -> Search {
+        self.bounded = self.bounded.map(|t| t.dealing_at(n));
+        self
+    }
+
+    /// Whether the trees leave out what the prioritization postpones.
+    fn selects(&self) -> bool {
+        self.exhaustive.as_ref().or(self.bounded.as_ref()).is_some_and(|t| t.config().select)
     }
 
     /// The portfolio: `sampler` takes a share of the runs ([`sampling::sample_every`]), or all
@@ -192,8 +224,9 @@ impl Search {
             return None;
         }
         self.runs += 1;
+        let systematic = self.is_systematic();
         if let Some(s) = &mut self.sampler {
-            if self.exhaustive.is_none() || sampling::takes_turn(self.runs, self.threads) {
+            if !systematic || sampling::takes_turn(self.runs, self.threads) {
                 return Some(s.next());
             }
         }
@@ -247,8 +280,7 @@ impl Search {
     /// every class of schedules: then a selection costs no more than exploring everything.
     fn is_over(&self) -> bool {
         let done = |t: &Option<Tree>| t.as_ref().is_none_or(|t| !t.has_next());
-        let select = self.exhaustive.as_ref().is_some_and(|t| t.config().select);
-        if select {
+        if self.selects() {
             self.exhaustive.as_ref().is_some_and(Tree::ran_everything) || (done(&self.exhaustive) && done(&self.bounded))
         } else {
             (self.exhaustive.is_some() && done(&self.exhaustive)) || (self.bounded.is_some() && done(&self.bounded))
@@ -274,7 +306,7 @@ impl Search {
         // other thread: a new interleaving of an impacted access (ReConTest §IV), reached as
         // DPOR reaches any reordering, through the races before it.
         let impacted_steps: Vec<bool> = match &exec.trace {
-            Some(t) if self.exhaustive.as_ref().is_some_and(|t| t.config().select) => {
+            Some(t) if self.selects() => {
                 let mut by_site: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
                 let here: Vec<bool> = (0..t.steps.len()).map(|k| t.site_of(k).is_some_and(|s| *by_site.entry(s).or_insert_with(|| self.prioritizer.impacted_site(s, known)))).collect();
                 let mut later: std::collections::HashMap<ThreadId, bool> = std::collections::HashMap::new();
@@ -323,22 +355,38 @@ impl Search {
     pub fn claim(&self) -> Claim {
         let e = self.exhaustive.as_ref().map(Tree::coverage).unwrap_or_default();
         let b = self.bounded.as_ref().map(Tree::coverage);
-        let exhausted = e.exhausted || b.is_some_and(|b| b.exhausted);
         let bounded = b.unwrap_or_default();
+        // A part's bounded tree claims its share ([`part`]): a share with nothing left has
+        // every bound asked for complete; only the exhaustive tree, whole in every part,
+        // claims every schedule of the test.
+        let (exhausted, complete_bound) = match self.part.is_whole() {
+            true => {
+                let exhausted = e.exhausted || bounded.exhausted;
+                (exhausted, if exhausted { None } else { bounded.complete_bound })
+            }
+            false => {
+                let bound = match bounded.exhausted {
+                    true => Some(self.bounded.as_ref().and_then(|t| t.config().max_bound).unwrap_or(u32::MAX)),
+                    false => bounded.complete_bound,
+                };
+                (e.exhausted, if e.exhausted { None } else { bound })
+            }
+        };
         Claim {
             exhausted,
-            complete_bound: if exhausted { None } else { bounded.complete_bound },
+            complete_bound,
             open: if exhausted { None } else { b.map_or(e.open, |b| b.open) },
             classes: self.classes.len() as u64,
             redundant: e.redundant,
             deferred: bounded.deferred,
             skipped: bounded.skipped.max(e.skipped),
+            part: self.part,
         }
     }
 
     /// Whether the systematic search ran: only it can claim coverage.
     pub fn is_systematic(&self) -> bool {
-        self.exhaustive.is_some()
+        self.exhaustive.is_some() || self.bounded.is_some()
     }
 
     pub fn matched(&self) -> u64 {

@@ -20,6 +20,7 @@ use proptest::prelude::*;
 
 use crate::jvm::protocol::{Decision, Execution, Known, Outcome, Pending, ThreadId, Threads};
 use crate::jvm::trace::{slot, Access, Effect, StepRec, Trace, Var};
+use crate::search::part::Part;
 use crate::search::tree::{Config, Coverage, Tree};
 use crate::search::{Basic, Claim, Search, Strategy as Shape};
 
@@ -360,7 +361,13 @@ pub fn exhaustive(program: &Program, bound: Option<u32>, cap: u64) -> Option<(BT
 
 /// One reduced tree over `program`: the observations, the runs, and the tree's claim.
 pub fn reduced(program: &Program, config: Config, seed: Option<u64>) -> (BTreeSet<Observation>, u64, Coverage) {
-    let mut tree = Tree::new(config, seed);
+    reduced_part(program, config, seed, Part::WHOLE)
+}
+
+/// [`reduced`] over one part of the schedules.
+pub fn reduced_part(program: &Program, config: Config, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Coverage) {
+    // Dealt right after the first run: the generated programs are small.
+    let mut tree = Tree::new(config, seed).in_part(part).dealing_at(0);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
     while let Some(branch) = tree.next() {
@@ -375,7 +382,12 @@ pub fn reduced(program: &Program, config: Config, seed: Option<u64>) -> (BTreeSe
 
 /// The search an exploration runs (both trees taking turns) over `program`.
 pub fn searched(program: &Program, strategy: Shape, seed: Option<u64>) -> (BTreeSet<Observation>, u64, Claim) {
-    let mut search = Search::new(Some((strategy, seed, false)), None, Box::new(Basic));
+    searched_part(program, strategy, seed, Part::WHOLE)
+}
+
+/// [`searched`] over one part of the schedules.
+pub fn searched_part(program: &Program, strategy: Shape, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Claim) {
+    let mut search = Search::new(Some((strategy, seed, false)), None, Box::new(Basic)).in_part(part).dealing_at(1);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
     let empty = (std::collections::HashMap::new(), std::collections::HashMap::new());
@@ -516,7 +528,46 @@ mod tests {
         } else {
             assert!(bound.is_some() && claim.complete_bound >= bound, "{claim:?}");
         }
+        // Parts at one bound and unbounded (at every bound, the suite would take a minute more).
+        if matches!(bound, Some(1) | None) {
+            check_parts(p, bound, &all, &everything);
+        }
         (unreduced, runs)
+    }
+
+    /// Split into parts ([`crate::search::part`]): the bounded trees together reach what the
+    /// whole does, each completing the bound for its share, and what the searches claim
+    /// together (`Coverage::join`'s rule) holds.
+    fn check_parts(p: &Program, bound: Option<u32>, all: &BTreeSet<Observation>, everything: &BTreeSet<Observation>) {
+        for count in [2, 5] {
+            let parts = || (0..count).map(move |i| Part::new(i, count).unwrap());
+            if let Some(b) = bound {
+                let mut union = BTreeSet::new();
+                for part in parts() {
+                    let (found, _, coverage) = reduced_part(p, Config::bounded(Some(b), false), None, part);
+                    assert!(coverage.exhausted || coverage.complete_bound >= Some(b), "{part}: {coverage:?}");
+                    union.extend(found);
+                }
+                assert!(union.is_superset(all), "BPOR, bound {b}, in {count} parts misses outcomes of {p:#?}");
+            }
+            let mut union = BTreeSet::new();
+            let mut claims = Vec::new();
+            for part in parts() {
+                let (found, _, claim) = searched_part(p, Shape::Icb { max_bound: bound }, None, part);
+                assert!(claim.exhausted || claim.complete_bound >= bound.or(Some(u32::MAX)), "{part}: {claim:?}");
+                assert_eq!(claim.part, part);
+                if claim.exhausted {
+                    assert_eq!(&found, everything, "{part} of {count} claims every schedule of {p:#?}");
+                }
+                union.extend(found);
+                claims.push(claim);
+            }
+            if let Some(k) = claims.iter().map(|c| if c.exhausted { Some(u32::MAX) } else { c.complete_bound }).min().flatten() {
+                if let Some((within, _)) = exhaustive(p, Some(k), CAP) {
+                    assert!(union.is_superset(&within), "the search in {count} parts claims bound {k} of {p:#?}");
+                }
+            }
+        }
     }
 
     /// Two threads increment a shared counter, once without and once with a lock.

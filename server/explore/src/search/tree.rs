@@ -44,6 +44,11 @@
 //! exploring more than BPOR asked for never loses anything. The other way round it would
 //! cost: sleep sets follow the order in which their own tree explores, so a foreign run
 //! entered as a branch is mostly a class explored again, and its races add more.
+//!
+//! A tree may explore one [`Part`] of a test's schedules: every part makes the same first
+//! runs, then the branches waiting are dealt among the parts, and those dealt to another
+//! are left to it (`Elsewhere`); every branch found later is the finder's
+//! ([`crate::search::part`] says why the parts together claim what the whole tree would).
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -51,6 +56,7 @@ use std::ops::Range;
 use crate::jvm::protocol::{Decision, Execution, ThreadId, Threads};
 use crate::jvm::trace::{Effect, Trace};
 use crate::search::dpor::{self, conflicts_across_runs, Backtrack, ImpactedSteps};
+use crate::search::part::Part;
 use crate::search::rng::XorShift;
 
 pub type NodeId = u32;
@@ -67,6 +73,8 @@ enum State {
     Explored,
     /// Covered by an earlier sibling (its thread is asleep here).
     Asleep,
+    /// Dealt to another part of the schedules ([`crate::search::part`]).
+    Elsewhere,
 }
 
 /// Why a branch is added: BPOR's conservative point, and whether a race it reverses has an
@@ -224,11 +232,37 @@ pub struct Tree {
     skipped: u64,
     /// Runs so far per cost.
     runs: BTreeMap<u32, u64>,
+    /// The part of the schedules this tree explores, and whether its branches were dealt.
+    part: Part,
+    dealt: bool,
+    /// Branches per part to wait for before the deal ([`DEAL_AT`]).
+    deal_at: u64,
 }
+
+/// Branches per part that must wait before they are dealt ([`Tree::deal`]); 0: right
+/// after the first run. Dealing later, once 4 per part wait, was tried on the CAPP bench's
+/// correct versions in 4 parts: it evened out some tests and made others worse (the longest
+/// part of render-queue 11,068 runs instead of 6,692, of proxy-stats 1,302 instead of 835),
+/// since which part gets the large subtrees is then a matter of luck.
+const DEAL_AT: u64 = 0;
 
 impl Tree {
     pub fn new(config: Config, seed: Option<u64>) -> Tree {
-        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new() }
+        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new(), part: Part::WHOLE, dealt: false, deal_at: DEAL_AT }
+    }
+
+    /// The tree of `part` of the schedules only.
+    pub fn in_part(mut self, part: Part) -> Tree {
+        self.part = part;
+        self
+    }
+
+    /// Deals once `n` branches per part wait (0: right after the first run), so that the
+    /// simulator's small programs are dealt too.
+    #[cfg(test)]
+    pub fn dealing_at(mut self, n: u64) -> Tree {
+        self.deal_at = n;
+        self
     }
 
     pub fn config(&self) -> Config {
@@ -333,6 +367,8 @@ impl Tree {
                 // This tree saw that much of the run, and it ended (or will) the same way.
                 Some((State::Explored | State::Running, None)) => return Ok(Recorded::default()),
                 Some((State::Asleep, _)) => return Ok(Recorded { redundant: true, branches: 0 }),
+                // Dealt to another part: that part explores it.
+                Some((State::Elsewhere, _)) => return Ok(Recorded::default()),
                 Some(_) => {
                     let c = self.nodes[node as usize].child_mut(dec.thread).expect("just found");
                     if c.state == State::Queued {
@@ -343,6 +379,10 @@ impl Tree {
                     *self.runs.entry(cost).or_default() += 1;
                     return self.record(Branch { node: Some(node), thread: dec.thread }, exec, ranks, impacted);
                 }
+                // A part takes in only what it was dealt or found: every part runs the same
+                // exhaustive tree, and a run that leaves the paths here would be taken in by
+                // all of them, each exploring what it calls for ([`crate::search::part`]).
+                None if !self.part.is_whole() => return Ok(Recorded::default()),
                 None => {
                     let cost = n.preemptions + u32::from(n.preempts(dec.thread));
                     self.add_child(node, dec.thread, State::Running, cost, false);
@@ -441,7 +481,30 @@ impl Tree {
             let why = Reversal { conservative: b.conservative, impacted: b.impacted };
             recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, &b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.first().unwrap_or(0), why)) };
         }
+        if !self.part.is_whole() && !self.dealt && self.waiting >= self.deal_at * u64::from(self.part.count()) {
+            self.deal();
+        }
         Ok(recorded)
+    }
+
+    /// Once enough branches wait (every part has run the same runs so far: the search is
+    /// deterministic until the parts differ): the waiting branches dealt round-robin among
+    /// the parts, in the order of their decision points (then nodes, then threads), so that
+    /// each part gets some at every depth; those dealt to another part are left to it.
+    /// Every part computes the same deal from the same runs.
+    fn deal(&mut self) {
+        self.dealt = true;
+        let mut queued: Vec<(u32, NodeId, ThreadId)> = Vec::new();
+        for (id, n) in self.nodes.iter().enumerate() {
+            queued.extend(n.children.iter().filter(|c| c.state == State::Queued).map(|c| (n.depth, id as NodeId, c.thread)));
+        }
+        queued.sort_unstable();
+        for (i, (_, n, thread)) in queued.into_iter().enumerate() {
+            if !self.part.deals_to_me(i) {
+                self.nodes[n as usize].child_mut(thread).expect("just listed").state = State::Elsewhere;
+                self.waiting -= 1;
+            }
+        }
     }
 
     /// The nodes from the root to `branch`'s node.
@@ -669,7 +732,7 @@ impl Tree {
                 State::Queued | State::Running => *waiting.entry(c.cost).or_default() += 1,
                 State::Deferred => deferred += 1,
                 State::Skipped => skipped += 1,
-                State::Explored | State::Asleep => continue,
+                State::Explored | State::Asleep | State::Elsewhere => continue,
             }
             min_open = Some(min_open.map_or(c.cost, |m| m.min(c.cost)));
         }
