@@ -189,11 +189,9 @@ impl Search {
 
     /// The search of `part` of the schedules ([`part`]): the bounded tree deals the first
     /// run's branches among the parts; the exhaustive tree stays whole in every part.
-    /// Without a bounded tree (`--search dfs`) nothing is split.
+    /// Without a bounded tree (`--search dfs`, or no systematic search) nothing is split:
+    /// the part explores as the whole does, and its claim is said as the part's.
     pub fn in_part(mut self, part: Part) -> Search {
-        if self.bounded.is_none() {
-            return self;
-        }
         self.bounded = self.bounded.map(|t| t.in_part(part));
         self.part = part;
         self
