@@ -126,7 +126,7 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
             if entry.test != wanted.test || entry.rank != wanted.rank {
                 return Err(format!("{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}", entry.test, entry.rank, wanted.test, wanted.rank));
             }
-            let expected = (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() });
+            let expected = PartOf::of(*part);
             if let Some(got) = entry.result.as_ref().map(|r| r.coverage.part).filter(|&got| got != expected) {
                 let name = |p: Option<PartOf>| p.map_or("all".to_string(), |p| format!("part {}/{}", p.index, p.count));
                 return Err(format!("{file} (shard {owner}) explored {} of {:?} where the deal gave it {}", name(got), wanted.test, name(expected)));
@@ -176,7 +176,7 @@ mod tests {
         let mine = shard.deal(selection.len()).into_iter().map(|(p, part)| (p, part, selection[p])).take(explored);
         let tests: Vec<AffectedTest> = mine
             .map(|(p, part, (test, outcome))| {
-                let part = (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() });
+                let part = PartOf::of(part);
                 let coverage = |o| Coverage { all_schedules: o == ExploreOutcome::Pass, classes: 1, runs: 3, part, ..Coverage::default() };
                 let result = outcome.map(|o| bare_result(test, o, coverage(o), 3));
                 let error = outcome.is_none().then(|| "no such test".to_string());

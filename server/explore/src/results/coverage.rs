@@ -73,7 +73,8 @@ pub struct PartOf {
 }
 
 impl PartOf {
-    fn of(part: Part) -> Option<PartOf> {
+    /// How `part` is reported: nothing for the whole.
+    pub fn of(part: Part) -> Option<PartOf> {
         (!part.is_whole()).then(|| PartOf { index: part.index() + 1, count: part.count() })
     }
 }

@@ -197,13 +197,6 @@ impl Search {
         self
     }
 
-    /// [`Tree::dealing_at`] for the bounded tree.
-    #[cfg(test)]
-    pub fn dealing_at(mut self, n: u64) -> Search {
-        self.bounded = self.bounded.map(|t| t.dealing_at(n));
-        self
-    }
-
     /// Whether the trees leave out what the prioritization postpones.
     fn selects(&self) -> bool {
         self.exhaustive.as_ref().or(self.bounded.as_ref()).is_some_and(|t| t.config().select)

@@ -2,11 +2,10 @@
 //! each other (`racelens explore --affected --shard I/N` when fewer tests than shards are
 //! selected), and whose claims `racelens merge` joins into the test's claim.
 //!
-//! The search keeps two trees ([`super::tree`]); a part splits the bounded one. The search
-//! is deterministic, so every part makes the same first runs and knows the same branches
-//! after them; once a few branches per part wait, they are dealt round-robin among the
-//! parts in the order of their decision points, and a branch dealt to another part is left
-//! to it. Every branch
+//! The search keeps two trees ([`super::tree`]); a part splits the bounded one. Every part
+//! makes the test's first run and the same analysis of it, so every part knows the same
+//! branches after it; those are dealt round-robin among the parts in the order of their
+//! decision points, and a branch dealt to another part is left to it. Every branch
 //! found later, from a part's own runs, is that part's (two parts may both find one and
 //! both explore it: wasted runs, never a missing one). Why the parts together claim what
 //! one search would:

@@ -366,8 +366,7 @@ pub fn reduced(program: &Program, config: Config, seed: Option<u64>) -> (BTreeSe
 
 /// [`reduced`] over one part of the schedules.
 pub fn reduced_part(program: &Program, config: Config, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Coverage) {
-    // Dealt right after the first run: the generated programs are small.
-    let mut tree = Tree::new(config, seed).in_part(part).dealing_at(0);
+    let mut tree = Tree::new(config, seed).in_part(part);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
     while let Some(branch) = tree.next() {
@@ -387,7 +386,7 @@ pub fn searched(program: &Program, strategy: Shape, seed: Option<u64>) -> (BTree
 
 /// [`searched`] over one part of the schedules.
 pub fn searched_part(program: &Program, strategy: Shape, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Claim) {
-    let mut search = Search::new(Some((strategy, seed, false)), None, Box::new(Basic)).in_part(part).dealing_at(1);
+    let mut search = Search::new(Some((strategy, seed, false)), None, Box::new(Basic)).in_part(part);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
     let empty = (std::collections::HashMap::new(), std::collections::HashMap::new());

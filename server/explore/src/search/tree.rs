@@ -46,8 +46,8 @@
 //! entered as a branch is mostly a class explored again, and its races add more.
 //!
 //! A tree may explore one [`Part`] of a test's schedules: every part makes the same first
-//! runs, then the branches waiting are dealt among the parts, and those dealt to another
-//! are left to it (`Elsewhere`); every branch found later is the finder's
+//! run, then the branches it called for are dealt among the parts, and those dealt to
+//! another are left to it (`Elsewhere`); every branch found later is the finder's
 //! ([`crate::search::part`] says why the parts together claim what the whole tree would).
 
 use std::collections::BTreeMap;
@@ -232,36 +232,18 @@ pub struct Tree {
     skipped: u64,
     /// Runs so far per cost.
     runs: BTreeMap<u32, u64>,
-    /// The part of the schedules this tree explores, and whether its branches were dealt.
+    /// The part of the schedules this tree explores.
     part: Part,
-    dealt: bool,
-    /// Branches per part to wait for before the deal ([`DEAL_AT`]).
-    deal_at: u64,
 }
-
-/// Branches per part that must wait before they are dealt ([`Tree::deal`]); 0: right
-/// after the first run. Dealing later, once 4 per part wait, was tried on the CAPP bench's
-/// correct versions in 4 parts: it evened out some tests and made others worse (the longest
-/// part of render-queue 11,068 runs instead of 6,692, of proxy-stats 1,302 instead of 835),
-/// since which part gets the large subtrees is then a matter of luck.
-const DEAL_AT: u64 = 0;
 
 impl Tree {
     pub fn new(config: Config, seed: Option<u64>) -> Tree {
-        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new(), part: Part::WHOLE, dealt: false, deal_at: DEAL_AT }
+        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new(), part: Part::WHOLE }
     }
 
     /// The tree of `part` of the schedules only.
     pub fn in_part(mut self, part: Part) -> Tree {
         self.part = part;
-        self
-    }
-
-    /// Deals once `n` branches per part wait (0: right after the first run), so that the
-    /// simulator's small programs are dealt too.
-    #[cfg(test)]
-    pub fn dealing_at(mut self, n: u64) -> Tree {
-        self.deal_at = n;
         self
     }
 
@@ -481,19 +463,21 @@ impl Tree {
             let why = Reversal { conservative: b.conservative, impacted: b.impacted };
             recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, &b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.first().unwrap_or(0), why)) };
         }
-        if !self.part.is_whole() && !self.dealt && self.waiting >= self.deal_at * u64::from(self.part.count()) {
+        if branch.node.is_none() && !self.part.is_whole() {
             self.deal();
         }
         Ok(recorded)
     }
 
-    /// Once enough branches wait (every part has run the same runs so far: the search is
-    /// deterministic until the parts differ): the waiting branches dealt round-robin among
-    /// the parts, in the order of their decision points (then nodes, then threads), so that
-    /// each part gets some at every depth; those dealt to another part are left to it.
-    /// Every part computes the same deal from the same runs.
+    /// After the first run, which every part makes: the branches it called for dealt
+    /// round-robin among the parts, in the order of their decision points (then threads),
+    /// so that each part gets some at every depth; those dealt to another part are left to
+    /// it. Every part computes the same deal from the same run. (Dealing later, once 4
+    /// branches per part waited, was tried on the CAPP bench's correct versions in 4 parts:
+    /// it evened out some tests and made others worse, the longest part of render-queue
+    /// 11,068 runs instead of 6,692, of proxy-stats 1,302 instead of 835, since which part
+    /// gets the large subtrees is then a matter of luck.)
     fn deal(&mut self) {
-        self.dealt = true;
         let mut queued: Vec<(u32, NodeId, ThreadId)> = Vec::new();
         for (id, n) in self.nodes.iter().enumerate() {
             queued.extend(n.children.iter().filter(|c| c.state == State::Queued).map(|c| (n.depth, id as NodeId, c.thread)));

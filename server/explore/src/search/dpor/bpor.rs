@@ -267,12 +267,13 @@ impl<'a> Scan<'a> {
     fn last_dependent(&self, w: usize, next: &[Effect]) -> Option<u32> {
         let mut best = self.last_global[w];
         for e in next {
+            let last = self.vars.get(&e.var).and_then(|a| a.of(w));
             let found = match e.access {
                 // A release enables no one that waits elsewhere than at the lock.
-                Access::Release => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.write),
+                Access::Release => last.and_then(|l| l.write),
                 Access::Global => self.last_step[w],
-                Access::Add => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| l.not_add),
-                _ => self.vars.get(&e.var).and_then(|a| a.of(w)).and_then(|l| if e.writes() { l.any } else { l.write }),
+                Access::Add => last.and_then(|l| l.not_add),
+                _ => last.and_then(|l| if e.writes() { l.any } else { l.write }),
             };
             best = best.max(found);
         }
