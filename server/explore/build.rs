@@ -26,10 +26,14 @@ fn main() {
         return;
     }
 
-    let asm_dir = env::var_os("RACELENS_ASM_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/share/java"));
+    let asm_dir =
+        env::var_os("RACELENS_ASM_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/share/java"));
     let asm: Vec<PathBuf> = ["asm.jar", "asm-commons.jar", "asm-tree.jar"].iter().map(|j| asm_dir.join(j)).collect();
     if let Some(missing) = asm.iter().find(|j| !j.is_file()) {
-        fail(&format!("{} is missing: install ASM with `apt-get install libasm-java` (or set RACELENS_ASM_DIR)", missing.display()));
+        fail(&format!(
+            "{} is missing: install ASM with `apt-get install libasm-java` (or set RACELENS_ASM_DIR)",
+            missing.display()
+        ));
     }
     let javac = tool("javac");
     let java = tool("java");
@@ -49,13 +53,32 @@ fn main() {
     let argfile = out.join("sources.txt");
     std::fs::write(&argfile, sources.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n")).unwrap();
     let cp = join(&asm);
-    run(Command::new(&javac).args(["--release", "17", "-g", "-nowarn", "-encoding", "UTF-8", "-d"]).arg(&classes).arg("-cp").arg(&cp).arg(format!("@{}", argfile.display())), "compiling the agent");
     run(
-        Command::new(&javac).args(["--release", "17", "-nowarn", "-d"]).arg(&shade).arg("-cp").arg(&cp).arg(agent.join("build/racelens/build/Shade.java")),
+        Command::new(&javac)
+            .args(["--release", "17", "-g", "-nowarn", "-encoding", "UTF-8", "-d"])
+            .arg(&classes)
+            .arg("-cp")
+            .arg(&cp)
+            .arg(format!("@{}", argfile.display())),
+        "compiling the agent",
+    );
+    run(
+        Command::new(&javac)
+            .args(["--release", "17", "-nowarn", "-d"])
+            .arg(&shade)
+            .arg("-cp")
+            .arg(&cp)
+            .arg(agent.join("build/racelens/build/Shade.java")),
         "compiling the shading tool",
     );
     run(
-        Command::new(&java).arg("-cp").arg(format!("{cp}:{}", shade.display())).arg("racelens.build.Shade").arg(&jar).arg(&classes).args(&asm),
+        Command::new(&java)
+            .arg("-cp")
+            .arg(format!("{cp}:{}", shade.display()))
+            .arg("racelens.build.Shade")
+            .arg(&jar)
+            .arg(&classes)
+            .args(&asm),
         "packaging the agent",
     );
 }
@@ -94,7 +117,11 @@ fn join(paths: &[PathBuf]) -> String {
 fn run(cmd: &mut Command, what: &str) {
     let out = cmd.output().unwrap_or_else(|e| fail(&format!("{what}: cannot run {:?}: {e}", cmd.get_program())));
     if !out.status.success() {
-        fail(&format!("{what} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+        fail(&format!(
+            "{what} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
 }
 

@@ -81,7 +81,14 @@ fn ms(d: Duration) -> f64 {
 fn report(what: &str, samples: &mut [Duration]) {
     samples.sort();
     let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
-    println!("{what}: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} runs)", p(0.5), p(0.95), p(0.99), p(1.0), samples.len());
+    println!(
+        "{what}: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} runs)",
+        p(0.5),
+        p(0.95),
+        p(0.99),
+        p(1.0),
+        samples.len()
+    );
 }
 
 fn count_files(dir: &Path) -> usize {

@@ -159,7 +159,8 @@ mod tests {
                 }
             });
             assert_eq!(std::fs::read(&file).unwrap(), bytes);
-            let left: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            let left: Vec<_> =
+                std::fs::read_dir(file.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
             assert_eq!(left, [std::ffi::OsString::from("racelens-agent.jar")], "no temporary file stays behind");
         }
     }

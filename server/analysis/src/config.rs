@@ -146,7 +146,9 @@ impl Config {
             };
             for (key, v) in entries {
                 if !keys.contains(&key.as_str()) {
-                    config.warnings.push(format!("unknown key `{table}.{key}` in {FILE_NAME} (known: {})", keys.join(", ")));
+                    config
+                        .warnings
+                        .push(format!("unknown key `{table}.{key}` in {FILE_NAME} (known: {})", keys.join(", ")));
                     continue;
                 }
                 match (table.as_str(), key.as_str()) {
@@ -161,7 +163,11 @@ impl Config {
                             "maven" => Some(BuildTool::Maven),
                             "gradle" => Some(BuildTool::Gradle),
                             "none" => Some(BuildTool::None),
-                            other => return Err(format!("`{table}.{key}` must be \"auto\", \"maven\", \"gradle\" or \"none\", not \"{other}\"")),
+                            other => {
+                                return Err(format!(
+                                "`{table}.{key}` must be \"auto\", \"maven\", \"gradle\" or \"none\", not \"{other}\""
+                            ))
+                            }
                         }
                     }
                     ("java", "maven_args") => config.maven_args = strings(v, table, key)?,
@@ -169,15 +175,21 @@ impl Config {
                     ("java", "offline") => config.offline = Some(boolean(v, table, key)?),
                     ("java", "jvm_args") => config.jvm_args = Some(strings(v, table, key)?),
                     ("java", "system_properties") => {
-                        let err = || format!("`{table}.{key}` must be a table of strings (`{{ \"name\" = \"value\" }}`)");
+                        let err =
+                            || format!("`{table}.{key}` must be a table of strings (`{{ \"name\" = \"value\" }}`)");
                         let t = v.as_table().ok_or_else(err)?;
-                        config.system_properties = t.iter().map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect::<Option<_>>().ok_or_else(err)?;
+                        config.system_properties = t
+                            .iter()
+                            .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                            .collect::<Option<_>>()
+                            .ok_or_else(err)?;
                     }
                     ("java", "working_dir") => config.working_dir = Some(string(v, table, key)?),
                     ("java", "assertions") => config.assertions = Some(boolean(v, table, key)?),
                     ("analysis", "exclude") => config.exclude = strings(v, table, key)?,
                     ("analysis", "jdk_sources") => {
-                        config.jdk_sources = Some(v.as_str().ok_or_else(|| format!("`{table}.{key}` must be a string"))?.to_string())
+                        config.jdk_sources =
+                            Some(v.as_str().ok_or_else(|| format!("`{table}.{key}` must be a string"))?.to_string())
                     }
                     _ => unreachable!("every known key is handled"),
                 }
@@ -227,7 +239,10 @@ mod tests {
         assert_eq!((c.maven_args, c.gradle_args), (vec!["-Pfast".to_string()], vec!["--no-daemon".to_string()]));
         assert_eq!((c.offline, c.assertions), (Some(false), Some(false)));
         assert_eq!(c.jvm_args, Some(vec!["-Xmx1g".to_string()]));
-        assert_eq!(c.system_properties, vec![("a".to_string(), "b".to_string()), ("pool.size".to_string(), "4".to_string())]);
+        assert_eq!(
+            c.system_properties,
+            vec![("a".to_string(), "b".to_string()), ("pool.size".to_string(), "4".to_string())]
+        );
         assert_eq!(c.working_dir.as_deref(), Some("core"));
         assert_eq!(Config::parse("[java]\nbuild_tool = \"auto\"\n").unwrap().build_tool, None);
     }

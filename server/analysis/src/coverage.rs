@@ -188,14 +188,19 @@ impl TestView {
             }
             EndAccess::Acquire | EndAccess::Wait | EndAccess::Notify => true,
         };
-        let threads: BTreeSet<u16> = points.iter().filter(|(line, a)| *line == end.span.line && on_line(a)).map(|(_, a)| a.thread).collect();
+        let threads: BTreeSet<u16> =
+            points.iter().filter(|(line, a)| *line == end.span.line && on_line(a)).map(|(_, a)| a.thread).collect();
         if !threads.is_empty() {
             return Ok(threads);
         }
         let Some(method) = index.method_of_place(end.file, end.span) else { return Ok(threads) };
         let ran = |m: MethodRef| -> BTreeSet<u16> {
             let Some((class, name)) = method_names(index, m) else { return BTreeSet::new() };
-            points.iter().filter(|(_, a)| a.class == class && method_matches(&name, &a.method)).map(|(_, a)| a.thread).collect()
+            points
+                .iter()
+                .filter(|(_, a)| a.class == class && method_matches(&name, &a.method))
+                .map(|(_, a)| a.thread)
+                .collect()
         };
         let threads = ran(method);
         if !threads.is_empty() {
@@ -206,7 +211,8 @@ impl TestView {
         // first, up to three calls away.
         let (mut frontier, mut seen) = (vec![method], HashSet::from([method]));
         for _ in 0..3 {
-            let callers: Vec<MethodRef> = frontier.iter().flat_map(|&m| callers_in_file(index, m)).filter(|c| seen.insert(*c)).collect();
+            let callers: Vec<MethodRef> =
+                frontier.iter().flat_map(|&m| callers_in_file(index, m)).filter(|c| seen.insert(*c)).collect();
             let threads: BTreeSet<u16> = callers.iter().flat_map(|&c| ran(c)).collect();
             if !threads.is_empty() || callers.is_empty() {
                 return Ok(threads);
@@ -220,7 +226,8 @@ impl TestView {
 /// A method's JVM name against the name of the method a recorded point is in: a lambda
 /// written in `borrow` runs as `lambda$borrow$0`.
 fn method_matches(name: &str, recorded: &str) -> bool {
-    recorded == name || recorded.strip_prefix("lambda$").and_then(|r| r.rsplit_once('$')).is_some_and(|(m, _)| m == name)
+    recorded == name
+        || recorded.strip_prefix("lambda$").and_then(|r| r.rsplit_once('$')).is_some_and(|(m, _)| m == name)
 }
 
 /// The methods of `m`'s file that call it.
@@ -260,7 +267,8 @@ impl CoverageView {
     /// Maps the history onto the working tree for the files holding an end of one of
     /// `impact`'s impacted pairs (see the module documentation).
     pub fn of(host: &mut Host, history: &History, impact: &Impact) -> CoverageView {
-        let files: BTreeSet<FileId> = impact.pairs.iter().filter(|p| p.impacted()).flat_map(|p| [p.a.file, p.b.file]).collect();
+        let files: BTreeSet<FileId> =
+            impact.pairs.iter().filter(|p| p.impacted()).flat_map(|p| [p.a.file, p.b.file]).collect();
         // By file: its path, the id of its working-tree text, and its base id and diff.
         type Known = (String, String, Option<(String, FileDiff)>);
         let mut known: HashMap<FileId, Known> = HashMap::new();
@@ -274,7 +282,13 @@ impl CoverageView {
         let no_files = BTreeMap::new();
         for (name, run) in &history.tests {
             let files = history.snapshots.get(&run.snapshot).unwrap_or(&no_files);
-            let mut view = TestView { revision: run.short_revision(), source: run.source.clone(), threads: run.threads.len(), outcome: run.outcome.clone(), ..TestView::default() };
+            let mut view = TestView {
+                revision: run.short_revision(),
+                source: run.source.clone(),
+                threads: run.threads.len(),
+                outcome: run.outcome.clone(),
+                ..TestView::default()
+            };
             let mut maps: HashMap<&str, (FileId, FileMap)> = HashMap::new();
             for (&file, (path, working, base)) in &known {
                 let short = path.rsplit('/').next().unwrap_or(path);
@@ -316,7 +330,6 @@ impl CoverageView {
     pub fn get(&self, test: &str) -> Option<&TestView> {
         self.tests.get(test)
     }
-
 }
 
 #[cfg(test)]
@@ -328,7 +341,8 @@ mod tests {
         FileDiff::between(&facts_of(old), &facts_of(new))
     }
 
-    const COUNTER: &str = "class C {\n  int n;\n  synchronized void inc() {\n    n++;\n  }\n  int get() {\n    return n;\n  }\n}\n";
+    const COUNTER: &str =
+        "class C {\n  int n;\n  synchronized void inc() {\n    n++;\n  }\n  int get() {\n    return n;\n  }\n}\n";
 
     #[test]
     fn recorded_lines_shift_with_lines_inserted_above_them() {

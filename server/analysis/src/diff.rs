@@ -54,7 +54,8 @@ impl FileDiff {
         let mut aligner = Aligner { old, new, old_to_new_line: vec![None; old.tokens.len()], out: &mut out };
         let token_range = |lines: &[TokenLine], range: std::ops::Range<u32>, total: usize| -> std::ops::Range<usize> {
             let start = lines.get(range.start as usize).map_or(total, |l| l.tokens.start);
-            let end = if range.end == 0 { start } else { lines.get(range.end as usize - 1).map_or(total, |l| l.tokens.end) };
+            let end =
+                if range.end == 0 { start } else { lines.get(range.end as usize - 1).map_or(total, |l| l.tokens.end) };
             start..end.max(start)
         };
         let (mut i, mut j) = (0usize, 0usize);
@@ -94,7 +95,9 @@ impl FileDiff {
     /// many code lines it had. A line is touched when it lost tokens, or when the new line
     /// that stands for it gained some.
     pub fn old_lines_changed(&self) -> (usize, usize) {
-        let touched = |&&line: &&u32| self.removed_old_lines.contains(&line) || self.changed_lines.contains(&self.map_old_line(line));
+        let touched = |&&line: &&u32| {
+            self.removed_old_lines.contains(&line) || self.changed_lines.contains(&self.map_old_line(line))
+        };
         (self.old_code_lines.iter().filter(touched).count(), self.old_code_lines.len())
     }
 
@@ -187,7 +190,8 @@ impl Aligner<'_> {
     fn deletion_anchor(&self, old_start: usize, new_at: usize) -> u32 {
         let (o, n) = (self.old, self.new);
         let line_of_new = |k: usize| n.tokens.get(k).or(n.tokens.last()).map_or(1, |t| t.line);
-        let starts_mid_line = old_start > 0 && new_at > 0 && o.tokens[old_start - 1].end_line == o.tokens[old_start].line;
+        let starts_mid_line =
+            old_start > 0 && new_at > 0 && o.tokens[old_start - 1].end_line == o.tokens[old_start].line;
         if starts_mid_line {
             line_of_new(new_at - 1)
         } else {

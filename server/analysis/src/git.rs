@@ -33,8 +33,12 @@ pub struct Base {
 impl GitRepo {
     /// Finds the repository that contains `path`.
     pub fn discover(path: &Path) -> Result<GitRepo, String> {
-        let repo = Repository::discover(path).map_err(|_| format!("{} is not inside a git work tree", path.display()))?;
-        let root = repo.workdir().ok_or_else(|| format!("{} is a bare git repository (no work tree)", path.display()))?.to_path_buf();
+        let repo =
+            Repository::discover(path).map_err(|_| format!("{} is not inside a git work tree", path.display()))?;
+        let root = repo
+            .workdir()
+            .ok_or_else(|| format!("{} is a bare git repository (no work tree)", path.display()))?
+            .to_path_buf();
         let root = root.canonicalize().unwrap_or(root);
         Ok(GitRepo { repo, root })
     }
@@ -56,7 +60,9 @@ impl GitRepo {
                 let commit = obj.peel_to_commit().map_err(|e| format!("`{rev}` is not a commit: {}", e.message()))?;
                 Ok(Base { rev: rev.to_string(), commit: Some(commit.id()), tree: Some(commit.tree_id()) })
             }
-            Err(_) if rev == "HEAD" && self.repo.head().is_err() => Ok(Base { rev: rev.to_string(), commit: None, tree: None }),
+            Err(_) if rev == "HEAD" && self.repo.head().is_err() => {
+                Ok(Base { rev: rev.to_string(), commit: None, tree: None })
+            }
             Err(e) => Err(format!("cannot resolve base revision `{rev}`: {}", e.message())),
         }
     }
@@ -72,7 +78,10 @@ impl GitRepo {
         opts.include_untracked(true).recurse_untracked_dirs(true).include_typechange(true).ignore_submodules(true);
         // Through the index (`git diff <base>`): its stat data tells unchanged files apart
         // without hashing them, which at 500k lines is 4 ms instead of 80.
-        let diff = self.repo.diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts)).map_err(|e| format!("git diff failed: {}", e.message()))?;
+        let diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))
+            .map_err(|e| format!("git diff failed: {}", e.message()))?;
         let mut out = Vec::new();
         for delta in diff.deltas() {
             let status = match delta.status() {
@@ -131,7 +140,8 @@ impl GitRepo {
     pub fn state(&self) -> String {
         let head = self.repo.head().ok().and_then(|h| h.target()).map(|o| o.to_string()).unwrap_or_default();
         let index = self.repo.path().join("index");
-        let mtime = std::fs::metadata(index).and_then(|m| m.modified()).ok().map(|t| format!("{t:?}")).unwrap_or_default();
+        let mtime =
+            std::fs::metadata(index).and_then(|m| m.modified()).ok().map(|t| format!("{t:?}")).unwrap_or_default();
         format!("{head}:{mtime}")
     }
 }

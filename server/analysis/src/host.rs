@@ -89,7 +89,9 @@ impl Host {
             let root = if path.is_file() { path.parent().unwrap_or(&path).to_path_buf() } else { path.clone() };
             (root, None, None)
         } else {
-            let repo = GitRepo::discover(&path).map_err(|e| format!("{e}; run racelens inside a git repository, or pass --no-git to analyse without a diff"))?;
+            let repo = GitRepo::discover(&path).map_err(|e| {
+                format!("{e}; run racelens inside a git repository, or pass --no-git to analyse without a diff")
+            })?;
             let base = repo.base(&options.base)?;
             (repo.root().to_path_buf(), Some(repo), Some(base))
         };
@@ -340,7 +342,11 @@ impl Host {
         let (Some(git), Some(base)) = (&self.git, &self.base) else { return Ok(None) };
         let Some(commit) = base.commit else { return Ok(None) };
         let keep = |rel: &str| rel.ends_with(".java") && self.workspace.is_source(rel);
-        let files = git.base_files(base, &keep)?.into_iter().map(|(p, bytes)| (p, String::from_utf8_lossy(&bytes).into_owned())).collect();
+        let files = git
+            .base_files(base, &keep)?
+            .into_iter()
+            .map(|(p, bytes)| (p, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect();
         Ok(Some((commit.to_string(), files)))
     }
 
@@ -365,7 +371,8 @@ impl Host {
             }
             return set;
         }
-        let mut paths: Vec<(String, Option<FileStatus>)> = self.git_changed.iter().map(|(p, s)| (p.clone(), Some(*s))).collect();
+        let mut paths: Vec<(String, Option<FileStatus>)> =
+            self.git_changed.iter().map(|(p, s)| (p.clone(), Some(*s))).collect();
         for p in self.overlays.keys() {
             if !self.git_changed.contains_key(p) {
                 paths.push((p.clone(), None));
@@ -425,7 +432,11 @@ impl Host {
 }
 
 fn too_large(bytes: usize) -> String {
-    format!("skipped: {:.1} MB is larger than racelens analyses ({} MB)", bytes as f64 / (1 << 20) as f64, MAX_FILE_BYTES >> 20)
+    format!(
+        "skipped: {:.1} MB is larger than racelens analyses ({} MB)",
+        bytes as f64 / (1 << 20) as f64,
+        MAX_FILE_BYTES >> 20
+    )
 }
 
 /// A Java file as read from disk: its facts (with its text), and how they were had.

@@ -190,7 +190,8 @@ impl IndexCache {
         let (mut hash, mut len) = (xxhash_rust::xxh3::Xxh3::new(), 0u64);
         let mut chunk = Vec::new();
         for (path, content, facts) in files {
-            let encoded = postcard::to_stdvec(facts.as_ref()).map_err(|e| format!("cannot encode the facts of {path}: {e}"))?;
+            let encoded =
+                postcard::to_stdvec(facts.as_ref()).map_err(|e| format!("cannot encode the facts of {path}: {e}"))?;
             chunk.clear();
             put_chunk(&mut chunk, path.as_bytes());
             chunk.extend_from_slice(&content.to_le_bytes());
@@ -231,7 +232,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or("the file ends too soon (truncated)")?;
+        let end =
+            self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or("the file ends too soon (truncated)")?;
         let out = &self.bytes[self.at..end];
         self.at = end;
         Ok(out)

@@ -95,7 +95,9 @@ fn has(facts: &FileFacts, annotations: &[Annotation], name: &str, from: &[Annota
 /// The framework whose test annotation a method carries, if any.
 fn annotated_framework(facts: &FileFacts, annotations: &[Annotation]) -> Option<Framework> {
     use AnnotationOrigin::*;
-    if ["ParameterizedTest", "RepeatedTest"].iter().any(|n| has(facts, annotations, n, &[Jupiter, Unknown])) || has(facts, annotations, "Test", &[Jupiter]) {
+    if ["ParameterizedTest", "RepeatedTest"].iter().any(|n| has(facts, annotations, n, &[Jupiter, Unknown]))
+        || has(facts, annotations, "Test", &[Jupiter])
+    {
         return Some(Framework::Jupiter);
     }
     has(facts, annotations, "Test", &[Junit4, Unknown]).then_some(Framework::Junit4)
@@ -192,7 +194,13 @@ pub fn junit3_tests(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
 /// A method's signature for overriding: its name and its parameter types as written
 /// (generic arguments left out).
 fn signature(m: &crate::java::MethodFacts) -> (String, Vec<(String, u8)>) {
-    (m.name.clone(), m.params.iter().map(|p| (p.ty.name.rsplit('.').next().unwrap_or(&p.ty.name).to_string(), p.ty.array_dims)).collect())
+    (
+        m.name.clone(),
+        m.params
+            .iter()
+            .map(|p| (p.ty.name.rsplit('.').next().unwrap_or(&p.ty.name).to_string(), p.ty.array_dims))
+            .collect(),
+    )
 }
 
 /// Whether a class of this kind and these modifiers can hold tests at all: a named class,
@@ -224,7 +232,10 @@ pub fn runs_class(index: &ProjectIndex, class: ClassRef, framework: Framework) -
             }
         }
         Framework::Junit4 | Framework::Junit3 => {
-            c.is_public && c.is_static && !skipped(&facts, &c.annotations, framework) && !runs_other_classes(index, class)
+            c.is_public
+                && c.is_static
+                && !skipped(&facts, &c.annotations, framework)
+                && !runs_other_classes(index, class)
         }
     }
 }
@@ -234,7 +245,11 @@ pub fn runs_class(index: &ProjectIndex, class: ClassRef, framework: Framework) -
 fn runs_other_classes(index: &ProjectIndex, class: ClassRef) -> bool {
     chain(index, class).into_iter().any(|c| {
         let Some(facts) = index.facts(c.origin) else { return false };
-        let runner = facts.classes[c.idx as usize].annotations.iter().find(|a| a.name == "RunWith").and_then(|a| a.classes.first());
+        let runner = facts.classes[c.idx as usize]
+            .annotations
+            .iter()
+            .find(|a| a.name == "RunWith")
+            .and_then(|a| a.classes.first());
         runner.is_some_and(|r| matches!(r.rsplit('.').next(), Some("Suite" | "Enclosed" | "Categories")))
     })
 }
@@ -264,7 +279,9 @@ pub fn tests_of(index: &ProjectIndex, class: ClassRef) -> Vec<JunitTest> {
             let hidden = declared.contains(&sig);
             let framework = annotated_framework(&facts, &m.annotations);
             let test = match framework {
-                Some(Framework::Jupiter) => jupiter_runs && !hidden && !m.is_static && !m.is_private && !m.is_abstract && returns_void(m),
+                Some(Framework::Jupiter) => {
+                    jupiter_runs && !hidden && !m.is_static && !m.is_private && !m.is_abstract && returns_void(m)
+                }
                 Some(Framework::Junit4) => {
                     let first = junit4_declared.insert(sig.clone());
                     junit4_runs && first && m.is_public && !m.is_static && returns_void(m) && m.params.is_empty()
@@ -274,7 +291,11 @@ pub fn tests_of(index: &ProjectIndex, class: ClassRef) -> Vec<JunitTest> {
             declared.insert(sig);
             if let (true, Some(f)) = (test, framework) {
                 if !skipped(&facts, &m.annotations, f) {
-                    out.push(JunitTest { method: MethodRef { origin: c.origin, idx }, framework: f, inherited: c != class });
+                    out.push(JunitTest {
+                        method: MethodRef { origin: c.origin, idx },
+                        framework: f,
+                        inherited: c != class,
+                    });
                 }
             }
         }
@@ -284,7 +305,11 @@ pub fn tests_of(index: &ProjectIndex, class: ClassRef) -> Vec<JunitTest> {
             let Some(f) = index.facts(method.origin) else { continue };
             let m = &f.methods[method.idx as usize];
             if !skipped(&f, &m.annotations, Framework::Junit3) {
-                out.push(JunitTest { method, framework: Framework::Junit3, inherited: ClassRef { origin: method.origin, idx: m.class } != class });
+                out.push(JunitTest {
+                    method,
+                    framework: Framework::Junit3,
+                    inherited: ClassRef { origin: method.origin, idx: m.class } != class,
+                });
             }
         }
     }
@@ -301,12 +326,17 @@ pub fn inheriting_classes(index: &ProjectIndex, method: MethodRef) -> Vec<ClassR
     let m = &facts.methods[method.idx as usize];
     let declaring = ClassRef { origin: method.origin, idx: m.class };
     // Cheap checks first: the editor asks this of every method of an open file.
-    let may_be_test = m.name.starts_with("test") || m.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest"));
+    let may_be_test = m.name.starts_with("test")
+        || m.annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest"));
     if !may_be_test || index.symbols().direct_subtypes(declaring).is_empty() {
         return Vec::new();
     }
-    let mut out: Vec<ClassRef> =
-        index.symbols().all_subtypes(declaring, 256).into_iter().filter(|&s| s != declaring && tests_of(index, s).iter().any(|t| t.method == method)).collect();
+    let mut out: Vec<ClassRef> = index
+        .symbols()
+        .all_subtypes(declaring, 256)
+        .into_iter()
+        .filter(|&s| s != declaring && tests_of(index, s).iter().any(|t| t.method == method))
+        .collect();
     out.sort_by_key(|c| index.facts(c.origin).map(|f| f.classes[c.idx as usize].binary_name.clone()));
     out
 }

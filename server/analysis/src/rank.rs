@@ -168,7 +168,12 @@ impl Selection {
 /// tests `history` has a record of (`racelens record`, explorations), static reach for the
 /// others. The one selection call of `racelens select`, `explore --affected` and the
 /// language server; given up with [`Cancelled`] once `cancel` is.
-pub fn select_for(host: &mut Host, impact: &Impact, history: &History, cancel: &Cancel) -> Result<Selection, Cancelled> {
+pub fn select_for(
+    host: &mut Host,
+    impact: &Impact,
+    history: &History,
+    cancel: &Cancel,
+) -> Result<Selection, Cancelled> {
     let sharing = host.sharing();
     let coverage = CoverageView::of(host, history, impact);
     select_cancellable(host.index(), &sharing, impact, &coverage, cancel)
@@ -189,9 +194,18 @@ pub fn select_with(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, cov
 /// [`select_with`], given up with [`Cancelled`] at the first file, test or ranking step after
 /// `cancel` is: ranking every test of a large project takes long enough that the language
 /// server lets a newer edit go first.
-pub fn select_cancellable(index: &ProjectIndex, sharing: &Sharing, impact: &Impact, coverage: &CoverageView, cancel: &Cancel) -> Result<Selection, Cancelled> {
+pub fn select_cancellable(
+    index: &ProjectIndex,
+    sharing: &Sharing,
+    impact: &Impact,
+    coverage: &CoverageView,
+    cancel: &Cancel,
+) -> Result<Selection, Cancelled> {
     let pairs: Vec<&Pair> = impact.pairs.iter().filter(|p| p.impacted()).collect();
-    let mut ends: Vec<(Option<MethodRef>, Option<MethodRef>)> = pairs.iter().map(|p| (index.method_of_place(p.a.file, p.a.span), index.method_of_place(p.b.file, p.b.span))).collect();
+    let mut ends: Vec<(Option<MethodRef>, Option<MethodRef>)> = pairs
+        .iter()
+        .map(|p| (index.method_of_place(p.a.file, p.a.span), index.method_of_place(p.b.file, p.b.span)))
+        .collect();
     let mut labels: Vec<String> = pairs.iter().map(|p| pair_label(index, p)).collect();
     for (method, label) in warned_methods(index, impact, &ends) {
         ends.push((Some(method), Some(method)));
@@ -236,7 +250,11 @@ impl Targets {
 
 /// The methods the change's warnings are in that no impacted pair has an end in, with a
 /// label for each: `RL004 Outbox.java:42 (Outbox.flush)`.
-fn warned_methods(index: &ProjectIndex, impact: &Impact, ends: &[(Option<MethodRef>, Option<MethodRef>)]) -> Vec<(MethodRef, String)> {
+fn warned_methods(
+    index: &ProjectIndex,
+    impact: &Impact,
+    ends: &[(Option<MethodRef>, Option<MethodRef>)],
+) -> Vec<(MethodRef, String)> {
     let paired: HashSet<MethodRef> = ends.iter().flat_map(|(a, b)| [*a, *b]).flatten().collect();
     let mut out: Vec<(MethodRef, String)> = Vec::new();
     for d in &impact.diagnostics {
@@ -245,7 +263,13 @@ fn warned_methods(index: &ProjectIndex, impact: &Impact, ends: &[(Option<MethodR
             continue;
         }
         let path = index.entry(d.file).map_or("?", |e| e.path.as_str());
-        let label = format!("{} {}:{} ({})", d.code, path.rsplit('/').next().unwrap_or(path), d.span.line, method_name(index, method));
+        let label = format!(
+            "{} {}:{} ({})",
+            d.code,
+            path.rsplit('/').next().unwrap_or(path),
+            d.span.line,
+            method_name(index, method)
+        );
         out.push((method, label));
     }
     out
@@ -268,7 +292,10 @@ fn from_coverage(index: &ProjectIndex, pairs: &[&Pair], stat: Footprint, view: &
     // reason to leave it out (a field that starts hiding another fails a test on every
     // schedule, whatever its threads run).
     if view.outcome != "pass" {
-        let note = format!("its recorded run ({} at {}) ended with `{}`: static reach decides", view.source, view.revision, view.outcome);
+        let note = format!(
+            "its recorded run ({} at {}) ended with `{}`: static reach decides",
+            view.source, view.revision, view.outcome
+        );
         return Footprint { note: Some(note), ..stat };
     }
     let (mut covers, mut one_thread, mut static_pairs) = (Vec::new(), 0, 0);
@@ -302,7 +329,8 @@ fn from_coverage(index: &ProjectIndex, pairs: &[&Pair], stat: Footprint, view: &
         let note = format!("its coverage ({} at {}) was not used: {}", view.source, view.revision, why.join("; "));
         return Footprint { note: Some(note), ..stat };
     }
-    let note = (decided_statically > 0).then(|| format!("static for {}: {}", plural(decided_statically, "pair"), why.join("; ")));
+    let note = (decided_statically > 0)
+        .then(|| format!("static for {}: {}", plural(decided_statically, "pair"), why.join("; ")));
     Footprint {
         evidence: Evidence::Coverage,
         threads: view.threads > 1,
@@ -349,25 +377,47 @@ struct StaticCx<'a> {
 }
 
 impl<'a> StaticCx<'a> {
-    fn new(index: &'a ProjectIndex, sharing: &Sharing, impact: &'a Impact, ends: Vec<(Option<MethodRef>, Option<MethodRef>)>, pairs: usize, cancel: &Cancel) -> Result<StaticCx<'a>, Cancelled> {
+    fn new(
+        index: &'a ProjectIndex,
+        sharing: &Sharing,
+        impact: &'a Impact,
+        ends: Vec<(Option<MethodRef>, Option<MethodRef>)>,
+        pairs: usize,
+        cancel: &Cancel,
+    ) -> Result<StaticCx<'a>, Cancelled> {
         let mut shared: HashMap<MethodRef, BTreeSet<&FieldKey>> = HashMap::new();
         for (file, entry) in index.entries() {
             cancel.check()?;
             for site in &entry.resolved.sites {
                 if sharing.is_shared(index, file, site) {
-                    let method = MethodRef { origin: Origin::Project(file), idx: entry.facts.units[site.unit as usize].method };
+                    let method =
+                        MethodRef { origin: Origin::Project(file), idx: entry.facts.units[site.unit as usize].method };
                     shared.entry(method).or_default().insert(&site.field);
                 }
             }
         }
-        let warned = impact.diagnostics.iter().filter(|d| d.severity == Severity::Warning).filter_map(|d| index.method_of_place(d.file, d.span)).collect();
-        Ok(StaticCx { index, ends, pairs, shared, impacted: impact.impacted_fields.iter().collect(), undecided: &impact.undecided, warned })
+        let warned = impact
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .filter_map(|d| index.method_of_place(d.file, d.span))
+            .collect();
+        Ok(StaticCx {
+            index,
+            ends,
+            pairs,
+            shared,
+            impacted: impact.impacted_fields.iter().collect(),
+            undecided: &impact.undecided,
+            warned,
+        })
     }
 
     fn footprint(&self, test: &ThreadTest) -> Footprint {
         let reach = &test.reach;
         let reached = |m: &Option<MethodRef>| m.is_some_and(|m| reach.methods.contains(&m));
-        let both: Vec<usize> = self.ends.iter().enumerate().filter(|(_, (a, b))| reached(a) && reached(b)).map(|(i, _)| i).collect();
+        let both: Vec<usize> =
+            self.ends.iter().enumerate().filter(|(_, (a, b))| reached(a) && reached(b)).map(|(i, _)| i).collect();
         let (mut impacted_vars, mut other_vars) = (BTreeSet::new(), BTreeSet::new());
         for field in reach.methods.iter().filter_map(|m| self.shared.get(m)).flatten() {
             match self.impacted.contains(field) {
@@ -376,7 +426,13 @@ impl<'a> StaticCx<'a> {
             };
         }
         let threads = reach.starts_threads;
-        let runs: Vec<usize> = self.undecided.iter().enumerate().filter(|(_, u)| reach.methods.contains(&u.method)).map(|(i, _)| i).collect();
+        let runs: Vec<usize> = self
+            .undecided
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| reach.methods.contains(&u.method))
+            .map(|(i, _)| i)
+            .collect();
         let (undecided, undecided_alone) = if threads { (runs, Vec::new()) } else { (Vec::new(), runs) };
         Footprint {
             test: test.display_name(),
@@ -394,8 +450,13 @@ impl<'a> StaticCx<'a> {
             note: None,
             undecided_text: undecided.first().map(|&i| {
                 let u = &self.undecided[i];
-                let more = if undecided.len() > 1 { format!(" (and {} more)", undecided.len() - 1) } else { String::new() };
-                format!("it runs `{}`, where {} is not known to be shared{more}", method_name(self.index, u.method), u.what)
+                let more =
+                    if undecided.len() > 1 { format!(" (and {} more)", undecided.len() - 1) } else { String::new() };
+                format!(
+                    "it runs `{}`, where {} is not known to be shared{more}",
+                    method_name(self.index, u.method),
+                    u.what
+                )
             }),
             undecided,
             undecided_alone,
@@ -476,7 +537,8 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
         // coverage of SimRT §3.6 runs among them, resets included, before the tests whose only
         // thread start is deep in project code, however many pairs those reach statically.
         let own = left.iter().any(|&i| footprints[i].own_threads);
-        let mut gains: Vec<(usize, usize)> = left.iter().filter(|&&i| footprints[i].own_threads == own).map(|&i| (gain(i), i)).collect();
+        let mut gains: Vec<(usize, usize)> =
+            left.iter().filter(|&&i| footprints[i].own_threads == own).map(|&i| (gain(i), i)).collect();
         gains.sort_by(|&(ga, a), &(gb, b)| gb.cmp(&ga).then_with(|| by_size_then_name(&footprints[a], &footprints[b])));
         let (new, best) = gains[0];
         if new == 0 {
@@ -509,14 +571,22 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
     rest.sort_by(|&a, &b| {
         let (fa, fb) = (&footprints[a], &footprints[b]);
         let ((ta, na), (tb, nb)) = (evidence_tier(fa), evidence_tier(fb));
-        ta.cmp(&tb).then(fb.own_threads.cmp(&fa.own_threads)).then(nb.cmp(&na)).then(fb.threads.cmp(&fa.threads)).then_with(|| if ta == Tier::Nothing { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
+        ta.cmp(&tb)
+            .then(fb.own_threads.cmp(&fa.own_threads))
+            .then(nb.cmp(&na))
+            .then(fb.threads.cmp(&fa.threads))
+            .then_with(|| if ta == Tier::Nothing { fa.test.cmp(&fb.test) } else { by_size_then_name(fa, fb) })
     });
     for i in rest {
         let f = &footprints[i];
         let why = match (f.impacted_vars.len(), f.other_vars.len()) {
             (0, 0) if f.undecided.is_empty() => "touches no shared variable".to_string(),
             (0, 0) => "touches no known shared variable".to_string(),
-            (0, n) => format!("touches no impacted shared variable and {} ({})", plural(n, "other shared variable"), variables(&f.other_vars)),
+            (0, n) => format!(
+                "touches no impacted shared variable and {} ({})",
+                plural(n, "other shared variable"),
+                variables(&f.other_vars)
+            ),
             (n, _) => format!("touches {} ({})", plural(n, "impacted shared variable"), variables(&f.impacted_vars)),
         };
         placed.push((i, why));
@@ -557,7 +627,14 @@ pub fn rank(footprints: Vec<Footprint>, targets: &Targets, cancel: &Cancel) -> R
         })
         .collect();
     let evidence = evidence_summary(&footprints);
-    Ok(Selection { tests, selected, total, evidence, undecided: Vec::new(), warned_methods: targets.labels.len() - targets.pairs })
+    Ok(Selection {
+        tests,
+        selected,
+        total,
+        evidence,
+        undecided: Vec::new(),
+        warned_methods: targets.labels.len() - targets.pairs,
+    })
 }
 
 /// What the selection rests on, over every test: `static reachability; no coverage
@@ -612,7 +689,9 @@ fn by_size_then_name(a: &Footprint, b: &Footprint) -> std::cmp::Ordering {
 
 fn tie(first: &Footprint, other: &Footprint) -> String {
     match first.size == other.size {
-        false => format!("; tied with {}, first for reaching fewer methods ({} vs {})", other.test, first.size, other.size),
+        false => {
+            format!("; tied with {}, first for reaching fewer methods ({} vs {})", other.test, first.size, other.size)
+        }
         true => format!("; tied with {} (both reach {} methods), first by name", other.test, first.size),
     }
 }
@@ -622,7 +701,11 @@ fn targets_text(pairs: usize, warned: usize) -> String {
     match (pairs, warned) {
         (p, 0) => format!("both ends of {}", plural(p, "impacted pair")),
         (0, w) => plural(w, "method with a warning of the change and no impacted pair"),
-        (p, w) => format!("both ends of {} and {}", plural(p, "impacted pair"), plural(w, "method with a warning of the change")),
+        (p, w) => format!(
+            "both ends of {} and {}",
+            plural(p, "impacted pair"),
+            plural(w, "method with a warning of the change")
+        ),
     }
 }
 
@@ -632,7 +715,10 @@ fn covered_because(f: &Footprint, targets: &Targets) -> String {
         Evidence::Static => format!("starts threads and reaches {}", targets_text(f.covers.len() - warned, warned)),
         Evidence::Coverage => {
             let by_coverage = plural(f.covers.len() - f.static_pairs, "impacted pair");
-            let run = format!("its recorded run (at {}) executed both ends of {by_coverage} in different threads", f.revision.as_deref().unwrap_or("?"));
+            let run = format!(
+                "its recorded run (at {}) executed both ends of {by_coverage} in different threads",
+                f.revision.as_deref().unwrap_or("?")
+            );
             match f.static_pairs {
                 0 => run,
                 n => format!("{run}, and it starts threads and reaches {} more", targets_text(n - warned, warned)),
@@ -660,8 +746,15 @@ fn not_covered_because(f: &Footprint, targets: &Targets) -> String {
                 n => format!("{run} (it executed both ends of {} there)", plural(n, "impacted pair")),
             }
         }
-        (Evidence::Coverage, true, 0) => format!("its recorded run (at {}) executed both ends of no impacted pair", f.revision.as_deref().unwrap_or("?")),
-        (Evidence::Coverage, true, n) => format!("its recorded run (at {}) executed both ends of {} in one thread only", f.revision.as_deref().unwrap_or("?"), plural(n, "impacted pair")),
+        (Evidence::Coverage, true, 0) => format!(
+            "its recorded run (at {}) executed both ends of no impacted pair",
+            f.revision.as_deref().unwrap_or("?")
+        ),
+        (Evidence::Coverage, true, n) => format!(
+            "its recorded run (at {}) executed both ends of {} in one thread only",
+            f.revision.as_deref().unwrap_or("?"),
+            plural(n, "impacted pair")
+        ),
     }
 }
 
@@ -714,7 +807,11 @@ mod tests {
 
     fn check(footprints: Vec<Footprint>, expected: Expect) {
         let selection = rank(footprints, &targets(4), &Cancel::never()).unwrap();
-        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
+        let lines: Vec<String> = selection
+            .tests
+            .iter()
+            .map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason))
+            .collect();
         expected.assert_eq(&lines.concat());
     }
 
@@ -743,15 +840,19 @@ mod tests {
 
     #[test]
     fn reasons_and_the_summary_say_which_evidence_decided() {
-        let recorded = |test: &str, covers: &[usize], one_thread: usize, note: Option<&str>, static_pairs: usize| Footprint {
-            evidence: Evidence::Coverage,
-            revision: Some("abc1234".into()),
-            one_thread,
-            static_pairs,
-            note: note.map(str::to_string),
-            ..footprint(test, covers, 3)
+        let recorded =
+            |test: &str, covers: &[usize], one_thread: usize, note: Option<&str>, static_pairs: usize| Footprint {
+                evidence: Evidence::Coverage,
+                revision: Some("abc1234".into()),
+                one_thread,
+                static_pairs,
+                note: note.map(str::to_string),
+                ..footprint(test, covers, 3)
+            };
+        let stale = Footprint {
+            note: Some("its coverage (record at abc1234) was not used: the recording of A.java is stale".into()),
+            ..footprint("stale", &[1], 4)
         };
-        let stale = Footprint { note: Some("its coverage (record at abc1234) was not used: the recording of A.java is stale".into()), ..footprint("stale", &[1], 4) };
         let footprints = vec![
             recorded("two", &[0], 0, None, 0),
             recorded("one", &[], 2, None, 0),
@@ -760,7 +861,8 @@ mod tests {
             footprint("plain", &[], 2),
         ];
         let selection = rank(footprints, &targets(4), &Cancel::never()).unwrap();
-        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
+        let lines: Vec<String> =
+            selection.tests.iter().map(|t| format!("#{} {} {:?} {}\n", t.rank, t.test, t.evidence, t.reason)).collect();
         expect![[r#"
             #1 mixed Coverage selected: its recorded run (at abc1234) executed both ends of 1 impacted pair in different threads, and it starts threads and reaches both ends of 1 impacted pair more; 2 new (not covered by a test ranked before it); static for 1 pair: B.java is new or renamed since the recording
             #2 stale Static selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); its coverage (record at abc1234) was not used: the recording of A.java is stale
@@ -778,7 +880,12 @@ mod tests {
         // `same` covers two pairs but adds none: it waits for the reset, then goes before
         // `large` (two pairs against one).
         check(
-            vec![footprint("wide", &[0, 1, 2], 9), footprint("same", &[0, 1], 3), footprint("large", &[3], 8), footprint("small", &[3], 2)],
+            vec![
+                footprint("wide", &[0, 1, 2], 9),
+                footprint("same", &[0, 1], 3),
+                footprint("large", &[3], 8),
+                footprint("small", &[3], 2),
+            ],
             expect![[r#"
                 #1 wide [P0 P1 P2] selected: starts threads and reaches both ends of 3 impacted pairs; 3 new (not covered by a test ranked before it)
                 #2 small [P3] selected: starts threads and reaches both ends of 1 impacted pair; 1 new (not covered by a test ranked before it); tied with large, first for reaching fewer methods (2 vs 8)
@@ -792,7 +899,12 @@ mod tests {
     fn a_single_threaded_test_never_ranks_above_a_multithreaded_one_with_evidence() {
         // Nothing is selected; `alone` touches three impacted variables in one thread, `two`
         // one of them in two threads, `other` starts threads and touches an unimpacted one.
-        let vars = |names: &[&str]| names.iter().map(|n| FieldKey { class: "demo.Pool".into(), name: (*n).into(), element: false }).collect::<BTreeSet<_>>();
+        let vars = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| FieldKey { class: "demo.Pool".into(), name: (*n).into(), element: false })
+                .collect::<BTreeSet<_>>()
+        };
         let alone = Footprint { threads: false, impacted_vars: vars(&["a", "b", "c"]), ..footprint("alone", &[], 1) };
         let two = Footprint { impacted_vars: vars(&["a"]), ..footprint("two", &[], 9) };
         let other = Footprint { other_vars: vars(&["z"]), ..footprint("other", &[], 2) };
@@ -811,10 +923,19 @@ mod tests {
     #[test]
     fn a_warned_method_without_a_pair_selects_the_tests_that_run_it_in_threads() {
         let targets = Targets { labels: vec!["RL004 Outbox.java:12 (Outbox.flush)".into()], pairs: 0 };
-        let undecided = Footprint { undecided: vec![0], undecided_text: Some("it runs `Key.hashCode`, where `Key.hash` is not known to be shared".into()), ..footprint("undecided", &[], 3) };
-        let footprints = vec![footprint("drains", &[0], 4), undecided, Footprint { threads: false, ..footprint("alone", &[], 2) }];
+        let undecided = Footprint {
+            undecided: vec![0],
+            undecided_text: Some("it runs `Key.hashCode`, where `Key.hash` is not known to be shared".into()),
+            ..footprint("undecided", &[], 3)
+        };
+        let footprints =
+            vec![footprint("drains", &[0], 4), undecided, Footprint { threads: false, ..footprint("alone", &[], 2) }];
         let selection = rank(footprints, &targets, &Cancel::never()).unwrap();
-        let lines: Vec<String> = selection.tests.iter().map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason)).collect();
+        let lines: Vec<String> = selection
+            .tests
+            .iter()
+            .map(|t| format!("#{} {} [{}] {}\n", t.rank, t.test, t.pairs.join(" "), t.reason))
+            .collect();
         expect![[r#"
             #1 drains [RL004 Outbox.java:12 (Outbox.flush)] selected: starts threads and reaches 1 method with a warning of the change and no impacted pair; 1 new (not covered by a test ranked before it)
             #2 undecided [] not selected: reaches no method with a warning of the change, but it runs `Key.hashCode`, where `Key.hash` is not known to be shared; touches no known shared variable

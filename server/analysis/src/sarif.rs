@@ -66,11 +66,20 @@ impl<P> Run<P> {
     /// A run over the work tree `root` whose rules are the codes `rules` and whose results
     /// are `results` (each names one of those rules).
     pub fn new(root: &Path, rules: &[&'static Code], results: Vec<Finding>) -> Run<P> {
-        debug_assert!(results.iter().all(|r| rules.iter().any(|c| c.code == r.rule_id)), "a result names a rule of the run");
-        let results = results.into_iter().map(|r| Finding { rule_index: rules.iter().position(|c| c.code == r.rule_id), ..r }).collect();
+        debug_assert!(
+            results.iter().all(|r| rules.iter().any(|c| c.code == r.rule_id)),
+            "a result names a rule of the run"
+        );
+        let results = results
+            .into_iter()
+            .map(|r| Finding { rule_index: rules.iter().position(|c| c.code == r.rule_id), ..r })
+            .collect();
         Run {
             tool: Tool { driver: Driver::new(rules) },
-            original_uri_base_ids: BTreeMap::from([(SRCROOT, ArtifactLocation { uri: root_uri(root), uri_base_id: None })]),
+            original_uri_base_ids: BTreeMap::from([(
+                SRCROOT,
+                ArtifactLocation { uri: root_uri(root), uri_base_id: None },
+            )]),
             column_kind: "unicodeCodePoints",
             results,
             invocations: Vec::new(),
@@ -82,8 +91,13 @@ impl<P> Run<P> {
     /// could not be explored, which is no successful execution), and what it noted on the
     /// way (an unknown configuration key).
     pub fn invocation(self, exit_code: u8, notes: Vec<String>) -> Run<P> {
-        let tool_execution_notifications = notes.into_iter().map(|n| Notification { level: Level::Note, message: Message::new(n) }).collect();
-        let invocation = Invocation { execution_successful: exit_code != 2, exit_code: exit_code.into(), tool_execution_notifications };
+        let tool_execution_notifications =
+            notes.into_iter().map(|n| Notification { level: Level::Note, message: Message::new(n) }).collect();
+        let invocation = Invocation {
+            execution_successful: exit_code != 2,
+            exit_code: exit_code.into(),
+            tool_execution_notifications,
+        };
         Run { invocations: vec![invocation], ..self }
     }
 
@@ -326,7 +340,12 @@ impl Region {
     /// characters (an end before the start is the start).
     pub fn range(start: (u32, u32), end: (u32, u32)) -> Region {
         let ((start_line, start_column), (end_line, end_column)) = (start, end);
-        Region { start_line, start_column: Some(start_column), end_line: Some(end_line), end_column: Some(end_column.max(start_column)) }
+        Region {
+            start_line,
+            start_column: Some(start_column),
+            end_line: Some(end_line),
+            end_column: Some(end_column.max(start_column)),
+        }
     }
 }
 
@@ -450,7 +469,10 @@ pub fn explore_rules() -> Vec<&'static Code> {
 
 /// What the host noted while loading, as `check` prints it on stderr.
 pub fn notes(host: &Host) -> Vec<String> {
-    host.notes().iter().map(|n| n.path.as_ref().map_or_else(|| n.message.clone(), |p| format!("{p}: {}", n.message))).collect()
+    host.notes()
+        .iter()
+        .map(|n| n.path.as_ref().map_or_else(|| n.message.clone(), |p| format!("{p}: {}", n.message)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -474,7 +496,10 @@ mod tests {
     #[test]
     fn fingerprints_name_what_a_result_is_about_and_count_repeats() {
         let mut fingerprints = Fingerprints::default();
-        let mut give = |rule: &'static str, about: &[&str]| fingerprints.give(Finding::new(rule, Level::Warning, "m", None), about).partial_fingerprints[FINGERPRINT].clone();
+        let mut give = |rule: &'static str, about: &[&str]| {
+            fingerprints.give(Finding::new(rule, Level::Warning, "m", None), about).partial_fingerprints[FINGERPRINT]
+                .clone()
+        };
         let first = give("RL001", &["A.java", "A.run", "count++"]);
         assert_eq!(first.len(), 16);
         assert_eq!(give("RL001", &["A.java", "A.run", "count++"]), format!("{first}:2"));
@@ -486,11 +511,17 @@ mod tests {
     #[test]
     fn rules_are_the_codes_with_their_texts() {
         let check: Vec<&str> = check_rules().iter().map(|c| c.code).collect();
-        assert_eq!(check, ["RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL008", "RL009", "RL010", "RL100"]);
+        assert_eq!(
+            check,
+            ["RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL007", "RL008", "RL009", "RL010", "RL100"]
+        );
         let explore: Vec<&str> = explore_rules().iter().map(|c| c.code).collect();
         assert_eq!(explore, ["RL200", "RL201", "RL202"]);
         let rule = Rule::of(codes::find("RL007").unwrap());
-        assert_eq!((rule.name, rule.short_description.text.as_str()), ("LockOrderInversion", "a lock-order inversion (deadlock)"));
+        assert_eq!(
+            (rule.name, rule.short_description.text.as_str()),
+            ("LockOrderInversion", "a lock-order inversion (deadlock)")
+        );
         assert!(rule.help.markdown.starts_with("# RL007 — ") && rule.full_description.text.contains("Fix:"));
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use crate::impact::Impact;
-use crate::index::{takes_key, ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::index::{takes_key, ClassRef, FileId, MethodRef, Origin, ProjectIndex, Resolver, THREAD_TYPES};
 use crate::java::{CallKind, FileFacts, MethodIdx, MethodKind, Span};
 use crate::junit;
 
@@ -70,7 +70,9 @@ pub use crate::junit::{is_junit3_class, is_junit3_test, junit3_tests};
 
 fn is_main(facts: &FileFacts, m: MethodIdx) -> bool {
     let method = &facts.methods[m as usize];
-    let string_array = method.params.len() == 1 && method.params[0].ty.name.ends_with("String") && (method.params[0].ty.array_dims == 1);
+    let string_array = method.params.len() == 1
+        && method.params[0].ty.name.ends_with("String")
+        && (method.params[0].ty.array_dims == 1);
     method.kind == MethodKind::Method && method.name == "main" && method.is_static && string_array
 }
 
@@ -100,7 +102,12 @@ pub fn tests_in_with(index: &ProjectIndex, file: FileId, cache: &mut ReachCache)
 /// The tests of the file's classes as JUnit runs them ([`crate::junit::tests_of`]: own
 /// tests at their method, inherited ones at the class's name) and its `main` methods, in
 /// the order of the file.
-fn entries_in(index: &ProjectIndex, file: FileId, cache: &mut ReachCache, keep: impl Fn(EntryKind, &Reach) -> bool) -> Vec<ThreadTest> {
+fn entries_in(
+    index: &ProjectIndex,
+    file: FileId,
+    cache: &mut ReachCache,
+    keep: impl Fn(EntryKind, &Reach) -> bool,
+) -> Vec<ThreadTest> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     let facts = &entry.facts;
     let origin = Origin::Project(file);
@@ -112,7 +119,12 @@ fn entries_in(index: &ProjectIndex, file: FileId, cache: &mut ReachCache, keep: 
     }
     for m in 0..facts.methods.len() as MethodIdx {
         if is_main(facts, m) {
-            found.push((MethodRef { origin, idx: m }, EntryKind::Main, facts.methods[m as usize].class as usize, false));
+            found.push((
+                MethodRef { origin, idx: m },
+                EntryKind::Main,
+                facts.methods[m as usize].class as usize,
+                false,
+            ));
         }
     }
     let mut out = Vec::new();
@@ -124,7 +136,16 @@ fn entries_in(index: &ProjectIndex, file: FileId, cache: &mut ReachCache, keep: 
             continue;
         }
         let span = if inherited { facts.classes[class].name_span } else { m.name_span };
-        out.push(ThreadTest { file, method, class: facts.classes[class].binary_name.clone(), name: m.name.clone(), kind, span, inherited, reach });
+        out.push(ThreadTest {
+            file,
+            method,
+            class: facts.classes[class].binary_name.clone(),
+            name: m.name.clone(),
+            kind,
+            span,
+            inherited,
+            reach,
+        });
     }
     out.sort_by_key(|t| (t.span.start, t.inherited, t.kind));
     out
@@ -163,7 +184,8 @@ pub fn reach_with(index: &ProjectIndex, root: MethodRef, cache: &mut ReachCache)
         }
         let edges = cache.edges.entry(m).or_insert_with(|| edges_of(index, m));
         if edges.starts_threads && !out.own_threads {
-            out.own_threads = m.origin == root.origin || is_test_code(&index.path(m.origin)) || uses_test_framework(index, m.origin);
+            out.own_threads =
+                m.origin == root.origin || is_test_code(&index.path(m.origin)) || uses_test_framework(index, m.origin);
         }
         out.starts_threads |= edges.starts_threads;
         queue.extend(edges.next.iter().copied());
@@ -182,9 +204,12 @@ fn is_test_code(path: &str) -> bool {
 /// code wherever the build keeps it (a shared harness module, `src/it/java`, a flat `src/`),
 /// so threads it starts are the test's own.
 fn uses_test_framework(index: &ProjectIndex, origin: Origin) -> bool {
-    const FRAMEWORKS: &[&str] = &["org.junit.", "junit.framework.", "org.testng.", "org.assertj.", "org.hamcrest.", "org.mockito."];
+    const FRAMEWORKS: &[&str] =
+        &["org.junit.", "junit.framework.", "org.testng.", "org.assertj.", "org.hamcrest.", "org.mockito."];
     let Origin::Project(file) = origin else { return false };
-    index.entry(file).is_some_and(|e| e.facts.imports.iter().chain(&e.facts.static_imports).any(|i| FRAMEWORKS.iter().any(|f| i.starts_with(f))))
+    index.entry(file).is_some_and(|e| {
+        e.facts.imports.iter().chain(&e.facts.static_imports).any(|i| FRAMEWORKS.iter().any(|f| i.starts_with(f)))
+    })
 }
 
 fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
@@ -207,7 +232,7 @@ fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
                 None => r.ty(m.origin, Some(Resolver::unit_class(facts, call.unit)), ty).class(),
             };
             if let Some(c) = created {
-                if r.is_subtype_of(c, &["Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask"]) {
+                if r.is_subtype_of(c, THREAD_TYPES) {
                     out.starts_threads |= r.is_subtype_of(c, &["Thread"]);
                     out.next.extend(task_methods(index, c));
                 }
@@ -224,7 +249,9 @@ fn edges_of(index: &ProjectIndex, m: MethodRef) -> Edges {
 /// `map.put(key, v)`, `set.contains(x)` call them from the JDK, where the call graph does not
 /// follow (issue 21, item 3: a hash cached in a field of a key hashed by several threads).
 fn hashed_by(r: &Resolver, origin: Origin, facts: &FileFacts, call: &crate::java::Call) -> Vec<MethodRef> {
-    let (CallKind::Method, Some(recv), Some(key)) = (&call.kind, &call.receiver, call.args.first()) else { return Vec::new() };
+    let (CallKind::Method, Some(recv), Some(key)) = (&call.kind, &call.receiver, call.args.first()) else {
+        return Vec::new();
+    };
     if !takes_key(&call.name) {
         return Vec::new();
     }
@@ -232,7 +259,9 @@ fn hashed_by(r: &Resolver, origin: Origin, facts: &FileFacts, call: &crate::java
         let simple = q.rsplit('.').next().unwrap_or(&q);
         q.starts_with("java.util.") && (simple.contains("Hash") || matches!(simple, "Map" | "Set" | "ConcurrentMap"))
     });
-    let Some(class) = hashed.then(|| r.type_of(origin, facts, call.unit, key)).flatten().and_then(|t| t.class()) else { return Vec::new() };
+    let Some(class) = hashed.then(|| r.type_of(origin, facts, call.unit, key)).flatten().and_then(|t| t.class()) else {
+        return Vec::new();
+    };
     if !matches!(class.origin, Origin::Project(_)) {
         return Vec::new();
     }
@@ -246,12 +275,19 @@ fn hashed_by(r: &Resolver, origin: Origin, facts: &FileFacts, call: &crate::java
 /// superclasses).
 fn task_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
     let r = index.resolver();
-    ["run", "call", "compute"].iter().flat_map(|name| r.methods_named(class, name, 0)).filter(|m| matches!(m.origin, Origin::Project(_))).collect()
+    ["run", "call", "compute"]
+        .iter()
+        .flat_map(|name| r.methods_named(class, name, 0))
+        .filter(|m| matches!(m.origin, Origin::Project(_)))
+        .collect()
 }
 
 fn class_methods(index: &ProjectIndex, class: ClassRef) -> Vec<MethodRef> {
     let Some(facts) = index.facts(class.origin) else { return Vec::new() };
-    (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].class == class.idx).map(|idx| MethodRef { origin: class.origin, idx }).collect()
+    (0..facts.methods.len() as MethodIdx)
+        .filter(|&m| facts.methods[m as usize].class == class.idx)
+        .map(|idx| MethodRef { origin: class.origin, idx })
+        .collect()
 }
 
 /// How many impacted points a test reaches: impacted lines inside its methods, and
@@ -274,7 +310,10 @@ pub fn impacted_points(index: &ProjectIndex, reach: &Reach, impact: &Impact) -> 
         let Origin::Project(file) = m.origin else { continue };
         let Some(entry) = index.entry(file) else { continue };
         for site in &entry.resolved.sites {
-            if entry.facts.units[site.unit as usize].method == m.idx && impact.impacted_fields.contains(&site.field) && impacted.contains(&*site.field.name) {
+            if entry.facts.units[site.unit as usize].method == m.idx
+                && impact.impacted_fields.contains(&site.field)
+                && impacted.contains(&*site.field.name)
+            {
                 fields.insert(site.field.clone());
             }
         }
@@ -302,7 +341,11 @@ mod tests {
     /// `Class#method Kind` of every test (or `main`) that starts threads, file by file.
     fn check_thread_tests(files: &[(&str, &str)], expected: Expect) {
         let index = index_of(files);
-        let found: Vec<String> = index.ids().flat_map(|f| thread_tests_in(&index, f)).map(|t| format!("{}#{} {:?}\n", t.class, t.name, t.kind)).collect();
+        let found: Vec<String> = index
+            .ids()
+            .flat_map(|f| thread_tests_in(&index, f))
+            .map(|t| format!("{}#{} {:?}\n", t.class, t.name, t.kind))
+            .collect();
         expected.assert_eq(&found.concat());
     }
 
@@ -346,9 +389,12 @@ public class PoolTest extends TestCase {
     public void borrowFromTwoThreads() { new Thread(() -> pool.borrow()).start(); }
 }
 "#;
-        check_thread_tests(&[("src/Pool.java", POOL), ("src/PoolTest.java", test)], expect![[r#"
+        check_thread_tests(
+            &[("src/Pool.java", POOL), ("src/PoolTest.java", test)],
+            expect![[r#"
             demo.PoolTest#testTwoBorrowers Test
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
@@ -377,9 +423,12 @@ public class PoolStressTest extends ConcurrencyTestCase {
     }
 }
 "#;
-        check_thread_tests(&[("src/Pool.java", POOL), ("src/ConcurrencyTestCase.java", base), ("src/PoolStressTest.java", test)], expect![[r#"
+        check_thread_tests(
+            &[("src/Pool.java", POOL), ("src/ConcurrencyTestCase.java", base), ("src/PoolStressTest.java", test)],
+            expect![[r#"
             demo.PoolStressTest#testBorrowInAThread Test
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
@@ -405,7 +454,15 @@ public class Runner {
     public void testRun() { new Thread(() -> new Pool().borrow()).start(); }
 }
 "#;
-        check_thread_tests(&[("src/Pool.java", POOL), ("src/TestCase.java", own), ("src/Scenario.java", not_junit), ("src/Runner.java", plain)], expect![[""]]);
+        check_thread_tests(
+            &[
+                ("src/Pool.java", POOL),
+                ("src/TestCase.java", own),
+                ("src/Scenario.java", not_junit),
+                ("src/Runner.java", plain),
+            ],
+            expect![[""]],
+        );
     }
 
     #[test]
@@ -422,10 +479,13 @@ public class PoolJUnit4Test {
     public static void main(String[] args) { new Thread(() -> new Pool().borrow()).start(); }
 }
 "#;
-        check_thread_tests(&[("src/Pool.java", POOL), ("src/PoolJUnit4Test.java", test)], expect![[r#"
+        check_thread_tests(
+            &[("src/Pool.java", POOL), ("src/PoolJUnit4Test.java", test)],
+            expect![[r#"
             demo.PoolJUnit4Test#borrowers Test
             demo.PoolJUnit4Test#main Main
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
@@ -509,7 +569,12 @@ public class SourcesTest {
 }
 "#;
         check_thread_tests(
-            &[("src/Heartbeat.java", heartbeat), ("src/Refresher.java", refresh), ("src/Sum.java", sum), ("src/SourcesTest.java", test)],
+            &[
+                ("src/Heartbeat.java", heartbeat),
+                ("src/Refresher.java", refresh),
+                ("src/Sum.java", sum),
+                ("src/SourcesTest.java", test),
+            ],
             expect![[r#"
                 demo.SourcesTest#heartbeats Test
                 demo.SourcesTest#refreshes Test
@@ -620,7 +685,12 @@ class SharedCounterTest extends AbstractCounterTest {
 }
 "#;
         check_tests(
-            &[("src/Counter.java", COUNTER), ("src/AbstractCounterTest.java", base), ("src/PlainCounterTest.java", plain), ("src/SharedCounterTest.java", shared)],
+            &[
+                ("src/Counter.java", COUNTER),
+                ("src/AbstractCounterTest.java", base),
+                ("src/PlainCounterTest.java", plain),
+                ("src/SharedCounterTest.java", shared),
+            ],
             expect![[r#"
                 demo.PlainCounterTest#twoThreads inherited
                 demo.PlainCounterTest#alone inherited
@@ -631,11 +701,22 @@ class SharedCounterTest extends AbstractCounterTest {
         );
         // Those that start threads are where the editor offers them, and the abstract
         // method knows which classes run it.
-        let index = index_of(&[("src/Counter.java", COUNTER), ("src/AbstractCounterTest.java", base), ("src/PlainCounterTest.java", plain), ("src/SharedCounterTest.java", shared)]);
+        let index = index_of(&[
+            ("src/Counter.java", COUNTER),
+            ("src/AbstractCounterTest.java", base),
+            ("src/PlainCounterTest.java", plain),
+            ("src/SharedCounterTest.java", shared),
+        ]);
         let file = index.file_id("src/AbstractCounterTest.java").unwrap();
         assert!(thread_tests_in(&index, file).is_empty());
-        let two_threads = MethodRef { origin: Origin::Project(file), idx: index.entry(file).unwrap().facts.methods.iter().position(|m| m.name == "twoThreads").unwrap() as u32 };
-        let runners: Vec<String> = junit::inheriting_classes(&index, two_threads).into_iter().map(|c| index.facts(c.origin).unwrap().classes[c.idx as usize].binary_name.clone()).collect();
+        let two_threads = MethodRef {
+            origin: Origin::Project(file),
+            idx: index.entry(file).unwrap().facts.methods.iter().position(|m| m.name == "twoThreads").unwrap() as u32,
+        };
+        let runners: Vec<String> = junit::inheriting_classes(&index, two_threads)
+            .into_iter()
+            .map(|c| index.facts(c.origin).unwrap().classes[c.idx as usize].binary_name.clone())
+            .collect();
         assert_eq!(runners, ["demo.PlainCounterTest", "demo.SharedCounterTest"]);
     }
 
@@ -680,7 +761,13 @@ public class Sub5Test extends Base5Test {
 }
 "#;
         check_tests(
-            &[("src/Counter.java", COUNTER), ("src/BaseTest.java", base4), ("src/SubTest.java", sub4), ("src/Base5Test.java", base5), ("src/Sub5Test.java", sub5)],
+            &[
+                ("src/Counter.java", COUNTER),
+                ("src/BaseTest.java", base4),
+                ("src/SubTest.java", sub4),
+                ("src/Base5Test.java", base5),
+                ("src/Sub5Test.java", sub5),
+            ],
             expect![[r#"
                 demo.BaseTest#increments own
                 demo.SubTest#increments inherited
@@ -744,7 +831,12 @@ public class IgnoredTest {
 }
 "#;
         check_tests(
-            &[("src/JupiterTest.java", jupiter), ("src/DisabledTest.java", disabled_class), ("src/Junit4Test.java", junit4), ("src/IgnoredTest.java", ignored_class)],
+            &[
+                ("src/JupiterTest.java", jupiter),
+                ("src/DisabledTest.java", disabled_class),
+                ("src/Junit4Test.java", junit4),
+                ("src/IgnoredTest.java", ignored_class),
+            ],
             expect![[r#"
                 demo.JupiterTest#runs own
                 demo.Junit4Test#runs own
@@ -825,7 +917,12 @@ public class NgTest {
 }
 "#;
         check_tests(
-            &[("src/PackagePrivateTest.java", junit4), ("src/MethodsTest.java", methods4), ("src/Methods5Test.java", methods5), ("src/NgTest.java", testng)],
+            &[
+                ("src/PackagePrivateTest.java", junit4),
+                ("src/MethodsTest.java", methods4),
+                ("src/Methods5Test.java", methods5),
+                ("src/NgTest.java", testng),
+            ],
             expect![[r#"
                 demo.MethodsTest#runs own
                 demo.Methods5Test#runs own
@@ -937,8 +1034,11 @@ public class ParamTest {
     public void runsPerParameter() { }
 }
 "#;
-        check_tests(&[("src/AllTests.java", suite), ("src/ParamTest.java", parameterized)], expect![[r#"
+        check_tests(
+            &[("src/AllTests.java", suite), ("src/ParamTest.java", parameterized)],
+            expect![[r#"
             demo.ParamTest#runsPerParameter own
-        "#]]);
+        "#]],
+        );
     }
 }

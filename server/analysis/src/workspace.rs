@@ -51,7 +51,10 @@ impl Workspace {
                 .hidden(true)
                 .git_ignore(true)
                 .require_git(false)
-                .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref())))
+                .filter_entry(|e| {
+                    !(e.file_type().is_some_and(|t| t.is_dir())
+                        && SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+                })
                 .build();
             for entry in walker.flatten() {
                 if !entry.file_type().is_some_and(|t| t.is_file()) {

@@ -41,17 +41,22 @@ fn removed_synchronized_races_with_the_guarded_accesses() {
     let icps = icps(&impact);
     // The whole former region is impacted (step 1), with the method filled in (step 2).
     for line in 57..=64 {
-        assert!(icps.iter().any(|i| i.starts_with(&format!("<org.example.pool.ObjectPool, addObject, {line}, _>"))), "line {line}: {icps:#?}");
+        assert!(
+            icps.iter().any(|i| i.starts_with(&format!("<org.example.pool.ObjectPool, addObject, {line}, _>"))),
+            "line {line}: {icps:#?}"
+        );
     }
     assert!(
-        w.iter().any(|w| w.starts_with("ObjectPool.java:58 RL001 `numActive` is read in `ObjectPool.addObject()` without the lock `this`")
-            && w.ends_with("the change removed `synchronized` from `ObjectPool.addObject()`")),
+        w.iter().any(|w| w.starts_with(
+            "ObjectPool.java:58 RL001 `numActive` is read in `ObjectPool.addObject()` without the lock `this`"
+        ) && w.ends_with("the change removed `synchronized` from `ObjectPool.addObject()`")),
         "{w:#?}"
     );
     // One warning per field and method: `numIdle` is read at line 58 and updated at 62.
     assert!(
-        w.iter().any(|w| w.starts_with("ObjectPool.java:58 RL001 `numIdle` is read in `ObjectPool.addObject()` without the lock `this`")
-            && w.ends_with("(1 more place in `ObjectPool.addObject()`: line 62)")),
+        w.iter().any(|w| w.starts_with(
+            "ObjectPool.java:58 RL001 `numIdle` is read in `ObjectPool.addObject()` without the lock `this`"
+        ) && w.ends_with("(1 more place in `ObjectPool.addObject()`: line 62)")),
         "{w:#?}"
     );
     assert_eq!(w.iter().filter(|w| w.contains("`numIdle`")).count(), 1, "{w:#?}");
@@ -60,18 +65,33 @@ fn removed_synchronized_races_with_the_guarded_accesses() {
     // The removed region no longer pairs with the monitor: the notifyAll() is now outside
     // any synchronized region, but it is still a wait/notify pair on the pool's monitor.
     let pairs = pairs(&host, &impact);
-    assert!(pairs.iter().any(|p| p.starts_with("WN ObjectPool.this: notify ObjectPool.java:63 ObjectPool.addObject [this]*")), "{pairs:#?}");
+    assert!(
+        pairs
+            .iter()
+            .any(|p| p.starts_with("WN ObjectPool.this: notify ObjectPool.java:63 ObjectPool.addObject [this]*")),
+        "{pairs:#?}"
+    );
     // And notifyAll() without the monitor throws.
-    assert!(w.iter().any(|w| w.starts_with("ObjectPool.java:63 RL006 `notifyAll()` needs the monitor of `this`")), "{w:#?}");
+    assert!(
+        w.iter().any(|w| w.starts_with("ObjectPool.java:63 RL006 `notifyAll()` needs the monitor of `this`")),
+        "{w:#?}"
+    );
 }
 
 #[test]
 fn removed_volatile_impacts_every_access_of_the_field() {
-    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))]);
+    let repo = repo_with(
+        &[("src/app/Worker.java", WORKER_BASE)],
+        &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))],
+    );
     let (host, impact) = analyze(repo.path());
     let w = warnings(&host, &impact);
     println!("{}", w.join("\n"));
-    assert!(w.iter().any(|w| w.starts_with("Worker.java:8 RL001 `running` is read in `Worker.run()`") && w.ends_with("the change removed `volatile` from `running`")), "{w:#?}");
+    assert!(
+        w.iter().any(|w| w.starts_with("Worker.java:8 RL001 `running` is read in `Worker.run()`")
+            && w.ends_with("the change removed `volatile` from `running`")),
+        "{w:#?}"
+    );
     assert!(w.iter().any(|w| w.starts_with("Worker.java:18 RL001 `running` is written in `Worker.stop()`")), "{w:#?}");
     let icps = icps(&impact);
     // The field's initializer runs in the constructor: javac's `<init>`.
@@ -81,7 +101,10 @@ fn removed_volatile_impacts_every_access_of_the_field() {
 
 #[test]
 fn volatile_or_atomic_fields_do_not_warn_of_races() {
-    let change = WORKER_BASE.replace("    public void stop() {\n        running = false;", "    public void stop() {\n        running = false;\n        running = !running;");
+    let change = WORKER_BASE.replace(
+        "    public void stop() {\n        running = false;",
+        "    public void stop() {\n        running = false;\n        running = !running;",
+    );
     let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &change)]);
     let (host, impact) = analyze(repo.path());
     assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
@@ -140,8 +163,15 @@ fn read_write_locks_protect_readers_from_writers() {
     let (host, impact) = analyze(repo.path());
     let pairs = pairs(&host, &impact);
     println!("{}", pairs.join("\n"));
-    assert!(pairs.iter().any(|p| p.starts_with("RW Cache.misses protected: read Cache.java:34")) || pairs.iter().any(|p| p.starts_with("RW Cache.misses protected")), "{pairs:#?}");
-    assert!(pairs.iter().filter(|p| p.starts_with("RW") || p.starts_with("WW")).all(|p| p.contains("protected")), "{pairs:#?}");
+    assert!(
+        pairs.iter().any(|p| p.starts_with("RW Cache.misses protected: read Cache.java:34"))
+            || pairs.iter().any(|p| p.starts_with("RW Cache.misses protected")),
+        "{pairs:#?}"
+    );
+    assert!(
+        pairs.iter().filter(|p| p.starts_with("RW") || p.starts_with("WW")).all(|p| p.contains("protected")),
+        "{pairs:#?}"
+    );
     assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
 }
 
@@ -165,7 +195,10 @@ fn moving_a_check_out_of_the_lock_is_reported() {
     // is impacted.
     let icps = icps(&impact);
     for line in 25..=30 {
-        assert!(icps.iter().any(|i| i.starts_with(&format!("<app.Cache, putIfMissing, {line}, _>"))), "line {line}: {icps:#?}");
+        assert!(
+            icps.iter().any(|i| i.starts_with(&format!("<app.Cache, putIfMissing, {line}, _>"))),
+            "line {line}: {icps:#?}"
+        );
     }
 }
 
@@ -366,7 +399,11 @@ fn nested_anonymous_and_lambda_code_gets_javacs_names() {
     assert!(icps.contains(&"<app.Scheduler$1, run, 21, _> changed-line".to_string()), "{icps:#?}");
     // A lambda is attributed to the method it is written in.
     assert!(icps.contains(&"<app.Scheduler, start, 26, _> changed-line".to_string()), "{icps:#?}");
-    assert!(icps.contains(&"<app.Scheduler, _, _, ticks> field-access".to_string()) || icps.contains(&"<app.Scheduler, _, _, ticks> callee-effect".to_string()), "{icps:#?}");
+    assert!(
+        icps.contains(&"<app.Scheduler, _, _, ticks> field-access".to_string())
+            || icps.contains(&"<app.Scheduler, _, _, ticks> callee-effect".to_string()),
+        "{icps:#?}"
+    );
     // The lambda runs on the executor's thread, without the lock it was written under.
     let w = warnings(&host, &impact);
     println!("{}", w.join("\n"));
@@ -378,7 +415,10 @@ fn formatting_and_comment_changes_impact_nothing() {
     let change = NESTED_BASE
         .replace("    private int ticks;", "    // how often the timer fired\n    private int ticks;")
         .replace("            fired++;", "            fired++;   // count it")
-        .replace("    synchronized void tick() {\n        ticks++;\n    }", "    synchronized void tick()\n    {\n            ticks\n                ++;\n    }");
+        .replace(
+            "    synchronized void tick() {\n        ticks++;\n    }",
+            "    synchronized void tick()\n    {\n            ticks\n                ++;\n    }",
+        );
     assert_ne!(change, NESTED_BASE);
     let repo = repo_with(&[("src/app/Scheduler.java", NESTED_BASE)], &[("src/app/Scheduler.java", &change)]);
     let (host, impact) = analyze(repo.path());
@@ -401,16 +441,20 @@ fn an_edit_then_revert_impacts_nothing() {
 
 #[test]
 fn a_file_with_syntax_errors_still_yields_facts_for_what_parses() {
-    let change = WORKER_BASE
-        .replace("    private synchronized void step() {", "    private void step() {")
-        .replace("    public void stop() {\n        running = false;\n    }", "    public void stop( {\n        running = false\n    }");
+    let change = WORKER_BASE.replace("    private synchronized void step() {", "    private void step() {").replace(
+        "    public void stop() {\n        running = false;\n    }",
+        "    public void stop( {\n        running = false\n    }",
+    );
     let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &change)]);
     let (host, impact) = analyze(repo.path());
     let facts = &host.index().entry(host.index().file_id("src/app/Worker.java").unwrap()).unwrap().facts;
     assert!(!facts.syntax_errors.is_empty());
     let w = warnings(&host, &impact);
     println!("{}", w.join("\n"));
-    assert!(w.iter().any(|w| w.starts_with("Worker.java:14 RL001 `processed` is updated in `Worker.step()`")), "{w:#?}");
+    assert!(
+        w.iter().any(|w| w.starts_with("Worker.java:14 RL001 `processed` is updated in `Worker.step()`")),
+        "{w:#?}"
+    );
 }
 
 #[test]
@@ -419,16 +463,27 @@ fn untracked_files_count_as_wholly_added() {
     let (host, impact) = analyze(repo.path());
     let icps = icps(&impact);
     for line in [1, 3, 4, 6, 7, 8, 9] {
-        assert!(icps.iter().any(|i| i.starts_with("<app.Monitor") && i.contains(&format!(", {line}, _>"))) || line == 1, "line {line}: {icps:#?}");
+        assert!(
+            icps.iter().any(|i| i.starts_with("<app.Monitor") && i.contains(&format!(", {line}, _>"))) || line == 1,
+            "line {line}: {icps:#?}"
+        );
     }
     let w = warnings(&host, &impact);
-    assert!(w.iter().any(|w| w.starts_with("Monitor.java:7 RL001 `seen` is updated in `Monitor.run()`") && w.contains("the change added this file")), "{w:#?}");
+    assert!(
+        w.iter().any(|w| w.starts_with("Monitor.java:7 RL001 `seen` is updated in `Monitor.run()`")
+            && w.contains("the change added this file")),
+        "{w:#?}"
+    );
 }
 
 #[test]
 fn a_folder_outside_git_is_an_error_unless_no_git_is_given() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "src/app/Worker.java", &WORKER_BASE.replace("private synchronized void step", "private void step"));
+    write(
+        dir.path(),
+        "src/app/Worker.java",
+        &WORKER_BASE.replace("private synchronized void step", "private void step"),
+    );
     let err = racelens_analysis::host::Host::open(dir.path(), &HostOptions::default()).err().expect("not a work tree");
     assert!(err.contains("is not inside a git work tree") && err.contains("--no-git"), "{err}");
     let (host, impact) = analyze_with(dir.path(), &HostOptions { no_git: true, ..HostOptions::default() });
@@ -442,11 +497,21 @@ fn binary_and_non_utf8_files_are_reported_and_skipped_or_read() {
     let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[]);
     std::fs::write(repo.path().join("src/app/Blob.java"), b"\x00\x01\x02binary\x00").unwrap();
     // ISO-8859-1: "é" is 0xE9, not valid UTF-8.
-    std::fs::write(repo.path().join("src/app/Latin.java"), b"package app;\n// caf\xe9\npublic class Latin { static int n; static void bump() { n++; } }\n").unwrap();
+    std::fs::write(
+        repo.path().join("src/app/Latin.java"),
+        b"package app;\n// caf\xe9\npublic class Latin { static int n; static void bump() { n++; } }\n",
+    )
+    .unwrap();
     let (host, impact) = analyze(repo.path());
     let notes = host.notes();
-    assert!(notes.iter().any(|n| n.path.as_deref() == Some("src/app/Blob.java") && n.message.contains("binary")), "{notes:#?}");
-    assert!(notes.iter().any(|n| n.path.as_deref() == Some("src/app/Latin.java") && n.message.contains("UTF-8")), "{notes:#?}");
+    assert!(
+        notes.iter().any(|n| n.path.as_deref() == Some("src/app/Blob.java") && n.message.contains("binary")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.path.as_deref() == Some("src/app/Latin.java") && n.message.contains("UTF-8")),
+        "{notes:#?}"
+    );
     assert!(host.index().file_id("src/app/Blob.java").is_none());
     assert!(icps(&impact).iter().any(|i| i.starts_with("<app.Latin, bump")), "{:#?}", icps(&impact));
 }
@@ -472,13 +537,22 @@ fn suppressions_and_annotations_are_honoured() {
 
 #[test]
 fn the_base_can_be_another_revision() {
-    let repo = repo_with(&[("src/app/Worker.java", WORKER_BASE)], &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))]);
+    let repo = repo_with(
+        &[("src/app/Worker.java", WORKER_BASE)],
+        &[("src/app/Worker.java", &WORKER_BASE.replace("private volatile boolean", "private boolean"))],
+    );
     git(repo.path(), &["commit", "-q", "-am", "drop volatile"]);
     let (_, at_head) = analyze(repo.path());
     assert!(at_head.icps.is_empty());
-    let (host, against_parent) = analyze_with(repo.path(), &HostOptions { base: "HEAD~1".into(), ..HostOptions::default() });
+    let (host, against_parent) =
+        analyze_with(repo.path(), &HostOptions { base: "HEAD~1".into(), ..HostOptions::default() });
     assert!(warnings(&host, &against_parent).iter().any(|w| w.contains("removed `volatile`")));
-    let err = racelens_analysis::host::Host::open(repo.path(), &HostOptions { base: "no-such-branch".into(), ..HostOptions::default() }).err().unwrap();
+    let err = racelens_analysis::host::Host::open(
+        repo.path(),
+        &HostOptions { base: "no-such-branch".into(), ..HostOptions::default() },
+    )
+    .err()
+    .unwrap();
     assert!(err.contains("no-such-branch"), "{err}");
 }
 
@@ -538,7 +612,10 @@ fn nesting_the_locks_of_two_accounts_is_a_lock_order_inversion() {
             "        from.lock.lock();\n        try {\n            to.lock.lock();\n            try {\n                from.add(-amount);\n                to.add(amount);\n            } finally {\n                to.lock.unlock();\n            }\n        } finally {\n            from.lock.unlock();\n        }",
         )
         .replace("            from.deposit(-amount);\n        }\n        to.deposit(amount);", "            from.deposit(-amount);\n            to.deposit(amount);\n        }");
-    let repo = repo_with(&[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)], &[("src/bank/Bank.java", &change)]);
+    let repo = repo_with(
+        &[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)],
+        &[("src/bank/Bank.java", &change)],
+    );
     let (host, impact) = analyze(repo.path());
     let found: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL007")).collect();
     expect_test::expect![[r#"
@@ -546,8 +623,12 @@ fn nesting_the_locks_of_two_accounts_is_a_lock_order_inversion() {
         Bank.java:22 RL007 lock-order inversion: `Bank.pay()` takes `from` then `to` (in `Account.deposit()`, line 22), the locks of two `Account` objects; two calls with `from` and `to` swapped wait for each other (deadlock)"#]]
     .assert_eq(&found.join("\n"));
     let related = |line: u32| -> Vec<String> {
-        let d = impact.diagnostics.iter().find(|d| d.code == "RL007" && d.span.line == line).expect("RL007 at the line");
-        d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect()
+        let d =
+            impact.diagnostics.iter().find(|d| d.code == "RL007" && d.span.line == line).expect("RL007 at the line");
+        d.related
+            .iter()
+            .map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message))
+            .collect()
     };
     expect_test::expect![[r#"
         Bank.java:5 `Bank.transfer()` takes `from.lock` here
@@ -560,8 +641,12 @@ fn nesting_the_locks_of_two_accounts_is_a_lock_order_inversion() {
     .assert_eq(&related(22).join("\n"));
 
     // Suppressed on the method, as every warning.
-    let quiet = change.replace("    public void transfer(", "    @SuppressWarnings(\"racelens:RL007\")\n    public void transfer(");
-    let repo = repo_with(&[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)], &[("src/bank/Bank.java", &quiet)]);
+    let quiet = change
+        .replace("    public void transfer(", "    @SuppressWarnings(\"racelens:RL007\")\n    public void transfer(");
+    let repo = repo_with(
+        &[("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)],
+        &[("src/bank/Bank.java", &quiet)],
+    );
     let (host, impact) = analyze(repo.path());
     let w = warnings(&host, &impact);
     assert!(!w.iter().any(|w| w.contains("RL007") && w.contains("transfer")), "{w:#?}");
@@ -622,15 +707,23 @@ public class Index {
 
 #[test]
 fn two_locks_taken_in_both_orders_through_calls_are_a_lock_order_inversion() {
-    let change = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
-    let repo = repo_with(&[("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", INDEX_BASE)], &[("src/app/Index.java", &change)]);
+    let change =
+        INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let repo = repo_with(
+        &[("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", INDEX_BASE)],
+        &[("src/app/Index.java", &change)],
+    );
     let (host, impact) = analyze(repo.path());
     let found: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL007")).collect();
     expect_test::expect![[r#"
         Index.java:20 RL007 lock-order inversion: `Index.add()` takes `this` then `Cache.lock` (line 20, in `Cache.put()`), while `Cache.refresh()` takes them the other way round (line 18, in `Index.rebuild()`): two threads can deadlock"#]]
     .assert_eq(&found.join("\n"));
     let d = impact.diagnostics.iter().find(|d| d.code == "RL007").unwrap();
-    let related: Vec<String> = d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect();
+    let related: Vec<String> = d
+        .related
+        .iter()
+        .map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message))
+        .collect();
     expect_test::expect![[r#"
         Index.java:18 `Index.add()` takes `this` here
         Cache.java:23 `Cache.put()` takes `lock` here
@@ -642,8 +735,10 @@ fn two_locks_taken_in_both_orders_through_calls_are_a_lock_order_inversion() {
 
 #[test]
 fn a_change_that_makes_both_orders_is_reported_at_both_ends() {
-    let cache_base = CACHE_LOCKED.replace("            entries.clear();\n            index.rebuild();\n", "            entries.clear();\n");
-    let index_change = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let cache_base = CACHE_LOCKED
+        .replace("            entries.clear();\n            index.rebuild();\n", "            entries.clear();\n");
+    let index_change =
+        INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
     let found = lock_order_warnings(
         &[("src/app/Cache.java", &cache_base), ("src/app/Index.java", INDEX_BASE)],
         &[("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", &index_change)],
@@ -707,7 +802,10 @@ public class Office {
 fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave_it() {
     // `post()` now calls the bounce handler holding the mailroom's monitor; the handler is
     // `Office.onBounce`, synchronized, and `Office.report()` asks the mailroom its size.
-    let under = MAILROOM.replace("                return true;\n            }\n        }\n        bounce.bounced(letter);\n", "                return true;\n            }\n            bounce.bounced(letter);\n        }\n");
+    let under = MAILROOM.replace(
+        "                return true;\n            }\n        }\n        bounce.bounced(letter);\n",
+        "                return true;\n            }\n            bounce.bounced(letter);\n        }\n",
+    );
     let base = [("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", OFFICE)];
     expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 12, in `Mailroom.size()`): two threads can deadlock"]
         .assert_eq(&lock_order_warnings(&base, &[("src/app/Mailroom.java", &under)]).join("\n"));
@@ -717,7 +815,13 @@ fn a_callback_given_as_a_method_reference_takes_the_lock_of_the_object_that_gave
         .assert_eq(&lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &lambda)], &[("src/app/Mailroom.java", &under)]).join("\n"));
     // A handler that takes no lock closes no cycle.
     let plain = OFFICE.replace("    private synchronized void onBounce(", "    private void onBounce(");
-    assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
+    assert_eq!(
+        lock_order_warnings(
+            &[("src/app/Mailroom.java", MAILROOM), ("src/app/Office.java", &plain)],
+            &[("src/app/Mailroom.java", &under)]
+        ),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -727,11 +831,20 @@ fn a_callback_given_to_a_setter_of_a_jdk_functional_field_runs_its_method() {
         .replace("    private final Bounce bounce;\n\n    public Mailroom(Bounce bounce) {\n        this.bounce = bounce;\n    }\n", "    private volatile java.util.function.Consumer<String> bounce = letter -> { };\n\n    public void setBounce(java.util.function.Consumer<String> bounce) {\n        this.bounce = bounce;\n    }\n")
         .replace("        bounce.bounced(letter);\n", "        bounce.accept(letter);\n");
     let office = OFFICE.replace("    private final Mailroom mailroom = new Mailroom(this::onBounce);\n", "    private final Mailroom mailroom = new Mailroom();\n\n    public Office() {\n        mailroom.setBounce(this::onBounce);\n    }\n");
-    let under = mailroom.replace("                return true;\n            }\n        }\n        bounce.accept(letter);\n", "                return true;\n            }\n            bounce.accept(letter);\n        }\n");
+    let under = mailroom.replace(
+        "                return true;\n            }\n        }\n        bounce.accept(letter);\n",
+        "                return true;\n            }\n            bounce.accept(letter);\n        }\n",
+    );
     expect_test::expect!["Mailroom.java:23 RL007 lock-order inversion: `Mailroom.post()` takes `this` then `Office.this` (line 23, in `Office.onBounce()`), while `Office.report()` takes them the other way round (line 16, in `Mailroom.size()`): two threads can deadlock"].assert_eq(&lock_order_warnings(&[("src/app/Mailroom.java", &mailroom), ("src/app/Office.java", &office)], &[("src/app/Mailroom.java", &under)]).join("\n"));
     // Never set: the field keeps its do-nothing default.
     let unset = office.replace("        mailroom.setBounce(this::onBounce);\n", "");
-    assert_eq!(lock_order_warnings(&[("src/app/Mailroom.java", &mailroom), ("src/app/Office.java", &unset)], &[("src/app/Mailroom.java", &under)]), Vec::<String>::new());
+    assert_eq!(
+        lock_order_warnings(
+            &[("src/app/Mailroom.java", &mailroom), ("src/app/Office.java", &unset)],
+            &[("src/app/Mailroom.java", &under)]
+        ),
+        Vec::<String>::new()
+    );
 }
 
 const GATE_DRAIN: &str = r#"package app;
@@ -819,9 +932,18 @@ fn waiting_holding_a_lock_the_waker_takes_first_is_a_deadlock() {
     expect_test::expect!["Server.java:22 RL007 `Server.stop()` waits for `Gate.drained` (in `Gate.awaitDrained()`) holding `Server.this`, but `Server.handle()` takes `Server.this` (in `Server.count()`, line 11) before it calls `Gate.leave()`, which wakes it: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)"]
         .assert_eq(&lock_order_warnings(&base, &[("src/app/Server.java", &locked)]).join("\n"));
     // Counting after leaving the gate: the waker no longer needs the monitor first.
-    let after = SERVER_DRAIN.replace("            request.run();\n            count();\n        } finally {\n            gate.leave();\n        }\n", "            request.run();\n        } finally {\n            gate.leave();\n        }\n        count();\n");
+    let after = SERVER_DRAIN.replace(
+        "            request.run();\n            count();\n        } finally {\n            gate.leave();\n        }\n",
+        "            request.run();\n        } finally {\n            gate.leave();\n        }\n        count();\n",
+    );
     let after_locked = after.replace("    public boolean stop(", "    public synchronized boolean stop(");
-    assert_eq!(lock_order_warnings(&[("src/app/Gate.java", GATE_DRAIN), ("src/app/Server.java", &after)], &[("src/app/Server.java", &after_locked)]), Vec::<String>::new());
+    assert_eq!(
+        lock_order_warnings(
+            &[("src/app/Gate.java", GATE_DRAIN), ("src/app/Server.java", &after)],
+            &[("src/app/Server.java", &after_locked)]
+        ),
+        Vec::<String>::new()
+    );
 }
 
 /// RL007 lines of a change to one file over a base of several.
@@ -863,7 +985,8 @@ public class Ordered {
 
 #[test]
 fn consistent_orders_reentrancy_read_locks_and_old_cycles_are_no_inversion() {
-    let base = [("src/app/Ordered.java", ORDERED), ("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)];
+    let base =
+        [("src/app/Ordered.java", ORDERED), ("src/bank/Account.java", ACCOUNT), ("src/bank/Bank.java", BANK_BASE)];
     // Always lock1 then lock2, directly and through a call.
     let same_order = ORDERED.replace(
         "    public synchronized int sum() {",
@@ -871,9 +994,15 @@ fn consistent_orders_reentrancy_read_locks_and_old_cycles_are_no_inversion() {
     );
     assert_eq!(lock_order_warnings(&base, &[("src/app/Ordered.java", &same_order)]), Vec::<String>::new());
     // The same monitor again: re-entrant, directly and through a call on the same object.
-    let reentrant = ORDERED.replace("        return a + b;", "        synchronized (this) {\n            first();\n            return a + b;\n        }");
+    let reentrant = ORDERED.replace(
+        "        return a + b;",
+        "        synchronized (this) {\n            first();\n            return a + b;\n        }",
+    );
     let reentrant_bank = BANK_BASE.replace("            from.deposit(-amount);\n        }", "            from.deposit(-amount);\n            synchronized (from) {\n                from.add(1);\n            }\n        }");
-    assert_eq!(lock_order_warnings(&base, &[("src/app/Ordered.java", &reentrant), ("src/bank/Bank.java", &reentrant_bank)]), Vec::<String>::new());
+    assert_eq!(
+        lock_order_warnings(&base, &[("src/app/Ordered.java", &reentrant), ("src/bank/Bank.java", &reentrant_bank)]),
+        Vec::<String>::new()
+    );
     // Read locks of two objects do not exclude each other; write locks do.
     let nested = |mode: &str| {
         ORDERED.replace(
@@ -894,11 +1023,18 @@ fn consistent_orders_reentrancy_read_locks_and_old_cycles_are_no_inversion() {
     assert_eq!(lock_order_warnings(&base, &[("src/bank/Bank.java", &guarded)]), Vec::<String>::new());
     assert_eq!(lock_order_warnings(&base, &[("src/bank/Bank.java", &trying)]), Vec::<String>::new());
     // A cycle the base already had, and a change to other lines.
-    let cyclic = INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
+    let cyclic =
+        INDEX_BASE.replace("        keys.add(key);\n", "        keys.add(key);\n        cache.put(key, value);\n");
     let old = [("src/app/Cache.java", CACHE_LOCKED), ("src/app/Index.java", cyclic.as_str())];
     let unrelated = cyclic.replace("        keys.clear();\n", "        keys.clear();\n        keys.add(\"\");\n");
-    let cache_edit = CACHE_LOCKED.replace("            entries.clear();\n", "            entries.clear();\n            entries.put(\"\", \"\");\n");
-    assert_eq!(lock_order_warnings(&old, &[("src/app/Index.java", &unrelated), ("src/app/Cache.java", &cache_edit)]), Vec::<String>::new());
+    let cache_edit = CACHE_LOCKED.replace(
+        "            entries.clear();\n",
+        "            entries.clear();\n            entries.put(\"\", \"\");\n",
+    );
+    assert_eq!(
+        lock_order_warnings(&old, &[("src/app/Index.java", &unrelated), ("src/app/Cache.java", &cache_edit)]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -929,14 +1065,26 @@ public class Ledger {
     }
 }
 "#;
-    let renamed = logged.replace("long before = total;", "long previous = total;").replace("total = before + amount;", "total = previous + amount;");
-    let moved = logged
-        .replace("            System.out.println(\"recording \" + amount);\n", "")
-        .replace("    public void record(long amount) {\n", "    public void record(long amount) {\n        System.out.println(\"recording \" + amount);\n");
-    assert_eq!(lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &renamed)]), Vec::<String>::new());
-    assert_eq!(lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &moved)]), Vec::<String>::new());
+    let renamed = logged
+        .replace("long before = total;", "long previous = total;")
+        .replace("total = before + amount;", "total = previous + amount;");
+    let moved = logged.replace("            System.out.println(\"recording \" + amount);\n", "").replace(
+        "    public void record(long amount) {\n",
+        "    public void record(long amount) {\n        System.out.println(\"recording \" + amount);\n",
+    );
+    assert_eq!(
+        lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &renamed)]),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &moved)]),
+        Vec::<String>::new()
+    );
     // Swapping the order in `total()` alone is one, against `record()` in the same file.
-    let swapped = logged.replace("        synchronized (lock1) {\n            synchronized (lock2) {\n                return total;", "        synchronized (lock2) {\n            synchronized (lock1) {\n                return total;");
+    let swapped = logged.replace(
+        "        synchronized (lock1) {\n            synchronized (lock2) {\n                return total;",
+        "        synchronized (lock2) {\n            synchronized (lock1) {\n                return total;",
+    );
     let w = lock_order_warnings(&[("src/app/Ledger.java", logged)], &[("src/app/Ledger.java", &swapped)]);
     assert_eq!(w, vec!["Ledger.java:20 RL007 lock-order inversion: `Ledger.total()` takes `lock2` then `lock1` (line 20), while `Ledger.record()` takes them the other way round (line 12): two threads can deadlock"]);
 }
@@ -990,7 +1138,10 @@ fn wakeup_related(base: &[(&str, &str)], change: &[(&str, &str)], line: u32) -> 
     let repo = repo_with(base, change);
     let (host, impact) = analyze(repo.path());
     let d = impact.diagnostics.iter().find(|d| d.code == "RL008" && d.span.line == line).expect("RL008 at the line");
-    d.related.iter().map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message)).collect()
+    d.related
+        .iter()
+        .map(|r| format!("{}:{} {}", host.path_of(r.file).rsplit('/').next().unwrap(), r.span.line, r.message))
+        .collect()
 }
 
 #[test]
@@ -1001,10 +1152,14 @@ fn notify_on_a_monitor_with_producers_and_consumers_waiting_is_a_lost_wakeup() {
     expect_test::expect!["Buffer.java:20 RL008 `notify()` on `this` wakes one waiter, but `Buffer.put()` (line 16) waits while `items.size() == capacity` and `Buffer.take()` (line 25) waits while `items.isEmpty()`: the one woken may be the wrong kind and the signal is lost (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
     expect_test::expect![[r#"
         Buffer.java:16 `Buffer.put()` waits here while `items.size() == capacity`
-        Buffer.java:25 `Buffer.take()` waits here while `items.isEmpty()`"#]].assert_eq(&wakeup_related(&base, &changed, 20).join("\n"));
+        Buffer.java:25 `Buffer.take()` waits here while `items.isEmpty()`"#]]
+    .assert_eq(&wakeup_related(&base, &changed, 20).join("\n"));
 
     // Suppressed on the method, as every warning.
-    let quiet = change.replace("    public synchronized void put(", "    @SuppressWarnings(\"racelens:RL008\")\n    public synchronized void put(");
+    let quiet = change.replace(
+        "    public synchronized void put(",
+        "    @SuppressWarnings(\"racelens:RL008\")\n    public synchronized void put(",
+    );
     assert_eq!(wakeup_warnings(&base, &[("src/app/Buffer.java", &quiet)]), Vec::<String>::new());
 }
 
@@ -1017,7 +1172,10 @@ fn notify_edits_that_lose_no_wakeup_are_quiet() {
     // An old notify(): the change touches unrelated lines.
     let old = BUFFER.replacen("        puts++;\n        notifyAll();", "        puts++;\n        notify();", 1);
     let edited = old.replace("        String s = items.removeFirst();", "        String s = items.pollFirst();");
-    assert_eq!(wakeup_warnings(&[("src/app/Buffer.java", &old)], &[("src/app/Buffer.java", &edited)]), Vec::<String>::new());
+    assert_eq!(
+        wakeup_warnings(&[("src/app/Buffer.java", &old)], &[("src/app/Buffer.java", &edited)]),
+        Vec::<String>::new()
+    );
     // One kind of waiter, which consumes what it waited for: one wake-up per item is right.
     let mailbox = r#"package app;
 
@@ -1047,7 +1205,10 @@ public class Mailbox {
 }
 "#;
     let one = mailbox.replace("        notifyAll();", "        notify();");
-    assert_eq!(wakeup_warnings(&[("src/app/Mailbox.java", mailbox)], &[("src/app/Mailbox.java", &one)]), Vec::<String>::new());
+    assert_eq!(
+        wakeup_warnings(&[("src/app/Mailbox.java", mailbox)], &[("src/app/Mailbox.java", &one)]),
+        Vec::<String>::new()
+    );
 }
 
 const GATE: &str = r#"package app;
@@ -1074,11 +1235,16 @@ fn notify_on_a_gate_that_every_waiter_passes_is_a_lost_wakeup() {
     let base = [("src/app/StartGate.java", GATE)];
     let changed = [("src/app/StartGate.java", change.as_str())];
     expect_test::expect!["StartGate.java:8 RL008 `notify()` on `this` wakes one waiter, but `StartGate.open()` changes `open`, which lets every waiter through (`StartGate.await()` (line 13) waits while `!open`), and none consumes it or wakes the next: the others are never woken (use `notifyAll()`)"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
-    expect_test::expect!["StartGate.java:13 `StartGate.await()` waits here while `!open`"].assert_eq(&wakeup_related(&base, &changed, 8).join("\n"));
+    expect_test::expect!["StartGate.java:13 `StartGate.await()` waits here while `!open`"]
+        .assert_eq(&wakeup_related(&base, &changed, 8).join("\n"));
     // A waiter that wakes the next one itself passes the signal on.
-    let chained = GATE.replace("            wait();\n        }\n", "            wait();\n        }\n        notify();\n");
+    let chained =
+        GATE.replace("            wait();\n        }\n", "            wait();\n        }\n        notify();\n");
     let chained_change = chained.replacen("        notifyAll();", "        notify();", 1);
-    assert_eq!(wakeup_warnings(&[("src/app/StartGate.java", &chained)], &[("src/app/StartGate.java", &chained_change)]), Vec::<String>::new());
+    assert_eq!(
+        wakeup_warnings(&[("src/app/StartGate.java", &chained)], &[("src/app/StartGate.java", &chained_change)]),
+        Vec::<String>::new()
+    );
 }
 
 const PERMITS: &str = r#"package app;
@@ -1144,7 +1310,10 @@ fn a_single_wakeup_after_a_change_no_waiter_consumes_is_lost_and_one_after_what_
         .assert_eq(&wakeup_warnings(&base, &[("src/app/Permits.java", close_one.as_str())]).join("\n"));
     // `release()` frees one permit, which the waiter it wakes takes (`used++`): quiet,
     // also when the change introduces it.
-    let all_in_release = PERMITS.replace("            used--;\n            free.signal();", "            used--;\n            free.signalAll();");
+    let all_in_release = PERMITS.replace(
+        "            used--;\n            free.signal();",
+        "            used--;\n            free.signalAll();",
+    );
     assert_eq!(wakeup_warnings(&[("src/app/Permits.java", &all_in_release)], &base), Vec::<String>::new());
 }
 
@@ -1189,12 +1358,15 @@ fn a_wait_loop_turned_into_an_if_is_a_lost_wakeup() {
     expect_test::expect!["Jobs.java:19 RL008 `wait()` under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though `pending.isEmpty()` may hold again (use `while`); the base waited in `while (pending.isEmpty())`"].assert_eq(&wakeup_warnings(&base, &changed).join("\n"));
     expect_test::expect![[r#"
         Jobs.java:11 `notifyAll()` in `Jobs.submit()` wakes waiters here
-        Jobs.java:26 `notifyAll()` in `Jobs.close()` wakes waiters here"#]].assert_eq(&wakeup_related(&base, &changed, 19).join("\n"));
+        Jobs.java:26 `notifyAll()` in `Jobs.close()` wakes waiters here"#]]
+    .assert_eq(&wakeup_related(&base, &changed, 19).join("\n"));
     // A new wait under `if` is the same mistake.
     let added = JOBS.replace("    public synchronized void close() {", "    public synchronized void drain() throws InterruptedException {\n        if (!pending.isEmpty()) {\n            wait();\n        }\n    }\n\n    public synchronized void close() {");
     expect_test::expect!["Jobs.java:26 RL008 `wait()` under `if`: a spurious wake-up, or a waiter another thread overtook, proceeds though `!pending.isEmpty()` may hold again (use `while`)"].assert_eq(&wakeup_warnings(&base, &[("src/app/Jobs.java", &added)]).join("\n"));
     // Still a loop, with a changed condition or body: fine.
-    let looped = JOBS.replace("        while (pending.isEmpty()) {", "        while (pending.isEmpty() && !closed) {").replace("            wait();", "            wait(1000);");
+    let looped = JOBS
+        .replace("        while (pending.isEmpty()) {", "        while (pending.isEmpty() && !closed) {")
+        .replace("            wait();", "            wait(1000);");
     assert_eq!(wakeup_warnings(&base, &[("src/app/Jobs.java", &looped)]), Vec::<String>::new());
 }
 
@@ -1246,7 +1418,9 @@ public class BoundedQueue {
 #[test]
 fn one_condition_for_two_predicates_with_signal_is_a_lost_wakeup() {
     // The change waits for both predicates on `notEmpty` and signals it alone.
-    let change = CONDITION_QUEUE.replace("    private final Condition notFull = lock.newCondition();\n", "").replace("notFull.", "notEmpty.");
+    let change = CONDITION_QUEUE
+        .replace("    private final Condition notFull = lock.newCondition();\n", "")
+        .replace("notFull.", "notEmpty.");
     let base = [("src/app/BoundedQueue.java", CONDITION_QUEUE)];
     let changed = [("src/app/BoundedQueue.java", change.as_str())];
     expect_test::expect![[r#"
@@ -1255,17 +1429,24 @@ fn one_condition_for_two_predicates_with_signal_is_a_lost_wakeup() {
     expect_test::expect![[r#"
         BoundedQueue.java:20 `signal()` in `BoundedQueue.put()` wakes one waiter here
         BoundedQueue.java:36 `signal()` in `BoundedQueue.take()` wakes one waiter here
-        BoundedQueue.java:30 `BoundedQueue.take()` waits here while `count == 0`"#]].assert_eq(&wakeup_related(&base, &changed, 16).join("\n"));
+        BoundedQueue.java:30 `BoundedQueue.take()` waits here while `count == 0`"#]]
+    .assert_eq(&wakeup_related(&base, &changed, 16).join("\n"));
 
     // signalAll() to signal() on a condition that two predicates share.
-    let shared = CONDITION_QUEUE.replace("    private final Condition notFull = lock.newCondition();\n", "").replace("notFull.", "notEmpty.").replace(".signal()", ".signalAll()");
+    let shared = CONDITION_QUEUE
+        .replace("    private final Condition notFull = lock.newCondition();\n", "")
+        .replace("notFull.", "notEmpty.")
+        .replace(".signal()", ".signalAll()");
     let one = shared.replacen("notEmpty.signalAll();", "notEmpty.signal();", 1);
     expect_test::expect!["BoundedQueue.java:20 RL008 `signal()` on `notEmpty` wakes one waiter, but `BoundedQueue.put()` (line 16) waits while `count == items.length` and `BoundedQueue.take()` (line 30) waits while `count == 0`: the one woken may be the wrong kind and the signal is lost (use `signalAll()`)"].assert_eq(&wakeup_warnings(&[("src/app/BoundedQueue.java", &shared)], &[("src/app/BoundedQueue.java", &one)]).join("\n"));
 
     // One predicate per condition: signal() is right, as is an unrelated edit.
     let all = CONDITION_QUEUE.replace(".signal()", ".signalAll()");
     let single = all.replacen("notEmpty.signalAll();", "notEmpty.signal();", 1);
-    assert_eq!(wakeup_warnings(&[("src/app/BoundedQueue.java", &all)], &[("src/app/BoundedQueue.java", &single)]), Vec::<String>::new());
+    assert_eq!(
+        wakeup_warnings(&[("src/app/BoundedQueue.java", &all)], &[("src/app/BoundedQueue.java", &single)]),
+        Vec::<String>::new()
+    );
     let unrelated = CONDITION_QUEUE.replace("            count--;", "            count -= 1;");
     assert_eq!(wakeup_warnings(&base, &[("src/app/BoundedQueue.java", &unrelated)]), Vec::<String>::new());
 }
@@ -1361,7 +1542,10 @@ public class Buckets {
     }
 }
 "#;
-    let checked_apart = base.replace("        Bucket b = buckets.get(client);\n        return b != null && b.tryCharge();", "        return buckets.containsKey(client) && buckets.get(client).tryCharge();");
+    let checked_apart = base.replace(
+        "        Bucket b = buckets.get(client);\n        return b != null && b.tryCharge();",
+        "        return buckets.containsKey(client) && buckets.get(client).tryCharge();",
+    );
     let w = warnings_after("src/app/Buckets.java", base, &checked_apart);
     assert!(w.iter().any(|w| w.starts_with("Buckets.java:30 RL004") && w.contains("may return null")), "{w:#?}");
 
@@ -1439,22 +1623,45 @@ public class Ring {
 fn a_wake_up_made_conditional_misses_waiters_the_test_does_not_describe() {
     // Waking only when the queue fills up: a thread waiting for a later head is not told
     // of an earlier one.
-    let first_only = TIMERS.replace("            notifyAll();\n", "            if (due.size() == 1) {\n                notifyAll();\n            }\n");
+    let first_only = TIMERS.replace(
+        "            notifyAll();\n",
+        "            if (due.size() == 1) {\n                notifyAll();\n            }\n",
+    );
     expect_test::expect!["Timers.java:12 RL008 `notifyAll()` in `Timers.schedule()` now wakes the waiters only when `due.size() == 1`, but `Timers.next()` (line 24) waits while `head > now`, which also depends on the clock: a change here that leaves `due.size() == 1` false can end its wait, and nobody tells it (a lost wake-up: it sleeps until its timeout, or for ever)"]
         .assert_eq(&wakeup_warnings(&[("src/app/Timers.java", TIMERS)], &[("src/app/Timers.java", &first_only)]).join("\n"));
     // Java Concurrency in Practice's conditional notification: consumers wait for exactly
     // the transition the test detects, producers for nothing a put changes.
-    let was_empty = RING.replace("        items[putAt] = x;\n", "        boolean wasEmpty = count == 0;\n        items[putAt] = x;\n").replace("        count++;\n        notifyAll();\n", "        count++;\n        if (wasEmpty) {\n            notifyAll();\n        }\n");
-    assert_eq!(wakeup_warnings(&[("src/app/Ring.java", RING)], &[("src/app/Ring.java", &was_empty)]), Vec::<String>::new());
+    let was_empty = RING
+        .replace("        items[putAt] = x;\n", "        boolean wasEmpty = count == 0;\n        items[putAt] = x;\n")
+        .replace(
+            "        count++;\n        notifyAll();\n",
+            "        count++;\n        if (wasEmpty) {\n            notifyAll();\n        }\n",
+        );
+    assert_eq!(
+        wakeup_warnings(&[("src/app/Ring.java", RING)], &[("src/app/Ring.java", &was_empty)]),
+        Vec::<String>::new()
+    );
     // A count of the sleeping threads, kept by the waiters: they say when they need waking.
     let counted = TIMERS
-        .replace("    private final PriorityQueue<Long> due = new PriorityQueue<>();\n", "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n")
+        .replace(
+            "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n",
+            "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n",
+        )
         .replace("        while (true) {\n", "        sleeping++;\n        while (true) {\n")
-        .replace("            notifyAll();\n", "            if (sleeping > 0) {\n                notifyAll();\n            }\n");
+        .replace(
+            "            notifyAll();\n",
+            "            if (sleeping > 0) {\n                notifyAll();\n            }\n",
+        );
     let base_counted = TIMERS
-        .replace("    private final PriorityQueue<Long> due = new PriorityQueue<>();\n", "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n")
+        .replace(
+            "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n",
+            "    private final PriorityQueue<Long> due = new PriorityQueue<>();\n    private int sleeping;\n",
+        )
         .replace("        while (true) {\n", "        sleeping++;\n        while (true) {\n");
-    assert_eq!(wakeup_warnings(&[("src/app/Timers.java", &base_counted)], &[("src/app/Timers.java", &counted)]), Vec::<String>::new());
+    assert_eq!(
+        wakeup_warnings(&[("src/app/Timers.java", &base_counted)], &[("src/app/Timers.java", &counted)]),
+        Vec::<String>::new()
+    );
 }
 
 const LOADER: &str = r#"package app;
@@ -1492,13 +1699,25 @@ public class Loader {
 fn joining_a_future_holding_a_lock_its_completer_takes_first_is_a_deadlock() {
     // The follower joins the loader's future holding the loader's monitor, which the loader
     // takes (in `remember()`) before it completes the future.
-    let locked = LOADER.replace("            return other.join();\n", "            synchronized (this) {\n                return other.join();\n            }\n");
+    let locked = LOADER.replace(
+        "            return other.join();\n",
+        "            synchronized (this) {\n                return other.join();\n            }\n",
+    );
     expect_test::expect!["Loader.java:18 RL007 `Loader.load()` waits in `other.join()` holding `Loader.this`, but another call of `Loader.load()` takes `Loader.this` (in `Loader.remember()`, line 22) before `mine.complete()` ends the wait: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)"]
         .assert_eq(&lock_order_warnings(&[("src/app/Loader.java", LOADER)], &[("src/app/Loader.java", &locked)]).join("\n"));
     // Remembering after the completion: the completer needs no lock first.
-    let after = LOADER.replace("        remember(key, value);\n        mine.complete(value);\n", "        mine.complete(value);\n        remember(key, value);\n");
-    let after_locked = after.replace("            return other.join();\n", "            synchronized (this) {\n                return other.join();\n            }\n");
-    assert_eq!(lock_order_warnings(&[("src/app/Loader.java", &after)], &[("src/app/Loader.java", &after_locked)]), Vec::<String>::new());
+    let after = LOADER.replace(
+        "        remember(key, value);\n        mine.complete(value);\n",
+        "        mine.complete(value);\n        remember(key, value);\n",
+    );
+    let after_locked = after.replace(
+        "            return other.join();\n",
+        "            synchronized (this) {\n                return other.join();\n            }\n",
+    );
+    assert_eq!(
+        lock_order_warnings(&[("src/app/Loader.java", &after)], &[("src/app/Loader.java", &after_locked)]),
+        Vec::<String>::new()
+    );
 }
 
 const REAPER: &str = r#"package app;
@@ -1557,7 +1776,10 @@ fn a_write_moved_past_a_wake_up_is_read_old_by_the_woken_callers() {
     // No caller reads the field after the wait returns: nothing to read old.
     let repo = repo_with(&[("src/app/Reaper.java", REAPER)], &[("src/app/Reaper.java", &late)]);
     let (host, impact) = analyze(repo.path());
-    assert_eq!(warnings(&host, &impact).into_iter().filter(|w| w.contains("RL009")).collect::<Vec<_>>(), Vec::<String>::new());
+    assert_eq!(
+        warnings(&host, &impact).into_iter().filter(|w| w.contains("RL009")).collect::<Vec<_>>(),
+        Vec::<String>::new()
+    );
 }
 
 const POLLER: &str = r#"package app;
@@ -1608,10 +1830,24 @@ public class Poller {
 #[test]
 fn joining_a_thread_holding_a_lock_its_code_takes_is_a_deadlock() {
     // Joining inside the block: the poller needs `wake` back to leave its wait and end.
-    let inside = POLLER.replace("            wake.notifyAll();\n        }\n        thread.join(1000);\n", "            wake.notifyAll();\n            thread.join(1000);\n        }\n");
+    let inside = POLLER.replace(
+        "            wake.notifyAll();\n        }\n        thread.join(1000);\n",
+        "            wake.notifyAll();\n            thread.join(1000);\n        }\n",
+    );
     expect_test::expect!["Poller.java:40 RL007 `Poller.stop()` waits in `thread.join()` holding `Poller.wake`, but the thread it joins runs `Poller.loop()`, which takes `Poller.wake` (in `Poller.awaitTurn()`, line 25): that thread cannot end while the joiner holds the lock (a deadlock, or a stall until the join times out)"].assert_eq(&lock_order_warnings(&[("src/app/Poller.java", POLLER)], &[("src/app/Poller.java", &inside)]).join("\n"));
     // The thread's code takes another lock: joining holding `wake` blocks nothing.
-    let other = POLLER.replace("        synchronized (wake) {\n            if (!stopping)", "        synchronized (this) {\n            if (!stopping)").replace("                wake.wait(1000);\n", "                wait(1000);\n");
-    let other_inside = other.replace("            wake.notifyAll();\n        }\n        thread.join(1000);\n", "            wake.notifyAll();\n            thread.join(1000);\n        }\n");
-    assert_eq!(lock_order_warnings(&[("src/app/Poller.java", &other)], &[("src/app/Poller.java", &other_inside)]), Vec::<String>::new());
+    let other = POLLER
+        .replace(
+            "        synchronized (wake) {\n            if (!stopping)",
+            "        synchronized (this) {\n            if (!stopping)",
+        )
+        .replace("                wake.wait(1000);\n", "                wait(1000);\n");
+    let other_inside = other.replace(
+        "            wake.notifyAll();\n        }\n        thread.join(1000);\n",
+        "            wake.notifyAll();\n            thread.join(1000);\n        }\n",
+    );
+    assert_eq!(
+        lock_order_warnings(&[("src/app/Poller.java", &other)], &[("src/app/Poller.java", &other_inside)]),
+        Vec::<String>::new()
+    );
 }

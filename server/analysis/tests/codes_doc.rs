@@ -68,10 +68,11 @@ fn codes_doc_is_the_generated_one() {
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     if committed != generated {
-        let line = committed.lines().zip(generated.lines()).position(|(a, b)| a != b).map_or_else(
-            || committed.lines().count().min(generated.lines().count()) + 1,
-            |i| i + 1,
-        );
+        let line = committed
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .map_or_else(|| committed.lines().count().min(generated.lines().count()) + 1, |i| i + 1);
         panic!("{} differs from the codes in codes.rs (first at line {line}); run `{COMMAND}`", path.display());
     }
 }

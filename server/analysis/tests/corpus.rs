@@ -17,10 +17,10 @@
 use racelens_test_support as support;
 
 use std::collections::BTreeMap;
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use racelens_analysis::impact::Severity;
@@ -86,7 +86,10 @@ impl Outcome {
     }
 
     fn on_expected_line(&self) -> usize {
-        self.warnings.iter().filter(|w| self.expected.iter().any(|(path, line)| *path == w.path && *line == w.line)).count()
+        self.warnings
+            .iter()
+            .filter(|w| self.expected.iter().any(|(path, line)| *path == w.path && *line == w.line))
+            .count()
     }
 }
 
@@ -102,7 +105,9 @@ fn parse_case(id: &str, text: &str) -> Result<Case, String> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let Some((key, value)) = line.split_once(':').filter(|(key, _)| !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase())) else {
+        let Some((key, value)) =
+            line.split_once(':').filter(|(key, _)| !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase()))
+        else {
             return Err(format!("line {i}: not a `key: value` header line: {line}"));
         };
         let value = value.trim().to_string();
@@ -111,7 +116,10 @@ fn parse_case(id: &str, text: &str) -> Result<Case, String> {
             "kind" => kind = Some(value),
             "summary" => summary = Some(value),
             "expect" => {
-                let Some((path, needle)) = value.split_once(": ").filter(|(path, needle)| !path.contains(char::is_whitespace) && !needle.trim().is_empty()) else {
+                let Some((path, needle)) = value
+                    .split_once(": ")
+                    .filter(|(path, needle)| !path.contains(char::is_whitespace) && !needle.trim().is_empty())
+                else {
                     return Err(format!("line {i}: an expect line is `expect: PATH: TEXT`: {line}"));
                 };
                 expects.push(Expect { path: path.to_string(), needle: needle.trim().to_string() });
@@ -196,19 +204,32 @@ fn apply(case: &Case, dir: &Path) -> Result<Vec<(String, u32)>, String> {
     for edit in &case.edits {
         let file = dir.join(&edit.path);
         let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", edit.path))?;
-        let found: Vec<usize> = (0..text.len()).filter(|&at| text.is_char_boundary(at) && text[at..].starts_with(&edit.old)).collect();
+        let found: Vec<usize> =
+            (0..text.len()).filter(|&at| text.is_char_boundary(at) && text[at..].starts_with(&edit.old)).collect();
         let [at] = found[..] else {
-            return Err(format!("the old text occurs {} times in {} (must be once):\n{}", found.len(), edit.path, edit.old));
+            return Err(format!(
+                "the old text occurs {} times in {} (must be once):\n{}",
+                found.len(),
+                edit.path,
+                edit.old
+            ));
         };
         let changed = format!("{}{}{}", &text[..at], edit.new, &text[at + edit.old.len()..]);
         std::fs::write(&file, changed).map_err(|e| format!("{}: {e}", edit.path))?;
     }
     let mut expected = Vec::new();
     for expect in &case.expects {
-        let text = std::fs::read_to_string(dir.join(&expect.path)).map_err(|e| format!("expect {}: {e}", expect.path))?;
-        let lines: Vec<u32> = text.lines().enumerate().filter(|(_, l)| l.contains(&expect.needle)).map(|(n, _)| n as u32 + 1).collect();
+        let text =
+            std::fs::read_to_string(dir.join(&expect.path)).map_err(|e| format!("expect {}: {e}", expect.path))?;
+        let lines: Vec<u32> =
+            text.lines().enumerate().filter(|(_, l)| l.contains(&expect.needle)).map(|(n, _)| n as u32 + 1).collect();
         let [line] = lines[..] else {
-            return Err(format!("the anchor `{}` matches {} lines of {} (must be one)", expect.needle, lines.len(), expect.path));
+            return Err(format!(
+                "the anchor `{}` matches {} lines of {} (must be one)",
+                expect.needle,
+                lines.len(),
+                expect.path
+            ));
         };
         expected.push((expect.path.clone(), line));
     }
@@ -226,7 +247,8 @@ fn run_case(case: &Case) -> Result<Outcome, String> {
     git(repo.path(), &["add", "-A"]);
     git(repo.path(), &["commit", "-q", "-m", "base"]);
     let expected = apply(case, repo.path())?;
-    let (host, impact) = catch_unwind(AssertUnwindSafe(|| analyze(repo.path()))).map_err(|_| "the analysis panicked".to_string())?;
+    let (host, impact) =
+        catch_unwind(AssertUnwindSafe(|| analyze(repo.path()))).map_err(|_| "the analysis panicked".to_string())?;
     let mut warnings: Vec<Warning> = impact
         .diagnostics
         .iter()
@@ -245,12 +267,10 @@ fn run_all(cases: &[&Case]) -> Vec<Result<Outcome, String>> {
     let workers = std::thread::available_parallelism().map_or(4, |n| n.get()).min(cases.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = cases.get(i) else { break };
-                    *results[i].lock().unwrap() = Some(run_case(case));
-                }
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(i) else { break };
+                *results[i].lock().unwrap() = Some(run_case(case));
             });
         }
     });
@@ -262,7 +282,11 @@ fn short(w: &Warning) -> String {
 }
 
 fn percent(part: usize, whole: usize) -> String {
-    if whole == 0 { "-".into() } else { format!("{:.0}%", 100.0 * part as f64 / whole as f64) }
+    if whole == 0 {
+        "-".into()
+    } else {
+        format!("{:.0}%", 100.0 * part as f64 / whole as f64)
+    }
 }
 
 /// What one set of cases scored.
@@ -303,8 +327,21 @@ fn report(label: &str, cases: &[&Case], outcomes: &[Result<Outcome, String>], er
         let entry = score.per_kind.entry(case.kind.clone()).or_default();
         entry.0 += 1;
         warnings_total += outcome.warnings.len();
-        let listed = |ws: &[Warning]| if ws.is_empty() { "no warnings".to_string() } else { ws.iter().map(short).collect::<Vec<_>>().join(", ") };
-        let expected = || outcome.expected.iter().map(|(p, l)| format!("{}:{l}", p.rsplit('/').next().unwrap())).collect::<Vec<_>>().join(" ");
+        let listed = |ws: &[Warning]| {
+            if ws.is_empty() {
+                "no warnings".to_string()
+            } else {
+                ws.iter().map(short).collect::<Vec<_>>().join(", ")
+            }
+        };
+        let expected = || {
+            outcome
+                .expected
+                .iter()
+                .map(|(p, l)| format!("{}:{l}", p.rsplit('/').next().unwrap()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         if case.kind == BENIGN {
             warnings_benign += outcome.warnings.len();
             if outcome.warnings.is_empty() {
@@ -312,19 +349,37 @@ fn report(label: &str, cases: &[&Case], outcomes: &[Result<Outcome, String>], er
                 println!("{:<8} {:<15} {:<40}", "quiet", case.kind, case.id);
             } else {
                 score.noisy.push(case.id.clone());
-                println!("{:<8} {:<15} {:<40} {} warnings: {}", "NOISY", case.kind, case.id, outcome.warnings.len(), listed(&outcome.warnings));
+                println!(
+                    "{:<8} {:<15} {:<40} {} warnings: {}",
+                    "NOISY",
+                    case.kind,
+                    case.id,
+                    outcome.warnings.len(),
+                    listed(&outcome.warnings)
+                );
             }
         } else {
             warnings_on_target += outcome.on_expected_line();
             if outcome.caught() {
                 entry.1 += 1;
-                let (hits, others): (Vec<Warning>, Vec<Warning>) =
-                    outcome.warnings.iter().cloned().partition(|w| outcome.expected.iter().any(|(p, l)| *p == w.path && *l == w.line));
-                let elsewhere = if others.is_empty() { String::new() } else { format!("; elsewhere: {}", listed(&others)) };
+                let (hits, others): (Vec<Warning>, Vec<Warning>) = outcome
+                    .warnings
+                    .iter()
+                    .cloned()
+                    .partition(|w| outcome.expected.iter().any(|(p, l)| *p == w.path && *l == w.line));
+                let elsewhere =
+                    if others.is_empty() { String::new() } else { format!("; elsewhere: {}", listed(&others)) };
                 println!("{:<8} {:<15} {:<40} {}{elsewhere}", "caught", case.kind, case.id, listed(&hits));
             } else {
                 score.missed.push(case.id.clone());
-                println!("{:<8} {:<15} {:<40} {} (expected {})", "MISSED", case.kind, case.id, listed(&outcome.warnings), expected());
+                println!(
+                    "{:<8} {:<15} {:<40} {} (expected {})",
+                    "MISSED",
+                    case.kind,
+                    case.id,
+                    listed(&outcome.warnings),
+                    expected()
+                );
             }
         }
     }
@@ -337,7 +392,12 @@ fn report(label: &str, cases: &[&Case], outcomes: &[Result<Outcome, String>], er
         println!("{kind:<15} {c:>2}/{n:<2} caught ({})", percent(c, n));
     }
     (score.benign, score.quiet) = score.per_kind.get(BENIGN).copied().unwrap_or_default();
-    println!("regressions: {}/{} caught ({})", score.caught, score.regressions, percent(score.caught, score.regressions));
+    println!(
+        "regressions: {}/{} caught ({})",
+        score.caught,
+        score.regressions,
+        percent(score.caught, score.regressions)
+    );
     println!("benign: {}/{} quiet ({} warnings in the others)", score.quiet, score.benign, warnings_benign);
     println!(
         "warnings: {warnings_total} in all, {warnings_on_target} on an expected line of a regression (precision {})",
@@ -360,11 +420,22 @@ fn corpus_recall_and_quiet_benign_changes() {
                 Err(e) => errors.push(format!("{folder}/{e}")),
             }
         }
-        errors.extend(cases.iter().filter(|c| !readme.contains(&format!("| `{}` |", c.id))).map(|c| format!("{}: not listed in tests/corpus/README.md", c.id)));
+        errors.extend(
+            cases
+                .iter()
+                .filter(|c| !readme.contains(&format!("| `{}` |", c.id)))
+                .map(|c| format!("{}: not listed in tests/corpus/README.md", c.id)),
+        );
         sets.push((folder, cases));
     }
     let training_ids: Vec<&str> = sets[0].1.iter().map(|c| c.id.as_str()).collect();
-    errors.extend(sets[1].1.iter().filter(|c| training_ids.contains(&c.id.as_str())).map(|c| format!("{}: both a training and a held-out case", c.id)));
+    errors.extend(
+        sets[1]
+            .1
+            .iter()
+            .filter(|c| training_ids.contains(&c.id.as_str()))
+            .map(|c| format!("{}: both a training and a held-out case", c.id)),
+    );
 
     // Both sets on all cores at once, then reported one after the other.
     let all: Vec<&Case> = sets.iter().flat_map(|(_, cases)| cases.iter()).collect();
@@ -372,9 +443,16 @@ fn corpus_recall_and_quiet_benign_changes() {
     let held_out_outcomes = outcomes.split_off(sets[0].1.len());
     let training_cases: Vec<&Case> = sets[0].1.iter().collect();
     let held_out_cases: Vec<&Case> = sets[1].1.iter().collect();
-    let training = report("training (cases/, used while tuning the detectors)", &training_cases, &outcomes, &mut errors);
+    let training =
+        report("training (cases/, used while tuning the detectors)", &training_cases, &outcomes, &mut errors);
     let held_out = report(HELD_OUT_LABEL, &held_out_cases, &held_out_outcomes, &mut errors);
-    println!("\n{} cases ({} training, {} held-out) in {:.1?}", all.len(), training_cases.len(), held_out_cases.len(), started.elapsed());
+    println!(
+        "\n{} cases ({} training, {} held-out) in {:.1?}",
+        all.len(),
+        training_cases.len(),
+        held_out_cases.len(),
+        started.elapsed()
+    );
 
     assert!(errors.is_empty(), "cases that do not parse, apply or analyse:\n{}", errors.join("\n"));
     // The training corpus: enough cases of every kind to say something.
@@ -383,7 +461,10 @@ fn corpus_recall_and_quiet_benign_changes() {
         assert!(n >= 5, "only {n} `{kind}` cases; the corpus needs at least 5 of each kind");
     }
     let (regressions, benign) = (training.regressions, training.benign);
-    assert!(regressions >= 32 && benign >= 22, "the corpus needs at least 32 regressions and 22 benign cases ({regressions}, {benign})");
+    assert!(
+        regressions >= 32 && benign >= 22,
+        "the corpus needs at least 32 regressions and 22 benign cases ({regressions}, {benign})"
+    );
     // The held-out set is a measurement: only its size is checked, never its score.
     for kind in KINDS {
         let n = held_out.cases_of(kind);
@@ -399,7 +480,12 @@ fn corpus_recall_and_quiet_benign_changes() {
     if TARGETS_ENFORCED {
         let (caught, missed, noisy) = (training.caught, &training.missed, &training.noisy);
         let recall = caught as f64 / regressions as f64;
-        assert!(recall >= RECALL_TARGET, "recall {caught}/{regressions} is below {:.0}%; missed: {}", RECALL_TARGET * 100.0, missed.join(", "));
+        assert!(
+            recall >= RECALL_TARGET,
+            "recall {caught}/{regressions} is below {:.0}%; missed: {}",
+            RECALL_TARGET * 100.0,
+            missed.join(", ")
+        );
         assert!(noisy.is_empty(), "benign cases with warnings: {}", noisy.join(", "));
     }
 }

@@ -53,7 +53,8 @@ const TEST: &str = "p.BoxTest#t";
 /// What the recorded run of `t` executed on the base: thread 0 wrote `x` (line 9) and read it
 /// (line 11); thread 1 entered `work` (its monitor, on line 8) and nothing else.
 fn recorded(files: &[(&str, &str)]) -> History {
-    let snapshot = Snapshot { files: files.iter().map(|(p, text)| (p.to_string(), content_hash(text.as_bytes()))).collect() };
+    let snapshot =
+        Snapshot { files: files.iter().map(|(p, text)| (p.to_string(), content_hash(text.as_bytes()))).collect() };
     let point = |line: u32, op: &str, target: &str, thread: u16| Access {
         file: BOX_PATH.into(),
         line,
@@ -69,7 +70,13 @@ fn recorded(files: &[(&str, &str)]) -> History {
         outcome: "pass".into(),
         snapshot: snapshot.id(),
         threads: BTreeMap::from([(0, "main".into()), (1, "Thread-0".into())]),
-        accesses: vec![point(8, "LOCK", "this", 0), point(8, "LOCK", "this", 1), point(9, "WRITE", "p.Box.x", 0), point(11, "READ", "p.Box.x", 0), point(11, "WRITE", "p.Box.y", 0)],
+        accesses: vec![
+            point(8, "LOCK", "this", 0),
+            point(8, "LOCK", "this", 1),
+            point(9, "WRITE", "p.Box.x", 0),
+            point(11, "READ", "p.Box.x", 0),
+            point(11, "WRITE", "p.Box.y", 0),
+        ],
         ..TestRun::default()
     };
     let mut history = History { version: HISTORY_VERSION, ..History::default() };
@@ -98,7 +105,13 @@ fn a_record_on_the_base_maps_through_the_diff_and_its_threads_decide() {
     // recorded lines not shifted, neither end's line would have run, and `work`, which both
     // threads entered, would stand for them: the test would be selected.
     assert_eq!((t.selected, t.evidence), (false, Evidence::Coverage), "{}", t.reason);
-    assert!(t.reason.starts_with("not selected: its recorded run (at 0123456) executed both ends of 3 impacted pairs in one thread only"), "{}", t.reason);
+    assert!(
+        t.reason.starts_with(
+            "not selected: its recorded run (at 0123456) executed both ends of 3 impacted pairs in one thread only"
+        ),
+        "{}",
+        t.reason
+    );
     assert_eq!(selection.evidence, "coverage of 1 test recorded at 0123456, static for 0");
 }
 
@@ -119,7 +132,12 @@ fn a_file_new_since_the_record_or_recorded_on_other_contents_is_decided_statical
     let selection = select(&unlocked_and_shifted(), &recorded(&[(TEST_PATH, BOX_TEST)]));
     let t = selection.get_by_name(TEST);
     assert_eq!((t.selected, t.evidence), (true, Evidence::Static), "{}", t.reason);
-    assert!(t.reason.ends_with("its coverage (record at 0123456) was not used: Box.java is new or renamed since the recording"), "{}", t.reason);
+    assert!(
+        t.reason
+            .ends_with("its coverage (record at 0123456) was not used: Box.java is new or renamed since the recording"),
+        "{}",
+        t.reason
+    );
     assert_eq!(selection.evidence, "static reachability; the coverage history of 1 test was not usable");
 
     // Recorded on contents that are neither the base's nor the working tree's.
@@ -127,7 +145,13 @@ fn a_file_new_since_the_record_or_recorded_on_other_contents_is_decided_statical
     let selection = select(&unlocked_and_shifted(), &recorded(&[(BOX_PATH, &other), (TEST_PATH, BOX_TEST)]));
     let t = selection.get_by_name(TEST);
     assert_eq!((t.selected, t.evidence), (true, Evidence::Static), "{}", t.reason);
-    assert!(t.reason.ends_with("the recording of Box.java is stale (made on contents that are neither the base's nor the working tree's)"), "{}", t.reason);
+    assert!(
+        t.reason.ends_with(
+            "the recording of Box.java is stale (made on contents that are neither the base's nor the working tree's)"
+        ),
+        "{}",
+        t.reason
+    );
 
     // Recorded on the working tree's own contents: taken as they are (no diff).
     let change = unlocked_and_shifted();
@@ -141,6 +165,9 @@ trait ByName {
 
 impl ByName for Selection {
     fn get_by_name(&self, test: &str) -> &rank::RankedTest {
-        self.tests.iter().find(|t| t.test == test).unwrap_or_else(|| panic!("no {test} in {:?}", self.tests.iter().map(|t| &t.test).collect::<Vec<_>>()))
+        self.tests
+            .iter()
+            .find(|t| t.test == test)
+            .unwrap_or_else(|| panic!("no {test} in {:?}", self.tests.iter().map(|t| &t.test).collect::<Vec<_>>()))
     }
 }

@@ -106,7 +106,11 @@ public class PipelineTest {
     }
 }
 "#;
-    tally_selects_and_note_does_not(&files, ("src/org/x/PipelineTest.java", test), "org.x.PipelineTest#countsOnTheCompletingThread");
+    tally_selects_and_note_does_not(
+        &files,
+        ("src/org/x/PipelineTest.java", test),
+        "org.x.PipelineTest#countsOnTheCompletingThread",
+    );
 }
 
 #[test]
@@ -143,7 +147,11 @@ public class RegistryTest {
     }
 }
 "#;
-    tally_selects_and_note_does_not(&files, ("src/org/x/RegistryTest.java", test), "org.x.RegistryTest#hitsFromTwoThreads");
+    tally_selects_and_note_does_not(
+        &files,
+        ("src/org/x/RegistryTest.java", test),
+        "org.x.RegistryTest#hitsFromTwoThreads",
+    );
 }
 
 #[test]
@@ -207,7 +215,11 @@ public class CheckoutTest {
     }
 }
 "#;
-    tally_selects_and_note_does_not(&files, ("src/org/x/CheckoutTest.java", test), "org.x.CheckoutTest#twoCheckoutsOfOneSession");
+    tally_selects_and_note_does_not(
+        &files,
+        ("src/org/x/CheckoutTest.java", test),
+        "org.x.CheckoutTest#twoCheckoutsOfOneSession",
+    );
 }
 
 #[test]
@@ -240,7 +252,13 @@ public class Wiring {
 }
 "#;
     let cart = "package org.x;\n\npublic class Cart {\n    private int items;\n}\n";
-    let files = [("src/org/x/Registry.java", registry), ("src/org/x/Wiring.java", wiring), ("src/org/x/Tally.java", TALLY), ("src/org/x/Note.java", NOTE), ("src/org/x/Cart.java", cart)];
+    let files = [
+        ("src/org/x/Registry.java", registry),
+        ("src/org/x/Wiring.java", wiring),
+        ("src/org/x/Tally.java", TALLY),
+        ("src/org/x/Note.java", NOTE),
+        ("src/org/x/Cart.java", cart),
+    ];
     let got = escaping(&files, &["org.x.Registry", "org.x.Tally", "org.x.Cart", "org.x.Note"]);
     assert_eq!(got, ["org.x.Registry", "org.x.Tally", "org.x.Cart"]);
 }

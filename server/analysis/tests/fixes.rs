@@ -67,7 +67,12 @@ fn after_fixing(repo: &std::path::Path, path: &str, codes: &[&str]) -> Vec<Strin
     let fixed = apply(&host.index().entry(file).unwrap().facts, &Fix { title: String::new(), edits });
     write(repo, path, &fixed);
     let (_, impact) = analyze(repo);
-    impact.diagnostics.iter().filter(|d| codes.contains(&d.code)).map(|d| format!("{}:{} {}", d.span.line, d.code, d.message)).collect()
+    impact
+        .diagnostics
+        .iter()
+        .filter(|d| codes.contains(&d.code))
+        .map(|d| format!("{}:{} {}", d.span.line, d.code, d.message))
+        .collect()
 }
 
 #[test]
@@ -81,7 +86,10 @@ fn notify_becomes_notify_all() {
         BoundedBuffer.java:38 RL008 -> Use notifyAll()
              38 |        notifyAll();"#]]
     .assert_eq(&render(repo.path()));
-    assert_eq!(after_fixing(repo.path(), "src/main/java/org/example/buffer/BoundedBuffer.java", &["RL008"]), Vec::<String>::new());
+    assert_eq!(
+        after_fixing(repo.path(), "src/main/java/org/example/buffer/BoundedBuffer.java", &["RL008"]),
+        Vec::<String>::new()
+    );
 }
 
 /// One slot on a `ReentrantLock`, one condition for both predicates (empty, full).
@@ -141,8 +149,14 @@ fn signal_becomes_signal_all() {
 #[test]
 fn a_second_kind_of_waiter_in_a_loop_has_no_fix() {
     // The base's put() overwrites and signals one waiter; the change makes it wait too.
-    let base = SLOT.replacen("            while (value != null) {\n                changed.await();\n            }\n", "", 1).replace("changed.signalAll();", "changed.signal();");
-    let change = base.replacen("            value = x;", "            while (value != null) {\n                changed.await();\n            }\n            value = x;", 1);
+    let base = SLOT
+        .replacen("            while (value != null) {\n                changed.await();\n            }\n", "", 1)
+        .replace("changed.signalAll();", "changed.signal();");
+    let change = base.replacen(
+        "            value = x;",
+        "            while (value != null) {\n                changed.await();\n            }\n            value = x;",
+        1,
+    );
     check("src/app/Slot.java", &base, &change, expect!["Slot.java:15 RL008 (no fix)"]);
 }
 
@@ -179,7 +193,10 @@ fn a_wait_under_if_waits_in_a_while_loop() {
             Mailbox.java:13 RL008 -> Wait in a while loop
                  12 |        while (message == null) {"#]],
     );
-    assert_eq!(after_fixing(repo_with(&[(path, MAILBOX)], &[(path, &block)]).path(), path, &["RL008"]), Vec::<String>::new());
+    assert_eq!(
+        after_fixing(repo_with(&[(path, MAILBOX)], &[(path, &block)]).path(), path, &["RL008"]),
+        Vec::<String>::new()
+    );
     // A statement without braces, a condition in extra parentheses, in a try.
     let bare = MAILBOX.replace("        while (message == null) {\n            wait();\n        }", "        try {\n            if ((message == null)) wait();\n        } finally {\n            message = message;\n        }");
     check(
@@ -191,7 +208,10 @@ fn a_wait_under_if_waits_in_a_while_loop() {
                  13 |            while ((message == null)) wait();"#]],
     );
     // `await()` on a condition.
-    let awaited = SLOT.replace("            while (value == null) {\n                changed.await();", "            if (value == null) {\n                changed.await();");
+    let awaited = SLOT.replace(
+        "            while (value == null) {\n                changed.await();",
+        "            if (value == null) {\n                changed.await();",
+    );
     check(
         "src/app/Slot.java",
         SLOT,
@@ -207,10 +227,16 @@ fn a_wait_under_if_with_else_or_break_has_no_fix() {
     let path = "src/app/Mailbox.java";
     let wait_loop = "        while (message == null) {\n            wait();\n        }";
     // `while` cannot take the `else`.
-    let with_else = MAILBOX.replace(wait_loop, "        if (message == null) {\n            wait();\n        } else {\n            send(null);\n        }");
+    let with_else = MAILBOX.replace(
+        wait_loop,
+        "        if (message == null) {\n            wait();\n        } else {\n            send(null);\n        }",
+    );
     check(path, MAILBOX, &with_else, expect!["Mailbox.java:13 RL008 (no fix)"]);
     // The wait in the `else` branch: its `if` is not what guards it.
-    let in_else = MAILBOX.replace(wait_loop, "        if (message != null) {\n            send(null);\n        } else {\n            wait();\n        }");
+    let in_else = MAILBOX.replace(
+        wait_loop,
+        "        if (message != null) {\n            send(null);\n        } else {\n            wait();\n        }",
+    );
     check(path, MAILBOX, &in_else, expect!["Mailbox.java:15 RL008 (no fix)"]);
     // A `break` in the body would leave the new loop instead of the enclosing statement.
     let with_break = MAILBOX.replace(
@@ -307,7 +333,10 @@ fn synchronized_goes_after_annotations_and_modifiers_and_before_type_parameters(
                  36 |    @Deprecated synchronized void close() {"#]],
     );
     let path = "src/app/Registry.java";
-    assert_eq!(after_fixing(repo_with(&[(path, REGISTRY)], &[(path, &change)]).path(), path, &["RL001", "RL002"]), Vec::<String>::new());
+    assert_eq!(
+        after_fixing(repo_with(&[(path, REGISTRY)], &[(path, &change)]).path(), path, &["RL001", "RL002"]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -352,7 +381,10 @@ public class Cache {
     let change = base
         .replace("private volatile boolean stopped;", "private boolean stopped;")
         .replace("        synchronized (lock) {\n            hits++;\n        }", "        hits++;")
-        .replace("        return map.remove(k);", "        if (map.containsKey(k)) {\n            map.remove(k);\n        }\n        return null;");
+        .replace(
+            "        return map.remove(k);",
+            "        if (map.containsKey(k)) {\n            map.remove(k);\n        }\n        return null;",
+        );
     check(
         "src/app/Cache.java",
         base,

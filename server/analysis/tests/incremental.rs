@@ -28,9 +28,30 @@ const REL: &str = "src/main/java/org/example/pool/ObjectPool.java";
 
 /// Fragments a developer types: Java that matters for the analysis, and junk.
 const FRAGMENTS: &[&str] = &[
-    "synchronized ", "volatile ", "numIdle++;", "numActive--;", "\n", "{", "}", "(", ";", "// note\n", "/* c */",
-    "synchronized (this) {", "idle.push(null);", "notifyAll();", "wait();", "lock.lock();", "lock.unlock();",
-    "private int extra;\n", "  ", "é", "return;", "if (closed) ", "x -> x", "new Runnable() { public void run() {} }",
+    "synchronized ",
+    "volatile ",
+    "numIdle++;",
+    "numActive--;",
+    "\n",
+    "{",
+    "}",
+    "(",
+    ";",
+    "// note\n",
+    "/* c */",
+    "synchronized (this) {",
+    "idle.push(null);",
+    "notifyAll();",
+    "wait();",
+    "lock.lock();",
+    "lock.unlock();",
+    "private int extra;\n",
+    "  ",
+    "é",
+    "return;",
+    "if (closed) ",
+    "x -> x",
+    "new Runnable() { public void run() {} }",
 ];
 
 #[derive(Clone, Debug)]
@@ -41,7 +62,14 @@ struct Edit {
 }
 
 fn edits() -> impl Strategy<Value = Vec<Edit>> {
-    prop::collection::vec((0.0..1.0f64, 0usize..12, prop::sample::select(FRAGMENTS)).prop_map(|(at, delete, insert)| Edit { at, delete, insert }), 1..12)
+    prop::collection::vec(
+        (0.0..1.0f64, 0usize..12, prop::sample::select(FRAGMENTS)).prop_map(|(at, delete, insert)| Edit {
+            at,
+            delete,
+            insert,
+        }),
+        1..12,
+    )
 }
 
 fn render(host: &Host, impact: &racelens_analysis::impact::Impact) -> String {
@@ -219,17 +247,42 @@ fn generated_text(i: usize) -> String {
 
 /// Fragments that join files: other classes' fields, the registry's lock and field.
 const CROSS_FRAGMENTS: &[&str] = &[
-    "Registry.total++;", "next.count = 1;", "synchronized (Registry.class) {", "next.bump();", "lock.notify();",
-    "count++;", "}", "synchronized ", "volatile ", "private int extra;\n", "\n", "int x = next.read();", "next.items.clear();",
+    "Registry.total++;",
+    "next.count = 1;",
+    "synchronized (Registry.class) {",
+    "next.bump();",
+    "lock.notify();",
+    "count++;",
+    "}",
+    "synchronized ",
+    "volatile ",
+    "private int extra;\n",
+    "\n",
+    "int x = next.read();",
+    "next.items.clear();",
 ];
 
 /// Whole statements, typed at a statement boundary: the edits that keep declarations as
 /// they are, so that only the edited file is resolved again.
 const STATEMENTS: &[&str] = &[
-    "Registry.total++;", "next.count = 1;", "next.bump();", "count++;", "int x = next.read();", "next.items.clear();",
-    "synchronized (lock) { next.count--; }", "lock.notify();", "next.open = true;", "synchronized (Registry.class) { count = Registry.total; }",
-    "shared++;", "level = 2;", "Base.instances--;", "next.level++;", "new Thread(this::bump).start();", "rl.lock();",
-    "synchronized (baseLock) { baseLock.notifyAll(); }", "next.next.open = false;",
+    "Registry.total++;",
+    "next.count = 1;",
+    "next.bump();",
+    "count++;",
+    "int x = next.read();",
+    "next.items.clear();",
+    "synchronized (lock) { next.count--; }",
+    "lock.notify();",
+    "next.open = true;",
+    "synchronized (Registry.class) { count = Registry.total; }",
+    "shared++;",
+    "level = 2;",
+    "Base.instances--;",
+    "next.level++;",
+    "new Thread(this::bump).start();",
+    "rl.lock();",
+    "synchronized (baseLock) { baseLock.notifyAll(); }",
+    "next.next.open = false;",
 ];
 
 /// Declaration edits, `(from, to)` at the first `from` of a file: fields added,
@@ -279,9 +332,11 @@ fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
     (prop::collection::vec(0..CLASSES, 3), CLASSES..FILES).prop_flat_map(|(classes, hub)| {
         let focus: Vec<usize> = classes.into_iter().chain([hub]).collect();
         let file = prop_oneof![3 => prop::sample::select(focus), 1 => 0..FILES].boxed();
-        let typed = (file.clone(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
-            .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
-        let statement = (file.clone(), 0.0..1.0f64, prop::sample::select(STATEMENTS)).prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
+        let typed =
+            (file.clone(), 0.0..1.0f64, 0usize..12, prop::sample::select([FRAGMENTS, CROSS_FRAGMENTS].concat()))
+                .prop_map(|(file, at, delete, insert)| FileEdit::Type { file, at, delete, insert });
+        let statement = (file.clone(), 0.0..1.0f64, prop::sample::select(STATEMENTS))
+            .prop_map(|(file, at, insert)| FileEdit::Statement { file, at, insert });
         let erase = (file.clone(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Erase { file, at });
         let declaration = (file.clone(), 0.0..1.0f64).prop_map(|(file, at)| FileEdit::Declaration { file, at });
         let delete = file.prop_map(|file| FileEdit::Delete { file });
@@ -292,7 +347,11 @@ fn file_edits() -> impl Strategy<Value = Vec<FileEdit>> {
 impl FileEdit {
     fn file(&self) -> usize {
         match *self {
-            FileEdit::Type { file, .. } | FileEdit::Statement { file, .. } | FileEdit::Erase { file, .. } | FileEdit::Declaration { file, .. } | FileEdit::Delete { file } => file,
+            FileEdit::Type { file, .. }
+            | FileEdit::Statement { file, .. }
+            | FileEdit::Erase { file, .. }
+            | FileEdit::Declaration { file, .. }
+            | FileEdit::Delete { file } => file,
         }
     }
 
@@ -313,7 +372,8 @@ impl FileEdit {
                 Some((start, end, String::new()))
             }
             FileEdit::Declaration { at, .. } => {
-                let applicable: Vec<&(&str, &str)> = DECLARATIONS.iter().filter(|(from, _)| text.contains(from)).collect();
+                let applicable: Vec<&(&str, &str)> =
+                    DECLARATIONS.iter().filter(|(from, _)| text.contains(from)).collect();
                 let (from, to) = applicable.get(((applicable.len() as f64) * at) as usize)?;
                 let start = text.find(from)?;
                 Some((start, start + from.len(), to.to_string()))
@@ -386,7 +446,12 @@ type Lines = BTreeMap<String, Vec<String>>;
 
 /// The index `ours` keeps (each file's resolution, the inverted index, the sharing) is
 /// the one `theirs` built from scratch.
-fn same_index(ours: &ProjectIndex, our_sharing: &Sharing, theirs: &ProjectIndex, their_sharing: &Sharing) -> Result<(), TestCaseError> {
+fn same_index(
+    ours: &ProjectIndex,
+    our_sharing: &Sharing,
+    theirs: &ProjectIndex,
+    their_sharing: &Sharing,
+) -> Result<(), TestCaseError> {
     first_difference("resolution", &resolution(ours), &resolution(theirs))?;
     first_difference("inverted index", &inverted(ours, theirs), &inverted(theirs, ours))?;
     first_difference("sharing", &sharing(our_sharing, ours, theirs), &sharing(their_sharing, theirs, ours))
@@ -421,7 +486,9 @@ fn resolution(index: &ProjectIndex) -> Lines {
 /// The inverted index's answers as paths, for every key either index holds.
 fn inverted(index: &ProjectIndex, other: &ProjectIndex) -> Lines {
     // A file the index no longer holds is named by its id.
-    let paths = |ids: &mut dyn Iterator<Item = FileId>| -> Vec<String> { ids.map(|id| index.entry(id).map_or(format!("{id:?}"), |e| e.path.clone())).collect() };
+    let paths = |ids: &mut dyn Iterator<Item = FileId>| -> Vec<String> {
+        ids.map(|id| index.entry(id).map_or(format!("{id:?}"), |e| e.path.clone())).collect()
+    };
     let mut out = BTreeMap::new();
     for i in [index, other] {
         let (fields, locks, calls) = i.indexed_keys();
@@ -449,7 +516,15 @@ fn sharing(shared: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> Line
         classes.extend(e.resolved.holds.iter().flat_map(|(a, b)| [a.to_string(), b.to_string()]));
         classes.extend(e.resolved.escape_seeds.iter().map(|(c, _)| c.to_string()));
     }
-    classes.into_iter().map(|c| (c.clone(), vec![format!("escapes {:?}, not thread-safe {}", shared.escapes(&c), shared.is_not_thread_safe(&c))])).collect()
+    classes
+        .into_iter()
+        .map(|c| {
+            (
+                c.clone(),
+                vec![format!("escapes {:?}, not thread-safe {}", shared.escapes(&c), shared.is_not_thread_safe(&c))],
+            )
+        })
+        .collect()
 }
 
 /// The impact as lines: ICPs, pairs, warnings. What is ordered by file follows the file
@@ -457,12 +532,17 @@ fn sharing(shared: &Sharing, index: &ProjectIndex, other: &ProjectIndex) -> Line
 /// so are the two ends of a pair (the end that comes first when neither or both are
 /// impacted is the one of the lower id).
 fn impact(host: &Host, impact: &racelens_analysis::impact::Impact) -> Lines {
-    let unordered = |pair: String| match pair.split_once(": ").and_then(|(head, ends)| Some((head, ends.split_once(" <-> ")?))) {
-        Some((head, (a, b))) if a > b => format!("{head}: {b} <-> {a}"),
-        _ => pair,
-    };
+    let unordered =
+        |pair: String| match pair.split_once(": ").and_then(|(head, ends)| Some((head, ends.split_once(" <-> ")?))) {
+            Some((head, (a, b))) if a > b => format!("{head}: {b} <-> {a}"),
+            _ => pair,
+        };
     let pairs = pairs(host, impact).into_iter().map(unordered).collect();
-    let mut out = BTreeMap::from([("ICPs".into(), icps(impact)), ("pairs".into(), pairs), ("warnings".into(), warnings(host, impact))]);
+    let mut out = BTreeMap::from([
+        ("ICPs".into(), icps(impact)),
+        ("pairs".into(), pairs),
+        ("warnings".into(), warnings(host, impact)),
+    ]);
     out.values_mut().for_each(|lines| lines.sort());
     out
 }
@@ -471,14 +551,19 @@ fn impact(host: &Host, impact: &racelens_analysis::impact::Impact) -> Lines {
 fn first_difference(what: &str, ours: &Lines, theirs: &Lines) -> Result<(), TestCaseError> {
     let Some(key) = ours.keys().chain(theirs.keys()).find(|k| ours.get(*k) != theirs.get(*k)) else { return Ok(()) };
     let (a, b) = (ours.get(key).map_or(&[][..], Vec::as_slice), theirs.get(key).map_or(&[][..], Vec::as_slice));
-    let alone = |x: &[String], y: &[String]| -> Vec<String> { x.iter().filter(|l| !y.contains(l)).take(8).cloned().collect() };
+    let alone =
+        |x: &[String], y: &[String]| -> Vec<String> { x.iter().filter(|l| !y.contains(l)).take(8).cloned().collect() };
     let count = |l: Option<&Vec<String>>| l.map_or("none".to_string(), |l| l.len().to_string());
     let (only_ours, only_theirs) = (alone(a, b), alone(b, a));
     let how = match only_ours.is_empty() && only_theirs.is_empty() {
         true => "the same lines in another order or number".to_string(),
         false => format!("only incremental {only_ours:#?}, only from scratch {only_theirs:#?}"),
     };
-    Err(TestCaseError::fail(format!("{what} of {key} differs (lines: incremental {}, from scratch {}): {how}", count(ours.get(key)), count(theirs.get(key)))))
+    Err(TestCaseError::fail(format!(
+        "{what} of {key} differs (lines: incremental {}, from scratch {}): {how}",
+        count(ours.get(key)),
+        count(theirs.get(key))
+    )))
 }
 
 proptest! {

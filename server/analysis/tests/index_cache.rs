@@ -62,13 +62,20 @@ fn a_restart_on_an_unchanged_tree_parses_nothing() {
     assert_eq!(load(repo.path()), used(CacheState::Absent, 0, 3));
     assert!(cache_file(&repo.path().canonicalize().unwrap()).is_file(), "the cache lives in the cache folder");
     assert_eq!(load(repo.path()), used(CacheState::Read, 3, 0));
-    assert!(!repo.path().join(".racelens").exists() && git_status(repo.path()).is_empty(), "nothing is written into the work tree");
+    assert!(
+        !repo.path().join(".racelens").exists() && git_status(repo.path()).is_empty(),
+        "nothing is written into the work tree"
+    );
 }
 
 #[test]
 fn a_file_changed_since_is_parsed_again_and_the_cache_follows() {
     let repo = cached_project();
-    std::fs::write(repo.path().join("src/p/Counter.java"), COUNTER.replace("public int get()", "public synchronized int get()")).unwrap();
+    std::fs::write(
+        repo.path().join("src/p/Counter.java"),
+        COUNTER.replace("public int get()", "public synchronized int get()"),
+    )
+    .unwrap();
     assert_eq!(load(repo.path()), used(CacheState::Read, 2, 1));
     assert_eq!(load(repo.path()), used(CacheState::Read, 3, 0));
     // A deleted file drops out of the cache; a new one comes in.
@@ -142,6 +149,10 @@ fn the_cache_can_be_turned_off() {
 }
 
 fn git_status(dir: &Path) -> String {
-    let out = std::process::Command::new("git").args(["status", "--porcelain", "--ignored"]).current_dir(dir).output().unwrap();
+    let out = std::process::Command::new("git")
+        .args(["status", "--porcelain", "--ignored"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
     String::from_utf8(out.stdout).unwrap()
 }

@@ -48,10 +48,16 @@ fn a_stamped_write_excludes_read_stamps_and_an_unstamped_read_races() {
     let repo = repo_with(&[("src/app/Position.java", POSITION)], &[("src/app/Position.java", &touched)]);
     let (host, impact) = analyze(repo.path());
     let pairs = pairs(&host, &impact);
-    assert!(pairs.iter().any(|p| p.contains("Position.quantity protected") && p.contains("[stamps.readLock()]")), "{pairs:#?}");
+    assert!(
+        pairs.iter().any(|p| p.contains("Position.quantity protected") && p.contains("[stamps.readLock()]")),
+        "{pairs:#?}"
+    );
     assert!(warnings(&host, &impact).is_empty(), "{:#?}", warnings(&host, &impact));
 
-    let unstamped = POSITION.replace("public long value(long price) {", "public long peek() {\n        return quantity;\n    }\n\n    public long value(long price) {");
+    let unstamped = POSITION.replace(
+        "public long value(long price) {",
+        "public long peek() {\n        return quantity;\n    }\n\n    public long value(long price) {",
+    );
     let w = warnings_after("src/app/Position.java", POSITION, &unstamped);
     assert!(w.iter().any(|w| w.starts_with("Position.java:19 RL001")), "{w:#?}");
 }
@@ -68,7 +74,10 @@ fn an_optimistic_read_counts_only_when_it_is_validated() {
 
     let unvalidated = optimistic.replace("if (!stamps.validate(stamp)) {\n            return -1;\n        }\n", "");
     let w = warnings_after("src/app/Position.java", POSITION, &unvalidated);
-    assert!(w.iter().any(|w| w.starts_with("Position.java:20 RL001") || w.starts_with("Position.java:20 RL002")), "{w:#?}");
+    assert!(
+        w.iter().any(|w| w.starts_with("Position.java:20 RL001") || w.starts_with("Position.java:20 RL002")),
+        "{w:#?}"
+    );
 }
 
 const BOOK: &str = r#"package app;
@@ -112,12 +121,18 @@ public class Book {
 
 #[test]
 fn a_lambda_run_inline_holds_the_lock_of_its_region_and_a_deferred_one_does_not() {
-    let inline = BOOK.replace("sizes.forEach(s -> sum[0] += s);\n            return sum[0] - total;", "sizes.forEach(s -> sum[0] += s - total);\n            return sum[0];");
+    let inline = BOOK.replace(
+        "sizes.forEach(s -> sum[0] += s);\n            return sum[0] - total;",
+        "sizes.forEach(s -> sum[0] += s - total);\n            return sum[0];",
+    );
     let w = warnings_after("src/app/Book.java", BOOK, &inline);
     assert!(w.is_empty(), "{w:#?}");
 
     // The same read in a task handed to a thread runs later, without the lock.
-    let deferred = BOOK.replace("sizes.forEach(s -> sum[0] += s);\n            return sum[0] - total;", "new Thread(() -> System.out.println(total)).start();\n            return 0;");
+    let deferred = BOOK.replace(
+        "sizes.forEach(s -> sum[0] += s);\n            return sum[0] - total;",
+        "new Thread(() -> System.out.println(total)).start();\n            return 0;",
+    );
     let w = warnings_after("src/app/Book.java", BOOK, &deferred);
     assert!(w.iter().any(|w| w.starts_with("Book.java:26 RL001")), "{w:#?}");
 }
@@ -261,14 +276,25 @@ public class Lru {
 fn get_on_an_access_ordered_map_writes_it_so_two_lookups_under_a_read_lock_race() {
     // `get` relinks the entry it finds in an access-ordered LinkedHashMap: a lookup moved
     // under the read lock races with another lookup; in insertion order it only reads.
-    let read_locked = LRU.replacen("rw.writeLock().lock();\n        try {\n            return", "rw.readLock().lock();\n        try {\n            return", 1).replacen(
-        "            return entries.get(key);\n        } finally {\n            rw.writeLock().unlock();",
-        "            return entries.get(key);\n        } finally {\n            rw.readLock().unlock();",
-        1,
-    );
+    let read_locked = LRU
+        .replacen(
+            "rw.writeLock().lock();\n        try {\n            return",
+            "rw.readLock().lock();\n        try {\n            return",
+            1,
+        )
+        .replacen(
+            "            return entries.get(key);\n        } finally {\n            rw.writeLock().unlock();",
+            "            return entries.get(key);\n        } finally {\n            rw.readLock().unlock();",
+            1,
+        );
     let w = warnings_after("src/app/Lru.java", LRU, &read_locked);
-    assert!(w.iter().any(|w| w.contains("Lru.java:13 RL001") && w.contains("`rw.readLock()` is a shared lock that does not exclude itself")), "{w:?}");
-    let insertion = |text: &str| text.replace("new LinkedHashMap<>(16, 0.75f, true)", "new LinkedHashMap<>(16, 0.75f, false)");
+    assert!(
+        w.iter().any(|w| w.contains("Lru.java:13 RL001")
+            && w.contains("`rw.readLock()` is a shared lock that does not exclude itself")),
+        "{w:?}"
+    );
+    let insertion =
+        |text: &str| text.replace("new LinkedHashMap<>(16, 0.75f, true)", "new LinkedHashMap<>(16, 0.75f, false)");
     let w = warnings_after("src/app/Lru.java", &insertion(LRU), &insertion(&read_locked));
     assert!(w.is_empty(), "an insertion-ordered map's get only reads: {w:?}");
 }

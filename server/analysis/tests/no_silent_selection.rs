@@ -96,7 +96,11 @@ fn reason<'s>(selection: &'s Selection, test: &str) -> &'s str {
 
 #[test]
 fn a_warning_without_a_pair_selects_the_test_that_runs_its_method_in_two_threads() {
-    let base = [("src/main/java/org/x/net/Session.java", SESSION), ("src/main/java/org/x/net/Flusher.java", FLUSHER), ("src/test/java/org/x/net/FlusherTest.java", FLUSHER_TEST)];
+    let base = [
+        ("src/main/java/org/x/net/Session.java", SESSION),
+        ("src/main/java/org/x/net/Flusher.java", FLUSHER),
+        ("src/test/java/org/x/net/FlusherTest.java", FLUSHER_TEST),
+    ];
     let drained_by_check = FLUSHER.replace(
         "        while ((message = queue.poll()) != null) {\n            written += message.length();\n        }",
         "        while (!queue.isEmpty()) {\n            message = queue.poll();\n            written += message.length();\n        }",
@@ -105,10 +109,16 @@ fn a_warning_without_a_pair_selects_the_test_that_runs_its_method_in_two_threads
     assert!(warnings.iter().any(|w| w.contains("RL004")), "the check-then-act is warned: {warnings:?}");
     assert_eq!(selected(&selection), ["org.x.net.FlusherTest#twoFlushersDrainOneSession"], "{selection:#?}");
     let first = &selection.tests[0];
-    assert!(first.pairs.iter().any(|p| p.starts_with("RL004 Flusher.java:") && p.ends_with("(Flusher.flush)")), "{:?}", first.pairs);
+    assert!(
+        first.pairs.iter().any(|p| p.starts_with("RL004 Flusher.java:") && p.ends_with("(Flusher.flush)")),
+        "{:?}",
+        first.pairs
+    );
     assert!(first.reason.contains("reaches 1 method with a warning of the change"), "{}", first.reason);
     assert_eq!(selection.warned_methods, 1);
-    assert!(reason(&selection, "org.x.net.FlusherTest#flushAnEmptySession").starts_with("not selected: starts no thread"));
+    assert!(
+        reason(&selection, "org.x.net.FlusherTest#flushAnEmptySession").starts_with("not selected: starts no thread")
+    );
 }
 
 #[test]
@@ -125,7 +135,10 @@ fn state_of_undecided_sharing_is_named_instead_of_no_pair() {
     );
     let two = reason(&selection, "org.x.cache.KeyTest#hashedByTwoThreads");
     assert!(two.contains("but it runs `Key.hash`, where `Key.hash` is not known to be shared"), "{two}");
-    assert_eq!(selection.tests[0].test, "org.x.cache.KeyTest#hashedByTwoThreads", "the test that runs it in two threads ranks first");
+    assert_eq!(
+        selection.tests[0].test, "org.x.cache.KeyTest#hashedByTwoThreads",
+        "the test that runs it in two threads ranks first"
+    );
     assert!(!reason(&selection, "org.x.cache.KeyTest#hashedOnce").contains("not known to be shared"));
 }
 
@@ -204,7 +217,8 @@ public class RangeTest {
 /// it through the map's `put`, and is selected; the single-threaded test is not.
 #[test]
 fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
-    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let base =
+        [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
     let step_by_step = RANGE.replace(
         "        int h = hashCode;\n        if (h == 0) {\n            h = 17;\n            h = 37 * h + min;\n            h = 37 * h + max;\n            hashCode = h;\n        }\n        return h;",
         "        if (hashCode == 0) {\n            hashCode = 17;\n            hashCode = 37 * hashCode + min;\n            hashCode = 37 * hashCode + max;\n        }\n        return hashCode;",
@@ -212,8 +226,16 @@ fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
     assert_ne!(step_by_step, RANGE);
     let (selection, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
     assert_eq!(selected(&selection), ["org.x.range.RangeTest#hashedByTwoThreads"], "{selection:#?}");
-    assert!(reason(&selection, "org.x.range.RangeTest#equalRangesHashAlike").starts_with("not selected: starts no thread"));
-    assert!(warnings.iter().any(|w| w.contains(" RL010 ") && w.contains("`hashCode` is built in steps in `hashCode()`: `Range` is immutable apart from its cached fields")), "{warnings:?}");
+    assert!(
+        reason(&selection, "org.x.range.RangeTest#equalRangesHashAlike").starts_with("not selected: starts no thread")
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains(" RL010 ")
+            && w.contains(
+                "`hashCode` is built in steps in `hashCode()`: `Range` is immutable apart from its cached fields"
+            )),
+        "{warnings:?}"
+    );
 
     // Without the test that hashes from two threads (LANG-481 as committed: commons-lang had
     // none), nothing can be selected, and `select` says why instead of a bare "0 tests".
@@ -221,7 +243,10 @@ fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
     let next = threaded + RANGE_TEST[threaded + 1..].find("    @Test").unwrap() + 1;
     let single = format!("{}{}", &RANGE_TEST[..threaded], &RANGE_TEST[next..]);
     assert_ne!(single, RANGE_TEST);
-    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", single.as_str())];
+    let base = [
+        ("src/main/java/org/x/range/Range.java", RANGE),
+        ("src/test/java/org/x/range/RangeTest.java", single.as_str()),
+    ];
     let (selection, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &step_by_step)]);
     assert_eq!(selection.selected, 0, "{selection:#?}");
     assert!(warnings.iter().any(|w| w.contains(" RL010 ")), "{warnings:?}");
@@ -235,8 +260,16 @@ fn a_hash_a_shared_map_computes_is_reached_through_the_map() {
 /// written once, even where the change rewrote the method; so is a mutable class's cache.
 #[test]
 fn a_hash_cached_once_from_a_local_gets_no_rl010() {
-    let base = [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
-    let renamed = RANGE.replace("int h = hashCode;", "int cached = hashCode;").replace("if (h == 0) {", "if (cached == 0) {").replace("            h = 17;", "            int h = 17;").replace("            hashCode = h;\n        }\n        return h;", "            hashCode = h;\n            cached = h;\n        }\n        return cached;");
+    let base =
+        [("src/main/java/org/x/range/Range.java", RANGE), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let renamed = RANGE
+        .replace("int h = hashCode;", "int cached = hashCode;")
+        .replace("if (h == 0) {", "if (cached == 0) {")
+        .replace("            h = 17;", "            int h = 17;")
+        .replace(
+            "            hashCode = h;\n        }\n        return h;",
+            "            hashCode = h;\n            cached = h;\n        }\n        return cached;",
+        );
     assert_ne!(renamed, RANGE);
     let (_, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &renamed)]);
     assert!(!warnings.iter().any(|w| w.contains(" RL010 ")), "{warnings:?}");
@@ -246,7 +279,10 @@ fn a_hash_cached_once_from_a_local_gets_no_rl010() {
         "        if (hashCode == 0) {\n            hashCode = 17;\n            hashCode = 37 * hashCode + min;\n        }\n        return hashCode;",
     );
     assert_ne!(steps, mutable);
-    let base = [("src/main/java/org/x/range/Range.java", mutable.as_str()), ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST)];
+    let base = [
+        ("src/main/java/org/x/range/Range.java", mutable.as_str()),
+        ("src/test/java/org/x/range/RangeTest.java", RANGE_TEST),
+    ];
     let (_, warnings) = selection_after(&base, &[("src/main/java/org/x/range/Range.java", &steps)]);
     assert!(!warnings.iter().any(|w| w.contains(" RL010 ")), "a mutable class is no value class: {warnings:?}");
 }
@@ -347,11 +383,19 @@ fn a_test_that_starts_its_own_threads_ranks_above_one_whose_threads_start_in_pro
     let base = [("src/main/java/org/x/pool/Pool.java", POOL), ("src/test/java/org/x/pool/PoolTest.java", POOL_TEST)];
     let unsynchronized = POOL.replace("public synchronized void addObject()", "public void addObject()");
     let (selection, _) = selection_after(&base, &[("src/main/java/org/x/pool/Pool.java", &unsynchronized)]);
-    assert_eq!(selected(&selection), ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"], "{selection:#?}");
+    assert_eq!(
+        selected(&selection),
+        ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"],
+        "{selection:#?}"
+    );
     let own = &selection.tests[0];
     let other = &selection.tests[1];
     assert!(other.pairs.len() > own.pairs.len(), "the evictor's test reaches more pairs: {selection:#?}");
-    assert!(reason(&selection, &other.test).contains("after the tests that start threads themselves"), "{}", other.reason);
+    assert!(
+        reason(&selection, &other.test).contains("after the tests that start threads themselves"),
+        "{}",
+        other.reason
+    );
 }
 
 /// The same, with the threads started by a helper of a shared harness module, outside any
@@ -381,8 +425,16 @@ public final class Concurrently {
         "        Concurrently.run(pool::addObject, pool::borrow);",
     );
     assert!(test.contains("Concurrently.run"), "the test was rewritten");
-    let base = [("src/main/java/org/x/pool/Pool.java", POOL), ("harness/src/main/java/org/x/harness/Concurrently.java", HARNESS), ("src/test/java/org/x/pool/PoolTest.java", test.as_str())];
+    let base = [
+        ("src/main/java/org/x/pool/Pool.java", POOL),
+        ("harness/src/main/java/org/x/harness/Concurrently.java", HARNESS),
+        ("src/test/java/org/x/pool/PoolTest.java", test.as_str()),
+    ];
     let unsynchronized = POOL.replace("public synchronized void addObject()", "public void addObject()");
     let (selection, _) = selection_after(&base, &[("src/main/java/org/x/pool/Pool.java", &unsynchronized)]);
-    assert_eq!(selected(&selection), ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"], "{selection:#?}");
+    assert_eq!(
+        selected(&selection),
+        ["org.x.pool.PoolTest#addWhileBorrowing", "org.x.pool.PoolTest#settersAndGetters"],
+        "{selection:#?}"
+    );
 }

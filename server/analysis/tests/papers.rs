@@ -12,10 +12,16 @@ fn capp_mina_is_empty_then_poll_impacts_the_queue_head() {
     let icps = icps(&impact);
     println!("{}", icps.join("\n"));
     // Step 2: the changed lines with their class and method.
-    assert!(icps.iter().any(|i| i.starts_with("<org.example.codec.ProtocolCodecFilter, filterWrite, 26, _>")), "{icps:#?}");
+    assert!(
+        icps.iter().any(|i| i.starts_with("<org.example.codec.ProtocolCodecFilter, filterWrite, 26, _>")),
+        "{icps:#?}"
+    );
     // Step 4: isEmpty() and poll() on a ConcurrentLinkedQueue read and write its head (from
     // the JDK's sources, as in the paper).
-    assert!(icps.iter().any(|i| i == "<java.util.concurrent.ConcurrentLinkedQueue, _, _, head> callee-effect"), "{icps:#?}");
+    assert!(
+        icps.iter().any(|i| i == "<java.util.concurrent.ConcurrentLinkedQueue, _, _, head> callee-effect"),
+        "{icps:#?}"
+    );
     let w = warnings(&host, &impact);
     println!("{}", w.join("\n"));
     assert!(w.iter().any(|w| w.contains("RL004") && w.contains("isEmpty()") && w.contains("poll()")), "{w:#?}");
@@ -30,8 +36,13 @@ fn simrt_hashmap_shared_variables_and_pairs_are_the_papers() {
     // as SV1..SV8 of the paper (`tab[i]` is an element of `table`'s array).
     let index = host.index();
     let sharing = racelens_analysis::impact::Sharing::compute(index);
-    let impacted: std::collections::BTreeSet<(String, u32)> =
-        impact.pairs.iter().flat_map(|p| [&p.a, &p.b]).filter(|e| e.impacted).map(|e| (e.method.clone(), e.span.line)).collect();
+    let impacted: std::collections::BTreeSet<(String, u32)> = impact
+        .pairs
+        .iter()
+        .flat_map(|p| [&p.a, &p.b])
+        .filter(|e| e.impacted)
+        .map(|e| (e.method.clone(), e.span.line))
+        .collect();
     let id = index.file_id("src/main/java/simrt/HM.java").unwrap();
     let entry = index.entry(id).unwrap();
     let mut svs: Vec<String> = entry

@@ -226,7 +226,10 @@ fn acts_whose_result_is_checked_are_not_check_then_act() {
     );
     assert_eq!(polled, "");
     // remove() after containsKey(), its result tested.
-    let removed = dispatcher_report("        sessions.remove(id);", "        if (sessions.containsKey(id) && sessions.remove(id) != null) {\n            return;\n        }");
+    let removed = dispatcher_report(
+        "        sessions.remove(id);",
+        "        if (sessions.containsKey(id) && sessions.remove(id) != null) {\n            return;\n        }",
+    );
     assert_eq!(removed, "");
     // remove(key, value) removes only what was seen: atomic.
     let conditional = dispatcher_report("        sessions.remove(id);", "        Integer seen = sessions.get(id);\n        if (seen != null && seen == 0) {\n            sessions.remove(id, seen);\n        }");
@@ -287,10 +290,14 @@ fn one_racy_method_gives_one_warning_per_field() {
 fn a_modified_method_impacts_its_accesses_from_the_change_on() {
     // An early return added in the middle of hit(): rule 2 impacts the accesses after it
     // (lines 16 to 18), not those before (lines 9 and 11).
-    let change = COUNTERS.replace("        if (hits > 1000) {", "        if (Thread.interrupted()) {\n            return;\n        }\n        if (hits > 1000) {");
+    let change = COUNTERS.replace(
+        "        if (hits > 1000) {",
+        "        if (Thread.interrupted()) {\n            return;\n        }\n        if (hits > 1000) {",
+    );
     let repo = repo_with(&[("src/app/Counters.java", COUNTERS)], &[("src/app/Counters.java", &change)]);
     let (host, impact) = analyze(repo.path());
-    let impacted: Vec<String> = pairs(&host, &impact).into_iter().filter(|p| p.contains("Counters.hit") && p.contains('*')).collect();
+    let impacted: Vec<String> =
+        pairs(&host, &impact).into_iter().filter(|p| p.contains("Counters.hit") && p.contains('*')).collect();
     expect_test::expect![[r#"
         [
             "RW Counters.hits protected: read Counters.java:16 Counters.hit [this]* <-> write Counters.java:9 Counters.hit [this]",
@@ -426,7 +433,10 @@ fn signal_after_freeing_every_slot_is_a_lost_wakeup_but_after_one_slot_is_not() 
         Ring.java:49 RL008 `signal()` on `notFull` wakes one waiter, but `Ring.drainTo()` lets several through at once (`count = 0`), and `Ring.put()` (line 18) waits while `count == items.length`: the others stay asleep though they could go on (use `signalAll()`)
           related: Ring.java:18 `Ring.put()` waits here while `count == items.length`"#]].assert_eq(&report(&[("src/app/Ring.java", RING)], &[("src/app/Ring.java", &change)]));
     // take() frees one slot: one signal() for one waiting producer is right.
-    let one_slot = RING.replace("            notFull.signal();\n            return item;", "            notFull.signalAll();\n            return item;");
+    let one_slot = RING.replace(
+        "            notFull.signal();\n            return item;",
+        "            notFull.signalAll();\n            return item;",
+    );
     assert_eq!(report(&[("src/app/Ring.java", &one_slot)], &[("src/app/Ring.java", RING)]), "");
 }
 
@@ -532,7 +542,11 @@ public class Ticket {
 fn a_lock_taken_through_a_record_accessor_orders_locks_like_any_call() {
     // sweep() holds the desk and takes each ticket's monitor through the record's implicit
     // accessor (`slots.get(i).ticket().isClosed()`); close() now sweeps holding its ticket.
-    let change = TICKET.replace("            closed = true;\n        }\n        desk.sweep();", "            closed = true;\n            desk.sweep();\n        }");
-    let found = report(&[("src/app/Desk.java", DESK), ("src/app/Ticket.java", TICKET)], &[("src/app/Ticket.java", &change)]);
+    let change = TICKET.replace(
+        "            closed = true;\n        }\n        desk.sweep();",
+        "            closed = true;\n            desk.sweep();\n        }",
+    );
+    let found =
+        report(&[("src/app/Desk.java", DESK), ("src/app/Ticket.java", TICKET)], &[("src/app/Ticket.java", &change)]);
     assert!(found.contains("RL007") && found.contains("isClosed"), "{found}");
 }

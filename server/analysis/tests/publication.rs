@@ -188,7 +188,10 @@ fn volatile_flag_near_misses_are_quiet() {
     let version_only = move_line(SETTINGS, "ready = true;", "url = u;");
     assert_eq!(publication(&base, &[("src/app/Settings.java", &version_only)]), "");
     // The reader does not read the flag before the field.
-    let unguarded = SETTINGS.replace("        if (ready) {\n            return url;\n        }\n        return null;", "        return url;");
+    let unguarded = SETTINGS.replace(
+        "        if (ready) {\n            return url;\n        }\n        return null;",
+        "        return url;",
+    );
     let moved = move_line(&unguarded, "ready = true;", "public void publish(String u) {");
     assert_eq!(publication(&[("src/app/Settings.java", &unguarded)], &[("src/app/Settings.java", &moved)]), "");
 }
@@ -233,7 +236,10 @@ fn a_map_field_filled_after_the_flag_is_read_half_filled() {
             Router.java:20 `Router.serve()` reads `routes[]` here after reading `ready`"#]]
     .assert_eq(&publication(&base, &[("src/app/Router.java", &change)]));
     // Assigned a map it was given: what kind of map that is, is not known here.
-    let given = ROUTER.replace("routes = new HashMap<>();\n        routes.putAll(table);", "routes = table;\n        routes.remove(\"\");");
+    let given = ROUTER.replace(
+        "routes = new HashMap<>();\n        routes.putAll(table);",
+        "routes = table;\n        routes.remove(\"\");",
+    );
     let moved = move_line(&given, "ready = true;", "routes = table;");
     assert_eq!(publication(&[("src/app/Router.java", &given)], &[("src/app/Router.java", &moved)]), "");
 }
@@ -402,7 +408,10 @@ fn complete_near_misses_are_quiet() {
     assert_eq!(publication(&base, &[("src/app/Fetch.java", &late)]), "");
     // The reader reads before it waits, and nothing else reads after it.
     let early_read = FETCH
-        .replace("        done.get();\n        return body;", "        byte[] b = body;\n        done.get();\n        return b;")
+        .replace(
+            "        done.get();\n        return body;",
+            "        byte[] b = body;\n        done.get();\n        return b;",
+        )
         .replace("    public long finishedAt() {\n        return finishedAt;\n    }\n", "");
     let moved = move_line(&early_read, "done.complete(null);", "public void finish(byte[] b, long now) {");
     assert_eq!(publication(&[("src/app/Fetch.java", &early_read)], &[("src/app/Fetch.java", &moved)]), "");
@@ -452,7 +461,8 @@ fn complete_moved_before_the_writes_a_caller_of_the_handed_out_future_reads() {
             Task.java:23 `Task.state()` reads `state` here, called after `result().join()`"#]]
     .assert_eq(&publication(&base, &[("src/app/Task.java", &change)]));
     // Not handed out: no caller can wait for it.
-    let kept = TASK.replace("    public CompletableFuture<String> result() {", "    private CompletableFuture<String> result() {");
+    let kept = TASK
+        .replace("    public CompletableFuture<String> result() {", "    private CompletableFuture<String> result() {");
     let moved = move_line(&kept, "result.complete(value);", "void finish(String value, long now) {");
     assert_eq!(publication(&[("src/app/Task.java", &kept)], &[("src/app/Task.java", &moved)]), "");
     // Only a package-private getter reads what comes after: not a caller's.
@@ -627,7 +637,10 @@ fn a_write_moved_after_unlock_is_read_stale_under_the_lock() {
             Stats.java:23 `Stats.last()` reads `last` here holding `lock`"#]]
     .assert_eq(&publication(&base, &[("src/app/Stats.java", &change)]));
     // A write added after the unlock (not moved out of it) is RL001's, not a reordering.
-    let added = STATS.replace("            lock.unlock();\n        }\n    }\n\n    public long last", "            lock.unlock();\n        }\n        total = 0;\n    }\n\n    public long last");
+    let added = STATS.replace(
+        "            lock.unlock();\n        }\n    }\n\n    public long last",
+        "            lock.unlock();\n        }\n        total = 0;\n    }\n\n    public long last",
+    );
     assert_eq!(publication(&base, &[("src/app/Stats.java", &added)]), "");
 }
 
@@ -657,7 +670,10 @@ public class Mailbox {
 
 #[test]
 fn a_write_moved_out_after_notify_is_read_stale_by_the_woken_thread() {
-    let change = MAILBOX.replace("            message = m;\n", "").replace("            notifyAll();\n        }\n", "            notifyAll();\n        }\n        message = m;\n");
+    let change = MAILBOX.replace("            message = m;\n", "").replace(
+        "            notifyAll();\n        }\n",
+        "            notifyAll();\n        }\n        message = m;\n",
+    );
     let base = [("src/app/Mailbox.java", MAILBOX)];
     expect_test::expect![[r#"
         Mailbox.java:12 `message` is now written (line 12) after `notifyAll()` (line 10), out of `synchronized (this)`: a thread woken from `wait()` in `Mailbox.take()` can read the old `message`
@@ -665,7 +681,9 @@ fn a_write_moved_out_after_notify_is_read_stale_by_the_woken_thread() {
             Mailbox.java:20 `Mailbox.take()` reads `message` here after `wait()`"#]]
     .assert_eq(&publication(&base, &[("src/app/Mailbox.java", &change)]));
     // After notifyAll() but inside the same block: the waiter wakes once the block ends.
-    let inside = MAILBOX.replace("            message = m;\n", "").replace("            notifyAll();\n", "            notifyAll();\n            message = m;\n");
+    let inside = MAILBOX
+        .replace("            message = m;\n", "")
+        .replace("            notifyAll();\n", "            notifyAll();\n            message = m;\n");
     assert_eq!(publication(&base, &[("src/app/Mailbox.java", &inside)]), "");
 }
 
@@ -699,7 +717,8 @@ public class Slot {
             Slot.java:16 `Slot.take()` reads `value` here after `filled.acquire()`"#]]
     .assert_eq(&publication(&[("src/app/Slot.java", base)], &[("src/app/Slot.java", &change)]));
     // Suppressed on the method, as every warning.
-    let quiet = change.replace("    public void put(", "    @SuppressWarnings(\"racelens:RL009\")\n    public void put(");
+    let quiet =
+        change.replace("    public void put(", "    @SuppressWarnings(\"racelens:RL009\")\n    public void put(");
     assert_eq!(publication(&[("src/app/Slot.java", base)], &[("src/app/Slot.java", &quiet)]), "");
 }
 
@@ -801,10 +820,18 @@ fn fills_of_a_new_object_before_it_is_handed_over_race_with_nothing() {
     let (host, impact) = analyze(repo.path());
     assert_eq!(warnings(&host, &impact), Vec::<String>::new());
     // Once it is let out (a call takes it), a later write is shared again.
-    let escaped = TRACKER.replace("        p.code = code;\n", "        register(p);\n        p.code = code.trim();\n").replace("    public String code(long id) {", "    void register(Parcel p) {\n        active.put(-1L, p);\n    }\n\n    public String code(long id) {");
+    let escaped =
+        TRACKER.replace("        p.code = code;\n", "        register(p);\n        p.code = code.trim();\n").replace(
+            "    public String code(long id) {",
+            "    void register(Parcel p) {\n        active.put(-1L, p);\n    }\n\n    public String code(long id) {",
+        );
     let repo = repo_with(&[("src/app/Tracker.java", TRACKER)], &[("src/app/Tracker.java", &escaped)]);
     let (host, impact) = analyze(repo.path());
-    assert!(warnings(&host, &impact).iter().any(|w| w.contains("RL001") && w.contains("code")), "{:?}", warnings(&host, &impact));
+    assert!(
+        warnings(&host, &impact).iter().any(|w| w.contains("RL001") && w.contains("code")),
+        "{:?}",
+        warnings(&host, &impact)
+    );
 }
 
 #[test]
@@ -813,7 +840,9 @@ fn a_setter_that_takes_no_lock_changes_a_value_handed_over_and_one_that_locks_do
         "        int scratch;\n    }",
         "        int scratch;\n        String note;\n\n        void setCode(String c) {\n            code = c;\n        }\n\n        synchronized void setNote(String n) {\n            note = n;\n        }\n\n        synchronized String note() {\n            return note;\n        }\n    }",
     );
-    let change = base.replace("        p.code = code;\n", "").replace("        last = p;\n", "        last = p;\n        p.setNote(\"sent\");\n        p.setCode(code);\n");
+    let change = base
+        .replace("        p.code = code;\n", "")
+        .replace("        last = p;\n", "        last = p;\n        p.setNote(\"sent\");\n        p.setCode(code);\n");
     let found = publication(&[("src/app/Tracker.java", &base)], &[("src/app/Tracker.java", &change)]);
     assert!(found.contains("now hands `p` over before `p.setCode()` changes it"), "{found}");
     assert!(!found.contains("setNote"), "{found}");

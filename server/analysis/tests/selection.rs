@@ -45,7 +45,10 @@ fn an_edit_cancels_the_ranking_and_an_uncancelled_token_ranks_the_same() {
     assert_eq!(complete.selected, 4);
     // An edit arrives: the ranking stops and says so; no partial selection comes back.
     edits.bump();
-    assert_eq!(rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &cancel).map(|s| s.total), Err(Cancelled));
+    assert_eq!(
+        rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &cancel).map(|s| s.total),
+        Err(Cancelled)
+    );
     // A token taken after the edit ranks the same again.
     let again = rank::select_cancellable(host.index(), &sharing, &impact, &coverage, &edits.token()).unwrap();
     assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&complete).unwrap());
@@ -56,7 +59,9 @@ fn a_change_to_the_pool_selects_the_tests_that_run_it_in_threads_and_ranks_by_ne
     // giveBack() loses `synchronized`: its updates race with borrow() and idle(), and its
     // notifyAll() pairs with borrow()'s wait().
     let (selection, host, impact) = selection_of(&[(POOL_PATH, &pool_unlocked())]);
-    check(&selection, expect![[r#"
+    check(
+        &selection,
+        expect![[r#"
         4 of 10 selected
         #1 selected org.x.pool.PoolTest#borrowersAndReturners (14 pairs, Static): selected: starts threads and reaches both ends of 14 impacted pairs; 14 new (not covered by a test ranked before it)
         #2 selected org.x.EndToEndTest#borrowAndCount (13 pairs, Static): selected: starts threads and reaches both ends of 13 impacted pairs; none new (every pair is covered by a test ranked before it): ranked after a coverage reset by the 13 not covered since
@@ -68,12 +73,21 @@ fn a_change_to_the_pool_selects_the_tests_that_run_it_in_threads_and_ranks_by_ne
         #8 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: starts no thread (it reaches both ends of 14 impacted pairs); touches 2 impacted shared variables (Pool.numActive, Pool.numIdle)
         #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: starts no thread; touches no shared variable
         #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: starts no thread; touches no shared variable
-    "#]]);
+    "#]],
+    );
     // The first test covers every impacted pair, of three kinds.
-    let impacted: Vec<String> = impact.pairs.iter().filter(|p| p.impacted()).map(|p| rank::pair_label(host.index(), p)).collect();
+    let impacted: Vec<String> =
+        impact.pairs.iter().filter(|p| p.impacted()).map(|p| rank::pair_label(host.index(), p)).collect();
     assert_eq!(selection.tests[0].pairs, impacted);
     let kinds: Vec<&str> = impacted.iter().map(|p| p.split(' ').next().unwrap()).collect();
-    assert_eq!([kinds.iter().filter(|k| **k == "RW").count(), kinds.iter().filter(|k| **k == "WW").count(), kinds.iter().filter(|k| **k == "WN").count()], [9, 4, 1]);
+    assert_eq!(
+        [
+            kinds.iter().filter(|k| **k == "RW").count(),
+            kinds.iter().filter(|k| **k == "WW").count(),
+            kinds.iter().filter(|k| **k == "WN").count()
+        ],
+        [9, 4, 1]
+    );
     assert_eq!(impacted.last().unwrap(), "WN Pool.this: notify Pool.java:30 <-> wait Pool.java:15");
 }
 
@@ -82,7 +96,9 @@ fn an_unchanged_tree_selects_nothing() {
     // RTSCheck R5: no change, no impacted pair, no test selected; the order is by the
     // shared variables each test touches.
     let (selection, ..) = selection_of(&[]);
-    check(&selection, expect![[r#"
+    check(
+        &selection,
+        expect![[r#"
         0 of 10 selected
         #1 - org.x.EndToEndTest#borrowAndCount (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 3 other shared variables (Counter.count, Pool.numActive, Pool.numIdle)
         #2 - org.x.pool.PoolTest#threeReturners (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
@@ -94,7 +110,8 @@ fn an_unchanged_tree_selects_nothing() {
         #8 - org.x.pool.PoolTest#borrowThenGiveBackAlone (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no impacted shared variable and 2 other shared variables (Pool.numActive, Pool.numIdle)
         #9 - org.x.text.SlugsTest#keepsDigits (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
         #10 - org.x.text.SlugsTest#lowercases (0 pairs, Static): not selected: the change impacts no shared-variable pair; touches no shared variable
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -112,10 +129,13 @@ fn a_field_that_starts_hiding_an_inherited_one_impacts_the_accesses_it_rebinds()
     let (mut host, impact) = analyze(repo.path());
     let sharing = host.sharing();
     let selection = rank::select(host.index(), &sharing, &impact);
-    check(&selection, expect![[r#"
+    check(
+        &selection,
+        expect![[r#"
         1 of 1 selected
         #1 selected t.TallyTest#pairsFromTwoThreads (2 pairs, Static): selected: starts threads and reaches both ends of 2 impacted pairs; 2 new (not covered by a test ranked before it)
-    "#]]);
+    "#]],
+    );
     // Without the new declaration nothing is impacted, and nothing selected.
     let unchanged = repo_with(&files, &[]);
     let (mut host, impact) = analyze(unchanged.path());

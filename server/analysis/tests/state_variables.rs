@@ -286,9 +286,17 @@ fn a_check_then_act_selects_the_test_that_runs_both_calls_in_two_threads() {
         let (mut host, impact) = analyze(repo.path());
         let w = warnings(&host, &impact);
         assert!(w.iter().any(|w| w.contains("RL004")), "{}: RL004 on the change: {w:#?}", family.name);
-        assert!(!w.iter().any(|w| w.contains("RL001")), "{}: a thread-safe object's state does not race: {w:#?}", family.name);
+        assert!(
+            !w.iter().any(|w| w.contains("RL001")),
+            "{}: a thread-safe object's state does not race: {w:#?}",
+            family.name
+        );
         let state: Vec<String> = pairs(&host, &impact).into_iter().filter(|p| p.contains("[]")).collect();
-        assert!(!state.is_empty() && state.iter().all(|p| p.contains(" protected")), "{}: impacted pairs on the state, none a data race: {state:#?}", family.name);
+        assert!(
+            !state.is_empty() && state.iter().all(|p| p.contains(" protected")),
+            "{}: impacted pairs on the state, none a data race: {state:#?}",
+            family.name
+        );
         let sharing = host.sharing();
         let selection = rank::select(host.index(), &sharing, &impact);
         let selected: Vec<&str> = selection.tests.iter().filter(|t| t.selected).map(|t| t.test.as_str()).collect();
@@ -375,7 +383,10 @@ public class StatsTest {
     let (mut host, impact) = analyze(repo.path());
     let state: Vec<String> = pairs(&host, &impact).into_iter().filter(|p| p.contains("counts[]")).collect();
     assert!(!state.is_empty(), "pairs on the \"sent\" entries");
-    assert!(state.iter().all(|p| !p.contains("Stats.java:14")), "no pair with the \"failed\" entry (line 14): {state:#?}");
+    assert!(
+        state.iter().all(|p| !p.contains("Stats.java:14")),
+        "no pair with the \"failed\" entry (line 14): {state:#?}"
+    );
     assert!(state.iter().any(|p| p.contains("Stats.java:18")), "a variable key may be any key (line 18): {state:#?}");
     // Static reach still selects both tests: each starts a thread and runs `sent()`.
     let sharing = host.sharing();
@@ -388,10 +399,16 @@ public class StatsTest {
 #[test]
 fn a_check_of_one_key_and_an_act_on_another_are_no_check_then_act() {
     let base = "package org.x;\n\nimport java.util.concurrent.ConcurrentHashMap;\n\npublic class Flags {\n    private final ConcurrentHashMap<String, Boolean> flags = new ConcurrentHashMap<>();\n\n    public void enable(String name) {\n        flags.put(name, true);\n    }\n}\n";
-    let other_key = base.replace("        flags.put(name, true);", "        if (!flags.containsKey(\"frozen\")) {\n            flags.put(name, true);\n        }");
+    let other_key = base.replace(
+        "        flags.put(name, true);",
+        "        if (!flags.containsKey(\"frozen\")) {\n            flags.put(name, true);\n        }",
+    );
     let w = warnings_after("src/org/x/Flags.java", base, &other_key);
     assert!(!w.iter().any(|w| w.contains("RL004")), "{w:#?}");
-    let same_key = base.replace("        flags.put(name, true);", "        if (!flags.containsKey(name)) {\n            flags.put(name, true);\n        }");
+    let same_key = base.replace(
+        "        flags.put(name, true);",
+        "        if (!flags.containsKey(name)) {\n            flags.put(name, true);\n        }",
+    );
     let w = warnings_after("src/org/x/Flags.java", base, &same_key);
     assert!(w.iter().any(|w| w.contains("RL004")), "{w:#?}");
 }

@@ -8,7 +8,9 @@
 //!   may use what their parent defines);
 //! - every file starts with a module doc (`//!`) saying what it is for;
 //! - no file includes another by `#[path]`: what tests and benchmarks share is the crate
-//!   `racelens-test-support`.
+//!   `racelens-test-support`;
+//! - the workspace is formatted as `rustfmt.toml` says (`cargo fmt --all --check`), so that a
+//!   diff shows what changed and not how someone's editor wraps lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,7 +123,14 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
             }
         }
     }
-    let mut s = State { edges, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on: BTreeSet::new(), out: Vec::new() };
+    let mut s = State {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        out: Vec::new(),
+    };
     for v in edges.keys() {
         if !s.index.contains_key(v.as_str()) {
             visit(&mut s, v);
@@ -156,10 +165,34 @@ fn every_rust_file_starts_with_a_module_doc_and_none_includes_another_by_path() 
             problems.push(format!("{}: no module doc (`//!`) on its first line", f.display()));
         }
         if text.lines().any(|l| l.trim_start().starts_with("#[path")) {
-            problems.push(format!("{}: includes a file by `#[path]` (share it through racelens-test-support)", f.display()));
+            problems.push(format!(
+                "{}: includes a file by `#[path]` (share it through racelens-test-support)",
+                f.display()
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_workspace_is_formatted_as_rustfmt_toml_says() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["fmt", "--all", "--check"])
+        .current_dir(&root)
+        .output()
+        .expect("cargo fmt could not be started");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("no such command") && !stderr.contains("not installed"),
+        "rustfmt is missing (`rustup component add rustfmt`; .ci/setup installs it): {stderr}"
+    );
+    assert!(
+        out.status.success(),
+        "the sources are not formatted; run `cargo fmt --all`:\n{}{stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
@@ -175,12 +208,20 @@ fn no_crate_under_server_has_a_circle_of_imports() {
         crates += 1;
         let mut files = Vec::new();
         rust_files(&src, &mut files);
-        let texts: BTreeMap<String, String> = files.iter().map(|f| (module_of(&src, f), code(&std::fs::read_to_string(f).unwrap()))).collect();
+        let texts: BTreeMap<String, String> =
+            files.iter().map(|f| (module_of(&src, f), code(&std::fs::read_to_string(f).unwrap()))).collect();
         let modules: BTreeSet<String> = texts.keys().cloned().collect();
         let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (m, text) in &texts {
             let parent = m.rsplit_once("::").map_or("", |(p, _)| p);
-            let named = paths_after(text, "crate::").into_iter().chain(paths_after(text, "super::").into_iter().map(|p| if parent.is_empty() { p } else { format!("{parent}::{p}") }));
+            let named =
+                paths_after(text, "crate::").into_iter().chain(paths_after(text, "super::").into_iter().map(|p| {
+                    if parent.is_empty() {
+                        p
+                    } else {
+                        format!("{parent}::{p}")
+                    }
+                }));
             let targets = named.filter_map(|p| resolve(&modules, &p)).filter(|t| !related(m, t)).cloned().collect();
             edges.insert(m.clone(), targets);
         }
@@ -195,7 +236,8 @@ fn no_crate_under_server_has_a_circle_of_imports() {
 #[test]
 fn the_circle_finder_finds_a_circle() {
     let edge = |a: &str, b: &[&str]| (a.to_string(), b.iter().map(|s| s.to_string()).collect::<BTreeSet<String>>());
-    let graph: BTreeMap<String, BTreeSet<String>> = [edge("a", &["b"]), edge("b", &["c"]), edge("c", &["a"]), edge("d", &["a"])].into_iter().collect();
+    let graph: BTreeMap<String, BTreeSet<String>> =
+        [edge("a", &["b"]), edge("b", &["c"]), edge("c", &["a"]), edge("d", &["a"])].into_iter().collect();
     assert_eq!(circles(&graph), vec![vec!["a".to_string(), "b".into(), "c".into()]]);
     let text = "use crate::x::{y, z::w};\nlet v = super::q::r();";
     assert_eq!(paths_after(text, "crate::"), vec!["x::y", "x::z::w", "x"]);

@@ -19,7 +19,8 @@ use serde_json::Value;
 const TEST: &str = "org.example.big.LedgerTest#twoTellersPostToOneAccount";
 
 fn main() {
-    let classes = std::env::args().skip_while(|a| a != "--classes").nth(1).and_then(|n| n.parse().ok()).unwrap_or(250usize);
+    let classes =
+        std::env::args().skip_while(|a| a != "--classes").nth(1).and_then(|n| n.parse().ok()).unwrap_or(250usize);
     let repo = tempfile::tempdir().unwrap();
     let lines = generate(repo.path(), classes);
     git(repo.path(), &["init", "-q"]);
@@ -27,15 +28,28 @@ fn main() {
     git(repo.path(), &["commit", "-q", "-m", "base"]);
     println!("project: {classes} classes in one module, {lines} lines of Java; test {TEST}");
     let cache = repo.path().join(".cache");
-    for (label, heuristic) in [("cold, default heuristic", None), ("warm, default heuristic", None), ("warm, default heuristic", None), ("warm, --heuristic basic", Some("basic")), ("warm, --heuristic basic", Some("basic"))] {
+    for (label, heuristic) in [
+        ("cold, default heuristic", None),
+        ("warm, default heuristic", None),
+        ("warm, default heuristic", None),
+        ("warm, --heuristic basic", Some("basic")),
+        ("warm, --heuristic basic", Some("basic")),
+    ] {
         let mut args = vec!["explore", "--test", TEST, "--max-schedules", "1", "--json"];
         if let Some(h) = heuristic {
             args.extend(["--heuristic", h]);
         }
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(&args).current_dir(repo.path()).env("XDG_CACHE_HOME", &cache).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_racelens"))
+            .args(&args)
+            .current_dir(repo.path())
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap();
         let took = started.elapsed();
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        });
         println!(
             "{label:<26} {:>6.2} s to the first schedule's result (outcome {}, compile {} ms, exploring {} ms)",
             took.as_secs_f64(),
@@ -47,7 +61,13 @@ fn main() {
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git").args(["-c", "user.name=bench", "-c", "user.email=bench@racelens.invalid", "-c", "commit.gpgsign=false"]).args(args).current_dir(dir).status().unwrap().success();
+    let ok = Command::new("git")
+        .args(["-c", "user.name=bench", "-c", "user.email=bench@racelens.invalid", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap()
+        .success();
     assert!(ok);
 }
 

@@ -68,7 +68,14 @@ fn report(what: &str, mut samples: Vec<Duration>) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let p = |q: f64| ms(samples[((samples.len() as f64 - 1.0) * q).round() as usize]);
-    println!("{what}: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)", p(0.5), p(0.95), p(0.99), p(1.0), samples.len());
+    println!(
+        "{what}: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} keystrokes)",
+        p(0.5),
+        p(0.95),
+        p(0.99),
+        p(1.0),
+        samples.len()
+    );
 }
 
 /// One server from start to exit: the time to the first answer, then (when `typing`) the
@@ -118,11 +125,17 @@ fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> (Vec<Duration
 
     let uri = format!("file://{}", root.join(FILE).display());
     let started = Instant::now();
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"rootUri": format!("file://{}", root.display()), "capabilities": {}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"rootUri": format!("file://{}", root.display()), "capabilities": {}}}),
+    );
     wait_id(1);
     send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}}}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}}}),
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}),
+    );
     wait_id(2);
     let label = if typing { "start to first diagnostics" } else { "restart with the same tree to first diagnostics" };
     println!("{label}: {} ms", started.elapsed().as_millis());
@@ -141,12 +154,23 @@ fn session(root: &Path, text: &str, cache: &Path, typing: bool) -> (Vec<Duration
 /// `VmRSS` (now) and `VmHWM` (peak) of a process, from /proc.
 fn memory(pid: u32) -> String {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb = |key: &str| status.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap_or(0)).unwrap_or(0);
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap_or(0))
+            .unwrap_or(0)
+    };
     format!("{} MB (peak {} MB)", kb("VmRSS:") / 1024, kb("VmHWM:") / 1024)
 }
 
 /// Types a statement at the start of `addElement`'s body (only that method's body changes).
-fn type_statement(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, text: &str) -> Vec<Duration> {
+fn type_statement(
+    send: &mut impl FnMut(Value),
+    wait_id: &impl Fn(i64) -> Value,
+    uri: &str,
+    text: &str,
+) -> Vec<Duration> {
     let anchor = text.find("public synchronized void addElement(E obj) {").expect("Vector.addElement");
     type_line(send, wait_id, uri, text[..anchor].lines().count() as u32 + 1, TYPED, 10)
 }
@@ -154,33 +178,55 @@ fn type_statement(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value,
 /// Types a field declaration into `Vector`'s class body: every keystroke that completes a
 /// declaration changes what other files can see, so the symbol table is rebuilt and the
 /// files that depend on it are resolved again.
-fn type_declaration(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, text: &str) -> Vec<Duration> {
+fn type_declaration(
+    send: &mut impl FnMut(Value),
+    wait_id: &impl Fn(i64) -> Value,
+    uri: &str,
+    text: &str,
+) -> Vec<Duration> {
     let anchor = text.find("    protected int elementCount;").expect("Vector.elementCount");
     type_line(send, wait_id, uri, text[..anchor].lines().count() as u32, DECLARED, 10_000)
 }
 
 /// Types `typed` character by character on a new line inserted at 0-based `line`, six
 /// times (deleting it again between rounds); request ids start at `first_id`.
-fn type_line(send: &mut impl FnMut(Value), wait_id: &impl Fn(i64) -> Value, uri: &str, line: u32, typed: &str, first_id: i64) -> Vec<Duration> {
+fn type_line(
+    send: &mut impl FnMut(Value),
+    wait_id: &impl Fn(i64) -> Value,
+    uri: &str,
+    line: u32,
+    typed: &str,
+    first_id: i64,
+) -> Vec<Duration> {
     let mut id = first_id;
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": "        \n"}]}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": "        \n"}]}}),
+    );
     let mut samples = Vec::new();
     for _round in 0..6 {
         for (i, ch) in typed.chars().enumerate() {
             id += 1;
             let at = 8 + i as u32;
             let start = Instant::now();
-            send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": at}, "end": {"line": line, "character": at}}, "text": ch.to_string()}]}}));
-            send(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
+            send(
+                json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": at}, "end": {"line": line, "character": at}}, "text": ch.to_string()}]}}),
+            );
+            send(
+                json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}),
+            );
             wait_id(id);
             samples.push(start.elapsed());
         }
         // Delete the line's text again for the next round.
         id += 1;
-        send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8 + typed.len() as u32}}, "text": ""}]}}));
+        send(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 8}, "end": {"line": line, "character": 8 + typed.len() as u32}}, "text": ""}]}}),
+        );
     }
     // The blank line goes too, so that the file is as it was.
     id += 1;
-    send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}]}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": id}, "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}]}}),
+    );
     samples
 }

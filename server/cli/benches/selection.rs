@@ -68,7 +68,8 @@ struct Measured {
 }
 
 fn main() {
-    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp").canonicalize().expect("tests/bench/capp");
+    let bench =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp").canonicalize().expect("tests/bench/capp");
     let fixtures = fixtures(&bench);
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path().canonicalize().unwrap();
@@ -80,31 +81,53 @@ fn main() {
     git(&root, &["add", "-A"]);
     git(&root, &["commit", "-qm", "fourteen subsystems"]);
     let lines: usize = java_files(&root).iter().map(|p| std::fs::read_to_string(p).unwrap().lines().count()).sum();
-    println!("project: {} subsystems, {} tests, {lines} lines of Java (tests/bench/capp/*/base side by side)\n", fixtures.len(), fixtures.len());
+    println!(
+        "project: {} subsystems, {} tests, {lines} lines of Java (tests/bench/capp/*/base side by side)\n",
+        fixtures.len(),
+        fixtures.len()
+    );
 
     let caches = tempfile::tempdir().unwrap();
     let (static_cache, coverage_cache) = (caches.path().join("static"), caches.path().join("coverage"));
     let mut evidences = vec![("static reach", static_cache)];
     let started = Instant::now();
-    let record = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["record", "--all"]).arg(&root).env("XDG_CACHE_HOME", &coverage_cache).output().unwrap();
+    let record = Command::new(env!("CARGO_BIN_EXE_racelens"))
+        .args(["record", "--all"])
+        .arg(&root)
+        .env("XDG_CACHE_HOME", &coverage_cache)
+        .output()
+        .unwrap();
     match record.status.success() {
         true => {
-            println!("recorded: {} ({:.1} s)\n", String::from_utf8_lossy(&record.stdout).lines().last().unwrap_or("").trim(), started.elapsed().as_secs_f64());
+            println!(
+                "recorded: {} ({:.1} s)\n",
+                String::from_utf8_lossy(&record.stdout).lines().last().unwrap_or("").trim(),
+                started.elapsed().as_secs_f64()
+            );
             evidences.push(("coverage", coverage_cache));
         }
-        false => println!("coverage: not measured, `racelens record --all` failed: {}\n", String::from_utf8_lossy(&record.stderr).trim()),
+        false => println!(
+            "coverage: not measured, `racelens record --all` failed: {}\n",
+            String::from_utf8_lossy(&record.stderr).trim()
+        ),
     }
 
     let singles: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| vec![i]).collect();
-    let triples: Vec<Vec<usize>> = (0..fixtures.len()).map(|i| (0..3).map(|k| (i + k) % fixtures.len()).collect()).collect();
-    let versions = [("one fault per version", singles), ("three faults per version (three subsystems changed)", triples)];
+    let triples: Vec<Vec<usize>> =
+        (0..fixtures.len()).map(|i| (0..3).map(|k| (i + k) % fixtures.len()).collect()).collect();
+    let versions =
+        [("one fault per version", singles), ("three faults per version (three subsystems changed)", triples)];
     for ((title, versions), (evidence, cache)) in versions.iter().flat_map(|v| evidences.iter().map(move |e| (v, e))) {
         println!("{title}, from {evidence}:");
-        println!("{:<64} {:>8} {:>9} {:>6} {:>6} {:>7} {:>7} {:>6}", "faults", "selected", "ranks", "prec", "recall", "APFD", "random", "ms");
+        println!(
+            "{:<64} {:>8} {:>9} {:>6} {:>6} {:>7} {:>7} {:>6}",
+            "faults", "selected", "ranks", "prec", "recall", "APFD", "random", "ms"
+        );
         let measured: Vec<Measured> = versions.iter().map(|faults| measure(&root, cache, &fixtures, faults)).collect();
         let n = fixtures.len();
         // Precision is undefined for a version that selects nothing: left out of its mean.
-        let (mut precisions, mut recalls, mut ranked_apfd, mut random_apfd) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut precisions, mut recalls, mut ranked_apfd, mut random_apfd) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for m in &measured {
             let revealing: BTreeSet<&str> = m.faults.iter().map(|&i| fixtures[i].test.as_str()).collect();
             let hits = m.selected.iter().filter(|t| revealing.contains(t.as_str())).count();
@@ -113,9 +136,20 @@ fn main() {
             let positions: Vec<usize> = m.faults.iter().map(|&i| position(&m.order, &fixtures[i].test)).collect();
             let (ranked, random) = (apfd(n, &positions), apfd_random(n, m.faults.len()));
             let names: Vec<&str> = m.faults.iter().map(|&i| fixtures[i].name.as_str()).collect();
-            let ranks: Vec<String> = positions.iter().map(|p| if *p > n { "-".into() } else { p.to_string() }).collect();
+            let ranks: Vec<String> =
+                positions.iter().map(|p| if *p > n { "-".into() } else { p.to_string() }).collect();
             let shown = precision.map_or("-".to_string(), |p| format!("{p:.2}"));
-            println!("{:<64} {:>8} {:>9} {:>6} {:>6.2} {:>7.3} {:>7.3} {:>6}", names.join("+"), m.selected.len(), ranks.join(","), shown, recall, ranked, random, m.millis);
+            println!(
+                "{:<64} {:>8} {:>9} {:>6} {:>6.2} {:>7.3} {:>7.3} {:>6}",
+                names.join("+"),
+                m.selected.len(),
+                ranks.join(","),
+                shown,
+                recall,
+                ranked,
+                random,
+                m.millis
+            );
             precisions.extend(precision);
             recalls.push(recall);
             ranked_apfd.push(ranked);
@@ -169,14 +203,21 @@ fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
         let mut warm: Vec<Run> = (0..3).map(|_| run_measured(&root, &cache, args)).collect();
         if what == "select" {
             let json: Value = serde_json::from_slice(&warm[0].stdout).expect("select --json prints JSON");
-            let order: Vec<&str> = json["tests"].as_array().unwrap().iter().map(|t| t["test"].as_str().unwrap()).collect();
+            let order: Vec<&str> =
+                json["tests"].as_array().unwrap().iter().map(|t| t["test"].as_str().unwrap()).collect();
             assert_eq!(order.first(), Some(&fault.test.as_str()), "the fault's test ranks first");
             println!("  {} tests, {} selected, {} first", order.len(), json["selected"], order[0]);
         }
         let mut seconds: Vec<f64> = warm.iter().map(|r| r.seconds).collect();
         let rss = warm.iter().map(|r| r.max_rss_mb).max().unwrap();
         warm.clear();
-        println!("  `racelens {what}` as a process: cold {:.2} s ({} MB), warm median {:.2} s of 3 ({} MB at most)", cold.seconds, cold.max_rss_mb, median(&mut seconds), rss);
+        println!(
+            "  `racelens {what}` as a process: cold {:.2} s ({} MB), warm median {:.2} s of 3 ({} MB at most)",
+            cold.seconds,
+            cold.max_rss_mb,
+            median(&mut seconds),
+            rss
+        );
     }
 
     let started = Instant::now();
@@ -190,7 +231,11 @@ fn large_workspace(bench: &Path, fixtures: &[Fixture]) {
         let started = Instant::now();
         let selection = rank::select(host.index(), &sharing, &impact);
         warm.push(started.elapsed().as_secs_f64() * 1000.0);
-        assert_eq!(selection.tests.first().map(|t| t.test.as_str()), Some(fault.test.as_str()), "the fault's test ranks first");
+        assert_eq!(
+            selection.tests.first().map(|t| t.test.as_str()),
+            Some(fault.test.as_str()),
+            "the fault's test ranks first"
+        );
     }
     println!("  loaded workspace (the language server's state): load and analyse {loaded:.0} ms once, then the selection median {:.1} ms of 5 (max {:.1} ms)", median(&mut warm), warm.iter().cloned().fold(0.0, f64::max));
 }
@@ -278,7 +323,12 @@ fn measure(root: &Path, cache: &Path, fixtures: &[Fixture], faults: &[usize]) ->
         git(root, &["apply", fixtures[i].patch.to_str().unwrap()]);
     }
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["select", "--json"]).arg(root).env("XDG_CACHE_HOME", cache).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_racelens"))
+        .args(["select", "--json"])
+        .arg(root)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
     let millis = started.elapsed().as_millis();
     assert!(out.status.success(), "racelens select failed: {}", String::from_utf8_lossy(&out.stderr));
     let json: Value = serde_json::from_slice(&out.stdout).expect("select --json prints JSON");
@@ -317,7 +367,11 @@ fn apfd_random(n: usize, faults: usize) -> f64 {
 }
 
 fn fixtures(bench: &Path) -> Vec<Fixture> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(bench).unwrap().map(|e| e.unwrap().path()).filter(|p| p.join("fault.toml").is_file()).collect();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(bench)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("fault.toml").is_file())
+        .collect();
     dirs.sort();
     dirs.into_iter()
         .map(|dir| {
@@ -328,7 +382,12 @@ fn fixtures(bench: &Path) -> Vec<Fixture> {
                 .expect("fault.toml has a test");
             let class = test.split('#').next().unwrap();
             let package = class.rsplit_once('.').map(|(p, _)| p.to_string()).expect("a packaged test class");
-            Fixture { name: dir.file_name().unwrap().to_string_lossy().into_owned(), test, package, patch: dir.join("change.patch") }
+            Fixture {
+                name: dir.file_name().unwrap().to_string_lossy().into_owned(),
+                test,
+                package,
+                patch: dir.join("change.patch"),
+            }
         })
         .collect()
 }
@@ -341,9 +400,15 @@ fn check_independent(root: &Path, fixtures: &[Fixture]) {
         let own = fixtures.iter().filter(|f| text.contains(&format!("package {};", f.package))).count();
         assert_eq!(own, 1, "{} declares none or several of the fixtures' packages", file.display());
         for f in fixtures {
-            let mentions = text.contains(&format!("{}.", f.package)) || text.contains(&format!("package {};", f.package));
+            let mentions =
+                text.contains(&format!("{}.", f.package)) || text.contains(&format!("package {};", f.package));
             let declares = text.contains(&format!("package {};", f.package));
-            assert!(!mentions || declares, "{} mentions {}: the subsystems are not independent", file.display(), f.package);
+            assert!(
+                !mentions || declares,
+                "{} mentions {}: the subsystems are not independent",
+                file.display(),
+                f.package
+            );
         }
     }
 }

@@ -25,8 +25,8 @@ use racelens_explore::results::swimlane::{self, Section};
 use racelens_explore::search::change;
 use racelens_explore::search::heuristics;
 
-use racelens_explore::affected::shard::Shard;
 use crate::{print_json, Format};
+use racelens_explore::affected::shard::Shard;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearchKind {
@@ -285,8 +285,21 @@ impl ExploreArgs {
     }
 
     /// The request to explore `test` with `settings`.
-    pub(crate) fn request(&self, host: &Host, test: TestSpec, settings: Settings, change: Option<ChangeInput>) -> Request {
-        Request { test, settings, change, places: Places::of(host), root: self.path.display().to_string(), record: Some(record_input(host)) }
+    pub(crate) fn request(
+        &self,
+        host: &Host,
+        test: TestSpec,
+        settings: Settings,
+        change: Option<ChangeInput>,
+    ) -> Request {
+        Request {
+            test,
+            settings,
+            change,
+            places: Places::of(host),
+            root: self.path.display().to_string(),
+            record: Some(record_input(host)),
+        }
     }
 }
 
@@ -298,7 +311,10 @@ pub(crate) fn toolchain_for(host: &Host, sources: &Sources, spec: &TestSpec) -> 
 
 /// The coverage history's record an exploration leaves: the host's sources and commit.
 pub(crate) fn record_input(host: &Host) -> RecordInput {
-    RecordInput { snapshot: history::snapshot(&Sources::of(host)), revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()) }
+    RecordInput {
+        snapshot: history::snapshot(&Sources::of(host)),
+        revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
+    }
 }
 
 /// A progress line on stderr once an exploration runs longer than a second.
@@ -313,7 +329,13 @@ struct ProgressLine {
 impl ProgressLine {
     fn new(test: &str) -> ProgressLine {
         let now = Instant::now();
-        ProgressLine { started: now, last: now, tty: std::io::stderr().is_terminal(), shown: false, test: test.to_string() }
+        ProgressLine {
+            started: now,
+            last: now,
+            tty: std::io::stderr().is_terminal(),
+            shown: false,
+            test: test.to_string(),
+        }
     }
 
     fn done(&self) {
@@ -331,7 +353,13 @@ impl Observer for ProgressLine {
         }
         self.last = Instant::now();
         self.shown = true;
-        let line = format!("racelens: exploring {}: {} schedules, preemption bound {}, {:.0}/s", self.test, stats.schedules, stats.bound, stats.per_second());
+        let line = format!(
+            "racelens: exploring {}: {} schedules, preemption bound {}, {:.0}/s",
+            self.test,
+            stats.schedules,
+            stats.bound,
+            stats.per_second()
+        );
         if self.tty {
             eprint!("\r{line}\x1b[K");
         } else {
@@ -342,7 +370,10 @@ impl Observer for ProgressLine {
 
 /// Explores `request` with a progress line on stderr; a coverage record that could not be
 /// made is a note there.
-pub(crate) fn explore_with_progress(toolchain: &Toolchain, request: &Request) -> Result<exploration::Exploration, String> {
+pub(crate) fn explore_with_progress(
+    toolchain: &Toolchain,
+    request: &Request,
+) -> Result<exploration::Exploration, String> {
     let mut progress = ProgressLine::new(&request.test.display());
     let explored = exploration::explore(toolchain, request, &mut progress, &AtomicBool::new(false));
     progress.done();
@@ -370,7 +401,9 @@ fn end_explorations_on_signals() {
         if explorer::interrupted() {
             std::process::exit(130);
         }
-        eprintln!("racelens: interrupted: ending the exploration after the schedule running now (again to quit at once)");
+        eprintln!(
+            "racelens: interrupted: ending the exploration after the schedule running now (again to quit at once)"
+        );
         explorer::interrupt();
     });
     if let Err(e) = installed {
@@ -403,7 +436,8 @@ fn explore_one(args: &ExploreArgs, test: &str) -> Result<ExitCode, String> {
 
 /// Writes the `--html` page; a file that cannot be written is an error of the command.
 pub(crate) fn write_html(path: &Path, title: &str, sections: &[Section]) -> Result<(), String> {
-    std::fs::write(path, swimlane::html(title, sections, &swimlane::Options::default())).map_err(|e| format!("cannot write the page {}: {e}", path.display()))
+    std::fs::write(path, swimlane::html(title, sections, &swimlane::Options::default()))
+        .map_err(|e| format!("cannot write the page {}: {e}", path.display()))
 }
 
 pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
@@ -413,7 +447,11 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
     let toolchain = toolchain_for(&host, &Sources::of(&host), &spec)?;
     let replayed = exploration::replay(&toolchain, spec, &args.schedule, args.max_steps, Places::of(&host))?;
     if let Some(path) = &args.html {
-        write_html(path, &format!("racelens replay --test {} --schedule {}", replayed.test.display(), args.schedule), &[replayed.html_section()])?;
+        write_html(
+            path,
+            &format!("racelens replay --test {} --schedule {}", replayed.test.display(), args.schedule),
+            &[replayed.html_section()],
+        )?;
     }
     if args.json {
         print_json(&replayed.json());

@@ -56,7 +56,8 @@ pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     let versions = HostVersions::new(&mut host);
     let base = project::base_sources(&host);
     let mut session = toolchain.session(spec);
-    let report = exploration::dynamic_impact(&toolchain, &base, &versions, &Places::of(&host), &mut session, args.max_steps);
+    let report =
+        exploration::dynamic_impact(&toolchain, &base, &versions, &Places::of(&host), &mut session, args.max_steps);
     session.close();
     let report = report?;
     if args.json {

@@ -40,12 +40,23 @@ pub fn run(args: MergeArgs) -> Result<ExitCode, String> {
     let failed = merged.ended.iter().filter(|&&e| e == Ended::Failed).count();
     if args.json {
         let tests = merged.tests.iter().map(|(t, _)| t.clone()).collect();
-        print_json(&AffectedReport { tests, selected: merged.selected, budget: merged.budget, schedules, failed, shard: None });
+        print_json(&AffectedReport {
+            tests,
+            selected: merged.selected,
+            budget: merged.budget,
+            schedules,
+            failed,
+            shard: None,
+        });
     } else if merged.selected == 0 {
         println!("racelens: the change selects no test ({})", merged.evidence);
     } else {
         for (i, (t, text)) in merged.tests.iter().enumerate() {
-            println!("{}{}", if i == 0 { "" } else { "\n" }, header(t.rank, &t.test, t.pairs.len(), t.budget, Part::WHOLE));
+            println!(
+                "{}{}",
+                if i == 0 { "" } else { "\n" },
+                header(t.rank, &t.test, t.pairs.len(), t.budget, Part::WHOLE)
+            );
             print!("{text}");
         }
         println!();

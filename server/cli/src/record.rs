@@ -67,7 +67,9 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         false => args.test.clone(),
     };
     if names.is_empty() {
-        return Err("the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into());
+        return Err(
+            "the project has no test that starts threads (JUnit 3, 4 or 5 test methods, or `static main`)".into()
+        );
     }
     let sources = Sources::of(&host);
     let snapshot = history::snapshot(&sources);
@@ -81,7 +83,12 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
                     outcome: run.outcome.clone(),
                     threads: run.threads.len(),
                     accesses: run.accesses.len(),
-                    files: run.accesses.iter().map(|a| a.file.as_str()).collect::<std::collections::BTreeSet<_>>().len(),
+                    files: run
+                        .accesses
+                        .iter()
+                        .map(|a| a.file.as_str())
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .len(),
                 });
                 runs.push((test, run));
             }
@@ -108,7 +115,8 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
 /// Every test whose static reach starts threads, by the name `explore --test` takes.
 fn multithreaded_tests(host: &Host) -> Vec<String> {
     let index = host.index();
-    let mut names: Vec<String> = index.ids().flat_map(|f| select::thread_tests_in(index, f)).map(|t| t.display_name()).collect();
+    let mut names: Vec<String> =
+        index.ids().flat_map(|f| select::thread_tests_in(index, f)).map(|t| t.display_name()).collect();
     names.sort();
     names.dedup();
     names
@@ -116,7 +124,14 @@ fn multithreaded_tests(host: &Host) -> Vec<String> {
 
 /// Runs the test `name` once (its module of the build compiled first) and returns its name as
 /// `select` writes it, and its record.
-fn record_test(host: &Host, sources: &Sources, places: &Places, snapshot: &Snapshot, name: &str, max_steps: u32) -> Result<(String, TestRun), String> {
+fn record_test(
+    host: &Host,
+    sources: &Sources,
+    places: &Places,
+    snapshot: &Snapshot,
+    name: &str,
+    max_steps: u32,
+) -> Result<(String, TestRun), String> {
     let spec = racelens_explore::jvm::tests::resolve(host, name)?;
     let toolchain = Toolchain::prepare(sources, places.file_of(&spec.class).as_deref())?;
     let mut session = toolchain.session(spec);
@@ -139,7 +154,12 @@ fn text(rows: &[RecordedTest]) -> String {
         out += &match r {
             RecordedTest::NotRecorded { test, error } => format!("! {test}: not recorded: {error}\n"),
             RecordedTest::Recorded { test, outcome, threads, accesses, files } => {
-                format!("recorded {test}: {} ({outcome}), {} in {}\n", count(*threads, "thread"), count(*accesses, "access point"), count(*files, "file"))
+                format!(
+                    "recorded {test}: {} ({outcome}), {} in {}\n",
+                    count(*threads, "thread"),
+                    count(*accesses, "access point"),
+                    count(*files, "file")
+                )
             }
         };
     }

@@ -8,7 +8,10 @@ use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Diagnostic, Impact, Pair, PairEnd, Severity};
 use racelens_analysis::index::{FileId, Origin};
 use racelens_analysis::java::Span;
-use racelens_analysis::report::{BaseRevision, CheckReport, DiagnosticReport, FieldName, IcpReport, Level, LockReport, NoteReport, PairEndReport, PairReport, RelatedReport};
+use racelens_analysis::report::{
+    BaseRevision, CheckReport, DiagnosticReport, FieldName, IcpReport, Level, LockReport, NoteReport, PairEndReport,
+    PairReport, RelatedReport,
+};
 
 /// What `racelens check --show` adds to the warnings.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,7 +74,11 @@ fn end_report(host: &Host, end: &PairEnd) -> PairEndReport {
         method: end.method.clone(),
         access: end.access.as_str().to_string(),
         impacted: end.impacted,
-        locks: end.locks.iter().map(|l| LockReport { lock: l.display.clone(), id: l.key.clone(), read: l.shared }).collect(),
+        locks: end
+            .locks
+            .iter()
+            .map(|l| LockReport { lock: l.display.clone(), id: l.key.clone(), read: l.shared })
+            .collect(),
     }
 }
 
@@ -140,7 +147,8 @@ pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
     let show_hints = show.contains(&Show::Hints);
     for d in impact.diagnostics.iter().filter(|d| show_hints || d.severity != Severity::Hint) {
         let (line, column) = position(host, d.file, d.span);
-        out += &format!("{}:{line}:{column}: {}[{}]: {}\n", host.path_of(d.file), severity(d.severity), d.code, d.message);
+        out +=
+            &format!("{}:{line}:{column}: {}[{}]: {}\n", host.path_of(d.file), severity(d.severity), d.code, d.message);
         for r in &d.related {
             let (line, column) = position(host, r.file, r.span);
             out += &format!("    {}:{line}:{column}: note: {}\n", host.path_of(r.file), r.message);

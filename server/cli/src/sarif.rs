@@ -32,9 +32,16 @@ pub fn check(host: &Host, impact: &Impact, hints: bool) -> Log<()> {
             if let Some(m) = &method {
                 location = location.method(m.clone());
             }
-            let related = d.related.iter().map(|r| Location::file(host.path_of(r.file), Some(span_region(host, r.file, r.span))).message(&r.message)).collect();
+            let related = d
+                .related
+                .iter()
+                .map(|r| {
+                    Location::file(host.path_of(r.file), Some(span_region(host, r.file, r.span))).message(&r.message)
+                })
+                .collect();
             let finding = Finding::new(d.code, level(d.severity), &d.message, Some(location)).related(related);
-            fingerprints.give(finding, &[host.path_of(d.file), method.as_deref().unwrap_or(""), subject(host, d).as_str()])
+            fingerprints
+                .give(finding, &[host.path_of(d.file), method.as_deref().unwrap_or(""), subject(host, d).as_str()])
         })
         .collect();
     Log::of(Run::new(host.root(), &check_rules(), results).invocation(0, notes(host)))

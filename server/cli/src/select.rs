@@ -5,9 +5,9 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use racelens_analysis::cancel::Cancel;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Impact, Options};
-use racelens_analysis::cancel::Cancel;
 use racelens_analysis::rank::{self, Evidence, RankedTest, Selection};
 use racelens_explore::affected::ended::count;
 use racelens_explore::history;
@@ -96,7 +96,8 @@ pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
 pub fn analyze_and_select(host: &mut Host) -> (Impact, Selection) {
     let impact = host.analyze(&Options::new());
     let history = history::load(&history::path(host.root()));
-    let selection = rank::select_for(host, &impact, &history, &Cancel::never()).expect("no edit cancels Cancel::never()");
+    let selection =
+        rank::select_for(host, &impact, &history, &Cancel::never()).expect("no edit cancels Cancel::never()");
     (impact, selection)
 }
 
@@ -105,14 +106,27 @@ fn text(selection: &Selection) -> String {
     let mut out = String::new();
     for t in &selection.tests {
         out += &match t.selected {
-            true => format!("#{} selected {} — covers {} ({}); {}{}\n", t.rank, t.test, covers(t), first_pairs(t), t.placed, evidence(t)),
+            true => format!(
+                "#{} selected {} — covers {} ({}); {}{}\n",
+                t.rank,
+                t.test,
+                covers(t),
+                first_pairs(t),
+                t.placed,
+                evidence(t)
+            ),
             false => format!("#{} {} — {}{}\n", t.rank, t.test, t.reason, evidence(t)),
         };
     }
     for undecided in &selection.undecided {
         out += &format!("racelens: {undecided}\n");
     }
-    out += &format!("racelens: {} of {} selected for this change ({})\n", selection.selected, count(selection.total, "test"), selection.evidence);
+    out += &format!(
+        "racelens: {} of {} selected for this change ({})\n",
+        selection.selected,
+        count(selection.total, "test"),
+        selection.evidence
+    );
     if selection.selected == 0 && !selection.undecided.is_empty() {
         out += "racelens: no evidence either way: the analysis could not tell whether other threads share the changed state (above), and no selected test runs it in two threads\n";
     }
@@ -147,5 +161,3 @@ fn first_pairs(t: &RankedTest) -> String {
     }
     shown
 }
-
-

@@ -46,7 +46,8 @@ fn explore(dir: &Path, test: &str, env: &[(&str, &Path)]) -> Output {
 /// The JSON report of an exploration that ran, checked against its schema.
 fn report(out: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+    let json: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
     assert_follows_schema("explore", &json);
     json
 }
@@ -95,7 +96,13 @@ fn a_build_tool_that_is_not_there_is_named_with_the_keys_that_avoid_it() {
     let out = explore(repo.path(), STOCK_TEST, &[("PATH", empty.path()), ("JAVA_HOME", &java_home)]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains(&format!("cannot read the Maven build in {}: `mvn` not found (not on PATH, and no `mvnw`", repo.path().display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot read the Maven build in {}: `mvn` not found (not on PATH, and no `mvnw`",
+            repo.path().display()
+        )),
+        "{stderr}"
+    );
     assert!(stderr.contains("`[java] classpath = [") && stderr.contains("`[java] build_tool = \"none\"`"), "{stderr}");
 }
 
@@ -139,13 +146,20 @@ public class TallyTest {
 fn tests_run_with_assertions_enabled_as_the_build_runs_them() {
     // No build: JUnit from Debian, and still `-ea`.
     let dir = tempfile::tempdir().unwrap();
-    for (file, text) in [("src/main/java/org/example/tally/Tally.java", TALLY), ("src/test/java/org/example/tally/TallyTest.java", TALLY_TEST)] {
+    for (file, text) in [
+        ("src/main/java/org/example/tally/Tally.java", TALLY),
+        ("src/test/java/org/example/tally/TallyTest.java", TALLY_TEST),
+    ] {
         let path = dir.path().join(file);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
     commit(dir.path());
-    fails_and_replays(dir.path(), "TallyTest#concurrentAddsAreAllCounted", "java.lang.AssertionError: lost an add: total ");
+    fails_and_replays(
+        dir.path(),
+        "TallyTest#concurrentAddsAreAllCounted",
+        "java.lang.AssertionError: lost an add: total ",
+    );
     // `[java] assertions = false` runs it as `java` without `-ea` would: the assert is skipped.
     std::fs::write(dir.path().join("racelens.toml"), "[java]\nassertions = false\n").unwrap();
     passes(&explore(dir.path(), "TallyTest#concurrentAddsAreAllCounted", &[]));

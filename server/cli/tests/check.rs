@@ -93,7 +93,11 @@ fn outside_git_is_a_setup_error_unless_no_git() {
     copy_tree(&fixtures_dir().join("object-pool/base"), dir.path());
     let out = racelens(dir.path(), &["check"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not inside a git work tree") && stderr(&out).contains("--no-git"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not inside a git work tree") && stderr(&out).contains("--no-git"),
+        "{}",
+        stderr(&out)
+    );
     let out = racelens(dir.path(), &["check", "--no-git"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
@@ -117,7 +121,19 @@ fn usage_and_configuration_errors_exit_2_and_unknown_keys_are_named() {
 fn help_explains_the_terms() {
     let out = Command::new(env!("CARGO_BIN_EXE_racelens")).args(["check", "--help"]).output().unwrap();
     let text = stdout(&out);
-    for term in ["impacted code point (ICP)", "shared variable", "impacted pair", "protected", "RW and WW", "RL001", "RL006", "RL007", "RL008", "RL009", "RL010"] {
+    for term in [
+        "impacted code point (ICP)",
+        "shared variable",
+        "impacted pair",
+        "protected",
+        "RW and WW",
+        "RL001",
+        "RL006",
+        "RL007",
+        "RL008",
+        "RL009",
+        "RL010",
+    ] {
         assert!(text.contains(term), "--help lacks {term}:\n{text}");
     }
 }

@@ -113,7 +113,13 @@ fn system_exit_is_intercepted_and_reported() {
 fn an_exception_in_another_thread_fails_the_test() {
     let (code, r) = special("SpecialCasesTest#failsInWorkerThread", &[]);
     assert_eq!((code, r["failure"]["thread"].as_u64()), (1, Some(1)), "{r:#}");
-    assert!(r["failure"]["message"].as_str().unwrap().starts_with("java.lang.IllegalStateException: worker lost its connection"), "{r:#}");
+    assert!(
+        r["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("java.lang.IllegalStateException: worker lost its connection"),
+        "{r:#}"
+    );
 }
 
 #[test]
@@ -153,7 +159,10 @@ fn a_schedule_that_no_longer_fits_the_code_is_reported_as_a_divergence() {
     // The fix: `record` is synchronized again. The schedule's switch points moved.
     git(repo.path(), &["checkout", "--", "."]);
     let (code, replayed) = racelens(repo.path(), &["replay", "--test", test, "--schedule", &schedule]);
-    assert!(matches!((code, replayed["outcome"].as_str()), (0, Some("pass")) | (2, Some("divergence"))), "{replayed:#}");
+    assert!(
+        matches!((code, replayed["outcome"].as_str()), (0, Some("pass")) | (2, Some("divergence"))),
+        "{replayed:#}"
+    );
 }
 
 #[test]
@@ -163,7 +172,11 @@ fn setup_errors_are_clear() {
     assert!(err.contains("no class `NoSuchTest`"), "{err}");
     // Not compilable: the compiler's message, not a crash.
     let file = repo.path().join("src/main/java/org/example/metrics/LatencyStats.java");
-    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("public void record(", "public void record(int,")).unwrap();
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(&file).unwrap().replace("public void record(", "public void record(int,"),
+    )
+    .unwrap();
     let err = setup_error(repo.path(), "LatencyStatsTest#concurrentRecordsAreAllCounted");
     assert!(err.contains("LatencyStats.java") && err.contains("error"), "{err}");
 }
@@ -181,7 +194,9 @@ fn the_default_heuristic_finds_a_regression_in_fewer_schedules_than_basic() {
     let default = racelens_explore::search::heuristics::DEFAULT;
     let (repo, test) = capp_fault("inventory-reserve");
     for seed in ["1", "2"] {
-        let run = |heuristic: &str| racelens(repo.path(), &["explore", "--test", &test, "--heuristic", heuristic, "--seed", seed]);
+        let run = |heuristic: &str| {
+            racelens(repo.path(), &["explore", "--test", &test, "--heuristic", heuristic, "--seed", seed])
+        };
         let (code, basic) = run("basic");
         assert_eq!((code, basic["outcome"].as_str()), (1, Some("fail")), "{basic:#}");
         let (code, prioritized) = run(default);
@@ -198,18 +213,26 @@ fn selection_explores_only_schedules_that_reorder_impacted_accesses() {
     // Threads that do plenty of unrelated shared work besides the changed flush loop.
     let (repo, test) = capp_fault("outbox-flush-cta");
     let test = test.as_str();
-    let (code, selected) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--select", "--all", "--max-schedules", "2000"]);
+    let (code, selected) = racelens(
+        repo.path(),
+        &["explore", "--test", test, "--heuristic", "LA", "--select", "--all", "--max-schedules", "2000"],
+    );
     assert_eq!((code, selected["outcome"].as_str()), (1, Some("fail")), "{selected:#}");
     // Races whose reversal moves no impacted access were left out, and nothing is claimed
     // about them.
     assert!(selected["stats"]["skipped"].as_u64().unwrap() > 0, "{selected:#}");
-    assert!(!selected["coverage"]["all_schedules"].as_bool().unwrap(), "a selection claims nothing about what it left out: {selected:#}");
+    assert!(
+        !selected["coverage"]["all_schedules"].as_bool().unwrap(),
+        "a selection claims nothing about what it left out: {selected:#}"
+    );
     // Without selection the same search leaves nothing out.
-    let (_, everything) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--all", "--max-schedules", "2000"]);
+    let (_, everything) =
+        racelens(repo.path(), &["explore", "--test", test, "--heuristic", "LA", "--all", "--max-schedules", "2000"]);
     assert_eq!(everything["stats"]["skipped"], 0);
     // Without a change there is no impacted access: the selection runs the default
     // schedule (once per tree) and leaves out every reordering.
-    let unchanged = repo_from(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp/outbox-flush-cta"), false);
+    let unchanged =
+        repo_from(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bench/capp/outbox-flush-cta"), false);
     let (code, none) = racelens(unchanged.path(), &["explore", "--test", test, "--heuristic", "LA", "--select"]);
     assert_eq!((code, none["outcome"].as_str()), (0, Some("pass")), "{none:#}");
     assert!(none["schedules"].as_u64().unwrap() <= 2 && none["stats"]["skipped"].as_u64().unwrap() > 0, "{none:#}");
@@ -270,10 +293,24 @@ public class CountersTest {
 #[test]
 fn counters_whose_results_are_dropped_need_a_handful_of_schedules() {
     let repo = repo_with(&[("src/test/java/org/x/stats/CountersTest.java", COUNTERS_TEST)], &[]);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", "org.x.stats.CountersTest#everyIncrementIsCounted", "--heuristic", "basic"]);
+    let (code, r) = racelens(
+        repo.path(),
+        &["explore", "--test", "org.x.stats.CountersTest#everyIncrementIsCounted", "--heuristic", "basic"],
+    );
     assert_eq!((code, r["coverage"]["all_schedules"].as_bool()), (0, Some(true)), "{r:#}");
     assert!(r["coverage"]["runs"].as_u64().unwrap() <= 20, "{r:#}");
-    let (code, r) = racelens(repo.path(), &["explore", "--test", "org.x.stats.CountersTest#everyTicketIsUnique", "--heuristic", "basic", "--max-schedules", "100"]);
+    let (code, r) = racelens(
+        repo.path(),
+        &[
+            "explore",
+            "--test",
+            "org.x.stats.CountersTest#everyTicketIsUnique",
+            "--heuristic",
+            "basic",
+            "--max-schedules",
+            "100",
+        ],
+    );
     assert_eq!((code, r["coverage"]["all_schedules"].as_bool()), (0, Some(false)), "{r:#}");
 }
 
@@ -353,16 +390,28 @@ public class SlotTest {
 /// lost wake-up's deadlock is found.
 #[test]
 fn a_slot_handed_between_four_threads_passes_and_its_lost_wakeup_is_found() {
-    let files = [("src/main/java/org/x/handoff/Slot.java", HANDOFF_BUFFER), ("src/test/java/org/x/handoff/SlotTest.java", HANDOFF_TEST)];
+    let files = [
+        ("src/main/java/org/x/handoff/Slot.java", HANDOFF_BUFFER),
+        ("src/test/java/org/x/handoff/SlotTest.java", HANDOFF_TEST),
+    ];
     let repo = repo_with(&files, &[]);
     let test = "org.x.handoff.SlotTest#twoProducersTwoConsumersHandOverEveryItemOnce";
-    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "300"]);
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "300"]);
     assert_eq!((code, r["failure"].is_null()), (0, true), "{r:#}");
-    assert!(r["coverage"]["all_schedules"] == false && r["coverage"]["budget_exhausted"] == true, "a budget end is said as such: {r:#}");
+    assert!(
+        r["coverage"]["all_schedules"] == false && r["coverage"]["budget_exhausted"] == true,
+        "a budget end is said as such: {r:#}"
+    );
     let single = HANDOFF_BUFFER.replace("notifyAll();", "notify();");
     let repo = repo_with(&[(files[0].0, single.as_str()), files[1]], &[]);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "2000"]);
-    assert_eq!((code, r["outcome"].as_str(), r["failure"]["kind"].as_str()), (1, Some("fail"), Some("deadlock")), "{r:#}");
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "2000"]);
+    assert_eq!(
+        (code, r["outcome"].as_str(), r["failure"]["kind"].as_str()),
+        (1, Some("fail"), Some("deadlock")),
+        "{r:#}"
+    );
 }
 
 const SPIN_TEST: &str = r#"package org.x.spin;
@@ -405,10 +454,12 @@ fn a_spin_loop_on_a_volatile_flag_is_cleared_and_its_reordering_found() {
     let path = "src/test/java/org/x/spin/HandshakeTest.java";
     let repo = repo_with(&[(path, SPIN_TEST)], &[]);
     let test = "org.x.spin.HandshakeTest#theReaderSeesThePayloadOnceReady";
-    let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "500"]);
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", test, "--heuristic", "basic", "--max-schedules", "500"]);
     assert_eq!((code, r["coverage"]["all_schedules"].as_bool()), (0, Some(true)), "{r:#}");
     assert!(r["coverage"]["runs"].as_u64().unwrap() <= 20 && r["coverage"]["livelocks"] == 0, "{r:#}");
-    let reordered = SPIN_TEST.replace("payload = 42;\n            ready = true;", "ready = true;\n            payload = 42;");
+    let reordered =
+        SPIN_TEST.replace("payload = 42;\n            ready = true;", "ready = true;\n            payload = 42;");
     assert_ne!(reordered, SPIN_TEST);
     let repo = repo_with(&[(path, reordered.as_str())], &[]);
     let (code, r) = racelens(repo.path(), &["explore", "--test", test, "--max-schedules", "500"]);

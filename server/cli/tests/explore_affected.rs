@@ -24,12 +24,22 @@ fn selected_by_select(dir: &Path) -> Vec<(String, u64)> {
 }
 
 fn explored(v: &Value) -> Vec<(String, u64)> {
-    v["tests"].as_array().unwrap().iter().map(|t| (t["test"].as_str().unwrap().to_string(), t["rank"].as_u64().unwrap())).collect()
+    v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["test"].as_str().unwrap().to_string(), t["rank"].as_u64().unwrap()))
+        .collect()
 }
 
 /// Each test's `(outcome, schedules)`.
 fn outcomes(v: &Value) -> Vec<(String, u64)> {
-    v["tests"].as_array().unwrap().iter().map(|t| (t["result"]["outcome"].as_str().unwrap().to_string(), t["result"]["schedules"].as_u64().unwrap())).collect()
+    v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["result"]["outcome"].as_str().unwrap().to_string(), t["result"]["schedules"].as_u64().unwrap()))
+        .collect()
 }
 
 /// The schedules of every test add up to the total, within the budget.
@@ -101,14 +111,29 @@ fn the_selected_tests_are_explored_in_select_order_and_a_failure_does_not_hide_t
     let (code, v) = racelens(repo.path(), &["select"]);
     assert_eq!(code, 0, "{v:#}");
     assert!(v["evidence"].as_str().unwrap().starts_with("coverage of 3 tests recorded at "), "{v:#}");
-    let now: Vec<(&str, &str)> = v["tests"].as_array().unwrap().iter().filter(|t| t["selected"] == true).map(|t| (t["test"].as_str().unwrap(), t["evidence"].as_str().unwrap())).collect();
+    let now: Vec<(&str, &str)> = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["selected"] == true)
+        .map(|t| (t["test"].as_str().unwrap(), t["evidence"].as_str().unwrap()))
+        .collect();
     assert_eq!(
         now,
-        [(order[0].0.as_str(), "coverage"), (order[1].0.as_str(), "coverage"), (order[4].0.as_str(), "static"), (order[3].0.as_str(), "static"), (order[2].0.as_str(), "coverage")],
+        [
+            (order[0].0.as_str(), "coverage"),
+            (order[1].0.as_str(), "coverage"),
+            (order[4].0.as_str(), "static"),
+            (order[3].0.as_str(), "static"),
+            (order[2].0.as_str(), "coverage")
+        ],
         "{v:#}"
     );
     for failed_run in [2, 3] {
-        assert!(v["tests"][failed_run]["reason"].as_str().unwrap().ends_with("ended with `fail`: static reach decides"), "{v:#}");
+        assert!(
+            v["tests"][failed_run]["reason"].as_str().unwrap().ends_with("ended with `fail`: static reach decides"),
+            "{v:#}"
+        );
     }
 }
 
@@ -121,7 +146,8 @@ fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
     // explore_shard.rs).
     let (code, v) = racelens(repo.path(), &["explore", "--affected", "--max-schedules", "12"]);
     assert_eq!(code, 1, "{v:#}");
-    let expected = [("limit", 3), ("limit", 3), ("limit", 2), ("fail", 1), ("fail", 1)].map(|(o, s)| (o.to_string(), s));
+    let expected =
+        [("limit", 3), ("limit", 3), ("limit", 2), ("fail", 1), ("fail", 1)].map(|(o, s)| (o.to_string(), s));
     assert_eq!(outcomes(&v), expected, "{v:#}");
     let budgets: Vec<&Value> = v["tests"].as_array().unwrap().iter().map(|t| &t["budget"]).collect();
     assert_eq!(budgets, [&json!(3), &json!(3), &json!(2), &json!(2), &json!(2)], "{v:#}");
@@ -136,7 +162,11 @@ fn the_budget_is_split_up_front_and_what_a_test_leaves_is_not_passed_on() {
     let out = racelens_command(repo.path(), &["explore", "--affected", "--max-schedules", "12"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('#') || l.starts_with("racelens:") || l.starts_with('…')).map(common::timeless_line).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with('#') || l.starts_with("racelens:") || l.starts_with('…'))
+        .map(common::timeless_line)
+        .collect();
     assert_eq!(
         lines,
         [
@@ -162,13 +192,20 @@ fn an_unchanged_tree_selects_nothing_and_passes() {
     assert_eq!((code, v), (0, json!({"tests": [], "selected": 0, "budget": 10_000, "schedules": 0, "failed": 0})));
     let out = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "racelens: the change selects no test (static reachability; no coverage history)\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "racelens: the change selects no test (static reachability; no coverage history)\n"
+    );
 }
 
 #[test]
 fn affected_with_a_test_is_a_usage_error() {
     let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
-    for args in [&["explore", "--affected", "--test", "PositionTest#snapshotsAreNeverTorn"][..], &["explore", "--fail-fast", "--test", "PositionTest#snapshotsAreNeverTorn"], &["explore"]] {
+    for args in [
+        &["explore", "--affected", "--test", "PositionTest#snapshotsAreNeverTorn"][..],
+        &["explore", "--fail-fast", "--test", "PositionTest#snapshotsAreNeverTorn"],
+        &["explore"],
+    ] {
         let out = racelens_command(repo.path(), args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(2), true), "{args:?}: {stderr}");
@@ -176,5 +213,8 @@ fn affected_with_a_test_is_a_usage_error() {
     let help = racelens_command(repo.path(), &["explore", "--help"]).output().unwrap();
     // The words, whatever the terminal's width wraps.
     let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("each test gets an equal share, fixed up front") && help.contains("is not passed on"), "{help}");
+    assert!(
+        help.contains("each test gets an equal share, fixed up front") && help.contains("is not passed on"),
+        "{help}"
+    );
 }

@@ -50,25 +50,41 @@ fn a_test_with_a_hundred_threads_is_explored() {
     let repo = tally_repo();
     let (code, r) = racelens(repo.path(), &["explore", "--test", TEST, "--max-schedules", "3"]);
     assert_eq!((code, r["outcome"].as_str()), (0, Some("limit")), "{r:#}");
-    assert_eq!((r["coverage"]["runs"].as_u64(), &r["coverage"]["budget"]), (Some(3), &Value::from("schedules")), "{r:#}");
+    assert_eq!(
+        (r["coverage"]["runs"].as_u64(), &r["coverage"]["budget"]),
+        (Some(3), &Value::from("schedules")),
+        "{r:#}"
+    );
 }
 
 #[test]
 fn max_seconds_ends_the_exploration_as_a_budget_with_its_claim() {
     let repo = tally_repo();
-    let (code, r) = racelens(repo.path(), &["explore", "--test", TEST, "--max-seconds", "3", "--max-schedules", "1000000"]);
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", TEST, "--max-seconds", "3", "--max-schedules", "1000000"]);
     assert_eq!((code, r["outcome"].as_str()), (0, Some("limit")), "{r:#}");
     assert_eq!(r["coverage"]["budget"], serde_json::json!({"seconds": 3}), "{r:#}");
     assert!(r["coverage"]["runs"].as_u64().unwrap() >= 1, "{r:#}");
-    let out = racelens_command(repo.path(), &["explore", "--test", TEST, "--max-seconds", "2", "--max-schedules", "1000000"]).output().unwrap();
+    let out =
+        racelens_command(repo.path(), &["explore", "--test", TEST, "--max-seconds", "2", "--max-schedules", "1000000"])
+            .output()
+            .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("… no failure yet: time budget (2 s) reached after ") && text.contains("raise --max-seconds to go on"), "{text}");
+    assert!(
+        text.starts_with("… no failure yet: time budget (2 s) reached after ")
+            && text.contains("raise --max-seconds to go on"),
+        "{text}"
+    );
 }
 
 #[test]
 fn sigterm_ends_the_exploration_with_its_report() {
     let repo = tally_repo();
-    let mut child = racelens_command(repo.path(), &["explore", "--test", TEST, "--max-schedules", "1000000", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = racelens_command(repo.path(), &["explore", "--test", TEST, "--max-schedules", "1000000", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     // The first progress line: the JVM runs schedules.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
@@ -81,7 +97,12 @@ fn sigterm_ends_the_exploration_with_its_report() {
         libc::kill(child.id() as i32, libc::SIGTERM);
     }
     let out = child.wait_with_output().unwrap();
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stdout)));
+    let r: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&out.stdout)));
     assert_follows_schema(schema_of(&["explore"]), &r);
-    assert_eq!((out.status.code(), r["outcome"].as_str(), &r["coverage"]["budget"]), (Some(0), Some("limit"), &Value::from("interrupted")), "{r:#}");
+    assert_eq!(
+        (out.status.code(), r["outcome"].as_str(), &r["coverage"]["budget"]),
+        (Some(0), Some("limit"), &Value::from("interrupted")),
+        "{r:#}"
+    );
 }

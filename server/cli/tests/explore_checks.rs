@@ -24,4 +24,3 @@ fn a_failure_raised_in_a_model_where_plain_runs_pass_is_a_limitation_of_racelens
     assert!(text.starts_with("! racelens limitation: java.lang.UnsupportedOperationException: racelens: LockSupport.getBlocker(waiter) is not modelled"), "{text}");
     assert!(!text.contains('✗'), "{text}");
 }
-

@@ -53,7 +53,10 @@ fn a_failing_schedule_is_a_swimlane_page_with_its_source_lines() {
         assert!(html.contains(&format!(r#"data-file="{f}" data-line="{l}""#)), "step {step} not linked: {html}");
         linked += 1;
     }
-    assert!(linked >= 4 && html.contains(r#"data-file="src/main/java/org/example/metrics/LatencyStats.java""#), "{html}");
+    assert!(
+        linked >= 4 && html.contains(r#"data-file="src/main/java/org/example/metrics/LatencyStats.java""#),
+        "{html}"
+    );
     // And the command that replays it.
     assert!(html.contains(&format!("--schedule {}", failure["schedule"].as_str().unwrap())), "{html}");
 
@@ -61,13 +64,20 @@ fn a_failing_schedule_is_a_swimlane_page_with_its_source_lines() {
     let schedule = failure["schedule"].as_str().unwrap();
     let replayed = |name: &str| {
         let page = out.path().join(name);
-        let (code, _) = racelens(repo.path(), &["replay", "--test", TEST, "--schedule", schedule, "--html", page.to_str().unwrap()]);
+        let (code, _) = racelens(
+            repo.path(),
+            &["replay", "--test", TEST, "--schedule", schedule, "--html", page.to_str().unwrap()],
+        );
         assert_eq!(code, 1);
         read(&page)
     };
     let (first, second) = (replayed("replay-1.html"), replayed("replay-2.html"));
     assert_eq!(first, second, "a replay's page depends only on the run");
-    assert!(first.contains("✗ still fails: java.lang.AssertionError") && first.contains(&format!(r#"<g class="row failure" data-file="{file}" data-line="{line}""#)), "{first}");
+    assert!(
+        first.contains("✗ still fails: java.lang.AssertionError")
+            && first.contains(&format!(r#"<g class="row failure" data-file="{file}" data-line="{line}""#)),
+        "{first}"
+    );
     assert_eq!(first.matches(r#"<rect class="thread""#).count(), THREADS.len());
 }
 
@@ -76,7 +86,8 @@ fn a_pass_is_words_and_no_picture() {
     let repo = repo_from(&fixtures_dir().join("explore-lost-update"), false);
     let out = tempfile::tempdir().unwrap();
     let page = out.path().join("pass.html");
-    let (code, r) = racelens(repo.path(), &["explore", "--test", TEST, "--bound", "1", "--html", page.to_str().unwrap()]);
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", TEST, "--bound", "1", "--html", page.to_str().unwrap()]);
     assert_eq!((code, r["outcome"].as_str()), (0, Some("pass")), "{r:#}");
     let html = read(&page);
     assert!(html.contains(r#"<p class="outcome">✓ no failure: "#), "{html}");
@@ -95,5 +106,8 @@ fn affected_writes_one_section_per_test_then_the_summary() {
     assert_eq!(html.matches("<section").count(), tests.len() + 1, "{html}");
     assert!(html.contains(&format!("<h2>#1 {TEST} — covers ")), "{html}");
     assert!(html.contains(r#"<section class="failure">"#) && html.contains(r#"<g class="row failure""#), "{html}");
-    assert!(html.contains("<h2>Summary</h2><p class=\"outcome\">racelens: 1 selected test explored: 1 failed"), "{html}");
+    assert!(
+        html.contains("<h2>Summary</h2><p class=\"outcome\">racelens: 1 selected test explored: 1 failed"),
+        "{html}"
+    );
 }

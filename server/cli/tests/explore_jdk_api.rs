@@ -31,7 +31,10 @@ fn every_family_answers_its_queries_from_the_model_on_every_schedule() {
         // Bound 2 keeps the pool's tests (two workers logging their hooks) to seconds; the
         // others end before it with every schedule explored.
         let r = passes_every_schedule(repo.path(), test, &["--bound", "2"]);
-        assert!(claims_complete(&r, 2) && r["coverage"]["budget_exhausted"] == false, "{test}: no complete claim: {r:#}");
+        assert!(
+            claims_complete(&r, 2) && r["coverage"]["budget_exhausted"] == false,
+            "{test}: no complete claim: {r:#}"
+        );
     }
 }
 

@@ -20,7 +20,12 @@ use support::*;
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     let out = racelens_command(dir, args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(!stdout.is_empty(), "racelens {args:?} printed nothing ({:?}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !stdout.is_empty(),
+        "racelens {args:?} printed nothing ({:?}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.code().unwrap_or(-1), stdout)
 }
 
@@ -37,8 +42,12 @@ fn buggy_fails_and_replays(fixture: &str, test: &str, jdk_thread: &str) {
     let (code, replayed) = run(repo.path(), &["replay", "--test", test, "--schedule", schedule]);
     assert_eq!(code, 1, "{replayed}");
     let message = failure["message"].as_str().unwrap();
-    assert!(replayed.starts_with("✗ still fails: ") && replayed.contains(message), "the replay fails the same way ({message}):\n{replayed}");
-    let header = replayed.lines().find(|l| l.starts_with("| T0 (main)")).unwrap_or_else(|| panic!("no table:\n{replayed}"));
+    assert!(
+        replayed.starts_with("✗ still fails: ") && replayed.contains(message),
+        "the replay fails the same way ({message}):\n{replayed}"
+    );
+    let header =
+        replayed.lines().find(|l| l.starts_with("| T0 (main)")).unwrap_or_else(|| panic!("no table:\n{replayed}"));
     assert!(header.contains(&format!("| T1 ({jdk_thread}")), "{header}");
     // The systematic search alone finds it too: its reduction sees what the models do (a model
     // that hid an effect would make it skip the failing schedules as equivalent to passing ones).
@@ -118,12 +127,20 @@ fn parallel_streams_run_sequentially_and_the_result_says_where() {
     assert_eq!(places, vec![(file.clone(), 59), (file.clone(), 61), (file, 62)], "{r:#}");
     let (code, text) = run(repo.path(), &["explore", "--test", test]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.starts_with("✓ no failure: ") && text.contains("; 3 parallel streams ran sequentially, their own interleavings not explored"), "{text}");
+    assert!(
+        text.starts_with("✓ no failure: ")
+            && text.contains("; 3 parallel streams ran sequentially, their own interleavings not explored"),
+        "{text}"
+    );
     assert!(text.contains("note: parallel streams ran sequentially, their own interleavings not explored: src/test/java/org/example/jdk/AsyncTest.java:59, "), "{text}");
     // A test without one claims without the remark.
     let (code, r) = racelens(repo.path(), &["explore", "--test", "org.example.jdk.ForkJoinTest#forkAndJoinOnAPool"]);
     assert_complete_pass(code, &r, "ForkJoinTest#forkAndJoinOnAPool");
-    assert_eq!((r["coverage"]["sequential_streams"].as_u64(), r["sequential_streams"].as_array().map(Vec::len)), (Some(0), Some(0)), "{r:#}");
+    assert_eq!(
+        (r["coverage"]["sequential_streams"].as_u64(), r["sequential_streams"].as_array().map(Vec::len)),
+        (Some(0), Some(0)),
+        "{r:#}"
+    );
 }
 
 #[test]
@@ -131,7 +148,8 @@ fn an_exception_in_a_timer_task_fails_the_test_in_the_timer_thread() {
     // The JDK's timer thread dies of it (and prints it); racelens reports it as a failure of
     // thread Timer-0, on the first schedule.
     let repo = repo_from(&fixtures_dir().join("explore-jdk-threads"), false);
-    let (code, r) = racelens(repo.path(), &["explore", "--test", "org.example.jdk.TimerTest#anExceptionInATaskIsReported"]);
+    let (code, r) =
+        racelens(repo.path(), &["explore", "--test", "org.example.jdk.TimerTest#anExceptionInATaskIsReported"]);
     assert_eq!((code, r["outcome"].as_str()), (1, Some("fail")), "{r:#}");
     assert_eq!(r["failure"]["thread"], 1, "{r:#}");
     assert_eq!(r["failure"]["message"], "java.lang.IllegalStateException: the refresh failed", "{r:#}");
@@ -160,7 +178,10 @@ fn threads_that_wait_for_each_other_over_a_socket_stop_the_exploration_with_the_
     let test = "org.example.quotes.QuoteServerTest#aQuoteDuringAnUpdateIsOneOfThePrices";
     let (code, r) = racelens(repo.path(), &["explore", "--test", test]);
     assert_eq!((code, r["outcome"].as_str(), r["failure"].clone()), (2, Some("error"), Value::Null), "{r:#}");
-    assert!(r["error"].as_str().unwrap().contains("may block on something racelens does not control, such as I/O"), "{r:#}");
+    assert!(
+        r["error"].as_str().unwrap().contains("may block on something racelens does not control, such as I/O"),
+        "{r:#}"
+    );
 }
 
 #[test]
@@ -168,5 +189,8 @@ fn a_jdk_thread_racelens_does_not_model_that_runs_project_code_is_reported_not_p
     // Process.onExit()'s stage runs on a thread the JDK starts for it (from its process reaper).
     let error = uncontrolled("org.example.jobs.ExternalJobTest#twoJobsAreBothLogged");
     assert!(error.starts_with("thread \""), "{error}");
-    assert!(error.contains("(started by ") && error.contains("ran project code at org.example.jobs.JobLog.finished:11"), "{error}");
+    assert!(
+        error.contains("(started by ") && error.contains("ran project code at org.example.jobs.JobLog.finished:11"),
+        "{error}"
+    );
 }

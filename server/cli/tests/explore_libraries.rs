@@ -23,7 +23,14 @@ fn build_library(repo: &Path) {
     let javac = Command::new("javac").arg("-d").arg(classes.path()).args(&files).output().unwrap();
     assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
     std::fs::create_dir_all(repo.join("lib")).unwrap();
-    let jar = Command::new("jar").arg("cf").arg(repo.join("lib/waiting.jar")).arg("-C").arg(classes.path()).arg(".").output().unwrap();
+    let jar = Command::new("jar")
+        .arg("cf")
+        .arg(repo.join("lib/waiting.jar"))
+        .arg("-C")
+        .arg(classes.path())
+        .arg(".")
+        .output()
+        .unwrap();
     assert!(jar.status.success(), "{}", String::from_utf8_lossy(&jar.stderr));
 }
 

@@ -60,7 +60,10 @@ fn a_phaser_round_without_its_last_party_times_out_and_termination_releases_the_
 
 #[test]
 fn a_worker_that_arrives_without_waiting_breaks_the_round_totals() {
-    buggy_fails_and_replays("RoundRunnerTest#everyRoundSeesEveryContribution", "java.lang.AssertionError: expected:<[3, 6]>");
+    buggy_fails_and_replays(
+        "RoundRunnerTest#everyRoundSeesEveryContribution",
+        "java.lang.AssertionError: expected:<[3, 6]>",
+    );
 }
 
 #[test]
@@ -87,7 +90,10 @@ fn an_optimistic_read_inside_a_write_section_is_tried_by_every_search() {
 
 #[test]
 fn the_second_writer_taking_the_lock_first_is_tried_by_every_search() {
-    fails_under_every_search("PositionTest#movesTakeEffectInStartOrder", "java.lang.AssertionError: expected:<[1, 2]> but was:<[2, 1]>");
+    fails_under_every_search(
+        "PositionTest#movesTakeEffectInStartOrder",
+        "java.lang.AssertionError: expected:<[1, 2]> but was:<[2, 1]>",
+    );
 }
 
 #[test]
@@ -107,7 +113,10 @@ fn an_interrupted_synchronous_queue_taker_stops_waiting() {
 
 #[test]
 fn a_refused_hand_off_that_is_ignored_loses_a_parcel() {
-    buggy_fails_and_replays("CourierTest#everyParcelIsDeliveredOnce", "java.lang.AssertionError: expected:<2> but was:<1>");
+    buggy_fails_and_replays(
+        "CourierTest#everyParcelIsDeliveredOnce",
+        "java.lang.AssertionError: expected:<2> but was:<1>",
+    );
 }
 
 #[test]
@@ -118,13 +127,20 @@ fn exchanger_swaps_full_and_empty_buffers_and_a_timed_exchange_ends_the_writer()
 #[test]
 fn reusing_a_buffer_after_handing_it_over_loses_lines() {
     let repo = fixture_repo(FIXTURE);
-    let r = common::fails_and_replays(repo.path(), &test_name("LogShipperTest#everyLineIsShippedOnceInOrder"), "java.lang.AssertionError: expected:<[a, b, c, d]>");
+    let r = common::fails_and_replays(
+        repo.path(),
+        &test_name("LogShipperTest#everyLineIsShippedOnceInOrder"),
+        "java.lang.AssertionError: expected:<[a, b, c, d]>",
+    );
     // It fails on the schedule without preemptions: checked in a fresh JVM and against the test
     // run plainly, which fails too (the first plain run ends the comparison).
     assert_eq!(r["failure"]["preemptions"].as_array().map(Vec::len), Some(0), "{r:#}");
     assert_eq!(r["checks"]["fresh_jvm"], "same failure", "{r:#}");
     let plain: Vec<&str> = r["checks"]["plain_runs"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
-    assert!(matches!(plain.as_slice(), [only] if only.starts_with("failed with java.lang.AssertionError: expected:<[a, b, c, d]>")), "{r:#}");
+    assert!(
+        matches!(plain.as_slice(), [only] if only.starts_with("failed with java.lang.AssertionError: expected:<[a, b, c, d]>")),
+        "{r:#}"
+    );
 }
 
 #[test]

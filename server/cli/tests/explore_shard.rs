@@ -46,7 +46,9 @@ impl Machines {
     fn json(&self, repo: &Path, args: &[&str]) -> (i32, Value) {
         let out = self.command(repo, args).arg("--json").output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+        let json = serde_json::from_str(&stdout).unwrap_or_else(|_| {
+            panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr))
+        });
         (out.status.code().unwrap_or(-1), json)
     }
 }
@@ -97,7 +99,8 @@ fn run_shards(machines: &Machines, repo: &Path, out: &Path, n: usize, extra: &[&
         let output = child.wait_with_output().unwrap();
         let file = out.join(format!("shard-{}-of-{n}.json", i + 1));
         std::fs::write(&file, &output.stdout).unwrap();
-        let json = serde_json::from_slice::<Value>(&output.stdout).unwrap_or_else(|_| panic!("shard {}/{n}: {}", i + 1, String::from_utf8_lossy(&output.stderr)));
+        let json = serde_json::from_slice::<Value>(&output.stdout)
+            .unwrap_or_else(|_| panic!("shard {}/{n}: {}", i + 1, String::from_utf8_lossy(&output.stderr)));
         assert_follows_schema("explore-affected", &json);
         files.push(file);
         codes.push(output.status.code().unwrap_or(-1));
@@ -129,7 +132,12 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     // schedule (61) and #3 to fail (14): the budget of each is the same in each shard as in
     // one run.
     let (code_60, single_60) = machines.json(repo.path(), &["explore", "--affected", "--max-schedules", "60"]);
-    let ended: Vec<(&Value, &Value)> = single_60["tests"].as_array().unwrap().iter().map(|t| (&t["result"]["outcome"], &t["result"]["schedules"])).collect();
+    let ended: Vec<(&Value, &Value)> = single_60["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (&t["result"]["outcome"], &t["result"]["schedules"]))
+        .collect();
     let (limit, fail) = ((&json!("limit"), &json!(12)), (&json!("fail"), &json!(1)));
     assert_eq!(ended, [limit, limit, limit, fail, fail], "{single_60:#}");
     for n in [2, 5] {
@@ -139,7 +147,10 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
         };
         let (files, codes) = run_shards(&machines, repo.path(), out.path(), n, extra);
         // Round-robin by rank: 2 shards hold #1, #3 and #5, and #2 and #4; 5 shards one each.
-        let held: Vec<Vec<u64>> = files.iter().map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect()).collect();
+        let held: Vec<Vec<u64>> = files
+            .iter()
+            .map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| t["rank"].as_u64().unwrap()).collect())
+            .collect();
         let expected: Vec<Vec<u64>> = match n {
             2 => vec![vec![1, 3, 5], vec![2, 4]],
             _ => vec![vec![1], vec![2], vec![3], vec![4], vec![5]],
@@ -151,7 +162,8 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
         // The files in any order.
         let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
         let merged = merge_command(repo.path(), &reversed).arg("--json").output().unwrap();
-        let json: Value = serde_json::from_slice(&merged.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
+        let json: Value = serde_json::from_slice(&merged.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
         assert_follows_schema("explore-affected", &json);
         assert_eq!(timeless(&json), timeless(single), "{n} shards");
         assert_eq!(merged.status.code(), Some(code), "{n} shards");
@@ -164,10 +176,25 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     let (files, codes) = run_shards(&machines, repo.path(), out.path(), 7, &[]);
     let held: Vec<Vec<(u64, Value)>> = files
         .iter()
-        .map(|f| shard_json(f)["tests"].as_array().unwrap().iter().map(|t| (t["rank"].as_u64().unwrap(), t["result"]["coverage"]["part"].clone())).collect())
+        .map(|f| {
+            shard_json(f)["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| (t["rank"].as_u64().unwrap(), t["result"]["coverage"]["part"].clone()))
+                .collect()
+        })
         .collect();
     let part = |i, n| json!({"index": i, "count": n});
-    let expected = vec![vec![(1, part(1, 2))], vec![(2, part(1, 2))], vec![(3, Value::Null)], vec![(4, Value::Null)], vec![(5, Value::Null)], vec![(1, part(2, 2))], vec![(2, part(2, 2))]];
+    let expected = vec![
+        vec![(1, part(1, 2))],
+        vec![(2, part(1, 2))],
+        vec![(3, Value::Null)],
+        vec![(4, Value::Null)],
+        vec![(5, Value::Null)],
+        vec![(1, part(2, 2))],
+        vec![(2, part(2, 2))],
+    ];
     assert_eq!(held, expected);
     let cleared = |coverage: &Value| coverage["all_schedules"] == json!(true) || coverage["complete_bound"] == json!(3);
     for f in [&files[1], &files[6]] {
@@ -179,27 +206,45 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_report() {
     assert_eq!((&codes[1..5], codes[6]), (&[0, 1, 1, 1][..], 0), "{codes:?}");
     assert!(codes[0] == 1 || codes[5] == 1, "{codes:?}");
     let merged = merge_command(repo.path(), &files).arg("--json").output().unwrap();
-    let json: Value = serde_json::from_slice(&merged.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
+    let json: Value = serde_json::from_slice(&merged.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&merged.stderr)));
     assert_follows_schema("explore-affected", &json);
     assert_eq!(merged.status.code(), Some(1));
     let (whole, alone) = (timeless(&json), timeless(&single));
     assert_eq!(whole["tests"].as_array().unwrap()[2..], alone["tests"].as_array().unwrap()[2..]);
     let (first, second) = (&json["tests"][0], &json["tests"][1]);
-    assert_eq!((&first["result"]["outcome"], first["parts"].as_array().unwrap().len(), &first["budget"]), (&json!("fail"), 2, &json!(2_000)), "{first:#}");
-    assert_eq!((&second["result"]["outcome"], &second["result"]["coverage"]["part"]), (&json!("pass"), &Value::Null), "{second:#}");
+    assert_eq!(
+        (&first["result"]["outcome"], first["parts"].as_array().unwrap().len(), &first["budget"]),
+        (&json!("fail"), 2, &json!(2_000)),
+        "{first:#}"
+    );
+    assert_eq!(
+        (&second["result"]["outcome"], &second["result"]["coverage"]["part"]),
+        (&json!("pass"), &Value::Null),
+        "{second:#}"
+    );
     assert!(cleared(&second["result"]["coverage"]), "{second:#}");
-    let runs: u64 = second["parts"].as_array().unwrap().iter().map(|p| p["result"]["schedules"].as_u64().unwrap()).sum();
+    let runs: u64 =
+        second["parts"].as_array().unwrap().iter().map(|p| p["result"]["schedules"].as_u64().unwrap()).sum();
     assert_eq!(second["result"]["schedules"].as_u64(), Some(runs));
     let text = merge_command(repo.path(), &files).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("part 1/2: ✓ no failure: ") && text.contains("part 2/2: ✓ no failure: ") && text.contains("✓ the 2 parts together: no failure: "), "{text}");
+    assert!(
+        text.contains("part 1/2: ✓ no failure: ")
+            && text.contains("part 2/2: ✓ no failure: ")
+            && text.contains("✓ the 2 parts together: no failure: "),
+        "{text}"
+    );
     assert!(text.contains("✗ the 2 parts together: a failure (above)"), "{text}");
 
     // The text report too, and `--fail-fast`, which stops the merge where one run stops.
     let (files, _) = run_shards(&machines, repo.path(), out.path(), 2, &[]);
     let merged = merge_command(repo.path(), &files).output().unwrap();
     let alone = machines.command(repo.path(), &["explore", "--affected"]).output().unwrap();
-    assert_eq!(timeless_text(&String::from_utf8_lossy(&merged.stdout)), timeless_text(&String::from_utf8_lossy(&alone.stdout)));
+    assert_eq!(
+        timeless_text(&String::from_utf8_lossy(&merged.stdout)),
+        timeless_text(&String::from_utf8_lossy(&alone.stdout))
+    );
     assert_eq!((merged.status.code(), alone.status.code()), (Some(1), Some(1)));
 
     let (code, fail_fast) = machines.json(repo.path(), &["explore", "--affected", "--fail-fast"]);
@@ -225,13 +270,26 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     assert_eq!(codes, [0; 5]);
     let merge = |files: &[PathBuf]| {
         let out = merge_command(repo.path(), files).output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     };
     let (code, stdout, stderr) = merge(&files[..4]);
-    assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(2), "", "racelens: error: shard 5/5 is missing: the merge needs the output of every shard, 1/5 to 5/5\n"));
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (Some(2), "", "racelens: error: shard 5/5 is missing: the merge needs the output of every shard, 1/5 to 5/5\n")
+    );
     let twice = [&files[..], &files[1..2]].concat();
     let (code, _, stderr) = merge(&twice);
-    assert_eq!((code, stderr), (Some(2), format!("racelens: error: shard 2/5 is given twice: {} and {}\n", files[1].display(), files[1].display())));
+    assert_eq!(
+        (code, stderr),
+        (
+            Some(2),
+            format!("racelens: error: shard 2/5 is given twice: {} and {}\n", files[1].display(), files[1].display())
+        )
+    );
     // Every test stopped at once: the merge says so, as the one run does.
     let merged = merge_command(repo.path(), &files).arg("--json").output().unwrap();
     assert_eq!(timeless(&serde_json::from_slice(&merged.stdout).unwrap()), timeless(&single));
@@ -242,7 +300,17 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let other_dir = tempfile::tempdir().unwrap();
     let (other, _) = run_shards(&machines, repo.path(), other_dir.path(), 5, &["--max-schedules", "0", "--bound", "1"]);
     let (code, _, stderr) = merge(&[&files[..4], &other[4..]].concat());
-    assert_eq!((code, stderr), (Some(2), format!("racelens: error: {} and {} come from different runs: the options of `explore` differ\n", files[0].display(), other[4].display())));
+    assert_eq!(
+        (code, stderr),
+        (
+            Some(2),
+            format!(
+                "racelens: error: {} and {} come from different runs: the options of `explore` differ\n",
+                files[0].display(),
+                other[4].display()
+            )
+        )
+    );
 
     // An unchanged tree selects nothing: every shard has no work, and the merge is the
     // unsharded report.
@@ -253,7 +321,10 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
     let merged = merge_command(unchanged.path(), &files).arg("--json").output().unwrap();
     assert_eq!((merged.status.code(), serde_json::from_slice::<Value>(&merged.stdout).unwrap()), (Some(0), single));
     let merged = merge_command(unchanged.path(), &files).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&merged.stdout), "racelens: the change selects no test (static reachability; no coverage history)\n");
+    assert_eq!(
+        String::from_utf8_lossy(&merged.stdout),
+        "racelens: the change selects no test (static reachability; no coverage history)\n"
+    );
 
     for bad in ["0/2", "3/2", "2", "1/0", "x/y"] {
         let out = racelens_command(repo.path(), &["explore", "--affected", "--shard", bad]).output().unwrap();
@@ -261,7 +332,10 @@ fn a_shard_without_a_test_says_so_and_merge_refuses_an_incomplete_set() {
         assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(2), true), "{bad}: {stderr}");
         assert!(stderr.contains(&format!("invalid value '{bad}' for '--shard <I/N>'")), "{bad}: {stderr}");
     }
-    let out = racelens_command(repo.path(), &["explore", "--test", "PositionTest#snapshotsAreNeverTorn", "--shard", "1/2"]).output().unwrap();
+    let out =
+        racelens_command(repo.path(), &["explore", "--test", "PositionTest#snapshotsAreNeverTorn", "--shard", "1/2"])
+            .output()
+            .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "--shard needs --affected: {stderr}");
     assert!(stderr.contains("'--test <CLASS#METHOD>' cannot be used with '--shard <I/N>'"), "{stderr}");

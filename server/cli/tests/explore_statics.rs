@@ -14,7 +14,11 @@ const FIXTURE: &str = "explore-statics";
 #[test]
 fn statics_start_from_their_initial_values_in_every_execution() {
     let repo = repo_from(&fixtures_dir().join(FIXTURE), false);
-    for test in ["org.example.orders.OrderBookTest#twoClerksPlaceTheFirstTwoOrders", "org.example.orders.OrderBookTest#ordersAreSettledOnThePool", "org.example.orders.Replenish"] {
+    for test in [
+        "org.example.orders.OrderBookTest#twoClerksPlaceTheFirstTwoOrders",
+        "org.example.orders.OrderBookTest#ordersAreSettledOnThePool",
+        "org.example.orders.Replenish",
+    ] {
         let r = common::passes_every_schedule(repo.path(), test, &[]);
         assert!(common::claims_complete(&r, 2), "{test}: a complete claim: {r:#}");
     }
@@ -23,7 +27,11 @@ fn statics_start_from_their_initial_values_in_every_execution() {
 #[test]
 fn a_lost_update_of_the_singleton_is_found_and_replays_in_a_fresh_jvm() {
     let repo = fixture_repo(FIXTURE);
-    common::fails_and_replays(repo.path(), "org.example.orders.OrderBookTest#twoClerksPlaceTheFirstTwoOrders", "java.lang.AssertionError");
+    common::fails_and_replays(
+        repo.path(),
+        "org.example.orders.OrderBookTest#twoClerksPlaceTheFirstTwoOrders",
+        "java.lang.AssertionError",
+    );
 }
 
 #[test]

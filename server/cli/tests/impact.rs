@@ -32,12 +32,21 @@ fn changed() -> String {
 
 /// The base version's files.
 fn base_files() -> Vec<(&'static str, String)> {
-    ["src/main/java/org/w/Bin.java", "src/test/java/org/w/BinTest.java"].into_iter().map(|p| (p, std::fs::read_to_string(fixtures_dir().join("impact-bin/base").join(p)).unwrap())).collect()
+    ["src/main/java/org/w/Bin.java", "src/test/java/org/w/BinTest.java"]
+        .into_iter()
+        .map(|p| (p, std::fs::read_to_string(fixtures_dir().join("impact-bin/base").join(p)).unwrap()))
+        .collect()
 }
 
 /// The 1-based line of the working tree's `Bin.java` that holds `text` (the last such line).
 fn line_of(text: &str) -> u64 {
-    changed().lines().collect::<Vec<_>>().iter().rposition(|l| l.contains(text)).unwrap_or_else(|| panic!("no line with `{text}`")) as u64 + 1
+    changed()
+        .lines()
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("no line with `{text}`")) as u64
+        + 1
 }
 
 /// `(line, access, field, reason kinds)` of every impacted entry.
@@ -48,7 +57,8 @@ fn entries(r: &Value) -> BTreeSet<(u64, String, String, Vec<String>)> {
         .iter()
         .map(|a| {
             assert_eq!(a["file"], BIN_PATH, "{a:#}");
-            let reasons = a["reasons"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap().to_string()).collect();
+            let reasons =
+                a["reasons"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap().to_string()).collect();
             let field = a["target"].as_str().unwrap().trim_start_matches("org.w.Bin.").to_string();
             (a["line"].as_u64().unwrap(), a["access"].as_str().unwrap().to_string(), field, reasons)
         })
@@ -87,10 +97,14 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
     // Not marked: `closed = true` (before the notify), `lastAudit = units` (same lock, same
     // history), the reader's and the test thread's reads, the write of `audits` right after
     // its read.
-    let reason = &r["impacted"].as_array().unwrap().iter().find(|a| a["line"] == line_of("units += n;")).unwrap()["reasons"][0];
+    let reason =
+        &r["impacted"].as_array().unwrap().iter().find(|a| a["line"] == line_of("units += n;")).unwrap()["reasons"][0];
     assert_eq!(reason["old"], serde_json::json!(["Bin@BinTest.java:10"]), "{reason:#}");
     assert_eq!(reason["new"], serde_json::json!([]), "{reason:#}");
-    assert_eq!((r["base_run"]["outcome"].as_str(), r["working_tree_run"]["outcome"].as_str()), (Some("pass"), Some("pass")));
+    assert_eq!(
+        (r["base_run"]["outcome"].as_str(), r["working_tree_run"]["outcome"].as_str()),
+        (Some("pass"), Some("pass"))
+    );
     assert_eq!(r["counts"]["statements"], 7);
     assert_eq!(r["base"].as_str().map(str::len), Some(40));
 
@@ -98,12 +112,20 @@ fn each_way_an_access_becomes_impacted_and_no_other_access() {
     let out = racelens_command(dir.path(), &["impact", "--test", TEST]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("10 impacted accesses at 7 statements"), "{text}");
-    assert!(text.contains(&format!("Bin.java:{}  lock  (Bin.audit; ", line_of("synchronized (auditLock) {"))), "{text}");
+    assert!(
+        text.contains(&format!("Bin.java:{}  lock  (Bin.audit; ", line_of("synchronized (auditLock) {"))),
+        "{text}"
+    );
     assert!(text.contains("lock released earlier: since its previous access the thread released no lock before, Object@Bin.java:6 now"), "{text}");
     assert!(text.contains("happens-before changed: nothing before, Bin@BinTest.java:10.notifyAll now"), "{text}");
     let commit = r["base"].as_str().unwrap();
     let projects = cache().join("racelens").join("projects");
-    let classes: Vec<_> = std::fs::read_dir(&projects).unwrap().flatten().map(|p| p.path().join("base").join(commit).join("classes/org/w/Bin.class")).filter(|c| c.is_file()).collect();
+    let classes: Vec<_> = std::fs::read_dir(&projects)
+        .unwrap()
+        .flatten()
+        .map(|p| p.path().join("base").join(commit).join("classes/org/w/Bin.class"))
+        .filter(|c| c.is_file())
+        .collect();
     assert_eq!(classes.len(), 1, "the base build is cached per commit under {}", projects.display());
     // A third run compiles nothing for the base: its classes are the ones of the first.
     let built = std::fs::metadata(&classes[0]).unwrap().modified().unwrap();
@@ -122,13 +144,24 @@ fn exploration_prioritizes_by_the_static_and_the_dynamic_impact_and_says_so() {
         r
     };
     let both = explore(&[]);
-    assert_eq!((both["impact"]["source"].as_str(), both["impact"]["dynamic_statements"].as_u64()), (Some("both"), Some(7)), "{both:#}");
+    assert_eq!(
+        (both["impact"]["source"].as_str(), both["impact"]["dynamic_statements"].as_u64()),
+        (Some("both"), Some(7)),
+        "{both:#}"
+    );
     let static_icps = both["impact"]["static_icps"].as_u64().unwrap();
     assert!(static_icps > 0 && both["icps"].as_u64().unwrap() > static_icps, "{both:#}");
     let dynamic = explore(&["--icps", "dynamic"]);
-    assert_eq!((dynamic["impact"]["source"].as_str(), dynamic["impact"]["static_icps"].as_u64()), (Some("dynamic"), Some(0)), "{dynamic:#}");
+    assert_eq!(
+        (dynamic["impact"]["source"].as_str(), dynamic["impact"]["static_icps"].as_u64()),
+        (Some("dynamic"), Some(0)),
+        "{dynamic:#}"
+    );
     let only_static = explore(&["--icps", "static"]);
-    assert_eq!(only_static["impact"], serde_json::json!({"source": "static", "static_icps": static_icps, "dynamic_statements": null, "note": null}));
+    assert_eq!(
+        only_static["impact"],
+        serde_json::json!({"source": "static", "static_icps": static_icps, "dynamic_statements": null, "note": null})
+    );
     // The text says it too, after the result.
     let out = racelens_command(dir.path(), &["explore", "--test", TEST, "--max-schedules", "50"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -144,7 +177,13 @@ fn without_a_base_run_the_default_falls_back_to_the_analysis_and_says_why() {
     let (code, r) = racelens(dir.path(), &["explore", "--test", TEST, "--max-schedules", "20"]);
     assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["impact"]["source"], "static", "{r:#}");
-    assert!(r["impact"]["note"].as_str().unwrap().starts_with("dynamic impact not used: the test could not be recorded on the base revision"), "{r:#}");
+    assert!(
+        r["impact"]["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("dynamic impact not used: the test could not be recorded on the base revision"),
+        "{r:#}"
+    );
     // Asked for, the dynamic impact is used as it is: every access counts as new.
     let (_, r) = racelens(dir.path(), &["explore", "--test", TEST, "--max-schedules", "20", "--icps", "dynamic"]);
     assert_eq!(r["impact"]["source"], "dynamic", "{r:#}");

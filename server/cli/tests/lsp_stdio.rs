@@ -193,7 +193,9 @@ fn exploring_with_an_unknown_heuristic_is_an_error_response_and_the_server_goes_
     let path = repo.path().canonicalize().unwrap().join("src/test/java/org/example/pool/ObjectPoolTest.java");
     let uri = format!("file://{}", path.display());
     s.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": std::fs::read_to_string(&path).unwrap()}}}));
-    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}));
+    s.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": {"textDocument": {"uri": uri}}}),
+    );
     let lenses = s.wait(|m| m["id"] == 2);
     let mut arg = lenses["result"][0]["command"]["arguments"][0].clone();
     assert_eq!(arg["method"], "addWhileBorrowingKeepsCountsConsistent", "{lenses}");

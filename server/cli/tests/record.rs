@@ -85,7 +85,12 @@ fn selection(dir: &Path) -> (Vec<Row>, String, Value) {
         .iter()
         .map(|t| {
             let pairs = t["pairs"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect();
-            (t["test"].as_str().unwrap().to_string(), t["selected"] == true, t["evidence"].as_str().unwrap().to_string(), pairs)
+            (
+                t["test"].as_str().unwrap().to_string(),
+                t["selected"] == true,
+                t["evidence"].as_str().unwrap().to_string(),
+                pairs,
+            )
         })
         .collect();
     tests.sort();
@@ -121,9 +126,23 @@ fn coverage_selects_only_the_test_whose_threads_run_both_ends_and_falls_back_to_
     write(dir, COUNTER_PATH, COUNTER);
     let (code, rec) = racelens(dir, &["record", "--all"]);
     assert_eq!(code, 0, "{rec:#}");
-    let recorded: Vec<(String, u64, String)> =
-        rec["tests"].as_array().unwrap().iter().map(|t| (t["test"].as_str().unwrap().to_string(), t["threads"].as_u64().unwrap(), t["outcome"].as_str().unwrap().to_string())).collect();
-    assert_eq!(recorded, [(ONE.to_string(), 2, "pass".to_string()), (TWO.to_string(), 2, "pass".to_string())], "{rec:#}");
+    let recorded: Vec<(String, u64, String)> = rec["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["test"].as_str().unwrap().to_string(),
+                t["threads"].as_u64().unwrap(),
+                t["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [(ONE.to_string(), 2, "pass".to_string()), (TWO.to_string(), 2, "pass".to_string())],
+        "{rec:#}"
+    );
     let history = Path::new(rec["history"].as_str().unwrap());
     assert!(history.is_file() && !history.starts_with(dir), "the history is kept outside the work tree: {rec:#}");
     let revision = rec["revision"].as_str().unwrap()[..7].to_string();
@@ -138,28 +157,59 @@ fn coverage_selects_only_the_test_whose_threads_run_both_ends_and_falls_back_to_
         reason(&v, TWO),
         format!("selected: its recorded run (at {revision}) executed both ends of 1 impacted pair in different threads; 1 new (not covered by a test ranked before it)")
     );
-    assert!(reason(&v, ONE).starts_with(&format!("not selected: its recorded run (at {revision}) executed both ends of 3 impacted pairs in one thread only")), "{v:#}");
+    assert!(
+        reason(&v, ONE).starts_with(&format!(
+            "not selected: its recorded run (at {revision}) executed both ends of 3 impacted pairs in one thread only"
+        )),
+        "{v:#}"
+    );
 
     // The text says each test's evidence and what the selection rests on.
     let out = racelens_command(dir, &["select"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("#1 selected {TWO} — covers 1 impacted pair")) && text.contains(&format!("[coverage at {revision}]\n")), "{text}");
+    assert!(
+        text.contains(&format!("#1 selected {TWO} — covers 1 impacted pair"))
+            && text.contains(&format!("[coverage at {revision}]\n")),
+        "{text}"
+    );
     assert!(text.ends_with(&format!("racelens: 1 of 2 tests selected for this change (coverage of 2 tests recorded at {revision}, static for 0)\n")), "{text}");
 
     // Lines inserted above the recorded accesses: the record still maps, onto the new lines.
-    let shifted = unlocked().replace("    private int count;\n", "    private int count;\n\n    private int other;\n\n    public int other() {\n        return other;\n    }\n");
+    let shifted = unlocked().replace(
+        "    private int count;\n",
+        "    private int count;\n\n    private int other;\n\n    public int other() {\n        return other;\n    }\n",
+    );
     write(dir, COUNTER_PATH, &shifted);
     let (tests, _, _) = selection(dir);
-    assert_eq!(tests, [row(ONE, false, "coverage", &[]), row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:13 <-> read Counter.java:17"])]);
+    assert_eq!(
+        tests,
+        [
+            row(ONE, false, "coverage", &[]),
+            row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:13 <-> read Counter.java:17"])
+        ]
+    );
 
     // The write moved into a new method the recorded run never entered: the threads that ran
     // its caller stand for it (SimRT section 3.3).
     let extracted = unlocked()
-        .replace("    public void add() {\n        count++;\n    }\n", "    public void add() {\n        bump();\n    }\n")
-        .replace("        return count;\n    }\n", "        return count;\n    }\n\n    private void bump() {\n        count++;\n    }\n");
+        .replace(
+            "    public void add() {\n        count++;\n    }\n",
+            "    public void add() {\n        bump();\n    }\n",
+        )
+        .replace(
+            "        return count;\n    }\n",
+            "        return count;\n    }\n\n    private void bump() {\n        count++;\n    }\n",
+        );
     write(dir, COUNTER_PATH, &extracted);
     let (tests, _, v) = selection(dir);
-    assert_eq!(tests, [row(ONE, false, "coverage", &[]), row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:15 <-> read Counter.java:11"])], "{v:#}");
+    assert_eq!(
+        tests,
+        [
+            row(ONE, false, "coverage", &[]),
+            row(TWO, true, "coverage", &["RW Counter.count: write Counter.java:15 <-> read Counter.java:11"])
+        ],
+        "{v:#}"
+    );
 
     // Rewritten in most of its lines: the record does not map, and static reachability decides.
     let rewritten = "package org.c;\n\npublic final class Counter {\n    private long count = 0L;\n\n    public void add() {\n        count = count + 1;\n    }\n\n    public int get() {\n        return (int) count;\n    }\n}\n";
@@ -185,7 +235,10 @@ fn coverage_selects_only_the_test_whose_threads_run_both_ends_and_falls_back_to_
     let two = tests.iter().find(|t| t.0 == TWO).unwrap();
     assert_eq!((two.1, two.2.as_str()), (true, "coverage"), "{v:#}");
     assert!(reason(&v, TWO).contains("executed both ends of"), "{v:#}");
-    assert!(evidence.starts_with("coverage of 1 test recorded at ") && evidence.ends_with(", static for 1"), "{evidence}");
+    assert!(
+        evidence.starts_with("coverage of 1 test recorded at ") && evidence.ends_with(", static for 1"),
+        "{evidence}"
+    );
 }
 
 #[test]
@@ -193,7 +246,11 @@ fn record_needs_tests_to_run() {
     let repo = repo_with(&[(COUNTER_PATH, COUNTER)], &[]);
     let out = racelens_command(repo.path(), &["record", "--all"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no test that starts threads"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no test that starts threads"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = racelens_command(repo.path(), &["record"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "neither --all nor --test is a usage error");
     let help = racelens_command(repo.path(), &["record", "--help"]).output().unwrap();

@@ -9,7 +9,12 @@ use std::process::{Child, Command, Stdio};
 /// Starts `rtscheck <args>` with the `racelens` binary of this build.
 fn start(args: &[&str]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rtscheck"));
-    command.args(args).arg("--racelens").arg(env!("CARGO_BIN_EXE_racelens")).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+        .args(args)
+        .arg("--racelens")
+        .arg(env!("CARGO_BIN_EXE_racelens"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     command.spawn().unwrap()
 }
 
@@ -27,7 +32,10 @@ fn rtscheck(args: &[&str]) -> (i32, String) {
 
 /// The summary's `(checks, violations)` of `rule`.
 fn counts(output: &str, rule: &str) -> (u64, u64) {
-    let line = output.lines().find(|l| l.split_whitespace().next() == Some(rule)).unwrap_or_else(|| panic!("no line for {rule}:\n{output}"));
+    let line = output
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(rule))
+        .unwrap_or_else(|| panic!("no line for {rule}:\n{output}"));
     let words: Vec<&str> = line.split_whitespace().collect();
     (words[1].parse().unwrap(), words[3].parse().unwrap())
 }
@@ -61,9 +69,18 @@ fn the_jvm_rules_hold_on_programs_whose_evolutions_break_tests() {
         assert!(out.ends_with("rtscheck: no violation\n"), "{out}");
         let (r1, r7) = (counts(&out, "R1"), counts(&out, "R7"));
         assert!(r1.0 > 0 && r7.0 > 0, "{out}");
-        failing += out.lines().find(|l| l.contains("newly failing multithreaded tests")).unwrap_or_else(|| panic!("R1 compared something: {out}"));
+        failing += out
+            .lines()
+            .find(|l| l.contains("newly failing multithreaded tests"))
+            .unwrap_or_else(|| panic!("R1 compared something: {out}"));
     }
-    for op in ["swap-lock-order", "notifyAll-to-notify", "remove-synchronized", "split-critical-section", "move-access-out-of-lock"] {
+    for op in [
+        "swap-lock-order",
+        "notifyAll-to-notify",
+        "remove-synchronized",
+        "split-critical-section",
+        "move-access-out-of-lock",
+    ] {
         assert!(failing.contains(op), "{op}: {failing}");
     }
 }
@@ -79,7 +96,10 @@ fn the_jvm_rules_hold_on_programs_whose_evolutions_break_tests() {
 fn field_hiding_is_selected_and_found() {
     let (code, out) = rtscheck(&["--seeds", "1", "--first", "1", "--op", "field-hiding"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("newly failing multithreaded tests (exhaustive exploration, bound 2): field-hiding 2"), "{out}");
+    assert!(
+        out.contains("newly failing multithreaded tests (exhaustive exploration, bound 2): field-hiding 2"),
+        "{out}"
+    );
     assert_eq!(counts(&out, "R1"), (2, 0), "{out}");
     assert!(out.ends_with("rtscheck: no violation\n"), "{out}");
 }

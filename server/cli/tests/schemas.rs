@@ -42,11 +42,18 @@ fn committed_schemas_are_the_generated_ones() {
         // Each is a schema the validator accepts, of a report object.
         let schema: Value = serde_json::from_str(&generated).unwrap();
         assert!(jsonschema::validator_for(&schema).is_ok(), "{name}");
-        assert_eq!((&schema["$schema"], &schema["type"]), (&json!("https://json-schema.org/draft/2020-12/schema"), &json!("object")), "{name}");
+        assert_eq!(
+            (&schema["$schema"], &schema["type"]),
+            (&json!("https://json-schema.org/draft/2020-12/schema"), &json!("object")),
+            "{name}"
+        );
     }
     assert!(stale.is_empty(), "these schemas differ from the report types (run `UPDATE_SCHEMAS=1 cargo test -p racelens --test schemas`):\n{}", stale.join("\n"));
     // No schema of a report that no longer exists.
-    let mut files: Vec<String> = std::fs::read_dir(schemas_dir()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut files: Vec<String> = std::fs::read_dir(schemas_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     files.sort();
     let mut expected: Vec<String> = NAMES.iter().map(|n| format!("{n}.schema.json")).collect();
     expected.sort();
@@ -136,10 +143,12 @@ fn the_schemas_reject_reports_that_break_the_contract() {
     // A shard's data is all there or not there; a test's result is a whole report.
     assert!(!with("shard", json!({"index": 1, "count": 2})).is_empty());
     assert!(!with("shard", Value::Null).is_empty(), "`shard` is absent or whole");
-    let entry = json!({"test": "A#a", "rank": 1, "pairs": [], "budget": 10, "result": {"outcome": "pass"}, "error": null});
+    let entry =
+        json!({"test": "A#a", "rank": 1, "pairs": [], "budget": 10, "result": {"outcome": "pass"}, "error": null});
     assert!(!with("tests", json!([entry])).is_empty());
     assert!(!with("failed", json!(-1)).is_empty());
-    let no_result = json!({"test": "A#a", "rank": 1, "pairs": [], "budget": 10, "result": null, "error": "no such test"});
+    let no_result =
+        json!({"test": "A#a", "rank": 1, "pairs": [], "budget": 10, "result": null, "error": "no such test"});
     assert!(with("tests", json!([no_result])).is_empty());
 
     let replay = json!({"test": "A#a", "outcome": "pass", "message": "passed", "file": null, "line": null, "divergence": null, "trace": []});

@@ -40,14 +40,18 @@ fn json_lists_every_test_best_first_with_the_pairs_it_covers() {
     assert!(keys.windows(2).all(|w| at(w[0]) < at(w[1])), "{raw}");
     assert!(at("evidence") < raw.rfind("\"total\":").unwrap(), "{raw}");
 
-    assert_eq!((&v["selected"], &v["total"], &v["evidence"]), (&json!(4), &json!(10), &json!("static reachability; no coverage history")));
+    assert_eq!(
+        (&v["selected"], &v["total"], &v["evidence"]),
+        (&json!(4), &json!(10), &json!("static reachability; no coverage history"))
+    );
     let tests = v["tests"].as_array().unwrap();
     for t in tests {
         assert_eq!(t.as_object().unwrap().len(), 6, "{t}");
         assert_eq!(t["evidence"], "static");
         assert_eq!(t["pairs"].as_array().unwrap().is_empty(), t["selected"] == false, "{t}");
     }
-    let order: Vec<String> = tests.iter().map(|t| format!("#{} {} {}", t["rank"], t["selected"], t["test"].as_str().unwrap())).collect();
+    let order: Vec<String> =
+        tests.iter().map(|t| format!("#{} {} {}", t["rank"], t["selected"], t["test"].as_str().unwrap())).collect();
     assert_eq!(
         order,
         [
@@ -108,7 +112,16 @@ fn an_unchanged_tree_selects_nothing() {
 fn help_explains_selection_and_ranking_and_errors_exit_2() {
     let outside = tempfile::tempdir().unwrap();
     let help = text(&select(outside.path(), &["--help"]).stdout);
-    for words in ["Selection (SimRT", "static reachability", "Ranking (SimRT section 3.6)", "coverage is reset", "fewer methods", "Evidence `coverage`", "changed\n  too much to map", "Exit status"] {
+    for words in [
+        "Selection (SimRT",
+        "static reachability",
+        "Ranking (SimRT section 3.6)",
+        "coverage is reset",
+        "fewer methods",
+        "Evidence `coverage`",
+        "changed\n  too much to map",
+        "Exit status",
+    ] {
         assert!(help.contains(words), "{words}: {help}");
     }
     let out = select(outside.path(), &[]);
@@ -136,5 +149,9 @@ fn undecided_sharing_is_named_not_passed_over() {
     assert_eq!((&json["selected"], &json["undecided"]), (&json!(0), &json!([state])));
     let affected = racelens_command(repo.path(), &["explore", "--affected"]).output().unwrap();
     assert_eq!(affected.status.code(), Some(0), "{}", text(&affected.stderr));
-    assert!(text(&affected.stdout).contains(&format!("racelens: no evidence either way: {state}")), "{}", text(&affected.stdout));
+    assert!(
+        text(&affected.stdout).contains(&format!("racelens: no evidence either way: {state}")),
+        "{}",
+        text(&affected.stdout)
+    );
 }

@@ -48,7 +48,8 @@ fn config(gradle_home: &Path, daemon: bool) -> Config {
 fn read(dir: &Path, config: &Config, jdk: &Jdk) -> (Duration, String) {
     let root = dir.canonicalize().unwrap();
     let started = Instant::now();
-    let read = build::read(&root, config, &root.join(TEST_FILE), jdk).unwrap_or_else(|e| panic!("{e}")).expect("a build");
+    let read =
+        build::read(&root, config, &root.join(TEST_FILE), jdk).unwrap_or_else(|e| panic!("{e}")).expect("a build");
     (started.elapsed(), read.line())
 }
 
@@ -100,7 +101,12 @@ fn main() {
         let repo = shop(tool);
         for run in ["cold", "again"] {
             let (total, cp, compile, summary) = prepare(repo.path(), &config(&gradle_home, daemon), &jdk);
-            println!("| {tool}, {run} | {:.2} s | {:.2} s | {:.2} s | {summary} |", total.as_secs_f64(), cp.as_secs_f64(), compile.as_secs_f64());
+            println!(
+                "| {tool}, {run} | {:.2} s | {:.2} s | {:.2} s | {summary} |",
+                total.as_secs_f64(),
+                cp.as_secs_f64(),
+                compile.as_secs_f64()
+            );
         }
     }
     // Only the daemons of the bench's own Gradle user home.

@@ -45,7 +45,16 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { seeds: 0, budget: 10_000, faults: None, heuristics: all_heuristics(), stress_seconds: 20, verify: false, bound: racelens_explore::explorer::DEFAULT_MAX_BOUND, parts: 1 };
+    let mut a = Args {
+        seeds: 0,
+        budget: 10_000,
+        faults: None,
+        heuristics: all_heuristics(),
+        stress_seconds: 20,
+        verify: false,
+        bound: racelens_explore::explorer::DEFAULT_MAX_BOUND,
+        parts: 1,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
@@ -94,7 +103,13 @@ fn main() {
     let args = args();
     let jdk = Jdk::locate().expect("a JDK");
     let faults = faults(&args.faults);
-    println!("CAPP benchmark: {} faults, heuristics {}, budget {} schedules, largest preemption bound {}", faults.len(), args.heuristics.join(" "), args.budget, args.bound);
+    println!(
+        "CAPP benchmark: {} faults, heuristics {}, budget {} schedules, largest preemption bound {}",
+        faults.len(),
+        args.heuristics.join(" "),
+        args.budget,
+        args.bound
+    );
     if args.verify {
         verify(&faults, &jdk, args.budget, args.bound, args.parts);
     }
@@ -106,7 +121,13 @@ fn main() {
     let mut stress_rows = Vec::new();
     for fault in &faults {
         let mut p = prepare(fault, true, &jdk);
-        eprintln!("{} ({}): {} ICPs, {} impacted pairs", fault.name, fault.kind, p.model.icps.len(), p.model.pairs.len());
+        eprintln!(
+            "{} ({}): {} ICPs, {} impacted pairs",
+            fault.name,
+            fault.kind,
+            p.model.icps.len(),
+            p.model.pairs.len()
+        );
         for h in &args.heuristics {
             let (n, t) = run(&mut p, h, None, args.budget);
             schedules.entry(h.clone()).or_default().push(n);
@@ -120,11 +141,19 @@ fn main() {
         }
         p.session.close();
         if args.stress_seconds > 0 {
-            stress_rows.push(stress::until_failure(&p.session.project, &p.session.spec, &jdk, Duration::from_secs(args.stress_seconds)));
+            stress_rows.push(stress::until_failure(
+                &p.session.project,
+                &p.session.spec,
+                &jdk,
+                Duration::from_secs(args.stress_seconds),
+            ));
         }
     }
 
-    println!("\nSchedules to the first failure (default search order; — = not found within {} schedules):\n", args.budget);
+    println!(
+        "\nSchedules to the first failure (default search order; — = not found within {} schedules):\n",
+        args.budget
+    );
     let names: Vec<&str> = faults.iter().map(|f| f.name.as_str()).collect();
     print!("| heuristic |");
     for n in &names {
@@ -148,7 +177,11 @@ fn main() {
         match &basic {
             Some(b) if h != "basic" => {
                 // Speed-up per fault: basic / heuristic, a miss counting as the budget.
-                let ratios: Vec<f64> = b.iter().zip(row).map(|(b, n)| b.unwrap_or(args.budget) as f64 / n.unwrap_or(args.budget) as f64).collect();
+                let ratios: Vec<f64> = b
+                    .iter()
+                    .zip(row)
+                    .map(|(b, n)| b.unwrap_or(args.budget) as f64 / n.unwrap_or(args.budget) as f64)
+                    .collect();
                 let g = geomean(&ratios);
                 let worst = ratios.iter().cloned().fold(f64::INFINITY, f64::min);
                 println!(" {g:.2}× | {:.2}× | {found}/{} |", 1.0 / worst, row.len());
@@ -170,12 +203,18 @@ fn main() {
     }
 
     if args.seeds > 0 {
-        println!("\nOver {} randomized orders: median [first quartile, third quartile] schedules to the first failure:\n", args.seeds);
+        println!(
+            "\nOver {} randomized orders: median [first quartile, third quartile] schedules to the first failure:\n",
+            args.seeds
+        );
         for h in &args.heuristics {
-            let cells: Vec<String> = seeded[h].iter().map(|v| {
-                let (q1, m, q3) = quartiles(v.clone());
-                format!("{m:.0} [{q1:.0}, {q3:.0}]")
-            }).collect();
+            let cells: Vec<String> = seeded[h]
+                .iter()
+                .map(|v| {
+                    let (q1, m, q3) = quartiles(v.clone());
+                    format!("{m:.0} [{q1:.0}, {q3:.0}]")
+                })
+                .collect();
             println!("| {h} | {} |", cells.join(" | "));
         }
         let medians = |h: &str| -> Vec<f64> { seeded[h].iter().map(|v| quartiles(v.clone()).1).collect() };
@@ -190,12 +229,21 @@ fn main() {
     }
 
     if !stress_rows.is_empty() {
-        println!("\nStress testing (the test run again and again without control, {} s at most per fault):\n", args.stress_seconds);
+        println!(
+            "\nStress testing (the test run again and again without control, {} s at most per fault):\n",
+            args.stress_seconds
+        );
         println!("| fault | runs | first failure after | time |");
         println!("|---|---:|---:|---:|");
         for (fault, s) in faults.iter().zip(&stress_rows) {
             match s {
-                Ok(s) => println!("| {} | {} | {} | {} ms |", fault.name, s.runs, s.failed_at.map_or("—".into(), |n| format!("run {n}: {}", s.failure.as_deref().unwrap_or("?"))), s.elapsed.as_millis()),
+                Ok(s) => println!(
+                    "| {} | {} | {} | {} ms |",
+                    fault.name,
+                    s.runs,
+                    s.failed_at.map_or("—".into(), |n| format!("run {n}: {}", s.failure.as_deref().unwrap_or("?"))),
+                    s.elapsed.as_millis()
+                ),
                 Err(e) => println!("| {} | error: {e} | | |", fault.name),
             }
         }
@@ -208,11 +256,29 @@ fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32, parts: u32) {
     for fault in faults {
         let mut p = prepare(fault, false, jdk);
         let mut explore = |part: Part| {
-            let options = Options { strategy: Strategy::Icb { max_bound: Some(bound) }, max_schedules: budget, part, ..Options::default() };
-            let r = racelens_explore::exploration::explore_test(&mut p.session, &options, Choice::parse("basic").expect("basic"), None, 3, &mut |_| {}, &AtomicBool::new(false)).expect("runs");
+            let options = Options {
+                strategy: Strategy::Icb { max_bound: Some(bound) },
+                max_schedules: budget,
+                part,
+                ..Options::default()
+            };
+            let r = racelens_explore::exploration::explore_test(
+                &mut p.session,
+                &options,
+                Choice::parse("basic").expect("basic"),
+                None,
+                3,
+                &mut |_| {},
+                &AtomicBool::new(false),
+            )
+            .expect("runs");
             match r.verdict {
                 Verdict::Passed | Verdict::Limit => Coverage::of(&r),
-                Verdict::Failed(f) => panic!("{} ({part}): the correct version fails: {}", fault.name, racelens_explore::results::report::headline(&f.full)),
+                Verdict::Failed(f) => panic!(
+                    "{} ({part}): the correct version fails: {}",
+                    fault.name,
+                    racelens_explore::results::report::headline(&f.full)
+                ),
                 other => panic!("{} ({part}): {other:?}", fault.name),
             }
         };
@@ -221,7 +287,11 @@ fn verify(faults: &[Fault], jdk: &Jdk, budget: u64, bound: u32, parts: u32) {
             let each: Vec<Coverage> = (0..parts).map(|i| explore(Part::new(i, parts).expect("i < parts"))).collect();
             let runs: Vec<String> = each.iter().map(|c| c.runs.to_string()).collect();
             let longest = each.iter().map(|c| c.runs).max().unwrap_or(0);
-            println!("  in {parts} parts: runs {} (the longest part {longest}); together: {}", runs.join(" + "), Coverage::join(&each).text());
+            println!(
+                "  in {parts} parts: runs {} (the longest part {longest}); together: {}",
+                runs.join(" + "),
+                Coverage::join(&each).text()
+            );
         }
         p.session.close();
     }

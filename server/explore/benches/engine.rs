@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_explore::explorer::{self, Options, Stats, Verdict};
-use racelens_explore::jvm::Session;
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::project::{self, Sources};
-use racelens_explore::search::{Basic, Search, Strategy};
+use racelens_explore::jvm::Session;
 use racelens_explore::jvm::{agent, stress, tests};
+use racelens_explore::search::{Basic, Search, Strategy};
 
 fn repo_dir(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests").join(rel)
@@ -37,7 +37,8 @@ fn explore(session: &mut Session, max_schedules: u64) -> (Verdict, Stats) {
     session.kind().expect("the JVM starts");
     let options = Options { strategy: Strategy::Icb { max_bound: Some(2) }, max_schedules, ..Options::default() };
     let mut search = Search::new(Some((options.strategy, None, false)), None, Box::new(Basic));
-    let report = explorer::explore(session, &options, &mut search, &mut |_| {}, &AtomicBool::new(false)).expect("the exploration runs");
+    let report = explorer::explore(session, &options, &mut search, &mut |_| {}, &AtomicBool::new(false))
+        .expect("the exploration runs");
     (report.verdict, report.stats)
 }
 
@@ -80,7 +81,12 @@ fn throughput(name: &str, repo: &Path, test: &str, max_schedules: u64, jdk: &Jdk
 
 fn point_cost(jdk: &Jdk) {
     let jar = agent::agent_jar().expect("the agent");
-    let out = Command::new(&jdk.java).args(["-XX:TieredStopAtLevel=1", "-cp"]).arg(&jar).arg("racelens.agent.bench.PointCost").output().expect("java runs");
+    let out = Command::new(&jdk.java)
+        .args(["-XX:TieredStopAtLevel=1", "-cp"])
+        .arg(&jar)
+        .arg("racelens.agent.bench.PointCost")
+        .output()
+        .expect("java runs");
     print!("{}", String::from_utf8_lossy(&out.stdout));
     if !out.status.success() {
         eprintln!("{}", String::from_utf8_lossy(&out.stderr));
@@ -104,25 +110,50 @@ fn time_to_failure(jdk: &Jdk) {
     let stressed = stress::until_failure(&s.project, &s.spec, jdk, Duration::from_secs(30)).expect("stress runs");
     s.close();
     match stressed.failed_at {
-        Some(run) => println!("  stress testing: first failure in run {run}, after {} ms ({})", stressed.elapsed.as_millis(), stressed.failure.unwrap_or_default()),
-        None => println!("  stress testing: no failure in {} runs ({} ms)", stressed.runs, stressed.elapsed.as_millis()),
+        Some(run) => println!(
+            "  stress testing: first failure in run {run}, after {} ms ({})",
+            stressed.elapsed.as_millis(),
+            stressed.failure.unwrap_or_default()
+        ),
+        None => {
+            println!("  stress testing: no failure in {} runs ({} ms)", stressed.runs, stressed.elapsed.as_millis())
+        }
     }
 }
 
 /// The test of the CAPP bench's `inventory-reserve` fault (its `fault.toml`).
 fn inventory_test() -> String {
-    let toml = std::fs::read_to_string(repo_dir("bench/capp/inventory-reserve/fault.toml")).expect("the fault's description");
+    let toml =
+        std::fs::read_to_string(repo_dir("bench/capp/inventory-reserve/fault.toml")).expect("the fault's description");
     toml.lines().find_map(|l| l.strip_prefix("test = ")).expect("its test").trim_matches('"').to_string()
 }
 
 fn main() {
     let jdk = Jdk::locate().expect("a JDK");
     let small = support::repo_from(&repo_dir("fixtures/explore-lost-update"), false);
-    throughput("small test (LatencyStatsTest, 2 threads)", small.path(), "LatencyStatsTest#concurrentRecordsAreAllCounted", 100_000, &jdk);
+    throughput(
+        "small test (LatencyStatsTest, 2 threads)",
+        small.path(),
+        "LatencyStatsTest#concurrentRecordsAreAllCounted",
+        100_000,
+        &jdk,
+    );
     let medium = support::repo_from(&repo_dir("bench/capp/inventory-reserve"), false);
-    throughput("project test (OrderServiceTest of the CAPP bench's inventory-reserve, 2 threads, bound 2)", medium.path(), &inventory_test(), 100_000, &jdk);
+    throughput(
+        "project test (OrderServiceTest of the CAPP bench's inventory-reserve, 2 threads, bound 2)",
+        medium.path(),
+        &inventory_test(),
+        100_000,
+        &jdk,
+    );
     let large = support::repo_from(&repo_dir("bench/engine/hit-counter"), false);
-    throughput("large test (HitCounterTest, 2 threads x 300 hits)", large.path(), "HitCounterTest#everyHitIsCounted", 300, &jdk);
+    throughput(
+        "large test (HitCounterTest, 2 threads x 300 hits)",
+        large.path(),
+        "HitCounterTest#everyHitIsCounted",
+        300,
+        &jdk,
+    );
     point_cost(&jdk);
     time_to_failure(&jdk);
 }

@@ -26,8 +26,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use common::{cell, faults, geomean, prepare, Fault, Prepared};
-use racelens_explore::explorer::{Options, Preemption, Verdict};
 use racelens_explore::exploration::Places;
+use racelens_explore::explorer::{Options, Preemption, Verdict};
 use racelens_explore::impact::{self, BaseSession, HostVersions, IcpSource};
 use racelens_explore::jvm::java::Jdk;
 use racelens_explore::jvm::protocol::Site;
@@ -61,7 +61,8 @@ fn args() -> Args {
     a
 }
 
-const SOURCES: [(IcpSource, &str); 3] = [(IcpSource::Static, "static"), (IcpSource::Dynamic, "dynamic"), (IcpSource::Both, "both")];
+const SOURCES: [(IcpSource, &str); 3] =
+    [(IcpSource::Static, "static"), (IcpSource::Dynamic, "dynamic"), (IcpSource::Both, "both")];
 
 /// One exploration: schedules to the first failure (or why it could not tell), schedules
 /// run, schedules the selection left out.
@@ -74,7 +75,12 @@ struct Run {
 }
 
 impl Run {
-    fn of(session: &mut Session, model: &ChangeModel, heuristic: &str, options: &Options) -> (Run, Option<Vec<Preemption>>) {
+    fn of(
+        session: &mut Session,
+        model: &ChangeModel,
+        heuristic: &str,
+        options: &Options,
+    ) -> (Run, Option<Vec<Preemption>>) {
         let (report, _) = common::explore(session, model, heuristic, options);
         let found = common::first_failure(&report);
         let (schedules, skipped) = report.as_ref().map_or((0, 0), |r| (r.stats.schedules, r.claim.skipped));
@@ -145,7 +151,11 @@ fn line_key(class: &str, line: u32) -> String {
 }
 
 fn static_lines(model: &ChangeModel) -> BTreeSet<String> {
-    model.pct_sites.iter().filter_map(|s| s.rsplit_once(':').and_then(|(c, l)| Some(line_key(c, l.parse().ok()?)))).collect()
+    model
+        .pct_sites
+        .iter()
+        .filter_map(|s| s.rsplit_once(':').and_then(|(c, l)| Some(line_key(c, l.parse().ok()?))))
+        .collect()
 }
 
 fn dynamic_lines(report: &ImpactReport) -> BTreeSet<String> {
@@ -168,7 +178,12 @@ fn base_session(p: &Prepared, jdk: &Jdk) -> (BaseSession, Option<Duration>, Opti
     let started = Instant::now();
     let built = project::build_base(&commit, &sources, jdk, &p.session.project);
     let cached = started.elapsed();
-    let session = built.map(|project| Some((commit, Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, p.session.spec.clone()))));
+    let session = built.map(|project| {
+        Some((
+            commit,
+            Session::new(jdk.clone(), agent::agent_jar().expect("the agent"), project, p.session.spec.clone()),
+        ))
+    });
     (session, Some(cold), Some(cached))
 }
 
@@ -186,14 +201,16 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
     let versions = HostVersions::new(&mut p.host);
     let places = Places::of(&p.host);
     let started = Instant::now();
-    let dynamic = impact::dynamic_impact(&mut p.session, base, &versions, &|class| places.file_of(class), args.max_steps);
+    let dynamic =
+        impact::dynamic_impact(&mut p.session, base, &versions, &|class| places.file_of(class), args.max_steps);
     let recording = started.elapsed();
     let runs = match &dynamic {
         Ok(r) => {
             if let Some(why) = &r.base_unavailable {
                 problems.push(format!("not recorded on the base revision: {why}"));
             }
-            let base = r.base_run.as_ref().map_or("—".to_string(), |b| format!("{}, {} accesses", b.outcome, b.accesses));
+            let base =
+                r.base_run.as_ref().map_or("—".to_string(), |b| format!("{}, {} accesses", b.outcome, b.accesses));
             format!("{base} / {}, {} accesses", r.working_tree_run.outcome, r.working_tree_run.accesses)
         }
         Err(e) => {
@@ -211,7 +228,11 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
     for (source, name) in SOURCES {
         let (model, used, _) = impact::model_for(&p.model, Some(source), || dynamic.clone());
         if used.source.as_str() != name {
-            problems.push(format!("--icps {name}: {} used instead ({})", used.source, used.note.as_deref().unwrap_or("no note")));
+            problems.push(format!(
+                "--icps {name}: {} used instead ({})",
+                used.source,
+                used.note.as_deref().unwrap_or("no note")
+            ));
         } else if let Some(note) = &used.note {
             problems.push(format!("--icps {name}: {note}"));
         }
@@ -221,7 +242,8 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
     }
     p.session.close();
 
-    for (label, runs) in [(heuristics::DEFAULT, &default), (args.line_heuristic.as_str(), &line), ("--select", &select)] {
+    for (label, runs) in [(heuristics::DEFAULT, &default), (args.line_heuristic.as_str(), &line), ("--select", &select)]
+    {
         for ((_, name), run) in SOURCES.iter().zip(runs.iter()) {
             match &run.found {
                 Err(e) => problems.push(format!("{label} with {name} impact: {e}")),
@@ -232,7 +254,9 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
                     run.skipped,
                     if run.limit { " (the budget ran out)" } else { " (the selection was over)" }
                 )),
-                Ok(None) => problems.push(format!("{label} with {name} impact: no failure within {} schedules", args.budget)),
+                Ok(None) => {
+                    problems.push(format!("{label} with {name} impact: no failure within {} schedules", args.budget))
+                }
                 Ok(Some(_)) => {}
             }
         }
@@ -240,11 +264,17 @@ fn measure(fault: &Fault, jdk: &Jdk, args: &Args) -> Row {
     if let Err(e) = &basic.found {
         problems.push(format!("basic: {e}"));
     }
-    let at = |x: &Preemption, set: &BTreeSet<String>| [&x.site, &x.next].into_iter().flatten().any(|s: &Site| set.contains(&line_key(&s.class, s.line)));
-    let preempted_at = basic_preemptions.as_ref().map(|pre| (pre.iter().filter(|x| at(x, &statics)).count(), pre.iter().filter(|x| at(x, &dynamics)).count(), pre.len()));
+    let at = |x: &Preemption, set: &BTreeSet<String>| {
+        [&x.site, &x.next].into_iter().flatten().any(|s: &Site| set.contains(&line_key(&s.class, s.line)))
+    };
+    let preempted_at = basic_preemptions.as_ref().map(|pre| {
+        (pre.iter().filter(|x| at(x, &statics)).count(), pre.iter().filter(|x| at(x, &dynamics)).count(), pre.len())
+    });
     // Where the dynamic impact misses the failing schedule's preemption: what it holds instead.
     for x in basic_preemptions.iter().flatten().filter(|x| dynamic.is_ok() && !at(x, &dynamics)) {
-        let place = |s: &Option<Site>| s.as_ref().map_or("?".to_string(), |s| format!("{} {} {}", line_key(&s.class, s.line), s.op, s.target));
+        let place = |s: &Option<Site>| {
+            s.as_ref().map_or("?".to_string(), |s| format!("{} {} {}", line_key(&s.class, s.line), s.op, s.target))
+        };
         let held: Vec<&String> = dynamics.iter().take(12).collect();
         problems.push(format!(
             "basic's failing schedule preempts at {} (then {}), {} the static impact and not in the dynamic one ({}{})",
@@ -316,7 +346,8 @@ fn main() {
         rows.push(row);
     }
     let n = rows.len();
-    let dynamic_or = |r: &Row, f: fn((usize, usize)) -> usize| r.dynamic.map_or("error".to_string(), |d| f(d).to_string());
+    let dynamic_or =
+        |r: &Row, f: fn((usize, usize)) -> usize| r.dynamic.map_or("error".to_string(), |d| f(d).to_string());
 
     println!("\nImpact-set size and the cost of the dynamic impact (times in ms):\n");
     println!("| fault | static ICPs | static lines | dynamic statements | dynamic accesses | both lines | lines in both sets | base compile, first | base compile, cached | two recorded runs | base run / working-tree run |");
@@ -340,7 +371,11 @@ fn main() {
     let sum = |f: &dyn Fn(&Row) -> usize| rows.iter().map(f).sum::<usize>();
     let gm_ms = |f: &dyn Fn(&Row) -> Option<Duration>| {
         let v: Vec<f64> = rows.iter().filter_map(f).map(|d| d.as_secs_f64() * 1000.0).collect();
-        if v.is_empty() { "—".to_string() } else { format!("{:.0}", geomean(&v)) }
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            format!("{:.0}", geomean(&v))
+        }
     };
     println!(
         "| **total** (times: geometric mean) | {} | {} | {} | {} | {} | {} | {} | {} | {} | |",
@@ -354,9 +389,16 @@ fn main() {
         gm_ms(&|r| r.base_cached),
         gm_ms(&|r| Some(r.recording)),
     );
-    let ratios: Vec<f64> = rows.iter().filter_map(|r| r.dynamic.filter(|d| d.0 > 0 && r.static_lines > 0).map(|d| d.0 as f64 / r.static_lines as f64)).collect();
+    let ratios: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.dynamic.filter(|d| d.0 > 0 && r.static_lines > 0).map(|d| d.0 as f64 / r.static_lines as f64))
+        .collect();
     if !ratios.is_empty() {
-        println!("\ndynamic statements / static lines: geometric mean {:.2} over the {} faults where both are non-empty", geomean(&ratios), ratios.len());
+        println!(
+            "\ndynamic statements / static lines: geometric mean {:.2} over the {} faults where both are non-empty",
+            geomean(&ratios),
+            ratios.len()
+        );
     }
 
     let l = &args.line_heuristic;
@@ -369,7 +411,8 @@ fn main() {
         let at = r.preempted_at.map_or("—".into(), |(s, d, all)| format!("{s}/{all} / {d}/{all}"));
         println!("| {} | {} | {} | {at} |", r.fault, r.basic.text(), cells.join(" | "));
     }
-    let column = |pick: &dyn Fn(&Row) -> &Run| schedules_summary(&rows.iter().map(pick).collect::<Vec<_>>(), args.budget);
+    let column =
+        |pick: &dyn Fn(&Row) -> &Run| schedules_summary(&rows.iter().map(pick).collect::<Vec<_>>(), args.budget);
     let mut summary = vec![column(&|r| &r.basic)];
     for i in 0..3 {
         summary.push(column(&|r| &r.default[i]));
@@ -390,11 +433,25 @@ fn main() {
     for i in 0..3 {
         let runs: Vec<&Run> = rows.iter().map(|r| &r.select[i]).collect();
         let (run, skipped) = runs.iter().fold((0, 0), |(a, b), r| (a + r.schedules, b + r.skipped));
-        totals.push(format!("found {}/{n}, {run} run, {:.0}% skipped", runs.iter().filter(|r| matches!(r.found, Ok(Some(_)))).count(), 100.0 * skipped as f64 / (run + skipped).max(1) as f64));
+        totals.push(format!(
+            "found {}/{n}, {run} run, {:.0}% skipped",
+            runs.iter().filter(|r| matches!(r.found, Ok(Some(_)))).count(),
+            100.0 * skipped as f64 / (run + skipped).max(1) as f64
+        ));
     }
     println!("| **total** | {} |", totals.join(" | "));
 
-    let lost: Vec<String> = rows.iter().flat_map(|r| r.select.iter().zip(SOURCES).skip(1).filter(|(run, _)| !matches!(run.found, Ok(Some(_)))).map(|(_, (_, name))| format!("{} ({name})", r.fault))).collect();
+    let lost: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            r.select
+                .iter()
+                .zip(SOURCES)
+                .skip(1)
+                .filter(|(run, _)| !matches!(run.found, Ok(Some(_))))
+                .map(|(_, (_, name))| format!("{} ({name})", r.fault))
+        })
+        .collect();
     if lost.is_empty() {
         println!("\nNo fault lost by --select with the dynamic impact (dynamic or both).");
     } else {

@@ -38,7 +38,12 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { budget: 2_000, seconds: 60, heuristics: ["basic", "pct+LA", "pct+LA+pos", "pos", "random"].map(String::from).to_vec(), seeds: 0 };
+    let mut a = Args {
+        budget: 2_000,
+        seconds: 60,
+        heuristics: ["basic", "pct+LA", "pct+LA+pos", "pos", "random"].map(String::from).to_vec(),
+        seeds: 0,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
@@ -61,7 +66,13 @@ fn programs_dir() -> PathBuf {
 fn main() {
     let args = args();
     let jdk = Jdk::locate().expect("a JDK");
-    println!("literature programs: {} tests, budget {} schedules or {} s each, heuristics {}", PROGRAMS.len(), args.budget, args.seconds, args.heuristics.join(" "));
+    println!(
+        "literature programs: {} tests, budget {} schedules or {} s each, heuristics {}",
+        PROGRAMS.len(),
+        args.budget,
+        args.seconds,
+        args.heuristics.join(" ")
+    );
     print!("| program | threads |");
     for h in &args.heuristics {
         print!(" {h} |");
@@ -74,11 +85,17 @@ fn main() {
         let mut p = common::prepare_program(&programs_dir().join(dir), test, &jdk);
         let mut cells = Vec::new();
         for h in &args.heuristics {
-            let seeds: Vec<Option<u64>> = if args.seeds == 0 { vec![None] } else { (1..=args.seeds).map(Some).collect() };
+            let seeds: Vec<Option<u64>> =
+                if args.seeds == 0 { vec![None] } else { (1..=args.seeds).map(Some).collect() };
             let mut results: Vec<Option<u64>> = seeds
                 .iter()
                 .map(|&seed| {
-                    let options = Options { seed, max_schedules: args.budget, max_time: Some(Duration::from_secs(args.seconds)), ..Options::default() };
+                    let options = Options {
+                        seed,
+                        max_schedules: args.budget,
+                        max_time: Some(Duration::from_secs(args.seconds)),
+                        ..Options::default()
+                    };
                     let (report, _) = common::explore(&mut p.session, &p.model, h, &options);
                     common::first_failure(&report).unwrap_or_else(|e| panic!("{test} under {h}: {e}"))
                 })
@@ -100,6 +117,11 @@ fn main() {
     }
     println!();
     for (i, h) in args.heuristics.iter().enumerate() {
-        println!("{h}: {} of {} found; at most {:.1}× the best heuristic's schedules where it found the fault", found[i], PROGRAMS.len(), worst_ratio[i]);
+        println!(
+            "{h}: {} of {} found; at most {:.1}× the best heuristic's schedules where it found the fault",
+            found[i],
+            PROGRAMS.len(),
+            worst_ratio[i]
+        );
     }
 }

@@ -49,7 +49,16 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) }, seed: None, max_schedules: 10_000, max_time: None, max_steps: 100_000, all: false, select: false, part: Part::WHOLE }
+        Options {
+            strategy: Strategy::Icb { max_bound: Some(DEFAULT_MAX_BOUND) },
+            seed: None,
+            max_schedules: 10_000,
+            max_time: None,
+            max_steps: 100_000,
+            all: false,
+            select: false,
+            part: Part::WHOLE,
+        }
     }
 }
 
@@ -166,6 +175,22 @@ pub enum Verdict {
     Limitation(Box<Found>, String),
 }
 
+impl Verdict {
+    /// A verdict that says the exploration did not run its course (stopped, uncontrolled,
+    /// cancelled, or a failure that is not the program's): it stands over any failure found
+    /// before it, when invocations' verdicts are joined.
+    pub fn ends_the_claim(&self) -> bool {
+        matches!(
+            self,
+            Verdict::Stopped(_)
+                | Verdict::Uncontrolled(_)
+                | Verdict::Cancelled
+                | Verdict::Unconfirmed(..)
+                | Verdict::Limitation(..)
+        )
+    }
+}
+
 pub struct Report {
     pub verdict: Verdict,
     pub stats: Stats,
@@ -186,20 +211,35 @@ pub struct Report {
 pub fn preemptions(full: &Execution, session: &Session) -> Vec<Preemption> {
     // Every scheduling point is an event in full mode: a thread's next event after a
     // decision is the operation it performs next.
-    let next_of = |t: ThreadId, step: u32| full.events.iter().find(|e| e.thread == t && e.step >= step && e.site != 0).and_then(|e| session.site(e.site));
+    let next_of = |t: ThreadId, step: u32| {
+        full.events.iter().find(|e| e.thread == t && e.step >= step && e.site != 0).and_then(|e| session.site(e.site))
+    };
     full.decisions
         .iter()
         .enumerate()
         .filter(|(_, d)| d.preempts(d.thread))
         .map(|(i, d)| {
             let from = d.current.unwrap_or(0);
-            Preemption { decision: i, step: d.step, from, to: d.thread, site: next_of(from, d.step), next: next_of(d.thread, d.step) }
+            Preemption {
+                decision: i,
+                step: d.step,
+                from,
+                to: d.thread,
+                site: next_of(from, d.step),
+                next: next_of(d.thread, d.step),
+            }
         })
         .collect()
 }
 
 /// Explores the test's schedules in the order `search` gives.
-pub fn explore(session: &mut Session, options: &Options, search: &mut Search, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
+pub fn explore(
+    session: &mut Session,
+    options: &Options,
+    search: &mut Search,
+    progress: &mut dyn FnMut(&Stats),
+    cancel: &AtomicBool,
+) -> Result<Report, String> {
     let started = Instant::now();
     let mut stats = Stats::default();
     let mut first_failure: Option<Box<Found>> = None;
@@ -242,14 +282,20 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
         match &exec.outcome {
             Outcome::Pass => {}
             Outcome::Livelock => stats.livelocks += 1,
-            Outcome::Divergence { .. } => break Verdict::Stopped(nondeterministic(&crate::results::report::headline(&exec))),
-            Outcome::Timeout => break Verdict::Stopped("an execution took too long (the test may block on something racelens does not control, such as I/O)".into()),
+            Outcome::Divergence { .. } => {
+                break Verdict::Stopped(nondeterministic(&crate::results::report::headline(&exec)))
+            }
+            Outcome::Timeout => break Verdict::Stopped(
+                "an execution took too long (the test may block on something racelens does not control, such as I/O)"
+                    .into(),
+            ),
             Outcome::Uncontrolled(what) => break Verdict::Uncontrolled(what.clone()),
             Outcome::Error(e) => break Verdict::Stopped(format!("the agent failed: {e}")),
             Outcome::Fail(_) | Outcome::Deadlock(_) | Outcome::Exit(_) => {
                 stats.failures += 1;
                 if first_failure.is_none() {
-                    first_failure = Some(Box::new(found(session, &req, exec.clone(), stats.schedules, options, cancel)?));
+                    first_failure =
+                        Some(Box::new(found(session, &req, exec.clone(), stats.schedules, options, cancel)?));
                 }
                 if !options.all {
                     break Verdict::Failed(first_failure.take().expect("set above"));
@@ -268,12 +314,27 @@ pub fn explore(session: &mut Session, options: &Options, search: &mut Search, pr
     stats.elapsed = started.elapsed();
     let verdict = match (verdict, first_failure) {
         (Verdict::Failed(f), _) => Verdict::Failed(f),
-        (v @ (Verdict::Stopped(_) | Verdict::Cancelled | Verdict::Uncontrolled(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..)), _) => v,
+        (
+            v @ (Verdict::Stopped(_)
+            | Verdict::Cancelled
+            | Verdict::Uncontrolled(_)
+            | Verdict::Unconfirmed(..)
+            | Verdict::Limitation(..)),
+            _,
+        ) => v,
         (_, Some(f)) => Verdict::Failed(f),
         (v, None) => v,
     };
     sequential.sort_by(|a, b| (&a.class, a.line).cmp(&(&b.class, b.line)));
-    Ok(Report { verdict, stats, claim: search.claim(), systematic: search.is_systematic(), matched: search.matched(), sequential, invocations: 0 })
+    Ok(Report {
+        verdict,
+        stats,
+        claim: search.claim(),
+        systematic: search.is_systematic(),
+        matched: search.matched(),
+        sequential,
+        invocations: 0,
+    })
 }
 
 /// The budget that is spent, if one is: schedules, wall time, or an interrupt.
@@ -301,7 +362,14 @@ fn nondeterministic(what: &str) -> String {
 /// The failure `exec` of `req`, ready for the report: a schedule found at random loses the
 /// preemptions it does not need first (at most 40 more runs, not counted as schedules
 /// explored: they are the report's, not the search's).
-fn found(session: &mut Session, req: &Request, exec: Execution, schedules: u64, options: &Options, cancel: &AtomicBool) -> Result<Found, String> {
+fn found(
+    session: &mut Session,
+    req: &Request,
+    exec: Execution,
+    schedules: u64,
+    options: &Options,
+    cancel: &AtomicBool,
+) -> Result<Found, String> {
     let (choices, exec) = match req.kind {
         Kind::Branch { .. } => (req.choices.clone(), exec),
         Kind::Pct | Kind::Sample => {
@@ -320,8 +388,15 @@ fn found(session: &mut Session, req: &Request, exec: Execution, schedules: u64, 
 /// Runs a failing schedule again in full mode, for the report's details (events, stacks,
 /// preemptions). The outcome reported is the fast run's; the two runs are not compared
 /// here (a replay compares its run with the schedule string's places).
-fn confirm(session: &mut Session, choices: Vec<ThreadId>, exec: Execution, schedules: u64, options: &Options) -> Result<Found, String> {
-    let full = session.run(&exec.decisions.iter().map(|d| d.thread).collect::<Vec<_>>(), Mode::Full, options.max_steps)?;
+fn confirm(
+    session: &mut Session,
+    choices: Vec<ThreadId>,
+    exec: Execution,
+    schedules: u64,
+    options: &Options,
+) -> Result<Found, String> {
+    let full =
+        session.run(&exec.decisions.iter().map(|d| d.thread).collect::<Vec<_>>(), Mode::Full, options.max_steps)?;
     let string = ScheduleString::of(&choices, &exec, |s| session.site(s));
     let preemptions = preemptions(&full, session);
     Ok(Found { schedules, choices, string, execution: exec, full, preemptions })
@@ -329,7 +404,11 @@ fn confirm(session: &mut Session, choices: Vec<ThreadId>, exec: Execution, sched
 
 /// Runs one schedule (a replay): the fast execution checked against the string's places,
 /// then the full one for the report.
-pub fn replay(session: &mut Session, string: &ScheduleString, max_steps: u32) -> Result<(Execution, Option<(usize, String, String)>), String> {
+pub fn replay(
+    session: &mut Session,
+    string: &ScheduleString,
+    max_steps: u32,
+) -> Result<(Execution, Option<(usize, String, String)>), String> {
     // A parameterized or repeated test's schedule runs its own invocation.
     let invocation = string.invocation.map(|i| session.invocation_numbered(i)).transpose()?;
     session.select_invocation(invocation);

@@ -29,7 +29,11 @@ pub fn path(root: &Path) -> PathBuf {
 /// The history in `file` ([`path`]; empty when there is none, or it cannot be read).
 pub fn load(file: &Path) -> History {
     let read = std::fs::read_to_string(file).ok().and_then(|text| serde_json::from_str::<History>(&text).ok());
-    read.filter(|h| h.version == HISTORY_VERSION).unwrap_or(History { version: HISTORY_VERSION, snapshots: BTreeMap::new(), tests: BTreeMap::new() })
+    read.filter(|h| h.version == HISTORY_VERSION).unwrap_or(History {
+        version: HISTORY_VERSION,
+        snapshots: BTreeMap::new(),
+        tests: BTreeMap::new(),
+    })
 }
 
 /// Adds `runs`, recorded on `snapshot`, to the history in `file` ([`path`]; each replaces the
@@ -46,7 +50,9 @@ pub fn save(file: &Path, snapshot: &Snapshot, runs: Vec<(String, TestRun)>) -> R
 
 /// The sources a test runs on (those [`Sources::of`] a host takes), as its record names them.
 pub fn snapshot(sources: &Sources) -> Snapshot {
-    Snapshot { files: sources.files.iter().map(|(path, text, _)| (path.clone(), content_hash(text.as_bytes()))).collect() }
+    Snapshot {
+        files: sources.files.iter().map(|(path, text, _)| (path.clone(), content_hash(text.as_bytes()))).collect(),
+    }
 }
 
 /// Where a record is made: the sources' [`snapshot`], the commit HEAD was at, and the project
@@ -112,7 +118,12 @@ mod tests {
         let file = cache.path().join("shop-1/coverage.json");
         assert!(load(&file).tests.is_empty());
         let snapshot = Snapshot::default();
-        let run = |outcome: &str| TestRun { outcome: outcome.into(), source: "record".into(), snapshot: snapshot.id(), ..TestRun::default() };
+        let run = |outcome: &str| TestRun {
+            outcome: outcome.into(),
+            source: "record".into(),
+            snapshot: snapshot.id(),
+            ..TestRun::default()
+        };
         save(&file, &snapshot, vec![("a.T#x".into(), run("pass")), ("a.T#y".into(), run("fail"))]).unwrap();
         save(&file, &snapshot, vec![("a.T#x".into(), run("deadlock"))]).unwrap();
         let h = load(&file);

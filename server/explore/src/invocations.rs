@@ -32,7 +32,14 @@ pub fn share(total: u64, n: usize, i: usize) -> u64 {
 
 /// Explores each invocation of the session's test in turn (see the module documentation), and
 /// the report for them all. The session runs the test's first invocation again afterwards.
-pub fn explore_each(session: &mut Session, invocations: &[Invocation], options: &Options, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool, one: &mut ExploreOne) -> Result<Report, String> {
+pub fn explore_each(
+    session: &mut Session,
+    invocations: &[Invocation],
+    options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    cancel: &AtomicBool,
+    one: &mut ExploreOne,
+) -> Result<Report, String> {
     let mut reports: Vec<Report> = Vec::new();
     let mut before = Stats::default();
     for (i, inv) in invocations.iter().enumerate() {
@@ -43,7 +50,8 @@ pub fn explore_each(session: &mut Session, invocations: &[Invocation], options: 
         // The time left is shared among the invocations left, as the schedules are.
         let left = (invocations.len() - i) as u32;
         let max_time = options.max_time.map(|t| t.saturating_sub(before.elapsed) / left);
-        let options = Options { max_schedules: share(options.max_schedules, invocations.len(), i), max_time, ..options.clone() };
+        let options =
+            Options { max_schedules: share(options.max_schedules, invocations.len(), i), max_time, ..options.clone() };
         let mut offset = |s: &Stats| progress(&add(&before, s));
         let result = one(session, &options, &mut offset);
         let report = match result {
@@ -56,7 +64,11 @@ pub fn explore_each(session: &mut Session, invocations: &[Invocation], options: 
         before = add(&before, &report.stats);
         let ends = match &report.verdict {
             Verdict::Failed(_) => !options.all,
-            Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Cancelled | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => true,
+            Verdict::Stopped(_)
+            | Verdict::Uncontrolled(_)
+            | Verdict::Cancelled
+            | Verdict::Unconfirmed(..)
+            | Verdict::Limitation(..) => true,
             Verdict::Limit => report.stats.budget != Budget::Schedules,
             Verdict::Passed => false,
         };
@@ -115,7 +127,7 @@ fn combine(reports: Vec<Report>, total: usize) -> Report {
             }
         }
         verdict = match (verdict, r.verdict) {
-            (v @ (Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Cancelled | Verdict::Unconfirmed(..) | Verdict::Limitation(..)), _) => v,
+            (v, _) if v.ends_the_claim() => v,
             (_, Verdict::Failed(mut f)) => {
                 f.schedules += schedules_before;
                 if first_failure.is_none() {
@@ -123,13 +135,14 @@ fn combine(reports: Vec<Report>, total: usize) -> Report {
                 }
                 Verdict::Passed
             }
-            (_, v @ (Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Cancelled | Verdict::Limit | Verdict::Unconfirmed(..) | Verdict::Limitation(..))) => v,
-            (v, Verdict::Passed) => v,
+            (_, v @ Verdict::Limit) => v,
+            (_, v) if v.ends_the_claim() => v,
+            (v, _) => v,
         };
     }
     claim.complete_bound = if complete { bound.flatten() } else { None };
     let verdict = match (verdict, first_failure) {
-        (v @ (Verdict::Stopped(_) | Verdict::Uncontrolled(_) | Verdict::Cancelled | Verdict::Unconfirmed(..) | Verdict::Limitation(..)), _) => v,
+        (v, _) if v.ends_the_claim() => v,
         (_, Some(f)) => Verdict::Failed(f),
         (v, None) => v,
     };

@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::impact::compare::Reason;
 use crate::jvm::protocol::ThreadId;
 use crate::results::coverage::Coverage;
-pub use crate::results::Place;
 use crate::results::swimlane::Lanes;
+pub use crate::results::Place;
 
 /// `racelens explore --test T --json`: one test's exploration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -459,7 +459,9 @@ mod tests {
     fn a_failure_kept_before_the_picture_still_loads_without_it() {
         // `explorations.json` as a racelens without the swimlane page wrote it.
         let kept = r#"{"Failed": {"title": "AssertionError", "headline": "h", "schedules": 2, "preemptions": [], "schedule": "v1_0_", "place": null, "table": "| T0 (main) |\n"}}"#;
-        let ResultKind::Failed { lanes, table, .. } = serde_json::from_str::<ResultKind>(kept).unwrap() else { panic!("not a failure") };
+        let ResultKind::Failed { lanes, table, .. } = serde_json::from_str::<ResultKind>(kept).unwrap() else {
+            panic!("not a failure")
+        };
         assert_eq!((lanes, table.as_str()), (None, "| T0 (main) |\n"));
     }
 }

@@ -85,7 +85,8 @@ impl Threads {
         // From the lowest digit up: each 16 digits fill one word.
         let bytes = digits.as_bytes();
         for (i, chunk) in bytes.rchunks(16).enumerate() {
-            let word = u64::from_str_radix(std::str::from_utf8(chunk).expect("hex digits are ASCII"), 16).map_err(|_| format!("bad thread mask `{s}`"))?;
+            let word = u64::from_str_radix(std::str::from_utf8(chunk).expect("hex digits are ASCII"), 16)
+                .map_err(|_| format!("bad thread mask `{s}`"))?;
             if word != 0 {
                 if out.words.len() <= i {
                     out.words.resize(i + 1, 0);
@@ -186,6 +187,8 @@ mod tests {
         assert_eq!(set.intersection(&Threads::single(200)), Threads::new());
         assert!(Threads::from_hex("").is_err() && Threads::from_hex("xyz").is_err());
         assert_eq!(format!("{:b}", Threads::from_iter([1, 2])), "110");
-        assert!(Threads::single(70) > Threads::from_iter([0, 1, 2, 63]) && Threads::single(2) > Threads::from_iter([0, 1]));
+        assert!(
+            Threads::single(70) > Threads::from_iter([0, 1, 2, 63]) && Threads::single(2) > Threads::from_iter([0, 1])
+        );
     }
 }

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_explore::jvm::java::Jdk;
-use racelens_explore::jvm::project::{self, Project, PrepareError, Sources};
+use racelens_explore::jvm::project::{self, PrepareError, Project, Sources};
 use tempfile::TempDir;
 
 const TEST_FILE: &str = "inventory/src/test/java/org/example/inventory/StockTest.java";
@@ -59,7 +59,8 @@ fn sources(dir: &Path) -> Sources {
     host.load().unwrap();
     let mut sources = Sources::of(&host);
     sources.config.maven_args = vec![DEBIAN_REPO.to_string()];
-    sources.config.gradle_args = vec!["--no-daemon".to_string(), "-g".to_string(), scratch().join("gradle-home").display().to_string()];
+    sources.config.gradle_args =
+        vec!["--no-daemon".to_string(), "-g".to_string(), scratch().join("gradle-home").display().to_string()];
     sources
 }
 
@@ -100,13 +101,22 @@ fn maven_gives_the_test_modules_classpath_sources_and_surefire_settings() {
     let dir = repo.path();
     let project = prepare(dir).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        project.classpath_line.starts_with("classpath: maven 3.8.7, module inventory (+ ids as sources), 4 jars, read in "),
+        project
+            .classpath_line
+            .starts_with("classpath: maven 3.8.7, module inventory (+ ids as sources), 4 jars, read in "),
         "{}",
         project.classpath_line
     );
     // The test's module and the module it depends on; not `reports`, which does not compile.
     assert_eq!(project.summary, "compiled 3 files");
-    assert_eq!(class_files(&project), ["org/example/ids/IdSource.class", "org/example/inventory/Stock.class", "org/example/inventory/StockTest.class"]);
+    assert_eq!(
+        class_files(&project),
+        [
+            "org/example/ids/IdSource.class",
+            "org/example/inventory/Stock.class",
+            "org/example/inventory/StockTest.class"
+        ]
+    );
     for jar in ["commons-lang3-3.12.0.jar", "slf4j-api-1.7.32.jar", "junit-4.x.jar", "hamcrest-debian.jar"] {
         assert!(has(&project.classpath, jar), "{jar} in {:?}", project.classpath);
     }
@@ -142,8 +152,16 @@ fn maven_gives_the_test_modules_classpath_sources_and_surefire_settings() {
     assert!(with_plugins.classpath_line.contains("read in"), "{}", with_plugins.classpath_line);
     assert_eq!(with_plugins.jvm.args, ["-Xmx256m", "-Dshop.region=eu"]);
     assert_eq!(with_plugins.notes.len(), 1, "{:?}", with_plugins.notes);
-    assert!(with_plugins.notes[0].contains("`@{argLine}`") && with_plugins.notes[0].contains("[java] jvm_args"), "{}", with_plugins.notes[0]);
-    assert!(class_files(&with_plugins).contains(&"org/example/inventory/Customers.class".to_string()), "{:?}", class_files(&with_plugins));
+    assert!(
+        with_plugins.notes[0].contains("`@{argLine}`") && with_plugins.notes[0].contains("[java] jvm_args"),
+        "{}",
+        with_plugins.notes[0]
+    );
+    assert!(
+        class_files(&with_plugins).contains(&"org/example/inventory/Customers.class".to_string()),
+        "{:?}",
+        class_files(&with_plugins)
+    );
 }
 
 #[test]
@@ -152,12 +170,25 @@ fn gradle_gives_the_test_projects_classpath_sources_and_test_task_settings() {
     let dir = repo.path();
     let project = prepare(dir).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        project.classpath_line.starts_with("classpath: gradle 4.4.1, module inventory (+ ids as sources), 4 jars, read in "),
+        project
+            .classpath_line
+            .starts_with("classpath: gradle 4.4.1, module inventory (+ ids as sources), 4 jars, read in "),
         "{}",
         project.classpath_line
     );
-    assert_eq!(class_files(&project), ["org/example/ids/IdSource.class", "org/example/inventory/Stock.class", "org/example/inventory/StockTest.class"]);
-    assert!(has(&project.classpath, "commons-lang3-3.12.0.jar") && has(&project.classpath, "slf4j-api-1.7.32.jar"), "{:?}", project.classpath);
+    assert_eq!(
+        class_files(&project),
+        [
+            "org/example/ids/IdSource.class",
+            "org/example/inventory/Stock.class",
+            "org/example/inventory/StockTest.class"
+        ]
+    );
+    assert!(
+        has(&project.classpath, "commons-lang3-3.12.0.jar") && has(&project.classpath, "slf4j-api-1.7.32.jar"),
+        "{:?}",
+        project.classpath
+    );
     assert!(project.classpath.contains(&dir.join("inventory/src/test/resources")), "{:?}", project.classpath);
     // The test task's heap size and system properties (Gradle moves `-D` options of
     // jvmArgs there), its working directory.
@@ -169,10 +200,21 @@ fn gradle_gives_the_test_projects_classpath_sources_and_test_task_settings() {
     assert!(project.jvm.assertions);
     assert_eq!(status(dir), "", "Gradle wrote nothing in the work tree (its project cache goes to racelens's cache)");
     let again = prepare(dir).unwrap();
-    assert!(again.classpath_line.ends_with("cached") && again.summary == "up to date", "{} / {}", again.classpath_line, again.summary);
+    assert!(
+        again.classpath_line.ends_with("cached") && again.summary == "up to date",
+        "{} / {}",
+        again.classpath_line,
+        again.summary
+    );
     // Another project of the build (without a build file of its own) has a model of its own.
-    let ids = project::prepare(&sources(dir), &jdk(), Some(Path::new("ids/src/main/java/org/example/ids/IdSource.java"))).unwrap_or_else(|e| panic!("{e}"));
-    assert!(ids.classpath_line.starts_with("classpath: gradle 4.4.1, module ids, 1 jar, read in "), "{}", ids.classpath_line);
+    let ids =
+        project::prepare(&sources(dir), &jdk(), Some(Path::new("ids/src/main/java/org/example/ids/IdSource.java")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        ids.classpath_line.starts_with("classpath: gradle 4.4.1, module ids, 1 jar, read in "),
+        "{}",
+        ids.classpath_line
+    );
     assert_eq!(class_files(&ids), ["org/example/ids/IdSource.class"]);
     assert!(prepare(dir).unwrap().classpath_line.ends_with("cached"));
 }
@@ -185,11 +227,20 @@ fn a_dependency_maven_cannot_resolve_offline_is_a_clear_error() {
     let wanted = "<dependency><groupId>com.example.vendor</groupId><artifactId>barcodes</artifactId><version>2.1</version></dependency>\n    <dependency>";
     std::fs::write(&pom, std::fs::read_to_string(&pom).unwrap().replacen("<dependency>", wanted, 1)).unwrap();
     let err = prepare(dir).unwrap_err().message;
-    assert!(err.starts_with(&format!("cannot read the Maven build in {}: it could not resolve what the test needs", dir.display())), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "cannot read the Maven build in {}: it could not resolve what the test needs",
+            dir.display()
+        )),
+        "{err}"
+    );
     assert!(err.contains("com.example.vendor:barcodes:jar:2.1"), "{err}");
     assert!(err.contains("It ran offline and needs something it has not downloaded"), "{err}");
     assert!(err.contains("racelens ran: ") && err.contains(" -o ") && err.contains(" pre-clean"), "the command: {err}");
-    assert!(err.contains("`[java] classpath = [") && err.contains("`[java] build_tool = \"none\"`"), "the keys that avoid it: {err}");
+    assert!(
+        err.contains("`[java] classpath = [") && err.contains("`[java] build_tool = \"none\"`"),
+        "the keys that avoid it: {err}"
+    );
 }
 
 #[test]
@@ -197,10 +248,18 @@ fn a_gradle_build_that_needs_the_network_is_a_clear_error() {
     let repo = shop("gradle");
     let dir = repo.path();
     let build = dir.join("build.gradle");
-    let text = std::fs::read_to_string(&build).unwrap().replace("maven { url 'file:///usr/share/maven-repo' }", "mavenCentral()");
+    let text = std::fs::read_to_string(&build)
+        .unwrap()
+        .replace("maven { url 'file:///usr/share/maven-repo' }", "mavenCentral()");
     std::fs::write(&build, text).unwrap();
     let err = prepare(dir).unwrap_err().message;
-    assert!(err.starts_with(&format!("cannot read the Gradle build in {}: it could not resolve what the test needs", dir.display())), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "cannot read the Gradle build in {}: it could not resolve what the test needs",
+            dir.display()
+        )),
+        "{err}"
+    );
     assert!(err.contains("org.apache.commons:commons-lang3:3.12.0"), "{err}");
     assert!(err.contains("It ran offline"), "{err}");
     assert!(err.contains("racelens ran: ") && err.contains("--offline") && err.contains("racelensBuildModel"), "{err}");
@@ -214,15 +273,28 @@ fn a_module_that_does_not_compile_names_the_missing_package_and_keeps_javacs_out
     let stock = dir.join("inventory/src/main/java/org/example/inventory/Stock.java");
     let text = std::fs::read_to_string(&stock)
         .unwrap()
-        .replace("import org.apache.commons.lang3.StringUtils;", "import org.apache.commons.lang3.StringUtils;\nimport org.apache.commons.text.WordUtils;")
+        .replace(
+            "import org.apache.commons.lang3.StringUtils;",
+            "import org.apache.commons.lang3.StringUtils;\nimport org.apache.commons.text.WordUtils;",
+        )
         .replace("\"a reservation needs a customer\"", "WordUtils.capitalize(\"a reservation needs a customer\")");
     std::fs::write(&stock, text).unwrap();
     let err = prepare(dir).unwrap_err();
     let javac = err.javac.as_ref().expect("javac's output is kept");
     let needing: Vec<&String> = javac.summary.missing_packages["org.apache.commons.text"].iter().collect();
     assert_eq!(needing, ["inventory/src/main/java/org/example/inventory/Stock.java"]);
-    assert!(err.message.starts_with("the project does not compile (javac, module inventory (+ ids): 2 errors in 1 file):"), "{}", err.message);
-    assert!(err.message.contains("    org.apache.commons.text, needed by inventory/src/main/java/org/example/inventory/Stock.java"), "{}", err.message);
+    assert!(
+        err.message.starts_with("the project does not compile (javac, module inventory (+ ids): 2 errors in 1 file):"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message.contains(
+            "    org.apache.commons.text, needed by inventory/src/main/java/org/example/inventory/Stock.java"
+        ),
+        "{}",
+        err.message
+    );
     assert!(err.message.contains("The classpath is Maven's for module inventory (+ ids)"), "{}", err.message);
     assert!(err.message.ends_with(&format!("javac's full output: {}", javac.log.display())), "{}", err.message);
     assert_eq!(std::fs::read_to_string(&javac.log).unwrap(), javac.output);
@@ -238,8 +310,17 @@ fn racelens_toml_classpath_wins_over_the_build() {
     // No Maven: every analysed source is compiled, `reports` too, which does not compile.
     let err = project::prepare(&sources, &jdk(), Some(Path::new(TEST_FILE))).unwrap_err();
     let summary = &err.javac.as_ref().expect("javac ran").summary;
-    assert!(summary.missing_packages.contains_key("org.example.billing") && summary.missing_packages.contains_key("org.slf4j"), "{}", err.message);
-    assert!(err.message.contains("every analysed source") && err.message.contains("`[java] classpath` from racelens.toml"), "{}", err.message);
+    assert!(
+        summary.missing_packages.contains_key("org.example.billing")
+            && summary.missing_packages.contains_key("org.slf4j"),
+        "{}",
+        err.message
+    );
+    assert!(
+        err.message.contains("every analysed source") && err.message.contains("`[java] classpath` from racelens.toml"),
+        "{}",
+        err.message
+    );
     assert!(!project::project_cache(dir).join("build-model").exists(), "no build model was read");
 }
 
@@ -254,15 +335,27 @@ fn a_classpath_command_gives_the_classpath_of_a_project_without_a_build() {
     support::git(dir.path(), &["add", "-A"]);
     support::git(dir.path(), &["commit", "-q", "-m", "names"]);
     let mut sources = sources(dir.path());
-    sources.config.classpath_command = Some("echo /usr/share/maven-repo/org/apache/commons/commons-lang3/3.12.0/commons-lang3-3.12.0.jar".into());
-    let project = project::prepare(&sources, &jdk(), Some(Path::new("src/org/example/Names.java"))).unwrap_or_else(|e| panic!("{e}"));
+    sources.config.classpath_command =
+        Some("echo /usr/share/maven-repo/org/apache/commons/commons-lang3/3.12.0/commons-lang3-3.12.0.jar".into());
+    let project = project::prepare(&sources, &jdk(), Some(Path::new("src/org/example/Names.java")))
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(project.classpath_line.starts_with("classpath: command `echo "), "{}", project.classpath_line);
     assert!(project.classpath_line.contains(", 1 entry, read in"), "{}", project.classpath_line);
-    assert!(has(&project.classpath, "commons-lang3-3.12.0.jar") && has(&project.classpath, "junit4.jar"), "{:?}", project.classpath);
-    assert_eq!((project.jvm.working_dir.as_path(), project.jvm.assertions), (dir.path().canonicalize().unwrap().as_path(), true));
+    assert!(
+        has(&project.classpath, "commons-lang3-3.12.0.jar") && has(&project.classpath, "junit4.jar"),
+        "{:?}",
+        project.classpath
+    );
+    assert_eq!(
+        (project.jvm.working_dir.as_path(), project.jvm.assertions),
+        (dir.path().canonicalize().unwrap().as_path(), true)
+    );
     let again = project::prepare(&sources, &jdk(), Some(Path::new("src/org/example/Names.java"))).unwrap();
     assert!(again.classpath_line.ends_with(", 1 entry, cached"), "{}", again.classpath_line);
     sources.config.classpath_command = Some("echo building >&2; exit 3".into());
     let err = project::prepare(&sources, &jdk(), None).unwrap_err().message;
-    assert!(err.contains("`[java] classpath_command` `echo building >&2; exit 3` failed") && err.contains("building"), "{err}");
+    assert!(
+        err.contains("`[java] classpath_command` `echo building >&2; exit 3` failed") && err.contains("building"),
+        "{err}"
+    );
 }

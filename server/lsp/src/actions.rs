@@ -14,7 +14,10 @@ use std::path::Path;
 use racelens_analysis::impact::fixes::fixes;
 use racelens_analysis::impact::{ChangeSet, Diagnostic};
 use racelens_analysis::index::ProjectIndex;
-use tower_lsp_server::ls_types::{self as lsp, CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Position, Range, TextEdit, Uri, WorkspaceEdit};
+use tower_lsp_server::ls_types::{
+    self as lsp, CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, Position, Range, TextEdit, Uri,
+    WorkspaceEdit,
+};
 
 use crate::convert;
 use crate::positions::{range, Encoding};
@@ -33,7 +36,8 @@ pub fn selected<'a>(
     if context.only.as_deref().is_some_and(|only| !wants_quick_fixes(only)) {
         return Vec::new();
     }
-    let theirs: Vec<&lsp::Diagnostic> = context.diagnostics.iter().filter(|d| d.source.as_deref() == Some(convert::SOURCE)).collect();
+    let theirs: Vec<&lsp::Diagnostic> =
+        context.diagnostics.iter().filter(|d| d.source.as_deref() == Some(convert::SOURCE)).collect();
     published
         .filter_map(|d| Some((d, convert::diagnostic(index, root, d, encoding)?.1)))
         .filter(|(_, shown)| {
@@ -49,13 +53,24 @@ pub fn selected<'a>(
 /// The quick fixes of the selected diagnostics, as edits of the document `uri`. Fixes with
 /// the same title and edits (two warnings in one method that lost `synchronized`) are one
 /// action that resolves them all.
-pub fn quick_fixes(index: &ProjectIndex, changes: &ChangeSet, selected: &[(&Diagnostic, lsp::Diagnostic)], uri: &Uri, encoding: Encoding) -> Vec<CodeActionOrCommand> {
+pub fn quick_fixes(
+    index: &ProjectIndex,
+    changes: &ChangeSet,
+    selected: &[(&Diagnostic, lsp::Diagnostic)],
+    uri: &Uri,
+    encoding: Encoding,
+) -> Vec<CodeActionOrCommand> {
     let mut out: Vec<CodeAction> = Vec::new();
     for (d, shown) in selected {
         let Some(entry) = index.entry(d.file) else { continue };
         for fix in fixes(index, changes, d) {
-            let edits: Vec<TextEdit> = fix.edits.iter().map(|(span, text)| TextEdit { range: range(&entry.facts, *span, encoding), new_text: text.clone() }).collect();
-            let edit = WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..WorkspaceEdit::default() };
+            let edits: Vec<TextEdit> = fix
+                .edits
+                .iter()
+                .map(|(span, text)| TextEdit { range: range(&entry.facts, *span, encoding), new_text: text.clone() })
+                .collect();
+            let edit =
+                WorkspaceEdit { changes: Some(HashMap::from([(uri.clone(), edits)])), ..WorkspaceEdit::default() };
             match out.iter_mut().find(|a| a.title == fix.title && a.edit.as_ref() == Some(&edit)) {
                 Some(same) => same.diagnostics.get_or_insert_with(Vec::new).push(shown.clone()),
                 None => out.push(CodeAction {
@@ -77,7 +92,8 @@ pub fn quick_fixes(index: &ProjectIndex, changes: &ChangeSet, selected: &[(&Diag
 /// another unit than they received (Neovim 0.7 sends byte columns back).
 fn same_diagnostic(theirs: &lsp::Diagnostic, ours: &lsp::Diagnostic) -> bool {
     let lines = |r: Range| (r.start.line, r.end.line);
-    theirs.code == ours.code && (theirs.range == ours.range || (lines(theirs.range) == lines(ours.range) && theirs.message == ours.message))
+    theirs.code == ours.code
+        && (theirs.range == ours.range || (lines(theirs.range) == lines(ours.range) && theirs.message == ours.message))
 }
 
 /// Whether the kinds a client asks for (`context.only`) include quick fixes: `quickfix`
@@ -113,7 +129,8 @@ mod tests {
 
     #[test]
     fn a_diagnostic_sent_back_with_byte_columns_is_still_ours() {
-        let at = |c0, c1| Range { start: Position { line: 3, character: c0 }, end: Position { line: 3, character: c1 } };
+        let at =
+            |c0, c1| Range { start: Position { line: 3, character: c0 }, end: Position { line: 3, character: c1 } };
         let diagnostic = |range, message: &str| lsp::Diagnostic {
             range,
             code: Some(lsp::NumberOrString::String("RL008".into())),
@@ -131,7 +148,10 @@ mod tests {
 
     #[test]
     fn ranges_overlap_when_they_share_a_position() {
-        let r = |l0, c0, l1, c1| Range { start: Position { line: l0, character: c0 }, end: Position { line: l1, character: c1 } };
+        let r = |l0, c0, l1, c1| Range {
+            start: Position { line: l0, character: c0 },
+            end: Position { line: l1, character: c1 },
+        };
         assert!(overlaps(r(3, 4, 3, 9), r(3, 9, 3, 9)));
         assert!(overlaps(r(3, 4, 3, 9), r(0, 0, 10, 0)));
         assert!(!overlaps(r(3, 4, 3, 9), r(3, 10, 3, 12)));

@@ -23,13 +23,25 @@ pub fn code_uri(code: &str) -> Option<Uri> {
     format!("racelens:/codes/{code}").parse().ok()
 }
 
-fn location(index: &ProjectIndex, root: &Path, file: FileId, span: racelens_analysis::java::Span, encoding: Encoding) -> Option<(Uri, Range)> {
+fn location(
+    index: &ProjectIndex,
+    root: &Path,
+    file: FileId,
+    span: racelens_analysis::java::Span,
+    encoding: Encoding,
+) -> Option<(Uri, Range)> {
     let entry = index.entry(file)?;
     Some((file_uri(root, &entry.path)?, range(&entry.facts, span, encoding)))
 }
 
 /// Diagnostics per file. Hints (RL100) only when `hints`.
-pub fn diagnostics(index: &ProjectIndex, root: &Path, impact: &Impact, encoding: Encoding, hints: bool) -> BTreeMap<Uri, Vec<Diagnostic>> {
+pub fn diagnostics(
+    index: &ProjectIndex,
+    root: &Path,
+    impact: &Impact,
+    encoding: Encoding,
+    hints: bool,
+) -> BTreeMap<Uri, Vec<Diagnostic>> {
     let mut out: BTreeMap<Uri, Vec<Diagnostic>> = BTreeMap::new();
     for d in impact.diagnostics.iter().filter(|d| shown(d, hints)) {
         if let Some((uri, diagnostic)) = diagnostic(index, root, d, encoding) {
@@ -40,7 +52,14 @@ pub fn diagnostics(index: &ProjectIndex, root: &Path, impact: &Impact, encoding:
 }
 
 /// The diagnostics of one file, as [`diagnostics`] lists them for it.
-pub fn file_diagnostics(index: &ProjectIndex, root: &Path, impact: &Impact, file: FileId, encoding: Encoding, hints: bool) -> Vec<Diagnostic> {
+pub fn file_diagnostics(
+    index: &ProjectIndex,
+    root: &Path,
+    impact: &Impact,
+    file: FileId,
+    encoding: Encoding,
+    hints: bool,
+) -> Vec<Diagnostic> {
     let of_file = impact.diagnostics.iter().filter(|d| d.file == file && shown(d, hints));
     of_file.filter_map(|d| diagnostic(index, root, d, encoding)).map(|(_, d)| d).collect()
 }
@@ -51,7 +70,12 @@ pub fn shown(d: &impact::Diagnostic, hints: bool) -> bool {
 }
 
 /// One diagnostic of the analysis as published, with the URI of its file.
-pub fn diagnostic(index: &ProjectIndex, root: &Path, d: &impact::Diagnostic, encoding: Encoding) -> Option<(Uri, Diagnostic)> {
+pub fn diagnostic(
+    index: &ProjectIndex,
+    root: &Path,
+    d: &impact::Diagnostic,
+    encoding: Encoding,
+) -> Option<(Uri, Diagnostic)> {
     let (uri, range) = location(index, root, d.file, d.span, encoding)?;
     let related = d
         .related

@@ -41,10 +41,10 @@ use tower_lsp_server::Client;
 use crate::actions;
 use crate::convert;
 use crate::documents::{ChangeOutcome, Documents};
-use crate::jobs::Jobs;
-use crate::messages::{ClientCaps, Msg};
 use crate::hover;
+use crate::jobs::Jobs;
 use crate::lenses;
+use crate::messages::{ClientCaps, Msg};
 use crate::payloads::{self, DocumentText, SelectionStatus};
 use crate::positions::{self, Encoding};
 use crate::settings::Settings;
@@ -214,7 +214,11 @@ impl Core {
     /// Runs `f`; a panic is reported to the client and does not end the server.
     fn guarded(&mut self, what: &str, f: impl FnOnce(&mut Core)) {
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| f(self))) {
-            let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
             self.log(MessageType::ERROR, format!("racelens: internal error while handling {what}: {text}"));
         }
     }
@@ -248,7 +252,10 @@ impl Core {
                 }
                 ChangeOutcome::Stale { current, got } => self.log(
                     MessageType::WARNING,
-                    format!("racelens: ignored a change to {} with version {got}, not newer than {current}", uri.as_str()),
+                    format!(
+                        "racelens: ignored a change to {} with version {got}, not newer than {current}",
+                        uri.as_str()
+                    ),
                 ),
                 ChangeOutcome::NotOpen => {}
             },
@@ -318,20 +325,27 @@ impl Core {
     fn pull_configuration(&self) -> Option<Value> {
         let client = self.client.clone();
         let items = vec![ConfigurationItem { scope_uri: None, section: Some("racelens".into()) }];
-        let answer = self.rt.block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.configuration(items)).await });
+        let answer = self
+            .rt
+            .block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.configuration(items)).await });
         match answer {
             Ok(Ok(mut values)) if !values.is_empty() => Some(values.remove(0)),
             _ => None,
         }
     }
 
-    fn begin_progress(&self, title: &str) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>> {
+    fn begin_progress(
+        &self,
+        title: &str,
+    ) -> Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>> {
         if !self.caps.progress {
             return None;
         }
         let token = NumberOrString::String("racelens/index".into());
         let client = self.client.clone();
-        let created = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await });
+        let created = self.rt.block_on(async {
+            tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await
+        });
         if !matches!(created, Ok(Ok(()))) {
             return None;
         }
@@ -340,7 +354,13 @@ impl Core {
         Some(self.rt.block_on(async move { client.progress(token, title).begin().await }))
     }
 
-    fn end_progress(&self, progress: Option<tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>>, message: String) {
+    fn end_progress(
+        &self,
+        progress: Option<
+            tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>,
+        >,
+        message: String,
+    ) {
         if let Some(p) = progress {
             self.rt.block_on(p.finish_with_message(message));
         }
@@ -356,19 +376,33 @@ impl Core {
                 .map(|p| FileSystemWatcher { glob_pattern: GlobPattern::String(p.to_string()), kind: None })
                 .collect();
             let options = serde_json::to_value(DidChangeWatchedFilesRegistrationOptions { watchers }).ok();
-            let registration = Registration { id: "racelens-watch".into(), method: "workspace/didChangeWatchedFiles".into(), register_options: options };
+            let registration = Registration {
+                id: "racelens-watch".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: options,
+            };
             let client = self.client.clone();
-            let _ = self.rt.block_on(async move { tokio::time::timeout(Duration::from_secs(5), client.register_capability(vec![registration])).await });
+            let _ = self.rt.block_on(async move {
+                tokio::time::timeout(Duration::from_secs(5), client.register_capability(vec![registration])).await
+            });
         } else {
             match Watcher::start(&self.roots, self.tx.clone(), self.edits.clone()) {
                 Ok(w) => self.watcher = Some(w),
-                Err(e) => self.log(MessageType::WARNING, format!("racelens: cannot watch the workspace for changes made outside the editor: {e}")),
+                Err(e) => self.log(
+                    MessageType::WARNING,
+                    format!("racelens: cannot watch the workspace for changes made outside the editor: {e}"),
+                ),
             }
         }
     }
 
     fn host_options(&self) -> HostOptions {
-        HostOptions { base: self.settings.base.clone(), no_git: false, overrides: self.settings.overrides.clone(), ..HostOptions::default() }
+        HostOptions {
+            base: self.settings.base.clone(),
+            no_git: false,
+            overrides: self.settings.overrides.clone(),
+            ..HostOptions::default()
+        }
     }
 
     /// Opens (or finds) the workspace holding `dir`; returns its index.
@@ -378,7 +412,10 @@ impl Core {
         let host = match Host::open(dir, &HostOptions { no_git: outside_git, ..self.host_options() }) {
             Ok(h) => h,
             Err(e) => {
-                self.show(if outside_git { MessageType::WARNING } else { MessageType::ERROR }, format!("racelens: {e}"));
+                self.show(
+                    if outside_git { MessageType::WARNING } else { MessageType::ERROR },
+                    format!("racelens: {e}"),
+                );
                 return None;
             }
         };
@@ -401,7 +438,16 @@ impl Core {
             self.log(MessageType::WARNING, format!("racelens: {where_}{}", note.message));
         }
         let root = host.root().to_path_buf();
-        self.workspaces.push(Workspace { root, host, impact: Impact::default(), published: Default::default(), lens_key: 0, selection: None, status: None, tests_sent: None });
+        self.workspaces.push(Workspace {
+            root,
+            host,
+            impact: Impact::default(),
+            published: Default::default(),
+            lens_key: 0,
+            selection: None,
+            status: None,
+            tests_sent: None,
+        });
         let w = self.workspaces.len() - 1;
         // Buffers already open there count as overlays.
         let uris: Vec<Uri> = self.docs.uris().cloned().collect();
@@ -447,7 +493,10 @@ impl Core {
             Some(doc) => ws.host.set_overlay(&rel, doc.text().clone(), Some(doc.facts().clone())),
             None => {
                 ws.host.set_overlay(&rel, Arc::from(open.rope.to_string()), None);
-                self.log(MessageType::WARNING, format!("racelens: {rel} is too large to analyse ({} MB at most)", MAX_FILE_BYTES >> 20));
+                self.log(
+                    MessageType::WARNING,
+                    format!("racelens: {rel} is too large to analyse ({} MB at most)", MAX_FILE_BYTES >> 20),
+                );
             }
         }
         self.dirty.insert(w);
@@ -489,7 +538,8 @@ impl Core {
     /// Opens a workspace again (new settings or configuration file), keeping its buffers.
     fn reload_workspace(&mut self, w: usize) {
         let ws = self.workspaces.remove(w);
-        let shift = |set: &BTreeSet<usize>| set.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
+        let shift =
+            |set: &BTreeSet<usize>| set.iter().filter(|&&d| d != w).map(|&d| if d > w { d - 1 } else { d }).collect();
         self.dirty = shift(&self.dirty);
         self.publish_due = shift(&self.publish_due);
         self.status_due = shift(&self.status_due);
@@ -555,10 +605,21 @@ impl Core {
     /// last, if it is in workspace `w` and they changed: the user looks at it, and the other
     /// files' wait for [`Core::publish_workspace`].
     fn publish_edited(&mut self, w: usize) {
-        let Some((_, rel)) = self.edited.as_ref().and_then(|uri| self.locate(uri)).filter(|(at, _)| *at == w) else { return };
+        let Some((_, rel)) = self.edited.as_ref().and_then(|uri| self.locate(uri)).filter(|(at, _)| *at == w) else {
+            return;
+        };
         let ws = &self.workspaces[w];
-        let (Some(file), Some(uri)) = (ws.host.index().file_id(&rel), convert::file_uri(&ws.root, &rel)) else { return };
-        let mut list = convert::file_diagnostics(ws.host.index(), &ws.root, &ws.impact, file, self.encoding(), self.settings.hints);
+        let (Some(file), Some(uri)) = (ws.host.index().file_id(&rel), convert::file_uri(&ws.root, &rel)) else {
+            return;
+        };
+        let mut list = convert::file_diagnostics(
+            ws.host.index(),
+            &ws.root,
+            &ws.impact,
+            file,
+            self.encoding(),
+            self.settings.hints,
+        );
         list.extend(self.exploration_diagnostics(w).remove(&uri).unwrap_or_default());
         if !published(&self.workspaces[w].published, &uri, &list) {
             self.publish_file(w, uri, list);
@@ -574,7 +635,8 @@ impl Core {
             return Ok(());
         }
         let ws = &self.workspaces[w];
-        let mut diagnostics = convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.encoding(), self.settings.hints);
+        let mut diagnostics =
+            convert::diagnostics(ws.host.index(), &ws.root, &ws.impact, self.encoding(), self.settings.hints);
         for (uri, list) in self.exploration_diagnostics(w) {
             diagnostics.entry(uri).or_default().extend(list);
         }
@@ -638,14 +700,18 @@ impl Core {
         let file = index.file_id(&rel)?;
         let facts = &index.entry(file)?.facts;
         let offset = positions::offset(facts, position, encoding);
-        let field = hover::field_at(index, file, offset).map(|field| hover::hover_markdown(index, &ws.root, &sharing, &ws.impact, &field));
+        let field = hover::field_at(index, file, offset)
+            .map(|field| hover::hover_markdown(index, &ws.root, &sharing, &ws.impact, &field));
         // What the tests' runs say of this line (dynamic impact), after the field's verdict.
         let dynamic = self.dynamic_hover(w, &rel, position.line);
         let text = match (field, dynamic) {
             (Some(f), Some(d)) => format!("{f}\n\n---\n\n{d}"),
             (f, d) => f.or(d)?,
         };
-        Some(Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: text }), range: None })
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: text }),
+            range: None,
+        })
     }
 
     fn code_lens(&mut self, uri: &Uri) -> Vec<CodeLens> {
@@ -681,7 +747,9 @@ impl Core {
         if let Some(s) = &ws.selection {
             return Ok(s.clone());
         }
-        let something_to_select = ws.impact.pairs.iter().any(|p| p.impacted()) || !ws.impact.diagnostics.is_empty() || !ws.impact.undecided.is_empty();
+        let something_to_select = ws.impact.pairs.iter().any(|p| p.impacted())
+            || !ws.impact.diagnostics.is_empty()
+            || !ws.impact.undecided.is_empty();
         let selection = match something_to_select {
             true => {
                 let history = racelens_explore::history::load(&racelens_explore::history::path(ws.host.root()));
@@ -778,11 +846,14 @@ fn document(uri: &str, jobs: &Jobs) -> Result<Value, String> {
     if let Some(n) = path.strip_prefix("schedule/") {
         let name = n.split('/').next().unwrap_or_default();
         if n.ends_with(".html") {
-            let page = jobs.document_page(name).ok_or_else(|| format!("no schedule page at {uri} (schedules are kept while the server runs)"))?;
+            let page = jobs
+                .document_page(name)
+                .ok_or_else(|| format!("no schedule page at {uri} (schedules are kept while the server runs)"))?;
             return Ok(payloads::value(&DocumentText { text: page.clone(), language_id: "html".into() }));
         }
         let text = jobs.document_text(name);
-        let text = text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
+        let text =
+            text.ok_or_else(|| format!("no schedule document at {uri} (schedules are kept while the server runs)"))?;
         return Ok(payloads::value(&DocumentText::markdown(text.clone())));
     }
     if let Some(code) = path.strip_prefix("codes/") {

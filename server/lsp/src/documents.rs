@@ -32,7 +32,10 @@ pub struct Documents {
 pub enum ChangeOutcome {
     Applied,
     /// The version is not newer than the document's: the change was dropped.
-    Stale { current: i32, got: i32 },
+    Stale {
+        current: i32,
+        got: i32,
+    },
     NotOpen,
 }
 
@@ -54,7 +57,13 @@ impl Documents {
     }
 
     /// Applies the content changes of one `didChange`, in order.
-    pub fn change(&mut self, uri: &Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent>, encoding: Encoding) -> ChangeOutcome {
+    pub fn change(
+        &mut self,
+        uri: &Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+        encoding: Encoding,
+    ) -> ChangeOutcome {
         let Some(d) = self.open.get_mut(uri) else { return ChangeOutcome::NotOpen };
         if version <= d.version {
             return ChangeOutcome::Stale { current: d.version, got: version };

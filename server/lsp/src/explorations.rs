@@ -60,7 +60,11 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
 fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let request = &job.request;
     let toolchain = Toolchain::prepare(&job.sources, request.places.file_of(&request.test.class).as_deref())?;
-    let _ = tx.send(Msg::Job(JobEvent::Prepared { id: job.id, classpath: toolchain.project.classpath_line.clone(), notes: toolchain.project.notes.clone() }));
+    let _ = tx.send(Msg::Job(JobEvent::Prepared {
+        id: job.id,
+        classpath: toolchain.project.classpath_line.clone(),
+        notes: toolchain.project.notes.clone(),
+    }));
     match &job.kind {
         JobKind::Explore => {
             let mut reporter = Reporter { id: job.id, tx, last: Instant::now() };
@@ -70,7 +74,14 @@ fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
             }
             explored.stored()
         }
-        JobKind::Replay { schedule } => Ok(exploration::replay(&toolchain, request.test.clone(), schedule, request.settings.max_steps, request.places.clone())?.stored()),
+        JobKind::Replay { schedule } => Ok(exploration::replay(
+            &toolchain,
+            request.test.clone(),
+            schedule,
+            request.settings.max_steps,
+            request.places.clone(),
+        )?
+        .stored()),
     }
 }
 
@@ -85,7 +96,12 @@ impl Observer for Reporter<'_> {
     fn progress(&mut self, s: &Stats) {
         if self.last.elapsed() >= Duration::from_millis(250) {
             self.last = Instant::now();
-            let _ = self.tx.send(Msg::Job(JobEvent::Progress { id: self.id, schedules: s.schedules, bound: s.bound, rate: s.per_second() }));
+            let _ = self.tx.send(Msg::Job(JobEvent::Progress {
+                id: self.id,
+                schedules: s.schedules,
+                bound: s.bound,
+                rate: s.per_second(),
+            }));
         }
     }
 

@@ -15,7 +15,8 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 fn malformed(reason: &str) -> Vec<u8> {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "method": MALFORMED_METHOD, "params": {"reason": reason}});
+    let body =
+        serde_json::json!({"jsonrpc": "2.0", "id": null, "method": MALFORMED_METHOD, "params": {"reason": reason}});
     frame(body.to_string().as_bytes())
 }
 
@@ -47,7 +48,9 @@ pub async fn guard(input: impl AsyncRead + Unpin, mut output: DuplexStream) {
                     Err(_) => bad_header = Some(format!("bad Content-Length `{}`", value.trim())),
                 },
                 Some(_) => {} // Content-Type and unknown headers: JSON is UTF-8 anyway.
-                None => bad_header = Some(format!("not a header line: `{}`", line.chars().take(40).collect::<String>())),
+                None => {
+                    bad_header = Some(format!("not a header line: `{}`", line.chars().take(40).collect::<String>()))
+                }
             }
         }
         let Some(len) = content_length.filter(|_| bad_header.is_none()) else {

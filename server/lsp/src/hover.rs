@@ -36,7 +36,13 @@ struct Access {
 }
 
 /// Markdown describing a field and every access to it.
-pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impact: &Impact, field: &FieldKey) -> String {
+pub fn hover_markdown(
+    index: &ProjectIndex,
+    root: &Path,
+    sharing: &Sharing,
+    impact: &Impact,
+    field: &FieldKey,
+) -> String {
     let mut accesses = Vec::new();
     for element in [false, true] {
         let key = FieldKey { element, ..field.clone() };
@@ -56,7 +62,10 @@ pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impa
             }
         }
     }
-    accesses.sort_by(|a, b| (index.path(racelens_analysis::index::Origin::Project(a.file)), a.line).cmp(&(index.path(racelens_analysis::index::Origin::Project(b.file)), b.line)));
+    accesses.sort_by(|a, b| {
+        (index.path(racelens_analysis::index::Origin::Project(a.file)), a.line)
+            .cmp(&(index.path(racelens_analysis::index::Origin::Project(b.file)), b.line))
+    });
     // `x++` reads and writes at one place: show it once, as an update.
     let mut md = String::new();
     let short_class = field.short_class();
@@ -85,7 +94,9 @@ pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impa
         Some(why) => {
             let _ = writeln!(md, "Shared between threads: objects of `{short_class}` escape ({why}).\n");
         }
-        None if decl.as_ref().is_some_and(|(_, f, i)| f.fields[*i as usize].is_static) => md.push_str("Shared between threads: a static field.\n\n"),
+        None if decl.as_ref().is_some_and(|(_, f, i)| f.fields[*i as usize].is_static) => {
+            md.push_str("Shared between threads: a static field.\n\n")
+        }
         None => {
             let _ = writeln!(md, "Not shared: no code shows objects of `{short_class}` reaching another thread.\n");
         }
@@ -108,9 +119,14 @@ pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impa
             Some(uri) => format!("[{file_name}:{line}]({}#L{line})", uri.as_str()),
             None => format!("{file_name}:{line}"),
         };
-        let _ = writeln!(md, "- {what} in `{method}()` holding {held}{} — {link}", if *impacted { " · **impacted by the change**" } else { "" });
+        let _ = writeln!(
+            md,
+            "- {what} in `{method}()` holding {held}{} — {link}",
+            if *impacted { " · **impacted by the change**" } else { "" }
+        );
     }
-    let pairs: Vec<_> = impact.pairs.iter().filter(|p| p.field.class == field.class && p.field.name == field.name).collect();
+    let pairs: Vec<_> =
+        impact.pairs.iter().filter(|p| p.field.class == field.class && p.field.name == field.name).collect();
     if !pairs.is_empty() {
         let unprotected = pairs.iter().filter(|p| !p.protected).count();
         let _ = writeln!(md, "\n**Impacted pairs** ({}, {unprotected} unprotected):", pairs.len());
@@ -136,7 +152,11 @@ pub fn hover_markdown(index: &ProjectIndex, root: &Path, sharing: &Sharing, impa
 }
 
 fn type_text(t: &racelens_analysis::java::TypeRef) -> String {
-    let args = if t.args.is_empty() { String::new() } else { format!("<{}>", t.args.iter().map(type_text).collect::<Vec<_>>().join(", ")) };
+    let args = if t.args.is_empty() {
+        String::new()
+    } else {
+        format!("<{}>", t.args.iter().map(type_text).collect::<Vec<_>>().join(", "))
+    };
     format!("{}{args}{}", t.name, "[]".repeat(t.array_dims as usize))
 }
 

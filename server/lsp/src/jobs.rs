@@ -63,7 +63,10 @@ impl Jobs {
     /// Queues a job, unless the same test is queued or running already (a cancelled job
     /// that has not stopped yet does not count).
     pub fn enqueue(&mut self, job: Job, key: TestKey) -> bool {
-        if self.queue.iter().any(|(_, k)| *k == key) || self.running.values().any(|r| r.key == key && !r.replay && !r.is_cancelled()) && matches!(job.kind, explorations::JobKind::Explore) {
+        if self.queue.iter().any(|(_, k)| *k == key)
+            || self.running.values().any(|r| r.key == key && !r.replay && !r.is_cancelled())
+                && matches!(job.kind, explorations::JobKind::Explore)
+        {
             return false;
         }
         self.queue.push((job, key));
@@ -78,7 +81,8 @@ impl Jobs {
         let mut i = 0;
         while i < self.queue.len() {
             let root = &self.queue[i].1 .0;
-            let busy = self.running.values().filter(|r| &r.key.0 == root).count() + out.iter().filter(|(_, k): &&(Job, TestKey)| &k.0 == root).count();
+            let busy = self.running.values().filter(|r| &r.key.0 == root).count()
+                + out.iter().filter(|(_, k): &&(Job, TestKey)| &k.0 == root).count();
             if busy < parallel.max(1) {
                 out.push(self.queue.remove(i));
             } else {
@@ -157,12 +161,16 @@ impl Jobs {
     /// what an editor's tab shows.
     pub fn document(&mut self, test: &str, text: String) -> String {
         if self.run == 0 {
-            self.run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_millis() as u64);
+            self.run =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_millis() as u64);
         }
         self.next_document += 1;
         let name = format!("{:x}-{}", self.run, self.next_document);
         let simple = test.rsplit('.').next().unwrap_or(test).replace('#', ".");
-        let title: String = simple.chars().map(|c| if c.is_alphanumeric() || c == '.' || c == '_' || c == '$' { c } else { '_' }).collect();
+        let title: String = simple
+            .chars()
+            .map(|c| if c.is_alphanumeric() || c == '.' || c == '_' || c == '$' { c } else { '_' })
+            .collect();
         let uri = format!("racelens:/schedule/{name}/{title}.md");
         self.documents.insert(name, (text, None));
         uri
@@ -189,14 +197,24 @@ impl Jobs {
 /// by a racelens that did not record the picture's rows). `text_uri` is the markdown
 /// document's, for the page's "Open as text"; the nonce is fresh for every page.
 pub fn schedule_page(test: &str, root: &Path, result: &TestResult, text_uri: &str) -> Option<String> {
-    let ResultKind::Failed { headline, schedules, schedule, lanes: Some(lanes), .. } = &result.kind else { return None };
+    let ResultKind::Failed { headline, schedules, schedule, lanes: Some(lanes), .. } = &result.kind else {
+        return None;
+    };
     let section = Section::Failure {
         test: test.to_string(),
-        headline: format!("✗ {headline} after {schedules} schedule{} by {}", if *schedules == 1 { "" } else { "s" }, by(result)),
+        headline: format!(
+            "✗ {headline} after {schedules} schedule{} by {}",
+            if *schedules == 1 { "" } else { "s" },
+            by(result)
+        ),
         lanes: lanes.clone(),
         replay: Some(replay_command(&root.display().to_string(), test, schedule)),
     };
-    let options = swimlane::Options { nonce: Some(nonce()), root: Some(root.display().to_string()), text_uri: Some(text_uri.to_string()) };
+    let options = swimlane::Options {
+        nonce: Some(nonce()),
+        root: Some(root.display().to_string()),
+        text_uri: Some(text_uri.to_string()),
+    };
     Some(swimlane::html(test, &[section], &options))
 }
 
@@ -221,7 +239,11 @@ pub fn schedule_document(test: &str, root: &Path, result: &TestResult) -> String
     let ResultKind::Failed { headline, schedules, preemptions, schedule, place, table, .. } = &result.kind else {
         return format!("# {test}\n\nNo failing schedule is known for this test.\n");
     };
-    let mut out = format!("# {test}: {headline}\n\nFound after {schedules} schedule{} by {}.\n", if *schedules == 1 { "" } else { "s" }, by(result));
+    let mut out = format!(
+        "# {test}: {headline}\n\nFound after {schedules} schedule{} by {}.\n",
+        if *schedules == 1 { "" } else { "s" },
+        by(result)
+    );
     if let Some(p) = place {
         out += &format!("Raised at {}:{}.\n", p.file, p.line);
     }
@@ -232,6 +254,9 @@ pub fn schedule_document(test: &str, root: &Path, result: &TestResult) -> String
             out += &format!("- ⇄ {}{at}\n", p.text);
         }
     }
-    out += &format!("\n```\n{table}```\n\nReplay:\n\n    {}\n", replay_command(&root.display().to_string(), test, schedule));
+    out += &format!(
+        "\n```\n{table}```\n\nReplay:\n\n    {}\n",
+        replay_command(&root.display().to_string(), test, schedule)
+    );
     out
 }

@@ -39,7 +39,13 @@ pub const STEP_COMMAND: &str = "racelens.stepSchedule";
 pub const SERVER_COMMANDS: &[&str] = &[EXPLORE_COMMAND, CANCEL_COMMAND, SHOW_COMMAND, REPLAY_COMMAND];
 
 /// What a test's lens says of it: its rank for the change, or the impacted points it reaches.
-fn reach_text(index: &ProjectIndex, test: &str, reach: &select::Reach, impact: &Impact, selection: &Selection) -> String {
+fn reach_text(
+    index: &ProjectIndex,
+    test: &str,
+    reach: &select::Reach,
+    impact: &Impact,
+    selection: &Selection,
+) -> String {
     match selection.get(test).filter(|r| r.selected) {
         Some(r) if selection.selected == 1 => format!("#{} of 1 test for this change", r.rank),
         Some(r) => format!("#{} of {} tests for this change", r.rank, selection.selected),
@@ -52,7 +58,15 @@ fn reach_text(index: &ProjectIndex, test: &str, reach: &select::Reach, impact: &
 }
 
 /// The lenses of the file at `uri` (`root`: its workspace's folder).
-pub fn lenses(index: &ProjectIndex, root: &Path, file: FileId, uri: &Uri, impact: &Impact, selection: &Selection, encoding: Encoding) -> Vec<CodeLens> {
+pub fn lenses(
+    index: &ProjectIndex,
+    root: &Path,
+    file: FileId,
+    uri: &Uri,
+    impact: &Impact,
+    selection: &Selection,
+    encoding: Encoding,
+) -> Vec<CodeLens> {
     let Some(entry) = index.entry(file) else { return Vec::new() };
     let mut out: Vec<CodeLens> = select::thread_tests_in(index, file)
         .into_iter()
@@ -88,7 +102,15 @@ pub fn lenses(index: &ProjectIndex, root: &Path, file: FileId, uri: &Uri, impact
 
 /// `▶ Explore in FairPoolTest · …` for the test `name` that `class` inherits (its range is
 /// the caller's).
-fn inherited_lens(index: &ProjectIndex, root: &Path, class: ClassRef, name: &str, reach: &select::Reach, impact: &Impact, selection: &Selection) -> Option<CodeLens> {
+fn inherited_lens(
+    index: &ProjectIndex,
+    root: &Path,
+    class: ClassRef,
+    name: &str,
+    reach: &select::Reach,
+    impact: &Impact,
+    selection: &Selection,
+) -> Option<CodeLens> {
     let facts = index.facts(class.origin)?;
     let c = &facts.classes[class.idx as usize];
     let uri = file_uri(root, &index.path(class.origin))?;
@@ -99,7 +121,15 @@ fn inherited_lens(index: &ProjectIndex, root: &Path, class: ClassRef, name: &str
 }
 
 fn explore_lens(range: tower_lsp_server::ls_types::Range, title: String, argument: TestArgument) -> CodeLens {
-    CodeLens { range, command: Some(Command { title, command: EXPLORE_COMMAND.to_string(), arguments: Some(vec![payloads::value(&argument)]) }), data: None }
+    CodeLens {
+        range,
+        command: Some(Command {
+            title,
+            command: EXPLORE_COMMAND.to_string(),
+            arguments: Some(vec![payloads::value(&argument)]),
+        }),
+        data: None,
+    }
 }
 
 /// The argument of `racelens.exploreTest` for the test `class#method` of the file at `uri`
@@ -125,7 +155,8 @@ fn test_of(lens: &CodeLens) -> Option<String> {
 /// Whether `lens` runs `racelens.exploreTest` on the test `class#method`: the `▶` lens an
 /// exploration's state replaces (several tests share a range: those a class inherits).
 pub fn explores(lens: &CodeLens, class: &str, method: &str) -> bool {
-    lens.command.as_ref().is_some_and(|c| c.command == EXPLORE_COMMAND) && test_of(lens).is_some_and(|t| t == format!("{class}#{method}"))
+    lens.command.as_ref().is_some_and(|c| c.command == EXPLORE_COMMAND)
+        && test_of(lens).is_some_and(|t| t == format!("{class}#{method}"))
 }
 
 /// Lenses whose titles are the same for every test: they follow the lens that names it.
@@ -134,7 +165,11 @@ const FOLLOWERS: [&str; 6] = ["Show schedule", "Replay", "Copy", "Step through",
 /// Puts `method(): ` before the result lenses of the tests the file's classes inherit: they
 /// share the class's name with each other.
 pub fn name_inherited(index: &ProjectIndex, file: FileId, out: &mut [CodeLens]) {
-    let inherited: Vec<(String, String)> = select::thread_tests_in(index, file).into_iter().filter(|t| t.inherited).map(|t| (t.display_name(), t.name)).collect();
+    let inherited: Vec<(String, String)> = select::thread_tests_in(index, file)
+        .into_iter()
+        .filter(|t| t.inherited)
+        .map(|t| (t.display_name(), t.name))
+        .collect();
     if inherited.is_empty() {
         return;
     }

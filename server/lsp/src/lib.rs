@@ -56,7 +56,10 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, Ar
         let (tx, rx) = std::sync::mpsc::channel();
         let edits = racelens_analysis::cancel::Edits::default();
         let core = core::Core::new(client.clone(), handle, tx.clone(), edits.clone(), options.test_commands);
-        std::thread::Builder::new().name("racelens-core".into()).spawn(move || core.run(rx)).expect("a thread can be spawned");
+        std::thread::Builder::new()
+            .name("racelens-core".into())
+            .spawn(move || core.run(rx))
+            .expect("a thread can be spawned");
         server::Backend::new(client, tx, edits, flag, options.test_commands)
     })
     .custom_method("racelens/document", server::Backend::document)
@@ -70,7 +73,11 @@ pub fn service(options: ServerOptions) -> (LspService<Backend>, ClientSocket, Ar
 /// Serves LSP on stdin/stdout until `exit` (or stdin closes). Returns the process exit
 /// code: 0 after `shutdown` then `exit`, 1 otherwise (as the protocol asks).
 pub fn run_stdio() -> i32 {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime starts");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts");
     let options = ServerOptions { test_commands: std::env::var_os(core::TEST_COMMANDS_ENV).is_some() };
     let shutdown = runtime.block_on(async {
         let (service, socket, shutdown) = service(options);

@@ -38,22 +38,58 @@ pub struct ClientCaps {
 }
 
 pub enum Msg {
-    Initialize { roots: Vec<PathBuf>, caps: ClientCaps, settings: Settings },
+    Initialize {
+        roots: Vec<PathBuf>,
+        caps: ClientCaps,
+        settings: Settings,
+    },
     Initialized,
-    Open { uri: Uri, version: i32, text: String },
-    Change { uri: Uri, version: i32, changes: Vec<TextDocumentContentChangeEvent> },
-    Close { uri: Uri },
-    Save { uri: Uri },
+    Open {
+        uri: Uri,
+        version: i32,
+        text: String,
+    },
+    Change {
+        uri: Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    },
+    Close {
+        uri: Uri,
+    },
+    Save {
+        uri: Uri,
+    },
     /// Files changed on disk (from the client's watcher or ours).
     Watched(Vec<PathBuf>),
     Configuration(Option<Value>),
-    Hover { uri: Uri, position: Position, reply: Reply<Option<Hover>> },
-    CodeLens { uri: Uri, reply: Reply<Vec<CodeLens>> },
-    CodeAction { params: CodeActionParams, reply: Reply<Vec<CodeActionOrCommand>> },
-    Document { uri: String, reply: Reply<Value> },
+    Hover {
+        uri: Uri,
+        position: Position,
+        reply: Reply<Option<Hover>>,
+    },
+    CodeLens {
+        uri: Uri,
+        reply: Reply<Vec<CodeLens>>,
+    },
+    CodeAction {
+        params: CodeActionParams,
+        reply: Reply<Vec<CodeActionOrCommand>>,
+    },
+    Document {
+        uri: String,
+        reply: Reply<Value>,
+    },
     /// `racelens/schedule {root, test}`: the steps of the test's failing schedule.
-    Schedule { arg: Value, reply: Reply<Value> },
-    Execute { command: String, arguments: Vec<Value>, reply: Reply<Option<Value>> },
+    Schedule {
+        arg: Value,
+        reply: Reply<Value>,
+    },
+    Execute {
+        command: String,
+        arguments: Vec<Value>,
+        reply: Reply<Option<Value>>,
+    },
     /// From an exploration's worker.
     Job(JobEvent),
     /// `window/workDoneProgress/cancel`: the user cancelled the progress with this token.
@@ -72,9 +108,25 @@ impl Msg {
 pub enum JobEvent {
     /// The test's classes are compiled: where its classpath came from, and what reading the
     /// build noted (for the editor's output).
-    Prepared { id: u64, classpath: String, notes: Vec<String> },
-    Progress { id: u64, schedules: u64, bound: u32, rate: f64 },
+    Prepared {
+        id: u64,
+        classpath: String,
+        notes: Vec<String>,
+    },
+    Progress {
+        id: u64,
+        schedules: u64,
+        bound: u32,
+        rate: f64,
+    },
     /// The test's dynamic impact, computed before its exploration starts.
-    Impact { id: u64, report: Box<racelens_explore::reports::ImpactReport> },
-    Finished { id: u64, result: Result<ResultKind, String>, replay: bool },
+    Impact {
+        id: u64,
+        report: Box<racelens_explore::reports::ImpactReport>,
+    },
+    Finished {
+        id: u64,
+        result: Result<ResultKind, String>,
+        replay: bool,
+    },
 }

@@ -37,7 +37,15 @@ pub struct TestArgument {
 impl TestArgument {
     /// The argument of the lens that runs the test (the settings' way to explore).
     pub fn new(uri: Option<String>, class: &str, method: &str) -> TestArgument {
-        TestArgument { class: class.to_string(), method: method.to_string(), uri, heuristic: None, seed: None, max_schedules: None, again: false }
+        TestArgument {
+            class: class.to_string(),
+            method: method.to_string(),
+            uri,
+            heuristic: None,
+            seed: None,
+            max_schedules: None,
+            again: false,
+        }
     }
 }
 
@@ -260,7 +268,11 @@ mod tests {
                 }
             } else if let Some((_, fields)) = current.as_mut() {
                 let field = line.trim_start().split([':', '?']).next().unwrap_or("");
-                if line.starts_with("    ") && !line.starts_with("     ") && !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric()) {
+                if line.starts_with("    ")
+                    && !line.starts_with("     ")
+                    && !field.is_empty()
+                    && field.chars().all(|c| c.is_ascii_alphanumeric())
+                {
                     fields.insert(field.to_string());
                 }
             }
@@ -275,9 +287,23 @@ mod tests {
     /// One example of each payload with every optional field set, so that all its keys show.
     fn full_payloads() -> Vec<(&'static str, serde_json::Value)> {
         let uri: Uri = "file:///w/T.java".parse().unwrap();
-        let at = Location { uri, range: Range { start: Position { line: 1, character: 2 }, end: Position { line: 1, character: 3 } } };
-        let explore = TestArgument { heuristic: Some("basic".into()), seed: Some(7), max_schedules: Some(5), again: true, ..TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m") };
-        let step = ScheduleStep { mark: Mark::Step, thread: Some(0), text: "write S.n := 1".into(), location: Some(at.clone()) };
+        let at = Location {
+            uri,
+            range: Range { start: Position { line: 1, character: 2 }, end: Position { line: 1, character: 3 } },
+        };
+        let explore = TestArgument {
+            heuristic: Some("basic".into()),
+            seed: Some(7),
+            max_schedules: Some(5),
+            again: true,
+            ..TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m")
+        };
+        let step = ScheduleStep {
+            mark: Mark::Step,
+            thread: Some(0),
+            text: "write S.n := 1".into(),
+            location: Some(at.clone()),
+        };
         let entry = TestEntry {
             test: "p.T#m".into(),
             explore: explore.clone(),
@@ -290,21 +316,51 @@ mod tests {
             related: vec![DiagnosticRelatedInformation { location: at.clone(), message: "⇄".into() }],
             replay: Some("racelens replay".into()),
         };
-        let status_test = StatusTest { test: "p.T#m".into(), rank: 1, pairs: 2, warned: 1, evidence: "static".into(), explore: explore.clone(), line: 3 };
+        let status_test = StatusTest {
+            test: "p.T#m".into(),
+            rank: 1,
+            pairs: 2,
+            warned: 1,
+            evidence: "static".into(),
+            explore: explore.clone(),
+            line: 3,
+        };
         vec![
             ("TestArgument", value(&explore)),
-            ("ResultArgument", value(&ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: Some("v1".into()) })),
+            (
+                "ResultArgument",
+                value(&ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: Some("v1".into()) }),
+            ),
             ("CopyArgument", value(&CopyArgument { text: "t".into() })),
             ("Queued", value(&Queued { queued: true, test: Some("p.T#m".into()) })),
             ("Cancelled", value(&Cancelled { cancelled: 1 })),
             ("DocumentLink", value(&DocumentLink { uri: "racelens:/codes".into() })),
             ("ScheduleLinks", value(&ScheduleLinks { uri: "a".into(), html: Some("b".into()) })),
             ("DocumentText", value(&DocumentText::markdown("t".into()))),
-            ("ScheduleSteps", value(&ScheduleSteps { test: "p.T#m".into(), headline: "h".into(), threads: vec!["T0 (main)".into()], steps: vec![step.clone()] })),
+            (
+                "ScheduleSteps",
+                value(&ScheduleSteps {
+                    test: "p.T#m".into(),
+                    headline: "h".into(),
+                    threads: vec!["T0 (main)".into()],
+                    steps: vec![step.clone()],
+                }),
+            ),
             ("ScheduleStep", value(&step)),
             ("TestStates", value(&TestStates { root: "/w".into(), tests: vec![entry.clone()] })),
             ("TestEntry", value(&entry)),
-            ("SelectionStatus", value(&SelectionStatus { root: "file:///w".into(), selected: 1, total: 2, impacted_pairs: 3, tests: vec![status_test.clone()], warned_methods: 1, undecided: vec!["x".into()] })),
+            (
+                "SelectionStatus",
+                value(&SelectionStatus {
+                    root: "file:///w".into(),
+                    selected: 1,
+                    total: 2,
+                    impacted_pairs: 3,
+                    tests: vec![status_test.clone()],
+                    warned_methods: 1,
+                    undecided: vec!["x".into()],
+                }),
+            ),
             ("StatusTest", value(&status_test)),
         ]
     }
@@ -316,12 +372,17 @@ mod tests {
         let payloads = full_payloads();
         for (name, payload) in &payloads {
             let fields = ts.get(*name).unwrap_or_else(|| panic!("protocol.ts has no interface {name}"));
-            assert_eq!(&keys(payload), fields, "{name}: the JSON the server sends (left) and protocol.ts's fields (right)");
+            assert_eq!(
+                &keys(payload),
+                fields,
+                "{name}: the JSON the server sends (left) and protocol.ts's fields (right)"
+            );
             // One casing: camelCase keys only.
             assert!(keys(payload).iter().all(|k| !k.contains('_')), "{name}: {payload}");
         }
         // Every interface of protocol.ts is a payload, or LSP's own position types.
-        let mirrored: BTreeSet<&str> = payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
+        let mirrored: BTreeSet<&str> =
+            payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
         let extra: Vec<&String> = ts.keys().filter(|n| !mirrored.contains(n.as_str())).collect();
         assert!(extra.is_empty(), "protocol.ts has interfaces the server does not send: {extra:?}");
     }
@@ -349,20 +410,28 @@ mod tests {
     fn lua_table_values(lua: &str, name: &str) -> BTreeSet<String> {
         let start = lua.find(&format!("M.{name} = {{")).unwrap_or_else(|| panic!("protocol.lua has no M.{name}"));
         let body = &lua[start..start + lua[start..].find("\n}").expect("the table ends")];
-        body.lines().filter_map(|l| l.split_once('\'').map(|(_, v)| v.trim_end_matches(['\'', ',']).to_string())).collect()
+        body.lines()
+            .filter_map(|l| l.split_once('\'').map(|(_, v)| v.trim_end_matches(['\'', ',']).to_string()))
+            .collect()
     }
 
     #[test]
     fn the_lua_protocol_mirrors_the_payloads() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../editors/nvim/lua/racelens");
-        let lua = std::fs::read_to_string(format!("{dir}/protocol.lua")).expect("editors/nvim/lua/racelens/protocol.lua");
+        let lua =
+            std::fs::read_to_string(format!("{dir}/protocol.lua")).expect("editors/nvim/lua/racelens/protocol.lua");
         let classes = lua_classes(&lua);
         let payloads = full_payloads();
         for (name, payload) in &payloads {
             let fields = classes.get(*name).unwrap_or_else(|| panic!("protocol.lua has no class racelens.{name}"));
-            assert_eq!(&keys(payload), fields, "{name}: the JSON the server sends (left) and protocol.lua's fields (right)");
+            assert_eq!(
+                &keys(payload),
+                fields,
+                "{name}: the JSON the server sends (left) and protocol.lua's fields (right)"
+            );
         }
-        let mirrored: BTreeSet<&str> = payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
+        let mirrored: BTreeSet<&str> =
+            payloads.iter().map(|(n, _)| *n).chain(["Position", "Range", "Location"]).collect();
         let extra: Vec<&String> = classes.keys().filter(|n| !mirrored.contains(n.as_str())).collect();
         assert!(extra.is_empty(), "protocol.lua has classes the server does not send: {extra:?}");
         // The methods: every `racelens/<name>` the server sends or answers, and no other
@@ -373,15 +442,33 @@ mod tests {
             let text = std::fs::read_to_string(&file).unwrap();
             for (i, _) in text.match_indices("\"racelens/") {
                 let name: String = text[i + 1..].chars().take_while(|c| *c != '"').collect();
-                if name[9..].chars().all(|c| c.is_ascii_alphabetic()) && !["racelens/index", "racelens/malformed"].contains(&name.as_str()) {
+                if name[9..].chars().all(|c| c.is_ascii_alphabetic())
+                    && !["racelens/index", "racelens/malformed"].contains(&name.as_str())
+                {
                     server_methods.insert(name);
                 }
             }
         }
-        assert_eq!(lua_table_values(&lua, "methods"), server_methods, "protocol.lua's methods (left) and the server's (right)");
-        let commands: BTreeSet<String> = lua_table_values(&lua, "server_commands").into_iter().chain(lua_table_values(&lua, "client_commands")).collect();
-        let server_commands: BTreeSet<String> =
-            [crate::lenses::EXPLORE_COMMAND, crate::lenses::CANCEL_COMMAND, crate::lenses::SHOW_COMMAND, crate::lenses::REPLAY_COMMAND, crate::lenses::COPY_COMMAND, crate::lenses::STEP_COMMAND].iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            lua_table_values(&lua, "methods"),
+            server_methods,
+            "protocol.lua's methods (left) and the server's (right)"
+        );
+        let commands: BTreeSet<String> = lua_table_values(&lua, "server_commands")
+            .into_iter()
+            .chain(lua_table_values(&lua, "client_commands"))
+            .collect();
+        let server_commands: BTreeSet<String> = [
+            crate::lenses::EXPLORE_COMMAND,
+            crate::lenses::CANCEL_COMMAND,
+            crate::lenses::SHOW_COMMAND,
+            crate::lenses::REPLAY_COMMAND,
+            crate::lenses::COPY_COMMAND,
+            crate::lenses::STEP_COMMAND,
+        ]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
         assert_eq!(commands, server_commands, "protocol.lua's commands (left) and the lenses' (right)");
     }
 
@@ -403,26 +490,56 @@ mod tests {
         let test = TestArgument::new(Some("file:///w/T.java".into()), "p.T", "m");
         assert_eq!(value(&test), json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m"}));
         assert_eq!(serde_json::from_value::<TestArgument>(value(&test)).unwrap(), test);
-        let again = TestArgument { heuristic: Some("basic".into()), seed: Some(7), max_schedules: Some(50), again: true, ..test };
-        assert_eq!(value(&again), json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m", "heuristic": "basic", "seed": 7, "maxSchedules": 50, "again": true}));
+        let again = TestArgument {
+            heuristic: Some("basic".into()),
+            seed: Some(7),
+            max_schedules: Some(50),
+            again: true,
+            ..test
+        };
+        assert_eq!(
+            value(&again),
+            json!({"uri": "file:///w/T.java", "class": "p.T", "method": "m", "heuristic": "basic", "seed": 7, "maxSchedules": 50, "again": true})
+        );
         assert_eq!(serde_json::from_value::<TestArgument>(value(&again)).unwrap(), again);
         let result = ResultArgument { root: "/w".into(), test: "p.T#m".into(), schedule: None };
         assert_eq!(value(&result), json!({"root": "/w", "test": "p.T#m"}));
         let replay = ResultArgument { schedule: Some("v1_0".into()), ..result };
         assert_eq!(value(&replay), json!({"root": "/w", "test": "p.T#m", "schedule": "v1_0"}));
         assert_eq!(value(&CopyArgument { text: "racelens replay".into() }), json!({"text": "racelens replay"}));
-        assert_eq!(value(&Queued { queued: false, test: Some("p.T#m".into()) }), json!({"queued": false, "test": "p.T#m"}));
+        assert_eq!(
+            value(&Queued { queued: false, test: Some("p.T#m".into()) }),
+            json!({"queued": false, "test": "p.T#m"})
+        );
         assert_eq!(value(&Queued { queued: true, test: None }), json!({"queued": true}));
         assert_eq!(value(&Cancelled { cancelled: 2 }), json!({"cancelled": 2}));
         assert_eq!(value(&DocumentLink { uri: "racelens:/schedule/1".into() }), json!({"uri": "racelens:/schedule/1"}));
-        let links = ScheduleLinks { uri: "racelens:/schedule/1/T.m.md".into(), html: Some("racelens:/schedule/1/T.m.html".into()) };
-        assert_eq!(value(&links), json!({"uri": "racelens:/schedule/1/T.m.md", "html": "racelens:/schedule/1/T.m.html"}));
+        let links = ScheduleLinks {
+            uri: "racelens:/schedule/1/T.m.md".into(),
+            html: Some("racelens:/schedule/1/T.m.html".into()),
+        };
+        assert_eq!(
+            value(&links),
+            json!({"uri": "racelens:/schedule/1/T.m.md", "html": "racelens:/schedule/1/T.m.html"})
+        );
         assert_eq!(value(&ScheduleLinks { html: None, ..links }), json!({"uri": "racelens:/schedule/1/T.m.md"}));
-        assert_eq!(value(&DocumentText::markdown("# RL001".into())), json!({"text": "# RL001", "languageId": "markdown"}));
+        assert_eq!(
+            value(&DocumentText::markdown("# RL001".into())),
+            json!({"text": "# RL001", "languageId": "markdown"})
+        );
         let place = Location { uri: "file:///w/S.java".parse().unwrap(), range: Default::default() };
-        let step = ScheduleStep { mark: Mark::Preemption, thread: Some(1), text: "⇄ preempted".into(), location: Some(place) };
-        let elided = ScheduleStep { mark: Mark::Elided, thread: None, text: "… 3 steps not shown …".into(), location: None };
-        let steps = ScheduleSteps { test: "p.T#m".into(), headline: "✗ AssertionError".into(), threads: vec!["T0 (main)".into(), "T1 (a)".into()], steps: vec![step, elided] };
+        let step =
+            ScheduleStep {
+                mark: Mark::Preemption, thread: Some(1), text: "⇄ preempted".into(), location: Some(place)
+            };
+        let elided =
+            ScheduleStep { mark: Mark::Elided, thread: None, text: "… 3 steps not shown …".into(), location: None };
+        let steps = ScheduleSteps {
+            test: "p.T#m".into(),
+            headline: "✗ AssertionError".into(),
+            threads: vec!["T0 (main)".into(), "T1 (a)".into()],
+            steps: vec![step, elided],
+        };
         let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}});
         assert_eq!(
             value(&steps),

@@ -14,8 +14,8 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::core;
-use crate::messages::{ClientCaps, Msg, Reply};
 use crate::lenses::SERVER_COMMANDS;
+use crate::messages::{ClientCaps, Msg, Reply};
 use crate::positions::Encoding;
 use crate::settings::Settings;
 
@@ -30,7 +30,13 @@ pub struct Backend {
 }
 
 impl Backend {
-    pub(crate) fn new(client: Client, core: Sender<Msg>, edits: Edits, shutdown: Arc<AtomicBool>, test_commands: bool) -> Backend {
+    pub(crate) fn new(
+        client: Client,
+        core: Sender<Msg>,
+        edits: Edits,
+        shutdown: Arc<AtomicBool>,
+        test_commands: bool,
+    ) -> Backend {
         Backend { _client: client, core, edits, shutdown, test_commands }
     }
 
@@ -50,9 +56,17 @@ impl Backend {
         self.send(make(tx));
         match rx.await {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(message)) => Err(Error { code: tower_lsp_server::jsonrpc::ErrorCode::InvalidParams, message: message.into(), data: None }),
+            Ok(Err(message)) => Err(Error {
+                code: tower_lsp_server::jsonrpc::ErrorCode::InvalidParams,
+                message: message.into(),
+                data: None,
+            }),
             // The core dropped the reply: it panicked on this request.
-            Err(_) => Err(Error { code: tower_lsp_server::jsonrpc::ErrorCode::InternalError, message: "racelens failed on this request (see the log)".into(), data: None }),
+            Err(_) => Err(Error {
+                code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+                message: "racelens failed on this request (see the log)".into(),
+                data: None,
+            }),
         }
     }
 
@@ -85,18 +99,52 @@ impl Backend {
 
 fn client_caps(params: &InitializeParams) -> ClientCaps {
     let c = &params.capabilities;
-    let utf8 = c.general.as_ref().and_then(|g| g.position_encodings.as_ref()).is_some_and(|e| e.contains(&PositionEncodingKind::UTF8));
+    let utf8 = c
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref())
+        .is_some_and(|e| e.contains(&PositionEncodingKind::UTF8));
     ClientCaps {
         encoding: Some(if utf8 { Encoding::Utf8 } else { Encoding::Utf16 }),
         progress: c.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
-        lens_refresh: c.workspace.as_ref().and_then(|w| w.code_lens.as_ref()).and_then(|l| l.refresh_support).unwrap_or(false),
-        watch_dynamic: c.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
+        lens_refresh: c
+            .workspace
+            .as_ref()
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|l| l.refresh_support)
+            .unwrap_or(false),
+        watch_dynamic: c
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
         configuration: c.workspace.as_ref().and_then(|w| w.configuration).unwrap_or(false),
         show_document: c.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|s| s.support),
-        selection_status: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/selectionStatus")).and_then(Value::as_bool).unwrap_or(false),
-        schedule_html: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/scheduleHtml")).and_then(Value::as_bool).unwrap_or(false),
-        test_states: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/testStates")).and_then(Value::as_bool).unwrap_or(false),
-        step_schedule: c.experimental.as_ref().and_then(|e| e.pointer("/racelens/stepSchedule")).and_then(Value::as_bool).unwrap_or(false),
+        selection_status: c
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/racelens/selectionStatus"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        schedule_html: c
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/racelens/scheduleHtml"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        test_states: c
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/racelens/testStates"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        step_schedule: c
+            .experimental
+            .as_ref()
+            .and_then(|e| e.pointer("/racelens/stepSchedule"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     }
 }
 
@@ -163,11 +211,19 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, p: DidOpenTextDocumentParams) {
-        self.send_edit(Msg::Open { uri: p.text_document.uri, version: p.text_document.version, text: p.text_document.text });
+        self.send_edit(Msg::Open {
+            uri: p.text_document.uri,
+            version: p.text_document.version,
+            text: p.text_document.text,
+        });
     }
 
     async fn did_change(&self, p: DidChangeTextDocumentParams) {
-        self.send_edit(Msg::Change { uri: p.text_document.uri, version: p.text_document.version, changes: p.content_changes });
+        self.send_edit(Msg::Change {
+            uri: p.text_document.uri,
+            version: p.text_document.version,
+            changes: p.content_changes,
+        });
     }
 
     async fn did_save(&self, p: DidSaveTextDocumentParams) {

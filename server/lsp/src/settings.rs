@@ -31,13 +31,25 @@ pub struct ExploreSettings {
 
 impl Default for ExploreSettings {
     fn default() -> Self {
-        ExploreSettings { on_save: false, parallel: 1, heuristic: racelens_explore::search::heuristics::DEFAULT.into(), bound: racelens_explore::explorer::DEFAULT_MAX_BOUND, max_schedules: 10_000 }
+        ExploreSettings {
+            on_save: false,
+            parallel: 1,
+            heuristic: racelens_explore::search::heuristics::DEFAULT.into(),
+            bound: racelens_explore::explorer::DEFAULT_MAX_BOUND,
+            max_schedules: 10_000,
+        }
     }
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { base: "HEAD".into(), overrides: Overrides::default(), hints: true, code_lens: true, explore: ExploreSettings::default() }
+        Settings {
+            base: "HEAD".into(),
+            overrides: Overrides::default(),
+            hints: true,
+            code_lens: true,
+            explore: ExploreSettings::default(),
+        }
     }
 }
 
@@ -81,7 +93,9 @@ impl Settings {
             code_lens: boolean(v, "codeLens.enable").unwrap_or(d.code_lens),
             explore: ExploreSettings {
                 on_save: boolean(v, "explore.onSave").unwrap_or(d.explore.on_save),
-                parallel: number(v, "explore.parallel").filter(|&n| n >= 1).map_or(d.explore.parallel, |n| n.min(16) as usize),
+                parallel: number(v, "explore.parallel")
+                    .filter(|&n| n >= 1)
+                    .map_or(d.explore.parallel, |n| n.min(16) as usize),
                 heuristic: string(v, "explore.heuristic").unwrap_or(d.explore.heuristic),
                 bound: number(v, "explore.bound").map_or(d.explore.bound, |n| n.min(10) as u32),
                 max_schedules: number(v, "explore.maxSchedules").filter(|&n| n >= 1).unwrap_or(d.explore.max_schedules),
@@ -102,15 +116,20 @@ mod tests {
 
     #[test]
     fn nested_and_dotted_keys_both_work() {
-        let nested = Settings::from_json(&json!({"base": "origin/main", "java": {"sourceRoots": ["app/src"]}, "diagnostics": {"hints": false}}));
-        let dotted = Settings::from_json(&json!({"base": "origin/main", "java.sourceRoots": ["app/src"], "diagnostics.hints": false}));
+        let nested = Settings::from_json(
+            &json!({"base": "origin/main", "java": {"sourceRoots": ["app/src"]}, "diagnostics": {"hints": false}}),
+        );
+        let dotted = Settings::from_json(
+            &json!({"base": "origin/main", "java.sourceRoots": ["app/src"], "diagnostics.hints": false}),
+        );
         assert_eq!(nested, dotted);
         assert_eq!(nested.overrides.source_roots, Some(vec!["app/src".to_string()]));
         assert!(!nested.hints && nested.code_lens);
         assert_eq!(Settings::from_json(&Value::Null), Settings::default());
         // Wrong types are ignored, not fatal.
         assert_eq!(Settings::from_json(&json!({"base": 3, "codeLens": {"enable": "yes"}})), Settings::default());
-        let explore = Settings::from_json(&json!({"explore": {"onSave": true, "parallel": 2}, "explore.bound": 3})).explore;
+        let explore =
+            Settings::from_json(&json!({"explore": {"onSave": true, "parallel": 2}, "explore.bound": 3})).explore;
         assert!(explore.on_save);
         assert_eq!((explore.parallel, explore.bound), (2, 3));
         assert_eq!(Settings::from_json(&json!({"explore": {"parallel": 0}})).explore.parallel, 1);

@@ -22,11 +22,28 @@ const MOST_TESTS: usize = 10;
 
 impl SelectionStatus {
     /// `total` is 0 when nothing is impacted: then the tests are not ranked at all.
-    pub fn new(index: &ProjectIndex, root: &Path, selection: &Selection, impacted_pairs: usize) -> Option<SelectionStatus> {
-        let tests = selection.tests[..selection.selected].iter().take(MOST_TESTS).filter_map(|t| status_test(index, root, t)).collect();
+    pub fn new(
+        index: &ProjectIndex,
+        root: &Path,
+        selection: &Selection,
+        impacted_pairs: usize,
+    ) -> Option<SelectionStatus> {
+        let tests = selection.tests[..selection.selected]
+            .iter()
+            .take(MOST_TESTS)
+            .filter_map(|t| status_test(index, root, t))
+            .collect();
         let root = Uri::from_file_path(root)?.to_string();
         let undecided = selection.undecided.clone();
-        Some(SelectionStatus { root, selected: selection.selected, total: selection.total, impacted_pairs, tests, warned_methods: selection.warned_methods, undecided })
+        Some(SelectionStatus {
+            root,
+            selected: selection.selected,
+            total: selection.total,
+            impacted_pairs,
+            tests,
+            warned_methods: selection.warned_methods,
+            undecided,
+        })
     }
 }
 
@@ -37,9 +54,18 @@ fn status_test(index: &ProjectIndex, root: &Path, ranked: &RankedTest) -> Option
     let method = facts.methods.get(ranked.method.idx as usize)?;
     let class = &facts.classes[method.class as usize].binary_name;
     let uri = Uri::from_file_path(root.join(index.path(ranked.method.origin)))?;
-    let evidence = serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
+    let evidence =
+        serde_json::to_value(ranked.evidence).ok().and_then(|e| e.as_str().map(str::to_string)).unwrap_or_default();
     let line = position(facts, method.name_span.start, Encoding::Utf16).line;
-    Some(StatusTest { test: ranked.test.clone(), rank: ranked.rank, pairs: ranked.pairs.len() - ranked.warned, warned: ranked.warned, evidence, explore: explore_arguments(&uri, class, &method.name), line })
+    Some(StatusTest {
+        test: ranked.test.clone(),
+        rank: ranked.rank,
+        pairs: ranked.pairs.len() - ranked.warned,
+        warned: ranked.warned,
+        evidence,
+        explore: explore_arguments(&uri, class, &method.name),
+        line,
+    })
 }
 
 pub enum SelectionStatusNotification {}

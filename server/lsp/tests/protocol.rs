@@ -35,7 +35,9 @@ async fn open_edit_close_republishes_diagnostics() {
     assert_eq!(rl001["codeDescription"]["href"], "racelens:/codes/RL001");
     assert!(rl001["message"].as_str().unwrap().contains("without the lock `this`"));
     let related = rl001["relatedInformation"].as_array().unwrap();
-    assert!(related.iter().any(|r| r["location"]["uri"] == uri(&c.root, POOL).as_str() && r["location"]["range"]["start"]["line"] == 39));
+    assert!(related
+        .iter()
+        .any(|r| r["location"]["uri"] == uri(&c.root, POOL).as_str() && r["location"]["range"]["start"]["line"] == 39));
 
     // Put `synchronized` back (line 57, 0-based 56, after `    public `): the warnings go.
     let pool_uri = uri(&c.root, POOL);
@@ -74,7 +76,12 @@ async fn utf16_and_utf8_positions_are_honoured_with_non_ascii_text() {
         let rl = d.iter().find(|d| d["code"] == "RL001").unwrap();
         assert_eq!(rl["range"]["start"]["character"], column, "{rl}");
         // Hover on `count` right after the non-ASCII text finds the field.
-        let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": meter}, "position": {"line": 10, "character": column + 2}})).await;
+        let hover = c
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": meter}, "position": {"line": 10, "character": column + 2}}),
+            )
+            .await;
         let text = hover["contents"]["value"].as_str().unwrap();
         assert!(text.contains("**`count`**") && text.contains("`Meter.note()` holding no lock"), "{text}");
         c.finish().await;
@@ -109,7 +116,12 @@ async fn changes_apply_in_arrival_order_and_stale_versions_are_dropped() {
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": 3}, "contentChanges": [{"range": {"start": {"line": 56, "character": 11}, "end": {"line": 56, "character": 24}}, "text": ""}]})).await;
     let log = c.expect("window/logMessage", |p| p["message"].as_str().unwrap_or("").contains("ignored a change")).await;
     assert!(log["message"].as_str().unwrap().contains("version 3"));
-    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}})).await;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}}),
+        )
+        .await;
     assert!(hover["contents"]["value"].as_str().unwrap().contains("guarded by `this` in all"), "{hover}");
     c.finish().await;
 }
@@ -125,7 +137,13 @@ async fn configuration_round_trip() {
     let pool_uri = uri(&c.root, POOL);
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": pool_uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 61, "character": 15}, "end": {"line": 61, "character": 17}}, "text": " += 1"}]})).await;
     // One warning per field and method: `numIdle` is first read at line 58 (0-based 57).
-    let numidle = |d: &[Value]| d.iter().any(|d| d["code"] == "RL001" && d["range"]["start"]["line"] == 57 && d["message"].as_str().unwrap().starts_with("`numIdle`"));
+    let numidle = |d: &[Value]| {
+        d.iter().any(|d| {
+            d["code"] == "RL001"
+                && d["range"]["start"]["line"] == 57
+                && d["message"].as_str().unwrap().starts_with("`numIdle`")
+        })
+    };
     let d = c.diagnostics(POOL, numidle).await;
     assert!(!d.iter().any(|d| d["code"] == "RL100"), "{:?}", codes(&d));
     // The user turns hints on: the server pulls the configuration again.
@@ -135,7 +153,11 @@ async fn configuration_round_trip() {
     let hint = d.iter().find(|d| d["code"] == "RL100").unwrap();
     assert_eq!(hint["severity"], 4);
     // Settings pushed in the notification itself work too (lenses off).
-    c.notify("workspace/didChangeConfiguration", json!({"settings": {"racelens": {"codeLens": {"enable": false}, "diagnostics": {"hints": true}}}})).await;
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"racelens": {"codeLens": {"enable": false}, "diagnostics": {"hints": true}}}}),
+    )
+    .await;
     let test_uri = uri(&c.root, POOL_TEST);
     c.open(POOL_TEST).await;
     let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
@@ -148,7 +170,8 @@ async fn a_commit_made_while_the_server_runs_rebases_the_analysis() {
     for dynamic in [true, false] {
         let repo = fixture_repo("object-pool");
         let mut c = Client::start(repo.path(), ServerOptions::default());
-        c.initialize(json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": dynamic}}}), json!({})).await;
+        c.initialize(json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": dynamic}}}), json!({}))
+            .await;
         if dynamic {
             let reg = c.expect("client/registerCapability", |_| true).await;
             assert_eq!(reg["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
@@ -164,9 +187,14 @@ async fn a_commit_made_while_the_server_runs_rebases_the_analysis() {
         c.diagnostics(POOL, |d| d.is_empty()).await;
         // An edit made outside the editor shows up again.
         let text = std::fs::read_to_string(repo.path().join(POOL)).unwrap();
-        std::fs::write(repo.path().join(POOL), text.replace("    public synchronized int getNumIdle() {", "    public int getNumIdle() {")).unwrap();
+        std::fs::write(
+            repo.path().join(POOL),
+            text.replace("    public synchronized int getNumIdle() {", "    public int getNumIdle() {"),
+        )
+        .unwrap();
         if dynamic {
-            c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&c.root, POOL), "type": 2}]})).await;
+            c.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&c.root, POOL), "type": 2}]}))
+                .await;
         }
         c.diagnostics(POOL, |d| has(d, "RL001", 70)).await;
         c.finish().await;
@@ -182,13 +210,26 @@ async fn hover_lenses_documents_and_commands() {
     c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
     let pool_uri = uri(&c.root, POOL);
     // Hover on the declaration of `numIdle` (line 17, 0-based 16).
-    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 16, "character": 17}})).await;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": pool_uri}, "position": {"line": 16, "character": 17}}),
+        )
+        .await;
     let text = hover["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("**Verdict:** guarded by `this` in 5 of 7 accesses; `addObject()` updates it without the lock"), "{text}");
+    assert!(
+        text.contains("**Verdict:** guarded by `this` in 5 of 7 accesses; `addObject()` updates it without the lock"),
+        "{text}"
+    );
     assert!(text.contains(&format!("]({}#L62)", pool_uri)), "clickable location: {text}");
     assert!(text.contains("**impacted by the change**"), "{text}");
     // No field there: no hover.
-    let none = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 0, "character": 2}})).await;
+    let none = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": pool_uri}, "position": {"line": 0, "character": 2}}),
+        )
+        .await;
     assert_eq!(none, Value::Null);
 
     c.open(POOL_TEST).await;
@@ -199,7 +240,10 @@ async fn hover_lenses_documents_and_commands() {
     // The change selects the test (it runs both ends of impacted pairs in threads): its rank.
     assert_eq!(lens["command"]["title"], "▶ Explore schedules · #1 of 1 test for this change", "{lens}");
     assert_eq!(lens["command"]["command"], "racelens.exploreTest");
-    assert_eq!(lens["command"]["arguments"][0], json!({"uri": test_uri, "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
+    assert_eq!(
+        lens["command"]["arguments"][0],
+        json!({"uri": test_uri, "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"})
+    );
     // No lenses on code without thread-starting tests.
     assert_eq!(c.request("textDocument/codeLens", json!({"textDocument": {"uri": pool_uri}})).await, json!([]));
 
@@ -212,8 +256,12 @@ async fn hover_lenses_documents_and_commands() {
     // Commands about results need one.
     let (_, no_result) = c.call("workspace/executeCommand", json!({"command": "racelens.showSchedule", "arguments": [{"root": c.root.display().to_string(), "test": "org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"}]})).await.into_parts();
     assert!(no_result.unwrap_err().message.contains("no exploration result"));
-    assert_eq!(c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await, json!({"cancelled": 0}));
-    let (_, unknown) = c.call("workspace/executeCommand", json!({"command": "racelens.nope", "arguments": []})).await.into_parts();
+    assert_eq!(
+        c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await,
+        json!({"cancelled": 0})
+    );
+    let (_, unknown) =
+        c.call("workspace/executeCommand", json!({"command": "racelens.nope", "arguments": []})).await.into_parts();
     assert!(unknown.is_err());
 
     // Undo the change in the buffer (`synchronized` back): nothing is selected, and the lens
@@ -251,12 +299,21 @@ async fn exploring_with_a_bad_heuristic_seed_or_budget_is_an_error_and_the_serve
         let mut bad = arg.clone();
         bad[field] = value;
         bad["again"] = json!(true);
-        let (_, answer) = c.call("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [bad]})).await.into_parts();
+        let (_, answer) = c
+            .call("workspace/executeCommand", json!({"command": "racelens.exploreTest", "arguments": [bad]}))
+            .await
+            .into_parts();
         let error = answer.unwrap_err();
-        assert!(error.message.starts_with(&format!("cannot explore {test}: ")) && error.message.contains(says), "{field}: {error:?}");
+        assert!(
+            error.message.starts_with(&format!("cannot explore {test}: ")) && error.message.contains(says),
+            "{field}: {error:?}"
+        );
     }
     // Nothing was queued, and the server goes on answering.
-    assert_eq!(c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await, json!({"cancelled": 0}));
+    assert_eq!(
+        c.request("workspace/executeCommand", json!({"command": "racelens.cancel", "arguments": []})).await,
+        json!({"cancelled": 0})
+    );
     let lenses = c.request("textDocument/codeLens", json!({"textDocument": {"uri": test_uri}})).await;
     assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
     assert!(lenses[0]["command"]["title"].as_str().unwrap().starts_with("▶ Explore schedules"), "{lenses}");
@@ -268,16 +325,27 @@ async fn a_panic_in_one_request_answers_it_with_an_error_and_the_server_goes_on(
     let repo = fixture_repo("object-pool");
     let mut c = Client::start(repo.path(), ServerOptions { test_commands: true });
     let init = c.initialize(json!({}), json!({})).await;
-    assert!(init["capabilities"]["executeCommandProvider"]["commands"].as_array().unwrap().contains(&json!("racelens.internal.panic")));
+    assert!(init["capabilities"]["executeCommandProvider"]["commands"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("racelens.internal.panic")));
     c.open(POOL).await;
     c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
-    let (_, result) = c.call("workspace/executeCommand", json!({"command": "racelens.internal.panic", "arguments": []})).await.into_parts();
+    let (_, result) = c
+        .call("workspace/executeCommand", json!({"command": "racelens.internal.panic", "arguments": []}))
+        .await
+        .into_parts();
     let err = result.unwrap_err();
     assert!(err.message.contains("racelens failed on this request"), "{err:?}");
     c.expect("window/logMessage", |p| p["message"].as_str().unwrap_or("").contains("internal error")).await;
     // Still serving.
     let pool_uri = uri(&c.root, POOL);
-    let hover = c.request("textDocument/hover", json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}})).await;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": pool_uri}, "position": {"line": 57, "character": 14}}),
+        )
+        .await;
     assert!(hover["contents"]["value"].as_str().unwrap().contains("numActive"));
     c.finish().await;
 }
@@ -286,7 +354,11 @@ async fn a_panic_in_one_request_answers_it_with_an_error_and_the_server_goes_on(
 async fn non_java_files_and_files_outside_git_are_handled() {
     let repo = fixture_repo("object-pool");
     let outside = tempfile::tempdir().unwrap();
-    write(outside.path(), "Loose.java", "class Loose { static int n; void f() { new Thread(() -> n++).start(); n--; } }\n");
+    write(
+        outside.path(),
+        "Loose.java",
+        "class Loose { static int n; void f() { new Thread(() -> n++).start(); n--; } }\n",
+    );
     let mut c = Client::start(repo.path(), ServerOptions::default());
     c.initialize(json!({}), json!({})).await;
     c.diagnostics(POOL, |d| has(d, "RL001", 57)).await;
@@ -298,7 +370,11 @@ async fn non_java_files_and_files_outside_git_are_handled() {
     c.notify("textDocument/didOpen", json!({"textDocument": {"uri": loose, "languageId": "java", "version": 1, "text": std::fs::read_to_string(outside.path().join("Loose.java")).unwrap()}})).await;
     let shown = c.expect("window/showMessage", |_| true).await;
     assert!(shown["message"].as_str().unwrap().contains("not in a git work tree"), "{shown}");
-    let d = c.expect("textDocument/publishDiagnostics", |p| p["uri"] == loose.as_str() && !p["diagnostics"].as_array().unwrap().is_empty()).await;
+    let d = c
+        .expect("textDocument/publishDiagnostics", |p| {
+            p["uri"] == loose.as_str() && !p["diagnostics"].as_array().unwrap().is_empty()
+        })
+        .await;
     assert!(d["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "RL001"), "{d}");
     c.finish().await;
 }
@@ -318,18 +394,33 @@ async fn the_selection_status_follows_the_change_for_clients_that_ask() {
     assert_eq!((&status["root"], &status["selected"]), (&json!(root), &json!(1)), "{status}");
     assert!(status["total"].as_u64().unwrap() >= 1 && status["impactedPairs"].as_u64().unwrap() >= 1, "{status}");
     let test = &status["tests"][0];
-    assert_eq!((&test["test"], &test["rank"], &test["evidence"]), (&json!("org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"), &json!(1), &json!("static")), "{status}");
+    assert_eq!(
+        (&test["test"], &test["rank"], &test["evidence"]),
+        (&json!("org.example.pool.ObjectPoolTest#addWhileBorrowingKeepsCountsConsistent"), &json!(1), &json!("static")),
+        "{status}"
+    );
     // The same argument the test's lens runs `racelens.exploreTest` with.
-    assert_eq!(test["explore"], json!({"uri": uri(&c.root, POOL_TEST), "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"}));
+    assert_eq!(
+        test["explore"],
+        json!({"uri": uri(&c.root, POOL_TEST), "class": "org.example.pool.ObjectPoolTest", "method": "addWhileBorrowingKeepsCountsConsistent"})
+    );
     // And the line of the test's name, where a list of the selected tests goes.
     let source = std::fs::read_to_string(c.root.join(POOL_TEST)).unwrap();
     let line = source.lines().position(|l| l.contains("void addWhileBorrowingKeepsCountsConsistent(")).unwrap();
     assert_eq!(test["line"], line, "{status}");
     // The buffer back to HEAD's text: no change, nothing selected.
     c.open(POOL).await;
-    let head = std::process::Command::new("git").args(["show", &format!("HEAD:{POOL}")]).current_dir(repo.path()).output().unwrap();
+    let head = std::process::Command::new("git")
+        .args(["show", &format!("HEAD:{POOL}")])
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
     let head = String::from_utf8(head.stdout).unwrap();
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&c.root, POOL), "version": 2}, "contentChanges": [{"text": head}]})).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&c.root, POOL), "version": 2}, "contentChanges": [{"text": head}]}),
+    )
+    .await;
     let status = c.expect("racelens/selectionStatus", |s| s["selected"] == 0).await;
     assert_eq!((&status["impactedPairs"], &status["tests"]), (&json!(0), &json!([])), "{status}");
     c.finish().await;
@@ -346,24 +437,42 @@ async fn the_selection_status_says_no_evidence_for_state_of_undecided_sharing() 
     assert_eq!((&status["selected"], &status["impactedPairs"]), (&json!(0), &json!(0)), "{status}");
     let undecided = status["undecided"].as_array().unwrap();
     assert_eq!(undecided.len(), 1, "{status}");
-    assert!(undecided[0].as_str().unwrap().starts_with("`Key.hash` in `Key.hash` is not known to be shared"), "{status}");
+    assert!(
+        undecided[0].as_str().unwrap().starts_with("`Key.hash` in `Key.hash` is not known to be shared"),
+        "{status}"
+    );
     c.finish().await;
 }
 
 /// A change typed and undone, as a user does: `files` committed, `path` opened, the `edit`
 /// (range and text) applied; waits for the `code` warning at 0-based `line` and returns it;
 /// then the `undo` applied, after which the file has no diagnostics.
-async fn typed_then_undone(files: &[(&str, &str)], path: &str, edit: (Value, &str), undo: (Value, &str), code: &str, line: u64) -> Value {
+async fn typed_then_undone(
+    files: &[(&str, &str)],
+    path: &str,
+    edit: (Value, &str),
+    undo: (Value, &str),
+    code: &str,
+    line: u64,
+) -> Value {
     let repo = repo_with(files, &[]);
     let mut c = Client::start(repo.path(), ServerOptions::default());
     c.initialize(json!({}), json!({})).await;
     c.open(path).await;
     let file_uri = uri(&c.root, path);
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": file_uri, "version": 2}, "contentChanges": [{"range": edit.0, "text": edit.1}]})).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file_uri, "version": 2}, "contentChanges": [{"range": edit.0, "text": edit.1}]}),
+    )
+    .await;
     let d = c.diagnostics(path, |d| has(d, code, line)).await;
     let found = d.into_iter().find(|d| d["code"] == code).unwrap();
     assert_eq!(found["codeDescription"]["href"], format!("racelens:/codes/{code}"));
-    c.notify("textDocument/didChange", json!({"textDocument": {"uri": file_uri, "version": 3}, "contentChanges": [{"range": undo.0, "text": undo.1}]})).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": file_uri, "version": 3}, "contentChanges": [{"range": undo.0, "text": undo.1}]}),
+    )
+    .await;
     c.diagnostics(path, |d| d.is_empty()).await;
     c.finish().await;
     found
@@ -371,7 +480,12 @@ async fn typed_then_undone(files: &[(&str, &str)], path: &str, edit: (Value, &st
 
 /// The 0-based lines of a diagnostic's related locations.
 fn related_lines(d: &Value) -> Vec<u64> {
-    d["relatedInformation"].as_array().unwrap().iter().map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap()).collect()
+    d["relatedInformation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -380,8 +494,21 @@ async fn typing_notify_for_notify_all_shows_a_lost_wakeup_and_undo_clears_it() {
     // `notifyAll()` in put() (0-based line 12) becomes `notify()`: a consumer's wake-up
     // may reach the other producer.
     let path = "src/app/Buffer.java";
-    let rl008 = typed_then_undone(&[(path, buffer)], path, (range((12, 14), (12, 17)), ""), (range((12, 14), (12, 14)), "All"), "RL008", 12).await;
-    assert!(rl008["message"].as_str().unwrap().starts_with("`notify()` on `this` wakes one waiter, but `Buffer.put()` (line 10) waits while `items.size() == 8`"), "{rl008}");
+    let rl008 = typed_then_undone(
+        &[(path, buffer)],
+        path,
+        (range((12, 14), (12, 17)), ""),
+        (range((12, 14), (12, 14)), "All"),
+        "RL008",
+        12,
+    )
+    .await;
+    assert!(
+        rl008["message"].as_str().unwrap().starts_with(
+            "`notify()` on `this` wakes one waiter, but `Buffer.put()` (line 10) waits while `items.size() == 8`"
+        ),
+        "{rl008}"
+    );
     assert_eq!(related_lines(&rl008), vec![9, 17], "{rl008}");
 }
 
@@ -394,7 +521,8 @@ async fn typing_a_nested_acquisition_shows_a_lock_order_inversion_and_undo_clear
     let path = "src/bank/Bank.java";
     let nested = "            synchronized (to) {\n                to.add(amount);\n            }\n";
     let files = [("src/bank/Account.java", account), (path, bank)];
-    let rl007 = typed_then_undone(&files, path, (range((6, 0), (6, 0)), nested), (range((6, 0), (9, 0)), ""), "RL007", 6).await;
+    let rl007 =
+        typed_then_undone(&files, path, (range((6, 0), (6, 0)), nested), (range((6, 0), (9, 0)), ""), "RL007", 6).await;
     assert!(rl007["message"].as_str().unwrap().contains("`Bank.pay()` takes `from` then `to`"), "{rl007}");
     assert_eq!(related_lines(&rl007), vec![4, 6], "{rl007}");
 }
@@ -407,7 +535,15 @@ async fn taking_the_check_out_through_a_locked_getter_shows_a_split_section_and_
     let split = "        if (count() >= max) {\n            return false;\n        }\n        synchronized (this) {\n            entries.add(name);\n        }\n        return true;\n";
     let original = "        synchronized (this) {\n            if (count() >= max) {\n                return false;\n            }\n            entries.add(name);\n            return true;\n        }\n";
     let path = "src/app/Registry.java";
-    let rl003 = typed_then_undone(&[(path, registry)], path, (range((14, 0), (21, 0)), split), (range((14, 0), (21, 0)), original), "RL003", 18).await;
+    let rl003 = typed_then_undone(
+        &[(path, registry)],
+        path,
+        (range((14, 0), (21, 0)), split),
+        (range((14, 0), (21, 0)), original),
+        "RL003",
+        18,
+    )
+    .await;
     assert!(rl003["message"].as_str().unwrap().starts_with("the change split a critical section of `Registry.register()`: the read of `entries[]` by `count()` (line 15)"), "{rl003}");
     assert_eq!(related_lines(&rl003), vec![14], "{rl003}");
 }
@@ -419,8 +555,22 @@ async fn typing_contains_key_before_remove_shows_a_check_then_act_and_undo_clear
     let typed = "        if (open.containsKey(id)) {\n            open.remove(id);\n";
     let path = "src/app/Sessions.java";
     let undo = "        if (open.remove(id) != null) {\n";
-    let rl004 = typed_then_undone(&[(path, sessions)], path, (range((13, 0), (14, 0)), typed), (range((13, 0), (15, 0)), undo), "RL004", 14).await;
-    assert!(rl004["message"].as_str().unwrap().starts_with("check-then-act on `open`: `containsKey()` (line 14) and `remove()` here"), "{rl004}");
+    let rl004 = typed_then_undone(
+        &[(path, sessions)],
+        path,
+        (range((13, 0), (14, 0)), typed),
+        (range((13, 0), (15, 0)), undo),
+        "RL004",
+        14,
+    )
+    .await;
+    assert!(
+        rl004["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("check-then-act on `open`: `containsKey()` (line 14) and `remove()` here"),
+        "{rl004}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -429,9 +579,26 @@ async fn moving_count_down_above_the_write_shows_a_publication_order_and_undo_cl
     // Move `ready.countDown();` (0-based line 10) above `result = value;` (line 9), as an
     // editor's move-line-up does: a waiter released by `await()` can read the old result.
     let path = "src/app/Loader.java";
-    let (moved, back) = ("        ready.countDown();\n        result = value;\n", "        result = value;\n        ready.countDown();\n");
-    let rl009 = typed_then_undone(&[(path, loader)], path, (range((9, 0), (11, 0)), moved), (range((9, 0), (11, 0)), back), "RL009", 9).await;
-    assert!(rl009["message"].as_str().unwrap().starts_with("`ready.countDown()` (line 10) now runs before `result` is written (line 11)"), "{rl009}");
+    let (moved, back) = (
+        "        ready.countDown();\n        result = value;\n",
+        "        result = value;\n        ready.countDown();\n",
+    );
+    let rl009 = typed_then_undone(
+        &[(path, loader)],
+        path,
+        (range((9, 0), (11, 0)), moved),
+        (range((9, 0), (11, 0)), back),
+        "RL009",
+        9,
+    )
+    .await;
+    assert!(
+        rl009["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`ready.countDown()` (line 10) now runs before `result` is written (line 11)"),
+        "{rl009}"
+    );
     assert_eq!(related_lines(&rl009), vec![10, 15], "{rl009}");
 }
 
@@ -468,7 +635,8 @@ async fn the_quick_fix_for_a_lost_wakeup_uses_notify_all_and_clears_it() {
     refactor["context"]["only"] = json!(["refactor"]);
     assert_eq!(c.request("textDocument/codeAction", refactor).await, json!([]));
     // Malformed parameters get an error, and the server goes on.
-    let (_, malformed) = c.call("textDocument/codeAction", json!({"textDocument": 5, "range": "everywhere"})).await.into_parts();
+    let (_, malformed) =
+        c.call("textDocument/codeAction", json!({"textDocument": 5, "range": "everywhere"})).await.into_parts();
     assert!(malformed.is_err());
     // The client applies the fix: the warning goes, and so does its fix.
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": buffer_uri, "version": 3}, "contentChanges": [{"range": fix["range"], "text": fix["newText"]}]})).await;
@@ -506,13 +674,17 @@ async fn the_edited_file_is_published_before_the_other_files_its_change_reaches(
     // in Worker.java (line 7) too.
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": flag_uri, "version": 2}, "contentChanges": [{"range": range((3, 4), (3, 13)), "text": ""}]})).await;
     let seen = published_until(&mut c, worker_path, |d| has(d, "RL001", 7)).await;
-    let edited = seen.iter().position(|(f, d)| f == flag_path && has(d, "RL001", 6)).unwrap_or_else(|| panic!("{seen:?}"));
+    let edited =
+        seen.iter().position(|(f, d)| f == flag_path && has(d, "RL001", 6)).unwrap_or_else(|| panic!("{seen:?}"));
     let other = seen.iter().position(|(f, _)| f == worker_path).unwrap();
     assert!(edited < other, "the edited file's list comes first: {seen:?}");
     // The other file's list, published after, is the whole of it.
     let (_, worker_list) = seen.last().unwrap();
     assert_eq!(codes(worker_list), ["RL001@7"], "{worker_list:?}");
-    assert!(worker_list[0]["message"].as_str().unwrap().contains("removed `volatile` from `running`"), "{worker_list:?}");
+    assert!(
+        worker_list[0]["message"].as_str().unwrap().contains("removed `volatile` from `running`"),
+        "{worker_list:?}"
+    );
     // Undone: the edited file is cleared first, then the other.
     c.notify("textDocument/didChange", json!({"textDocument": {"uri": flag_uri, "version": 3}, "contentChanges": [{"range": range((3, 4), (3, 4)), "text": "volatile "}]})).await;
     let seen = published_until(&mut c, worker_path, |d| d.is_empty()).await;

@@ -25,7 +25,13 @@ pub fn extract_java_util(zip_path: &Path, dir: &Path, max_lines: Option<usize>, 
 /// Copies the `java.base` sources under any of `prefixes` (`java/util/`) out of src.zip
 /// into `dir/src/`, in archive order, until `max_lines` (all of them when `None`; files
 /// ending in one of `keep` always); returns the line count.
-pub fn extract_packages(zip_path: &Path, dir: &Path, prefixes: &[&str], max_lines: Option<usize>, keep: &[&str]) -> usize {
+pub fn extract_packages(
+    zip_path: &Path,
+    dir: &Path,
+    prefixes: &[&str],
+    max_lines: Option<usize>,
+    keep: &[&str],
+) -> usize {
     let mut archive = zip::ZipArchive::new(std::fs::File::open(zip_path).unwrap()).unwrap();
     let mut lines = 0;
     for i in 0..archive.len() {

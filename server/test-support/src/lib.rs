@@ -22,7 +22,16 @@ pub fn fixtures_dir() -> PathBuf {
 
 pub fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
-        .args(["-c", "user.name=racelens tests", "-c", "user.email=tests@racelens.invalid", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"])
+        .args([
+            "-c",
+            "user.name=racelens tests",
+            "-c",
+            "user.email=tests@racelens.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
@@ -76,7 +85,6 @@ pub fn repo_from(src: &Path, with_change: bool) -> TempDir {
     dir
 }
 
-
 pub fn analyze(dir: &Path) -> (Host, Impact) {
     analyze_with(dir, &HostOptions::default())
 }
@@ -110,12 +118,30 @@ pub fn icps(impact: &Impact) -> Vec<String> {
 pub fn pairs(host: &Host, impact: &Impact) -> Vec<String> {
     let end = |e: &racelens_analysis::impact::PairEnd| {
         let locks: Vec<&str> = e.locks.iter().map(|l| l.display.as_str()).collect();
-        format!("{} {}:{} {} [{}]{}", e.access.as_str(), host.path_of(e.file).rsplit('/').next().unwrap(), e.span.line, e.method, locks.join(","), if e.impacted { "*" } else { "" })
+        format!(
+            "{} {}:{} {} [{}]{}",
+            e.access.as_str(),
+            host.path_of(e.file).rsplit('/').next().unwrap(),
+            e.span.line,
+            e.method,
+            locks.join(","),
+            if e.impacted { "*" } else { "" }
+        )
     };
     impact
         .pairs
         .iter()
-        .map(|p| format!("{} {}.{}{}: {} <-> {}", p.kind.as_str(), p.field.short_class(), p.field.display_name(), if p.protected { " protected" } else { "" }, end(&p.a), end(&p.b)))
+        .map(|p| {
+            format!(
+                "{} {}.{}{}: {} <-> {}",
+                p.kind.as_str(),
+                p.field.short_class(),
+                p.field.display_name(),
+                if p.protected { " protected" } else { "" },
+                end(&p.a),
+                end(&p.b)
+            )
+        })
         .collect()
 }
 
@@ -125,7 +151,9 @@ pub fn warnings(host: &Host, impact: &Impact) -> Vec<String> {
         .diagnostics
         .iter()
         .filter(|d| d.code != "RL100")
-        .map(|d| format!("{}:{} {} {}", host.path_of(d.file).rsplit('/').next().unwrap(), d.span.line, d.code, d.message))
+        .map(|d| {
+            format!("{}:{} {} {}", host.path_of(d.file).rsplit('/').next().unwrap(), d.span.line, d.code, d.message)
+        })
         .collect()
 }
 

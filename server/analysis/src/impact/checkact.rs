@@ -16,7 +16,9 @@ use super::matching::expr_key;
 use super::shared::Sharing;
 use super::About;
 use super::{ChangedFile, Diagnostic, Related, Severity};
-use crate::index::{collection_kind, field_collection, is_mutator, takes_key, Collection, Origin, ProjectIndex, Resolver};
+use crate::index::{
+    collection_kind, field_collection, is_mutator, takes_key, Collection, Origin, ProjectIndex, Resolver,
+};
 use crate::java::{Call, CallKind, Expr, FileFacts, UnitIdx};
 
 /// RL004 in the changed lines of one file.
@@ -41,7 +43,12 @@ pub(super) fn collect(index: &ProjectIndex, sharing: &Sharing, change: &ChangedF
                 continue;
             }
             let same_entry = |act: &Call| same_key(facts, kind, check, act);
-            let Some(&j) = calls[x + 1..].iter().find(|&&j| (is_act(kind, check, &facts.calls[j]) && same_entry(&facts.calls[j])) || is_compound_act(kind, &facts.calls[j].name)) else { continue };
+            let Some(&j) = calls[x + 1..].iter().find(|&&j| {
+                (is_act(kind, check, &facts.calls[j]) && same_entry(&facts.calls[j]))
+                    || is_compound_act(kind, &facts.calls[j].name)
+            }) else {
+                continue;
+            };
             let act = &facts.calls[j];
             // The change touches the check, the act, a line between them, or the lines between
             // the act and the first use of its result (where a deleted null check was).
@@ -62,10 +69,14 @@ pub(super) fn collect(index: &ProjectIndex, sharing: &Sharing, change: &ChangedF
             }
             let consequence = match kind {
                 Receiver::Atomic => "another thread can update it in between and its update is lost".to_string(),
-                Receiver::Collection if act.name == "get" => "another thread can remove the key in between, so `get()` may return null".to_string(),
+                Receiver::Collection if act.name == "get" => {
+                    "another thread can remove the key in between, so `get()` may return null".to_string()
+                }
                 Receiver::Collection
-                    if matches!(act.name.as_str(), "poll" | "pop" | "remove" | "removeFirst" | "removeLast" | "pollFirst" | "pollLast" | "take")
-                        && check.name != "size" =>
+                    if matches!(
+                        act.name.as_str(),
+                        "poll" | "pop" | "remove" | "removeFirst" | "removeLast" | "pollFirst" | "pollLast" | "take"
+                    ) && check.name != "size" =>
                 {
                     format!("another thread can take the element in between, so `{}()` may find nothing", act.name)
                 }
@@ -93,7 +104,15 @@ enum Receiver {
 }
 
 /// A thread-safe collection or an atomic that other threads can reach.
-fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, recv: &Expr, sharing: &Sharing, index: &ProjectIndex) -> Option<Receiver> {
+fn receiver_kind(
+    r: &Resolver,
+    origin: Origin,
+    facts: &FileFacts,
+    unit: UnitIdx,
+    recv: &Expr,
+    sharing: &Sharing,
+    index: &ProjectIndex,
+) -> Option<Receiver> {
     let ty = r.type_of(origin, facts, unit, recv)?;
     if ty.dims > 0 {
         return None;
@@ -104,7 +123,10 @@ fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx,
         Receiver::Atomic
     } else {
         let declared = collection_kind(&qualified);
-        let is_interface = matches!(simple, "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "BlockingQueue" | "ConcurrentMap");
+        let is_interface = matches!(
+            simple,
+            "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "BlockingQueue" | "ConcurrentMap"
+        );
         let field = r.field_of_expr(origin, facts, unit, recv);
         let actual = field.and_then(|f| field_collection(r, f));
         match (declared, actual) {
@@ -122,7 +144,9 @@ fn receiver_kind(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx,
             decl_static || sharing.escapes(&key.class).is_some()
         }
         None => match recv {
-            Expr::Local(l) => facts.locals[*l as usize].init.as_ref().and_then(super::undecided::produced_by_call).is_some(),
+            Expr::Local(l) => {
+                facts.locals[*l as usize].init.as_ref().and_then(super::undecided::produced_by_call).is_some()
+            }
             Expr::Call { .. } => true,
             _ => false,
         },
@@ -135,8 +159,19 @@ fn is_check(kind: Receiver, method: &str) -> bool {
     match kind {
         Receiver::Collection => matches!(
             method,
-            "isEmpty" | "size" | "contains" | "containsKey" | "containsValue" | "peek" | "peekFirst" | "peekLast" | "element" | "getFirst"
-                | "getLast" | "get" | "remainingCapacity"
+            "isEmpty"
+                | "size"
+                | "contains"
+                | "containsKey"
+                | "containsValue"
+                | "peek"
+                | "peekFirst"
+                | "peekLast"
+                | "element"
+                | "getFirst"
+                | "getLast"
+                | "get"
+                | "remainingCapacity"
         ),
         Receiver::Atomic => matches!(method, "get" | "getPlain" | "getAcquire" | "intValue" | "longValue"),
     }
@@ -150,13 +185,18 @@ fn is_act(kind: Receiver, check: &Call, act: &Call) -> bool {
     match kind {
         Receiver::Collection if method == "get" => check.name == "containsKey",
         Receiver::Collection => {
-            let conditional = (method == "remove" && act.args.len() == 2) || (method == "replace" && act.args.len() == 3);
-            is_mutator(method) && !conditional && !matches!(method, "putIfAbsent" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "replace")
+            let conditional =
+                (method == "remove" && act.args.len() == 2) || (method == "replace" && act.args.len() == 3);
+            is_mutator(method)
+                && !conditional
+                && !matches!(
+                    method,
+                    "putIfAbsent" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "replace"
+                )
         }
         Receiver::Atomic => matches!(method, "set" | "lazySet" | "setPlain" | "setRelease"),
     }
 }
-
 
 /// Whether a keyed check and a keyed act work on the same entry, as far as the code says:
 /// `containsKey(k)` then `remove(k)` do, `containsKey("a")` then `remove("b")` do not (each
@@ -174,13 +214,24 @@ fn same_key(facts: &FileFacts, kind: Receiver, check: &Call, act: &Call) -> bool
 
 /// Atomic updates that act on a value checked before: `if (n.get() < max) n.incrementAndGet()`.
 fn is_compound_act(kind: Receiver, method: &str) -> bool {
-    kind == Receiver::Atomic && matches!(method, "incrementAndGet" | "getAndIncrement" | "addAndGet" | "getAndAdd" | "decrementAndGet" | "getAndDecrement")
+    kind == Receiver::Atomic
+        && matches!(
+            method,
+            "incrementAndGet" | "getAndIncrement" | "addAndGet" | "getAndAdd" | "decrementAndGet" | "getAndDecrement"
+        )
 }
 
 /// Whether a call is (part of) the condition of an `if`, `while` or `?:`.
 fn in_condition(facts: &FileFacts, call: &Call) -> bool {
     let prefix = statement_prefix(facts, call);
-    prefix.contains("if (") || prefix.contains("if(") || prefix.contains("while (") || prefix.contains("while(") || facts.text_of(following(facts, call, 40)).trim_start().starts_with(|c| matches!(c, '<' | '>' | '=' | '!' | '?'))
+    prefix.contains("if (")
+        || prefix.contains("if(")
+        || prefix.contains("while (")
+        || prefix.contains("while(")
+        || facts
+            .text_of(following(facts, call, 40))
+            .trim_start()
+            .starts_with(|c| matches!(c, '<' | '>' | '=' | '!' | '?'))
 }
 
 /// Whether the code looks at the act's result, and so notices when another thread acted
@@ -195,21 +246,36 @@ fn result_checked(facts: &FileFacts, act: &Call) -> bool {
     if after.starts_with('.') {
         return false;
     }
-    if after.starts_with("!=") || after.starts_with("==") || prefix.trim_start().starts_with("return") || in_condition(facts, act) {
+    if after.starts_with("!=")
+        || after.starts_with("==")
+        || prefix.trim_start().starts_with("return")
+        || in_condition(facts, act)
+    {
         return true;
     }
     // `T x = q.poll();` or `x = q.poll();`: then `x != null`, `x == null`, `if (x)`, `!x`.
     let Some(local) = result_local(facts, act) else { return false };
     let Some(rest) = rest_of_method(facts, act) else { return false };
-    [format!("{local} != null"), format!("{local} == null"), format!("null != {local}"), format!("null == {local}"), format!("if ({local})"), format!("!{local}"), format!("isNull({local})"), format!("nonNull({local})"), format!("ofNullable({local})")]
-        .iter()
-        .any(|pattern| contains_word(rest, pattern))
+    [
+        format!("{local} != null"),
+        format!("{local} == null"),
+        format!("null != {local}"),
+        format!("null == {local}"),
+        format!("if ({local})"),
+        format!("!{local}"),
+        format!("isNull({local})"),
+        format!("nonNull({local})"),
+        format!("ofNullable({local})"),
+    ]
+    .iter()
+    .any(|pattern| contains_word(rest, pattern))
 }
 
 /// The local the act's result is assigned to: `x` in `T x = q.poll();` or `x = q.poll();`.
 fn result_local<'f>(facts: &'f FileFacts, act: &Call) -> Option<&'f str> {
     let prefix = statement_prefix(facts, act);
-    let local = prefix.trim_end().strip_suffix('=')?.trim_end().rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next()?;
+    let local =
+        prefix.trim_end().strip_suffix('=')?.trim_end().rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next()?;
     (!local.is_empty()).then_some(local)
 }
 
@@ -224,9 +290,14 @@ fn rest_of_method<'f>(facts: &'f FileFacts, act: &Call) -> Option<&'f str> {
 /// when there is none): a change between the act and that use (deleting `if (x == null)
 /// break;`, as in DIRMINA-803) is a change to the check-then-act.
 fn result_first_use_line(facts: &FileFacts, act: &Call) -> u32 {
-    let (Some(local), Some(rest)) = (result_local(facts, act), rest_of_method(facts, act)) else { return act.span.line };
+    let (Some(local), Some(rest)) = (result_local(facts, act), rest_of_method(facts, act)) else {
+        return act.span.line;
+    };
     let name = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    let first_use = rest.match_indices(local).map(|(i, _)| i).find(|&i| !name(rest[..i].chars().next_back()) && !name(rest[i + local.len()..].chars().next()));
+    let first_use = rest
+        .match_indices(local)
+        .map(|(i, _)| i)
+        .find(|&i| !name(rest[..i].chars().next_back()) && !name(rest[i + local.len()..].chars().next()));
     match first_use {
         Some(i) => act.full.end_line + rest[..i].matches('\n').count() as u32,
         None => act.span.line,
@@ -240,7 +311,8 @@ fn contains_word(text: &str, pattern: &str) -> bool {
         let before = text[..i].chars().next_back();
         let after = text[i + pattern.len()..].chars().next();
         let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
-        !(word(before) && pattern.starts_with(|c: char| c.is_alphanumeric())) && !(word(after) && pattern.ends_with(|c: char| c.is_alphanumeric()))
+        !(word(before) && pattern.starts_with(|c: char| c.is_alphanumeric()))
+            && !(word(after) && pattern.ends_with(|c: char| c.is_alphanumeric()))
     })
 }
 

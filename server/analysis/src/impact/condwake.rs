@@ -84,7 +84,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
 /// Whether the base version of the method had this wake-up (same name and receiver) with
 /// no `if` of this test right around it (none, or an outer one the change kept).
 fn woke_otherwise(old: &FileFacts, call: &Call, method: &str, test: &str) -> bool {
-    let receiver = |f: &FileFacts, c: &Call| c.receiver.as_ref().map(|r| crate::java::expr_key(f, r)).unwrap_or_default();
+    let receiver =
+        |f: &FileFacts, c: &Call| c.receiver.as_ref().map(|r| crate::java::expr_key(f, r)).unwrap_or_default();
     let mine = receiver(old, call);
     old.calls.iter().enumerate().any(|(i, c)| {
         c.kind == CallKind::Method
@@ -107,7 +108,12 @@ fn missed_waiters(cx: &Cx, key: &str, tested: &BTreeSet<String>, changed: &BTree
             let wait = &f.calls[w.call as usize];
             let method = f.units[wait.unit as usize].method;
             // The waiters keep what the test reads: they say themselves when they need waking.
-            let counted = f.accesses.iter().any(|a| a.kind == AccessKind::Write && f.units[a.unit as usize].method == method && a.span.start < wait.span.start && tested.contains(&a.name));
+            let counted = f.accesses.iter().any(|a| {
+                a.kind == AccessKind::Write
+                    && f.units[a.unit as usize].method == method
+                    && a.span.start < wait.span.start
+                    && tested.contains(&a.name)
+            });
             if counted {
                 return None;
             }
@@ -119,9 +125,16 @@ fn missed_waiters(cx: &Cx, key: &str, tested: &BTreeSet<String>, changed: &BTree
             }
             // What the test does not watch and the waker changes (or the time, which
             // changes anyway): a change the waiter waits for that the test can miss.
-            let untested: Vec<String> = needs.difference(tested).filter(|x| *x == CLOCK || changed.contains(*x)).cloned().collect();
+            let untested: Vec<String> =
+                needs.difference(tested).filter(|x| *x == CLOCK || changed.contains(*x)).cloned().collect();
             if !untested.is_empty() {
-                missed.push(Missed { file, span: wait.span, method: f.method_display(method), cond: cond.to_string(), untested });
+                missed.push(Missed {
+                    file,
+                    span: wait.span,
+                    method: f.method_display(method),
+                    cond: cond.to_string(),
+                    untested,
+                });
             }
         }
     }
@@ -131,7 +144,9 @@ fn missed_waiters(cx: &Cx, key: &str, tested: &BTreeSet<String>, changed: &BTree
 /// What a condition (its text and bytes in `unit`) reads: fields, and the clock.
 fn reads(facts: &FileFacts, unit: UnitIdx, span: Span, text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for a in facts.accesses.iter().filter(|a| a.unit == unit && a.kind == AccessKind::Read && span.contains(a.span.start)) {
+    for a in
+        facts.accesses.iter().filter(|a| a.unit == unit && a.kind == AccessKind::Read && span.contains(a.span.start))
+    {
         add_field(facts, unit, &a.name, &mut out);
     }
     // A call's arguments are accesses and calls of the span themselves.
@@ -164,7 +179,9 @@ fn initializer(facts: &FileFacts, start: u32) -> Option<Span> {
         match facts.token_text(t) {
             "(" | "{" | "[" => depth += 1,
             ")" | "}" | "]" => depth -= 1,
-            ";" | "," if depth == 0 => return Some(Span { start, end: t.start, line: facts.tokens[first].line, end_line: t.line }),
+            ";" | "," if depth == 0 => {
+                return Some(Span { start, end: t.start, line: facts.tokens[first].line, end_line: t.line })
+            }
             _ => {}
         }
         if depth < 0 {
@@ -210,9 +227,14 @@ fn add_field(facts: &FileFacts, unit: UnitIdx, name: &str, out: &mut BTreeSet<St
     if name.starts_with(|c: char| c.is_uppercase()) {
         return;
     }
-    const VALUES: &[&str] = &["int", "long", "short", "byte", "char", "boolean", "double", "float", "String", "Integer", "Long", "Boolean", "Duration"];
+    const VALUES: &[&str] = &[
+        "int", "long", "short", "byte", "char", "boolean", "double", "float", "String", "Integer", "Long", "Boolean",
+        "Duration",
+    ];
     let class = facts.unit_method(unit).class;
-    let constant = facts.fields.iter().any(|f| f.class == class && f.name == name && f.is_final && f.ty.array_dims == 0 && VALUES.contains(&f.ty.name.as_str()));
+    let constant = facts.fields.iter().any(|f| {
+        f.class == class && f.name == name && f.is_final && f.ty.array_dims == 0 && VALUES.contains(&f.ty.name.as_str())
+    });
     if !constant {
         out.insert(name.to_string());
     }
@@ -222,8 +244,11 @@ fn add_field(facts: &FileFacts, unit: UnitIdx, name: &str, out: &mut BTreeSet<St
 /// final collections included (their contents change).
 fn writes(facts: &FileFacts, method: MethodIdx) -> BTreeSet<String> {
     // An element written (`items[i] = x`) is not the array (`items.length`).
-    let mut out: BTreeSet<String> =
-        facts.accesses_of(method).filter(|(_, a)| a.kind == AccessKind::Write).map(|(_, a)| if a.element { format!("{}[]", a.name) } else { a.name.clone() }).collect();
+    let mut out: BTreeSet<String> = facts
+        .accesses_of(method)
+        .filter(|(_, a)| a.kind == AccessKind::Write)
+        .map(|(_, a)| if a.element { format!("{}[]", a.name) } else { a.name.clone() })
+        .collect();
     for c in facts.calls_of(method).filter(|c| c.kind == CallKind::Method && is_mutator(&c.name)) {
         if let Some(Expr::Name(n) | Expr::Field(_, n)) = &c.receiver {
             out.insert(n.clone());
@@ -243,6 +268,14 @@ fn diagnostic(file: FileId, call: &Call, test: &str, method: &str, missed: &[Mis
         w.cond,
         what.join(" and ")
     );
-    let related = missed.iter().take(MAX_RELATED).map(|m| Related { file: m.file, span: m.span, message: format!("`{}()` waits here while `{}`", m.method, m.cond) }).collect();
+    let related = missed
+        .iter()
+        .take(MAX_RELATED)
+        .map(|m| Related {
+            file: m.file,
+            span: m.span,
+            message: format!("`{}()` waits here while `{}`", m.method, m.cond),
+        })
+        .collect();
     Diagnostic { file, span: call.span, severity: Severity::Warning, code: "RL008", message, related }
 }

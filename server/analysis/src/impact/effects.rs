@@ -29,7 +29,8 @@ impl Effects {
 }
 
 /// Methods of `Object` and friends that touch no fields of interest.
-const OPAQUE: &[&str] = &["wait", "notify", "notifyAll", "getClass", "hashCode", "equals", "toString", "clone", "finalize"];
+const OPAQUE: &[&str] =
+    &["wait", "notify", "notifyAll", "getClass", "hashCode", "equals", "toString", "clone", "finalize"];
 /// How many methods one read/write set may visit.
 const BUDGET: usize = 64;
 
@@ -171,7 +172,11 @@ fn handle_target(facts: &FileFacts, handle: u32, init: Option<&Expr>) -> Option<
         return Some(found);
     }
     let name = &facts.fields[handle as usize].name;
-    facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && &a.name == name).find_map(|a| a.value.as_ref().and_then(from_call))
+    facts
+        .accesses
+        .iter()
+        .filter(|a| a.kind == AccessKind::Write && &a.name == name)
+        .find_map(|a| a.value.as_ref().and_then(from_call))
 }
 
 /// `static final` fields are constants: no thread sees them change.

@@ -33,7 +33,9 @@ pub fn fixes(index: &ProjectIndex, changes: &ChangeSet, d: &Diagnostic) -> Vec<F
     let old = changes.get(d.file).and_then(|c| c.old.as_deref());
     let fix = match d.code {
         "RL008" => wake_all(facts, d.span).or_else(|| wait_in_loop(facts, d.span)),
-        "RL001" | "RL002" => old.zip(facts.unit_at(d.span.start)).and_then(|(old, unit)| synchronized_again(facts, old, unit)),
+        "RL001" | "RL002" => {
+            old.zip(facts.unit_at(d.span.start)).and_then(|(old, unit)| synchronized_again(facts, old, unit))
+        }
         "RL006" => old
             .zip(call_at(facts, d.span).filter(|(_, c)| matches!(c.receiver, None | Some(Expr::This))))
             .and_then(|(old, (_, call))| synchronized_again(facts, old, call.unit)),
@@ -123,7 +125,8 @@ fn statement_end(facts: &FileFacts, k: usize) -> Option<usize> {
     None
 }
 
-const MODIFIERS: &[&str] = &["public", "protected", "private", "abstract", "static", "final", "native", "strictfp", "default"];
+const MODIFIERS: &[&str] =
+    &["public", "protected", "private", "abstract", "static", "final", "native", "strictfp", "default"];
 
 /// Inserts `synchronized` into the modifiers of the method running `unit` when the base
 /// version of the method was synchronized and the current one is not.

@@ -54,9 +54,25 @@ const SYNCHRONIZERS: &[Synchronizer] = &[
 ];
 
 /// Calls that return an element of the collection they are called on.
-const TAKES: &[&str] = &["get", "getOrDefault", "putIfAbsent", "computeIfAbsent", "compute", "computeIfPresent", "remove", "poll", "peek", "take", "element", "pollFirst", "peekFirst", "getFirst"];
+const TAKES: &[&str] = &[
+    "get",
+    "getOrDefault",
+    "putIfAbsent",
+    "computeIfAbsent",
+    "compute",
+    "computeIfPresent",
+    "remove",
+    "poll",
+    "peek",
+    "take",
+    "element",
+    "pollFirst",
+    "peekFirst",
+    "getFirst",
+];
 /// Calls that store their last argument in the collection they are called on.
-const STORES: &[&str] = &["put", "putIfAbsent", "add", "offer", "push", "addFirst", "addLast", "offerFirst", "offerLast", "set"];
+const STORES: &[&str] =
+    &["put", "putIfAbsent", "add", "offer", "push", "addFirst", "addLast", "offerFirst", "offerLast", "set"];
 
 /// A wait the change made while holding `held`.
 struct HeldWait {
@@ -127,13 +143,23 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
             // What this call waits on: itself a `wait()`, a synchronizer, or a project
             // method that waits.
             let origin = Origin::Project(change.file);
-            let direct = entry.resolved.monitor_calls.iter().find(|m| m.call as usize == i && m.op == MonitorOp::Wait && call.name == "wait");
+            let direct = entry
+                .resolved
+                .monitor_calls
+                .iter()
+                .find(|m| m.call as usize == i && m.op == MonitorOp::Wait && call.name == "wait");
             let sync = synchronizer_wait(&r, origin, facts, call);
             let joined = thread_join(&r, origin, facts, call);
             let waits: Vec<(String, String, Option<(MethodRef, String)>)> = match (direct, &sync, &joined) {
                 (Some(m), _, _) => vec![(m.lock.key.clone(), m.lock.display.clone(), None)],
-                (None, Some((_, family)), _) | (None, None, Some(family)) => vec![(family_key(family), call_text(facts, call), None)],
-                (None, None, None) => r.callees(origin, facts, call).into_iter().filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name))))).collect(),
+                (None, Some((_, family)), _) | (None, None, Some(family)) => {
+                    vec![(family_key(family), call_text(facts, call), None)]
+                }
+                (None, None, None) => r
+                    .callees(origin, facts, call)
+                    .into_iter()
+                    .filter_map(|callee| callee_wait(cx, callee).map(|(k, d, name)| (k, d, Some((callee, name)))))
+                    .collect(),
             };
             for (waited, waited_display, via) in waits {
                 for l in &held {
@@ -143,7 +169,10 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                         continue;
                     }
                     let Some(region) = holding_region(facts, &entry.resolved.locks, call, &l.key) else { continue };
-                    if !(touched(call.span.line) || region.markers.iter().any(|&m| touched(m)) || newly_held(change.old.as_deref(), facts, call, &region.text)) {
+                    if !(touched(call.span.line)
+                        || region.markers.iter().any(|&m| touched(m))
+                        || newly_held(change.old.as_deref(), facts, call, &region.text))
+                    {
                         continue;
                     }
                     out.push(HeldWait {
@@ -154,7 +183,11 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                         held_at: acquisition_span(facts, region),
                         held_region: region.span,
                         waited: waited.clone(),
-                        waited_display: if sync.is_some() || joined.is_some() { waited_display.clone() } else { qualified(&waited, &waited_display) },
+                        waited_display: if sync.is_some() || joined.is_some() {
+                            waited_display.clone()
+                        } else {
+                            qualified(&waited, &waited_display)
+                        },
                         via: via.as_ref().map(|(_, n)| n.clone()),
                         ends: sync.as_ref().map(|(s, _)| s.ends),
                         joined: joined.clone(),
@@ -167,9 +200,16 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
 }
 
 /// The synchronizer a call waits on, with its family, when it is one.
-fn synchronizer_wait(r: &Resolver, origin: Origin, facts: &FileFacts, call: &Call) -> Option<(&'static Synchronizer, FieldKey)> {
+fn synchronizer_wait(
+    r: &Resolver,
+    origin: Origin,
+    facts: &FileFacts,
+    call: &Call,
+) -> Option<(&'static Synchronizer, FieldKey)> {
     let recv = call.receiver.as_ref()?;
-    let sync = SYNCHRONIZERS.iter().find(|s| s.waits.contains(&call.name.as_str()) && r.is_of_type(origin, facts, call.unit, recv, s.types))?;
+    let sync = SYNCHRONIZERS
+        .iter()
+        .find(|s| s.waits.contains(&call.name.as_str()) && r.is_of_type(origin, facts, call.unit, recv, s.types))?;
     Some((sync, family(r, origin, facts, call.unit, recv)?))
 }
 
@@ -198,7 +238,11 @@ fn family(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &Ex
                 _ => facts
                     .calls
                     .iter()
-                    .filter(|c| local.scope.contains(c.span.start) && STORES.contains(&c.name.as_str()) && c.args.last() == Some(&Expr::Local(*l)))
+                    .filter(|c| {
+                        local.scope.contains(c.span.start)
+                            && STORES.contains(&c.name.as_str())
+                            && c.args.last() == Some(&Expr::Local(*l))
+                    })
                     .find_map(|c| field(c.receiver.as_ref()?)),
             }
         }
@@ -213,7 +257,8 @@ fn family_key(f: &FieldKey) -> String {
 
 /// `running.join()` as written, arguments left out.
 fn call_text(facts: &FileFacts, c: &Call) -> String {
-    let recv: String = facts.text_of(Span { start: c.full.start, end: c.span.start, ..c.full }).split_whitespace().collect();
+    let recv: String =
+        facts.text_of(Span { start: c.full.start, end: c.span.start, ..c.full }).split_whitespace().collect();
     format!("{recv}{}()", c.name)
 }
 
@@ -223,7 +268,15 @@ fn call_text(facts: &FileFacts, c: &Call) -> String {
 fn newly_held(old: Option<&FileFacts>, facts: &FileFacts, call: &Call, text: &str) -> bool {
     let Some(old) = old else { return true };
     let method = facts.method_display(facts.units[call.unit as usize].method);
-    let same: Vec<&Call> = old.calls.iter().filter(|c| c.name == call.name && call_text(old, c) == call_text(facts, call) && old.method_display(old.units[c.unit as usize].method) == method).collect();
+    let same: Vec<&Call> = old
+        .calls
+        .iter()
+        .filter(|c| {
+            c.name == call.name
+                && call_text(old, c) == call_text(facts, call)
+                && old.method_display(old.units[c.unit as usize].method) == method
+        })
+        .collect();
     !same.is_empty() && same.iter().all(|c| !old.locks_held(c.unit, c.span.start).any(|l| l.text == text))
 }
 
@@ -247,12 +300,26 @@ fn takes_itself(cx: &Cx, m: MethodRef, key: &str) -> bool {
     let Origin::Project(file) = m.origin else { return false };
     let Some(entry) = cx.index.entry(file) else { return false };
     let f = &entry.facts;
-    f.locks.iter().zip(&entry.resolved.locks).any(|(region, id)| id.key == key && f.units[region.unit as usize].method == m.idx)
+    f.locks
+        .iter()
+        .zip(&entry.resolved.locks)
+        .any(|(region, id)| id.key == key && f.units[region.unit as usize].method == m.idx)
 }
 
 /// The outermost region of `call`'s unit holding the lock `key` around the call.
-fn holding_region<'f>(facts: &'f FileFacts, ids: &[LockId], call: &Call, key: &str) -> Option<&'f crate::java::LockRegion> {
-    facts.locks.iter().zip(ids).filter(|(region, id)| id.key == key && region.unit == call.unit && region.span.contains(call.span.start)).map(|(region, _)| region).min_by_key(|region| region.span.start)
+fn holding_region<'f>(
+    facts: &'f FileFacts,
+    ids: &[LockId],
+    call: &Call,
+    key: &str,
+) -> Option<&'f crate::java::LockRegion> {
+    facts
+        .locks
+        .iter()
+        .zip(ids)
+        .filter(|(region, id)| id.key == key && region.unit == call.unit && region.span.contains(call.span.start))
+        .map(|(region, _)| region)
+        .min_by_key(|region| region.span.start)
 }
 
 /// A method that takes the held lock before it wakes the waiter: a waker itself, or a
@@ -270,7 +337,14 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
         None => {
             for file in index.files_locking(&w.waited) {
                 let Some(entry) = index.entry(file) else { continue };
-                wakeups.extend(entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == w.waited).map(|m| (file, m.call as usize)));
+                wakeups.extend(
+                    entry
+                        .resolved
+                        .monitor_calls
+                        .iter()
+                        .filter(|m| m.op == MonitorOp::Notify && m.lock.key == w.waited)
+                        .map(|m| (file, m.call as usize)),
+                );
             }
         }
         Some(ends) => {
@@ -279,8 +353,19 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
                     let Some(entry) = index.entry(file) else { continue };
                     let f = &entry.facts;
                     let origin = Origin::Project(file);
-                    let same_family = |c: &Call| c.receiver.as_ref().and_then(|recv| family(&r, origin, f, c.unit, recv)).is_some_and(|k| family_key(&k) == w.waited);
-                    wakeups.extend(f.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Method && c.name == *name && same_family(c)).map(|(i, _)| (file, i)));
+                    let same_family = |c: &Call| {
+                        c.receiver
+                            .as_ref()
+                            .and_then(|recv| family(&r, origin, f, c.unit, recv))
+                            .is_some_and(|k| family_key(&k) == w.waited)
+                    };
+                    wakeups.extend(
+                        f.calls
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, c)| c.kind == CallKind::Method && c.name == *name && same_family(c))
+                            .map(|(i, _)| (file, i)),
+                    );
                 }
             }
         }
@@ -295,9 +380,20 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
         // object it waits for was there to be found (a single-flight registers its
         // future there): only what it takes after that counts.
         let own_region = (file == w.file && facts.method_display(waker.idx) == w.method).then_some(w.held_region);
-        if let Some((takes_at, takes_via)) = takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region) {
+        if let Some((takes_at, takes_via)) =
+            takes_before(graph, file, &facts, waker.idx, notify.span.start, &w.held.key, own_region)
+        {
             let method = facts.method_display(waker.idx);
-            return Some(Waker { file, method, takes_at, takes_via, wakes_at: notify.span, wakes_via: None, ends_with, made_in: None });
+            return Some(Waker {
+                file,
+                method,
+                takes_at,
+                takes_via,
+                wakes_at: notify.span,
+                wakes_via: None,
+                ends_with,
+                made_in: None,
+            });
         }
         // Its callers, where they take the lock before the call.
         let name = facts.methods[waker.idx as usize].name.clone();
@@ -312,9 +408,20 @@ fn waker_taking(cx: &Cx, graph: &mut Graph, w: &HeldWait) -> Option<Waker> {
                 if caller_file == w.file && cf.method_display(caller) == w.method {
                     continue; // the waiting thread itself
                 }
-                if let Some((takes_at, takes_via)) = takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None) {
+                if let Some((takes_at, takes_via)) =
+                    takes_before(graph, caller_file, &cf, caller, call.span.start, &w.held.key, None)
+                {
                     let method = cf.method_display(caller);
-                    return Some(Waker { file: caller_file, method, takes_at, takes_via, wakes_at: call.span, wakes_via: Some(facts.method_display(waker.idx)), ends_with, made_in: None });
+                    return Some(Waker {
+                        file: caller_file,
+                        method,
+                        takes_at,
+                        takes_via,
+                        wakes_at: call.span,
+                        wakes_via: Some(facts.method_display(waker.idx)),
+                        ends_with,
+                        made_in: None,
+                    });
                 }
             }
         }
@@ -341,31 +448,54 @@ fn joined_thread_taking(cx: &Cx, graph: &mut Graph, field: &FieldKey, key: &str)
         }
         // Stored in the field: assigned to it, directly or through a local.
         let stored = facts.accesses.iter().any(|a| {
-            a.kind == AccessKind::Write && *a.name == *field.name && facts.unit_method(a.unit).class == class && match &a.value {
-                Some(Expr::New(_)) => a.span.start < made.full.start && made.full.start - a.span.start < 200,
-                Some(Expr::Local(l)) => facts.locals[*l as usize].scope.start <= made.full.start && facts.locals[*l as usize].scope.contains(made.full.start) && matches!(facts.locals[*l as usize].init, Some(Expr::New(_))),
-                _ => false,
-            }
+            a.kind == AccessKind::Write
+                && *a.name == *field.name
+                && facts.unit_method(a.unit).class == class
+                && match &a.value {
+                    Some(Expr::New(_)) => a.span.start < made.full.start && made.full.start - a.span.start < 200,
+                    Some(Expr::Local(l)) => {
+                        facts.locals[*l as usize].scope.start <= made.full.start
+                            && facts.locals[*l as usize].scope.contains(made.full.start)
+                            && matches!(facts.locals[*l as usize].init, Some(Expr::New(_)))
+                    }
+                    _ => false,
+                }
         });
         if !stored {
             continue;
         }
         // What the thread runs: methods referenced or called in the creation's arguments.
         let mut runs: Vec<MethodRef> = subclass.map(|c| r.methods_named(c, "run", 0)).unwrap_or_default();
-        runs.extend(facts
-            .calls
-            .iter()
-            .filter(|c| (c.full.start > made.full.start && c.full.end <= made.full.end) || made.args.contains(&Expr::Lambda(c.unit)))
-            .filter(|c| matches!(c.kind, CallKind::Reference | CallKind::Method))
-            .flat_map(|c| match c.kind {
-                CallKind::Reference => facts.methods_named(class, &c.name).into_iter().map(|&idx| MethodRef { origin, idx }).collect(),
-                _ => r.callees(origin, &facts, c),
-            }));
+        runs.extend(
+            facts
+                .calls
+                .iter()
+                .filter(|c| {
+                    (c.full.start > made.full.start && c.full.end <= made.full.end)
+                        || made.args.contains(&Expr::Lambda(c.unit))
+                })
+                .filter(|c| matches!(c.kind, CallKind::Reference | CallKind::Method))
+                .flat_map(|c| match c.kind {
+                    CallKind::Reference => {
+                        facts.methods_named(class, &c.name).into_iter().map(|&idx| MethodRef { origin, idx }).collect()
+                    }
+                    _ => r.callees(origin, &facts, c),
+                }),
+        );
         for m in runs {
             if let Some(a) = graph.acquisitions(m, 0).into_iter().find(|a| a.lock.key == key) {
                 let method = facts.method_display(m.idx);
                 let takes_via = (a.method != method).then(|| a.method.clone());
-                return Some(Waker { file: a.file, method, takes_at: a.span, takes_via, wakes_at: made.span, wakes_via: None, ends_with: None, made_in: Some(file) });
+                return Some(Waker {
+                    file: a.file,
+                    method,
+                    takes_at: a.span,
+                    takes_via,
+                    wakes_at: made.span,
+                    wakes_via: None,
+                    ends_with: None,
+                    made_in: Some(file),
+                });
             }
         }
     }
@@ -374,7 +504,15 @@ fn joined_thread_taking(cx: &Cx, graph: &mut Graph, field: &FieldKey, key: &str)
 
 /// Where method `m` takes the lock `key` last before `offset`, outside `skip`: a region of
 /// its own, or a call (with its callee's name) that takes it.
-fn takes_before(graph: &mut Graph, file: FileId, facts: &FileFacts, m: MethodIdx, offset: u32, key: &str, skip: Option<Span>) -> Option<(Span, Option<String>)> {
+fn takes_before(
+    graph: &mut Graph,
+    file: FileId,
+    facts: &FileFacts,
+    m: MethodIdx,
+    offset: u32,
+    key: &str,
+    skip: Option<Span>,
+) -> Option<(Span, Option<String>)> {
     let skipped = |at: u32| skip.is_some_and(|s| s.contains(at));
     let origin = Origin::Project(file);
     let entry = graph.index().entry(file)?;
@@ -382,17 +520,29 @@ fn takes_before(graph: &mut Graph, file: FileId, facts: &FileFacts, m: MethodIdx
         .locks
         .iter()
         .zip(&entry.resolved.locks)
-        .filter(|(region, id)| id.key == key && facts.units[region.unit as usize].method == m && region.span.start < offset && !skipped(region.span.start))
+        .filter(|(region, id)| {
+            id.key == key
+                && facts.units[region.unit as usize].method == m
+                && region.span.start < offset
+                && !skipped(region.span.start)
+        })
         .map(|(region, _)| (acquisition_span(facts, region), None))
         .max_by_key(|(span, _)| span.start);
     let mut last = own;
-    for call in facts.calls.iter().filter(|c| facts.units[c.unit as usize].method == m && c.span.start < offset && !skipped(c.span.start)) {
+    for call in facts
+        .calls
+        .iter()
+        .filter(|c| facts.units[c.unit as usize].method == m && c.span.start < offset && !skipped(c.span.start))
+    {
         if last.as_ref().is_some_and(|(span, _): &(Span, Option<String>)| span.start > call.span.start) {
             continue;
         }
         for callee in graph.callees(origin, facts, call) {
             if graph.acquisitions(callee, 0).iter().any(|a| a.lock.key == key) {
-                last = Some((call.span, Some(graph.index().facts(callee.origin).map(|f| f.method_display(callee.idx)).unwrap_or_default())));
+                last = Some((
+                    call.span,
+                    Some(graph.index().facts(callee.origin).map(|f| f.method_display(callee.idx)).unwrap_or_default()),
+                ));
                 break;
             }
         }
@@ -420,7 +570,8 @@ fn diagnostic(w: &HeldWait, k: &Waker) -> Diagnostic {
         (None, None) => "before it wakes it".to_string(),
     };
     // The same method on another thread (a single-flight loader and its followers).
-    let waker = if k.method == w.method { format!("another call of `{}()`", k.method) } else { format!("`{}()`", k.method) };
+    let waker =
+        if k.method == w.method { format!("another call of `{}()`", k.method) } else { format!("`{}()`", k.method) };
     let message = format!(
         "`{}()` {waits} holding `{lock}`, but {waker} {takes} {wakes}: the waker blocks on the lock and the waiter on the wake-up (a deadlock, or a stall until the wait times out)",
         w.method
@@ -448,8 +599,16 @@ fn join_diagnostic(w: &HeldWait, k: &Waker, made_in: FileId) -> Diagnostic {
     let in_callee = k.takes_via.as_ref().map(|c| format!(", in `{c}()`")).unwrap_or_default();
     let related = vec![
         Related { file: w.file, span: w.held_at, message: format!("`{}()` takes `{lock}` here", w.method) },
-        Related { file: k.file, span: k.takes_at, message: format!("the joined thread takes `{lock}` here{in_callee}") },
-        Related { file: made_in, span: k.wakes_at, message: format!("the thread is made here, to run `{}()`", k.method) },
+        Related {
+            file: k.file,
+            span: k.takes_at,
+            message: format!("the joined thread takes `{lock}` here{in_callee}"),
+        },
+        Related {
+            file: made_in,
+            span: k.wakes_at,
+            message: format!("the thread is made here, to run `{}()`", k.method),
+        },
     ];
     Diagnostic { file: w.file, span: w.span, severity: Severity::Warning, code: "RL007", message, related }
 }
@@ -458,7 +617,9 @@ fn join_diagnostic(w: &HeldWait, k: &Waker, made_in: FileId) -> Diagnostic {
 /// `RequestGate.drained`.
 fn qualified(key: &str, display: &str) -> String {
     match key.split_once('#') {
-        Some((class, field)) if !display.contains('.') => format!("{}.{field}", class.rsplit(['.', '$']).next().unwrap_or(class)),
+        Some((class, field)) if !display.contains('.') => {
+            format!("{}.{field}", class.rsplit(['.', '$']).next().unwrap_or(class))
+        }
         _ => display.to_string(),
     }
 }

@@ -43,7 +43,9 @@ pub(crate) fn collect(cx: &Cx, options: &Options) -> (Vec<Icp>, BTreeMap<FileId,
             let key = FieldKey { element: false, ..site.field.clone() };
             field_icps.entry(key).or_insert(IcpReason::FieldAccess);
         }
-        for f in facts.fields.iter().filter(|f| (f.decl_span.line..=f.decl_span.end_line).any(|l| lines.contains_key(&l))) {
+        for f in
+            facts.fields.iter().filter(|f| (f.decl_span.line..=f.decl_span.end_line).any(|l| lines.contains_key(&l)))
+        {
             let key = FieldKey::new(&facts.classes[f.class as usize].binary_name, &f.name, false);
             field_icps.entry(key).or_insert(IcpReason::FieldAccess);
         }
@@ -62,14 +64,25 @@ pub(crate) fn collect(cx: &Cx, options: &Options) -> (Vec<Icp>, BTreeMap<FileId,
     let mut icps = line_icps;
     for (key, reason) in field_icps {
         let origin = index.symbols().by_binary(&key.class).map(|c| c.origin);
-        icps.push(Icp { origin, class: Some(key.class.to_string()), method: None, line: None, field: Some(key.name.to_string()), reason });
+        icps.push(Icp {
+            origin,
+            class: Some(key.class.to_string()),
+            method: None,
+            line: None,
+            field: Some(key.name.to_string()),
+            reason,
+        });
     }
     (icps, impacted_lines)
 }
 
 /// Changed and deleted lines, plus the lines of synchronized regions the change touched
 /// (step 1), each with why it is impacted.
-pub(crate) fn impacted_lines_of(change: &super::ChangedFile, facts: &FileFacts, regions: &ChangedRegions) -> BTreeMap<u32, IcpReason> {
+pub(crate) fn impacted_lines_of(
+    change: &super::ChangedFile,
+    facts: &FileFacts,
+    regions: &ChangedRegions,
+) -> BTreeMap<u32, IcpReason> {
     let mut lines = BTreeMap::new();
     for &l in &change.diff.changed_lines {
         lines.insert(l, IcpReason::ChangedLine);

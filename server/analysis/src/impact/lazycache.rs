@@ -56,13 +56,28 @@ pub(super) fn collect(index: &ProjectIndex, change: &ChangedFile, out: &mut Vec<
     }
 }
 
-fn diagnostic(facts: &FileFacts, change: &ChangedFile, class: ClassIdx, method: MethodIdx, field: u32, writes: &[Span]) -> Diagnostic {
+fn diagnostic(
+    facts: &FileFacts,
+    change: &ChangedFile,
+    class: ClassIdx,
+    method: MethodIdx,
+    field: u32,
+    writes: &[Span],
+) -> Diagnostic {
     let decl = &facts.fields[field as usize];
     let class_name = &facts.classes[class as usize].simple_name;
     let method_name = &facts.methods[method as usize].name;
     let at = *writes.get(1).unwrap_or(&writes[0]);
-    let mut related: Vec<Related> = writes.iter().filter(|&&w| w != at).map(|&w| Related { file: change.file, span: w, message: format!("`{}` written here too", decl.name) }).collect();
-    related.push(Related { file: change.file, span: decl.span, message: format!("`{}` caches a value of an otherwise immutable `{class_name}`", decl.name) });
+    let mut related: Vec<Related> = writes
+        .iter()
+        .filter(|&&w| w != at)
+        .map(|&w| Related { file: change.file, span: w, message: format!("`{}` written here too", decl.name) })
+        .collect();
+    related.push(Related {
+        file: change.file,
+        span: decl.span,
+        message: format!("`{}` caches a value of an otherwise immutable `{class_name}`", decl.name),
+    });
     Diagnostic {
         file: change.file,
         span: at,
@@ -78,19 +93,25 @@ fn diagnostic(facts: &FileFacts, change: &ChangedFile, class: ClassIdx, method: 
 
 /// For each class of the file that is immutable apart from its caches, its cache fields.
 fn cache_fields(facts: &FileFacts) -> Vec<(ClassIdx, BTreeSet<u32>)> {
-    (0..facts.classes.len() as ClassIdx).filter_map(|c| Some((c, cache_fields_of(facts, c))).filter(|(_, caches)| !caches.is_empty())).collect()
+    (0..facts.classes.len() as ClassIdx)
+        .filter_map(|c| Some((c, cache_fields_of(facts, c))).filter(|(_, caches)| !caches.is_empty()))
+        .collect()
 }
 
 /// The cache fields of `class`, or none when it is not immutable apart from them (or has no
 /// final instance field: not a value class).
 fn cache_fields_of(facts: &FileFacts, class: ClassIdx) -> BTreeSet<u32> {
-    let instance: Vec<u32> = (0..facts.fields.len() as u32).filter(|&f| facts.fields[f as usize].class == class && !facts.fields[f as usize].is_static).collect();
+    let instance: Vec<u32> = (0..facts.fields.len() as u32)
+        .filter(|&f| facts.fields[f as usize].class == class && !facts.fields[f as usize].is_static)
+        .collect();
     if !instance.iter().any(|&f| facts.fields[f as usize].is_final) {
         return BTreeSet::new();
     }
     let mut caches = BTreeSet::new();
     for &f in instance.iter().filter(|&&f| !facts.fields[f as usize].is_final) {
-        if facts.fields[f as usize].is_volatile || !written_only_after_own_check(facts, class, &facts.fields[f as usize].name) {
+        if facts.fields[f as usize].is_volatile
+            || !written_only_after_own_check(facts, class, &facts.fields[f as usize].name)
+        {
             return BTreeSet::new();
         }
         caches.insert(f);
@@ -112,13 +133,18 @@ fn written_only_after_own_check(facts: &FileFacts, class: ClassIdx, name: &str) 
         }
     }
     writers.iter().all(|(&m, &write_line)| {
-        matches!(facts.methods[m as usize].kind, MethodKind::Constructor | MethodKind::Initializer) || first.get(&m).is_some_and(|&(kind, line)| kind == AccessKind::Read && line < write_line)
+        matches!(facts.methods[m as usize].kind, MethodKind::Constructor | MethodKind::Initializer)
+            || first.get(&m).is_some_and(|&(kind, line)| kind == AccessKind::Read && line < write_line)
     })
 }
 
 /// The accesses of the field `name` of `class` (by its bare name or through `this`) in the
 /// methods of `class`, each with its method.
-fn own_accesses<'f>(facts: &'f FileFacts, class: ClassIdx, name: &'f str) -> impl Iterator<Item = (MethodIdx, &'f Access)> + 'f {
+fn own_accesses<'f>(
+    facts: &'f FileFacts,
+    class: ClassIdx,
+    name: &'f str,
+) -> impl Iterator<Item = (MethodIdx, &'f Access)> + 'f {
     facts
         .accesses
         .iter()
@@ -130,7 +156,11 @@ fn own_accesses<'f>(facts: &'f FileFacts, class: ClassIdx, name: &'f str) -> imp
 /// Per (method, cache field), the writes (in order) of the methods that build the value in
 /// the field: two writes or more, or one whose value reads the field (a read after the
 /// written name on its line: `hash = 37 * hash + x`, `hash += x`).
-fn writes_in_steps<'f>(facts: &'f FileFacts, class: ClassIdx, caches: &BTreeSet<u32>) -> BTreeMap<(MethodIdx, u32), Vec<&'f Access>> {
+fn writes_in_steps<'f>(
+    facts: &'f FileFacts,
+    class: ClassIdx,
+    caches: &BTreeSet<u32>,
+) -> BTreeMap<(MethodIdx, u32), Vec<&'f Access>> {
     let mut by: BTreeMap<(MethodIdx, u32), (Vec<&Access>, Vec<Span>)> = BTreeMap::new();
     for &f in caches {
         for (method, a) in own_accesses(facts, class, &facts.fields[f as usize].name) {
@@ -145,7 +175,10 @@ fn writes_in_steps<'f>(facts: &'f FileFacts, class: ClassIdx, caches: &BTreeSet<
         }
     }
     by.into_iter()
-        .filter(|(_, (writes, reads))| writes.len() > 1 || writes.iter().any(|w| reads.iter().any(|r| r.line == w.span.line && r.start >= w.span.start)))
+        .filter(|(_, (writes, reads))| {
+            writes.len() > 1
+                || writes.iter().any(|w| reads.iter().any(|r| r.line == w.span.line && r.start >= w.span.start))
+        })
         .map(|(key, (writes, _))| (key, writes))
         .collect()
 }

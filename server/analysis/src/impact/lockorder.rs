@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use super::{Cx, Diagnostic, Related, Severity};
 use crate::index::{FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver};
-use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx};
+use crate::java::{
+    expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx,
+};
 
 /// How many calls deep an acquisition under a lock is looked for.
 const MAX_CALL_DEPTH: u32 = 3;
@@ -111,7 +113,11 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         return;
     }
     // The way back: the other regions holding a lock a created edge acquires.
-    let wanted: BTreeSet<String> = edges.iter().filter(|e| e.created && e.inner.lock.key != e.outer.key).map(|e| e.inner.lock.key.clone()).collect();
+    let wanted: BTreeSet<String> = edges
+        .iter()
+        .filter(|e| e.created && e.inner.lock.key != e.outer.key)
+        .map(|e| e.inner.lock.key.clone())
+        .collect();
     if !wanted.is_empty() {
         let none = BTreeSet::new();
         let files: BTreeSet<FileId> = wanted.iter().flat_map(|k| index.files_locking(k)).collect();
@@ -125,7 +131,12 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         if e.inner.lock.key == e.outer.key {
             // Both orders in one method is the fix (`if (a.id < b.id)`), not the bug.
             let ordered = edges.iter().any(|b| {
-                b.file == e.file && b.method_idx == e.method_idx && b.outer.key == e.outer.key && b.inner.lock.key == e.outer.key && b.outer_holder == e.inner_holder && b.inner_holder == e.outer_holder
+                b.file == e.file
+                    && b.method_idx == e.method_idx
+                    && b.outer.key == e.outer.key
+                    && b.inner.lock.key == e.outer.key
+                    && b.outer_holder == e.inner_holder
+                    && b.inner_holder == e.outer_holder
             });
             if ordered {
                 continue;
@@ -164,7 +175,9 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
 fn may_create_edges(cx: &Cx) -> bool {
     cx.changes.files.iter().any(|c| {
         let Some(entry) = cx.index.entry(c.file) else { return false };
-        c.old.is_none() || !cx.regions.of(c.file).is_empty() || entry.facts.calls.iter().any(|call| c.diff.changed_lines.contains(&call.span.line))
+        c.old.is_none()
+            || !cx.regions.of(c.file).is_empty()
+            || entry.facts.calls.iter().any(|call| c.diff.changed_lines.contains(&call.span.line))
     })
 }
 
@@ -187,7 +200,8 @@ fn methods_reaching_changes(cx: &Cx) -> BTreeSet<String> {
         for c in &cx.changes.files {
             let Some(entry) = cx.index.entry(c.file) else { continue };
             let f = &entry.facts;
-            callers.extend(f.calls.iter().filter(|x| names.contains(&x.name)).map(|x| f.unit_method(x.unit).name.clone()));
+            callers
+                .extend(f.calls.iter().filter(|x| names.contains(&x.name)).map(|x| f.unit_method(x.unit).name.clone()));
         }
         if callers.is_subset(&names) {
             break;
@@ -199,7 +213,12 @@ fn methods_reaching_changes(cx: &Cx) -> BTreeSet<String> {
 
 /// The lock regions of a changed file whose edges the change may have created: new or
 /// changed regions, regions with a changed line, regions calling a changed method.
-fn roots_to_follow(cx: &Cx, change: &super::ChangedFile, facts: &FileFacts, reaching: &BTreeSet<String>) -> BTreeSet<usize> {
+fn roots_to_follow(
+    cx: &Cx,
+    change: &super::ChangedFile,
+    facts: &FileFacts,
+    reaching: &BTreeSet<String>,
+) -> BTreeSet<usize> {
     let lines = &change.diff.changed_lines;
     let changed: BTreeSet<usize> = cx.regions.of(change.file).iter().filter_map(|r| r.region).collect();
     (0..facts.locks.len())
@@ -208,7 +227,10 @@ fn roots_to_follow(cx: &Cx, change: &super::ChangedFile, facts: &FileFacts, reac
             change.old.is_none()
                 || changed.contains(&i)
                 || lines.range(l.span.line..=l.span.end_line).next().is_some()
-                || facts.calls.iter().any(|c| c.unit == l.unit && l.span.contains(c.span.start) && reaching.contains(&c.name))
+                || facts
+                    .calls
+                    .iter()
+                    .any(|c| c.unit == l.unit && l.span.contains(c.span.start) && reaching.contains(&c.name))
         })
         .collect()
 }
@@ -217,7 +239,10 @@ fn roots_to_follow(cx: &Cx, change: &super::ChangedFile, facts: &FileFacts, reac
 /// the other: the swapped-argument deadlock. The same object twice is re-entrant.
 fn self_cycle(graph: &Graph, e: &Edge) -> Option<Diagnostic> {
     let named = |h: Holder| matches!(h, Holder::This | Holder::Param(_));
-    if !(named(e.outer_holder) && named(e.inner_holder)) || e.outer_holder == e.inner_holder || !e.outer.excludes(&e.inner.lock) {
+    if !(named(e.outer_holder) && named(e.inner_holder))
+        || e.outer_holder == e.inner_holder
+        || !e.outer.excludes(&e.inner.lock)
+    {
         return None;
     }
     // A lock held around both serializes the two calls.
@@ -270,7 +295,11 @@ fn two_lock_cycle(e: &Edge, back: &Edge) -> Diagnostic {
 
 fn holder_name(graph: &Graph, e: &Edge, h: Holder) -> String {
     match h {
-        Holder::Param(i) => graph.index.entry(e.file).and_then(|x| x.facts.methods[e.method_idx as usize].params.get(i).map(|p| p.name.clone())).unwrap_or_default(),
+        Holder::Param(i) => graph
+            .index
+            .entry(e.file)
+            .and_then(|x| x.facts.methods[e.method_idx as usize].params.get(i).map(|p| p.name.clone()))
+            .unwrap_or_default(),
         _ => "this".into(),
     }
 }
@@ -291,11 +320,23 @@ fn diagnostic(e: &Edge, message: String, related: Vec<Related>) -> Diagnostic {
 
 /// One acquisition path: the outer lock, the call made holding it, the inner lock.
 fn related(e: &Edge) -> Vec<Related> {
-    let mut out = vec![Related { file: e.file, span: e.outer_span, message: format!("`{}()` takes `{}` here", e.method, e.outer.display) }];
+    let mut out = vec![Related {
+        file: e.file,
+        span: e.outer_span,
+        message: format!("`{}()` takes `{}` here", e.method, e.outer.display),
+    }];
     if let Some((call, callee)) = &e.call {
-        out.push(Related { file: e.file, span: *call, message: format!("holding `{}`, it calls `{callee}()`", e.outer.display) });
+        out.push(Related {
+            file: e.file,
+            span: *call,
+            message: format!("holding `{}`, it calls `{callee}()`", e.outer.display),
+        });
     }
-    out.push(Related { file: e.inner.file, span: e.inner.span, message: format!("`{}()` takes `{}` here", e.inner.method, e.inner.display) });
+    out.push(Related {
+        file: e.inner.file,
+        span: e.inner.span,
+        message: format!("`{}()` takes `{}` here", e.inner.method, e.inner.display),
+    });
     out
 }
 
@@ -312,13 +353,29 @@ enum Base<'f> {
 /// lock of the same method: then the edge is not the change's doing.
 fn had_edge(old: &FileFacts, facts: &FileFacts, region: &LockRegion, inner: &Acq, call: Option<&Call>) -> bool {
     let method = facts.method_display(facts.units[region.unit as usize].method);
-    old.locks.iter().filter(|o| o.kind == region.kind && o.text == region.text && old.method_display(old.units[o.unit as usize].method) == method).any(|o| match call {
-        Some(c) => old.calls.iter().any(|oc| {
-            let receiver = |f: &FileFacts, x: &Call| x.receiver.as_ref().map(|e| expr_key(f, e));
-            oc.unit == o.unit && o.span.contains(oc.span.start) && oc.name == c.name && oc.args.len() == c.args.len() && receiver(old, oc) == receiver(facts, c)
-        }),
-        None => old.locks.iter().any(|q| q.unit == o.unit && q.span.start > o.span.start && o.span.contains(q.span.start) && q.text == inner.display),
-    })
+    old.locks
+        .iter()
+        .filter(|o| {
+            o.kind == region.kind
+                && o.text == region.text
+                && old.method_display(old.units[o.unit as usize].method) == method
+        })
+        .any(|o| match call {
+            Some(c) => old.calls.iter().any(|oc| {
+                let receiver = |f: &FileFacts, x: &Call| x.receiver.as_ref().map(|e| expr_key(f, e));
+                oc.unit == o.unit
+                    && o.span.contains(oc.span.start)
+                    && oc.name == c.name
+                    && oc.args.len() == c.args.len()
+                    && receiver(old, oc) == receiver(facts, c)
+            }),
+            None => old.locks.iter().any(|q| {
+                q.unit == o.unit
+                    && q.span.start > o.span.start
+                    && o.span.contains(q.span.start)
+                    && q.text == inner.display
+            }),
+        })
 }
 
 /// What methods acquire, followed through calls and memoised; shared with `holdwait`.
@@ -335,7 +392,8 @@ pub(super) struct Graph<'a> {
 impl<'a> Graph<'a> {
     /// A graph over the index, with the changed lines of `cx`.
     pub(super) fn new(cx: &Cx<'a>) -> Graph<'a> {
-        let changed: HashMap<FileId, &'a BTreeSet<u32>> = cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
+        let changed: HashMap<FileId, &'a BTreeSet<u32>> =
+            cx.changes.files.iter().map(|c| (c.file, &c.diff.changed_lines)).collect();
         Graph { index: cx.index, r: cx.index.resolver(), changed, memo: HashMap::new(), handlers: HashMap::new() }
     }
 
@@ -367,7 +425,9 @@ impl<'a> Graph<'a> {
             // the same call, in the method of the same name).
             let created = |inner: &Acq, call: Option<&Call>| match base {
                 Base::Changed(None) => true,
-                Base::Changed(Some(old)) => (call.is_some() && inner.touched) || !had_edge(old, &facts, region, inner, call),
+                Base::Changed(Some(old)) => {
+                    (call.is_some() && inner.touched) || !had_edge(old, &facts, region, inner, call)
+                }
                 Base::Unchanged => inner.touched,
             };
             // Locks held when the outer one is taken: one held on both sides serializes a cycle.
@@ -376,7 +436,9 @@ impl<'a> Graph<'a> {
                 .iter()
                 .zip(&resolved.locks)
                 .enumerate()
-                .filter(|(j, (l, id))| *j != i && l.unit == unit && l.span.contains(region.span.start) && id.key != outer.key)
+                .filter(|(j, (l, id))| {
+                    *j != i && l.unit == unit && l.span.contains(region.span.start) && id.key != outer.key
+                })
                 .map(|(_, (_, id))| id.clone())
                 .collect();
             let edge = |inner: Acq, inner_holder: Holder, call: Option<(Span, String)>, created: bool| Edge {
@@ -395,12 +457,25 @@ impl<'a> Graph<'a> {
             };
             let mut found = Vec::new();
             for (j, (q, id)) in facts.locks.iter().zip(&resolved.locks).enumerate() {
-                if j == i || q.unit != unit || q.span.start <= region.span.start || !region.span.contains(q.span.start) || try_lock(&facts, q) {
+                if j == i
+                    || q.unit != unit
+                    || q.span.start <= region.span.start
+                    || !region.span.contains(q.span.start)
+                    || try_lock(&facts, q)
+                {
                     continue;
                 }
                 let h = holder(&self.r, origin, &facts, unit, id, &q.lock, 0);
                 let span = acquisition_span(&facts, q);
-                let inner = Acq { lock: id.clone(), holder: h, file, span, method: name.clone(), display: q.text.clone(), touched: self.touched(file, span.line) };
+                let inner = Acq {
+                    lock: id.clone(),
+                    holder: h,
+                    file,
+                    span,
+                    method: name.clone(),
+                    display: q.text.clone(),
+                    touched: self.touched(file, span.line),
+                };
                 let new = created(&inner, None);
                 found.push(edge(inner, h, None, new));
             }
@@ -426,8 +501,13 @@ impl<'a> Graph<'a> {
                 .map(|(_, (l, id))| (id.key.clone(), holder(&self.r, origin, &facts, unit, id, &l.lock, 0)))
                 .collect();
             let reentrant = |e: &Edge| {
-                (e.inner.lock.key == e.outer.key && (e.inner_holder == e.outer_holder || e.outer_holder == Holder::Global))
-                    || enclosing.iter().any(|(k, h)| *k == e.inner.lock.key && (*h == e.inner_holder || *h == Holder::Global) && *h != Holder::Unknown)
+                (e.inner.lock.key == e.outer.key
+                    && (e.inner_holder == e.outer_holder || e.outer_holder == Holder::Global))
+                    || enclosing.iter().any(|(k, h)| {
+                        *k == e.inner.lock.key
+                            && (*h == e.inner_holder || *h == Holder::Global)
+                            && *h != Holder::Unknown
+                    })
             };
             out.extend(found.into_iter().filter(|e| !reentrant(e)));
         }
@@ -437,10 +517,16 @@ impl<'a> Graph<'a> {
         if matches!(call.kind, CallKind::Reference) {
             return Vec::new();
         }
-        let found: Vec<MethodRef> = self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect();
+        let found: Vec<MethodRef> = self
+            .r
+            .callees(origin, facts, call)
+            .into_iter()
+            .filter(|m| matches!(m.origin, Origin::Project(_)))
+            .collect();
         // Only a project interface's abstract method: the callback runs what it was given.
         // (No project callee at all, as for a JDK collection's method, is no callback.)
-        let abstract_only = !found.is_empty() && found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+        let abstract_only = !found.is_empty()
+            && found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
         // Or a JDK functional interface held in a field (`onIdle.run()`, `listener.accept(x)`).
         if abstract_only || (found.is_empty() && self.functional_field(origin, facts, call)) {
             let mut out = found;
@@ -455,7 +541,10 @@ impl<'a> Graph<'a> {
     fn functional_field(&self, origin: Origin, facts: &FileFacts, call: &Call) -> bool {
         let Some(recv) = call.receiver.as_ref() else { return false };
         let Some(field) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return false };
-        let Some(q) = self.r.field_type(field).filter(|t| t.dims == 0).and_then(|t| self.r.qualified_name(&t.name)) else { return false };
+        let Some(q) = self.r.field_type(field).filter(|t| t.dims == 0).and_then(|t| self.r.qualified_name(&t.name))
+        else {
+            return false;
+        };
         q.starts_with("java.util.function.") || q == "java.lang.Runnable" || q == "java.util.concurrent.Callable"
     }
 
@@ -479,12 +568,26 @@ impl<'a> Graph<'a> {
         // The calls whose callees the callback runs: a method reference, or the calls of a
         // lambda's own body (`job -> onRejected(job)`).
         let mut refs: Vec<(Origin, Arc<FileFacts>, usize)> = Vec::new();
-        let lambda_calls = |f: &FileFacts, unit: UnitIdx| -> Vec<usize> { f.calls.iter().enumerate().filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method).map(|(i, _)| i).collect() };
+        let lambda_calls = |f: &FileFacts, unit: UnitIdx| -> Vec<usize> {
+            f.calls
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method)
+                .map(|(i, _)| i)
+                .collect()
+        };
         match decl.init {
             Some(Expr::MethodReference) => {
-                refs.extend(ff.calls.iter().position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start)).map(|i| (class.origin, ff.clone(), i)));
+                refs.extend(
+                    ff.calls
+                        .iter()
+                        .position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start))
+                        .map(|i| (class.origin, ff.clone(), i)),
+                );
             }
-            Some(Expr::Lambda(unit)) => refs.extend(lambda_calls(&ff, unit).into_iter().map(|i| (class.origin, ff.clone(), i))),
+            Some(Expr::Lambda(unit)) => {
+                refs.extend(lambda_calls(&ff, unit).into_iter().map(|i| (class.origin, ff.clone(), i)))
+            }
             _ => {}
         }
         // Parameters assigned to the field, of a constructor or a setter: (method, arity,
@@ -492,7 +595,9 @@ impl<'a> Graph<'a> {
         let params: Vec<(MethodIdx, usize, usize)> = ff
             .accesses
             .iter()
-            .filter(|a| a.kind == AccessKind::Write && a.name == decl.name && matches!(a.receiver, None | Some(Expr::This)))
+            .filter(|a| {
+                a.kind == AccessKind::Write && a.name == decl.name && matches!(a.receiver, None | Some(Expr::This))
+            })
             .filter_map(|a| {
                 let m = ff.unit_method(a.unit);
                 let Some(Expr::Local(l)) = &a.value else { return None };
@@ -504,7 +609,11 @@ impl<'a> Graph<'a> {
         for &(m, arity, k) in &params {
             let name = &ff.methods[m as usize].name;
             let target = MethodRef { origin: class.origin, idx: m };
-            let files: Vec<FileId> = if name == "<init>" { self.index.entries().map(|(f, _)| f).collect() } else { self.index.files_calling(name).collect() };
+            let files: Vec<FileId> = if name == "<init>" {
+                self.index.entries().map(|(f, _)| f).collect()
+            } else {
+                self.index.files_calling(name).collect()
+            };
             for file in files {
                 let Some(entry) = self.index.entry(file) else { continue };
                 let f = entry.facts.clone();
@@ -512,7 +621,9 @@ impl<'a> Graph<'a> {
                 let gives = |c: &Call| {
                     c.args.len() == arity
                         && match &c.kind {
-                            CallKind::New { ty, anonymous: None } => name == "<init>" && ty.name.rsplit('.').next() == Some(simple.as_str()),
+                            CallKind::New { ty, anonymous: None } => {
+                                name == "<init>" && ty.name.rsplit('.').next() == Some(simple.as_str())
+                            }
                             CallKind::Method => &c.name == name && self.r.callees(origin, &f, c).contains(&target),
                             _ => false,
                         }
@@ -527,7 +638,9 @@ impl<'a> Graph<'a> {
                     }
                     // The k-th argument is the j-th method reference inside the call.
                     let j = c.args[..k].iter().filter(|a| matches!(a, Expr::MethodReference)).count();
-                    let inside = f.calls.iter().enumerate().filter(|(_, r)| r.kind == CallKind::Reference && c.full.contains(r.span.start) && r.unit == c.unit);
+                    let inside = f.calls.iter().enumerate().filter(|(_, r)| {
+                        r.kind == CallKind::Reference && c.full.contains(r.span.start) && r.unit == c.unit
+                    });
                     if let Some((i, _)) = inside.collect::<Vec<_>>().get(j) {
                         refs.push((origin, f.clone(), *i));
                     }
@@ -536,7 +649,9 @@ impl<'a> Graph<'a> {
         }
         let mut out: Vec<MethodRef> = Vec::new();
         for (o, f, i) in &refs {
-            out.extend(self.r.callees(*o, f, &f.calls[*i]).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))));
+            out.extend(
+                self.r.callees(*o, f, &f.calls[*i]).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))),
+            );
         }
         out.sort_by_key(|m| (m.origin, m.idx));
         out.dedup();
@@ -555,7 +670,9 @@ impl<'a> Graph<'a> {
         // Recursion reaches this method again: it adds nothing new on the way.
         self.memo.insert(m, Vec::new());
         let name = facts.method_display(m.idx);
-        let units: Vec<UnitIdx> = (0..facts.units.len() as UnitIdx).filter(|&u| facts.units[u as usize].method == m.idx && !facts.units[u as usize].is_lambda).collect();
+        let units: Vec<UnitIdx> = (0..facts.units.len() as UnitIdx)
+            .filter(|&u| facts.units[u as usize].method == m.idx && !facts.units[u as usize].is_lambda)
+            .collect();
         let mut out = Vec::new();
         for (q, id) in facts.locks.iter().zip(&resolved.locks) {
             if !units.contains(&q.unit) || try_lock(&facts, q) {
@@ -563,7 +680,15 @@ impl<'a> Graph<'a> {
             }
             let span = acquisition_span(&facts, q);
             let holder = holder(&self.r, m.origin, &facts, q.unit, id, &q.lock, 0);
-            out.push(Acq { lock: id.clone(), holder, file, span, method: name.clone(), display: q.text.clone(), touched: self.touched(file, span.line) });
+            out.push(Acq {
+                lock: id.clone(),
+                holder,
+                file,
+                span,
+                method: name.clone(),
+                display: q.text.clone(),
+                touched: self.touched(file, span.line),
+            });
         }
         if depth < MAX_CALL_DEPTH {
             for call in facts.calls.iter().filter(|c| units.contains(&c.unit)) {
@@ -587,7 +712,8 @@ fn callee_name(index: &ProjectIndex, m: MethodRef) -> String {
 
 /// `l.tryLock()` does not wait, so it cannot close a deadlock.
 fn try_lock(facts: &FileFacts, q: &LockRegion) -> bool {
-    q.kind == LockKind::Explicit && facts.calls.iter().any(|c| c.unit == q.unit && c.full.end == q.span.start && c.name == "tryLock")
+    q.kind == LockKind::Explicit
+        && facts.calls.iter().any(|c| c.unit == q.unit && c.full.end == q.span.start && c.name == "tryLock")
 }
 
 /// Where a region takes its lock: the method's name, the `synchronized (...)` line, the
@@ -619,7 +745,9 @@ fn holder(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, id: &L
     }
     match e {
         Expr::ClassLiteral(_) => Holder::Global,
-        Expr::Call { receiver: Some(recv), name, .. } if name == "readLock" || name == "writeLock" => holder(r, origin, facts, unit, id, recv, depth + 1),
+        Expr::Call { receiver: Some(recv), name, .. } if name == "readLock" || name == "writeLock" => {
+            holder(r, origin, facts, unit, id, recv, depth + 1)
+        }
         Expr::This => Holder::This,
         Expr::Local(_) => object(facts, unit, e, depth).unwrap_or_else(|| match local_init(facts, e) {
             Some(init) => holder(r, origin, facts, unit, id, init, depth + 1),

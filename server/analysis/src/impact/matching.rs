@@ -14,7 +14,9 @@ pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
         MethodKind::Initializer => {
             let ordinal = facts.methods[..m as usize]
                 .iter()
-                .filter(|o| o.class == method.class && o.kind == MethodKind::Initializer && o.is_static == method.is_static)
+                .filter(|o| {
+                    o.class == method.class && o.kind == MethodKind::Initializer && o.is_static == method.is_static
+                })
                 .count();
             format!("{class}#{}@{ordinal}", method.name)
         }

@@ -17,13 +17,13 @@
 //! - [`undecided`]: changed state whose sharing the analysis could not decide.
 
 mod checkact;
-mod condwake;
 pub mod codes;
+mod condwake;
 mod effects;
 pub mod fixes;
+mod holdwait;
 mod icp;
 mod lazycache;
-mod holdwait;
 mod lockorder;
 mod matching;
 mod pairs;
@@ -43,8 +43,8 @@ use crate::diff::FileDiff;
 use crate::index::{FieldKey, FileId, Origin, ProjectIndex};
 use crate::java::{AccessKind, FileFacts, Span};
 
-pub use effects::Effects;
 pub use crate::index::LockId;
+pub use effects::Effects;
 pub use shared::Sharing;
 pub use undecided::Undecided;
 

@@ -8,16 +8,17 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::index::{LockId, MonitorOp};
 use super::regions::ChangedRegions;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
 use crate::index::{takes_key, FieldKey, FileId, ProjectIndex};
+use crate::index::{LockId, MonitorOp};
 use crate::java::{AccessKind, Expr, Span};
 
 /// `ORDERS`, `MAX_SIZE`: a constant's name.
 fn is_constant_name(name: &str) -> bool {
-    name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') && name.starts_with(|c: char| c.is_ascii_uppercase())
+    name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 /// Pairs of one field are capped (a field accessed in hundreds of places would
@@ -71,7 +72,8 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                 }
                 let end_a = ends.access_end(a, ia);
                 let end_b = ends.access_end(b, ib);
-                let protected = atomic_state || end_a.locks.iter().any(|la| end_b.locks.iter().any(|lb| la.excludes(lb)));
+                let protected =
+                    atomic_state || end_a.locks.iter().any(|la| end_b.locks.iter().any(|lb| la.excludes(lb)));
                 let kind = if ka == AccessKind::Write && kb == AccessKind::Write { PairKind::WW } else { PairKind::RW };
                 // The impacted end first, so that readers and warnings start from the change.
                 let (a_end, b_end) = if !ia && ib { (end_b, end_a) } else { (end_a, end_b) };
@@ -115,7 +117,10 @@ impl<'a> EndCache<'a> {
         }
         match entry.facts.calls.get(site.item as usize)?.args.first()? {
             Expr::Str(s) => Some(format!("{s:?}")),
-            Expr::Field(owner, constant) if matches!(owner.as_ref(), Expr::Name(t) if t.starts_with(|c: char| c.is_ascii_uppercase())) && is_constant_name(constant) => {
+            Expr::Field(owner, constant)
+                if matches!(owner.as_ref(), Expr::Name(t) if t.starts_with(|c: char| c.is_ascii_uppercase()))
+                    && is_constant_name(constant) =>
+            {
                 let Expr::Name(t) = owner.as_ref() else { return None };
                 Some(format!("{t}.{constant}"))
             }
@@ -139,7 +144,11 @@ impl<'a> EndCache<'a> {
     fn access_end(&mut self, (file, i): (FileId, usize), impacted: bool) -> PairEnd {
         let entry = self.index.entry(file).expect("sites come from the index");
         let site = &entry.resolved.sites[i];
-        let locks = self.locks.entry((file, i)).or_insert_with(|| self.index.locks_at(file, site.unit, site.span.start)).clone();
+        let locks = self
+            .locks
+            .entry((file, i))
+            .or_insert_with(|| self.index.locks_at(file, site.unit, site.span.start))
+            .clone();
         PairEnd {
             file,
             span: site.span,
@@ -161,10 +170,17 @@ struct MonitorEvent {
     impacted: bool,
 }
 
-fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedRegions, ends: &mut EndCache, out: &mut Vec<Pair>) {
+fn monitor_pairs(
+    index: &ProjectIndex,
+    changes: &ChangeSet,
+    regions: &ChangedRegions,
+    ends: &mut EndCache,
+    out: &mut Vec<Pair>,
+) {
     // Impacted operations are in the changed files (and the regions the change touched);
     // the others pair only on a monitor one of those uses: the files locking it.
-    let changed: BTreeSet<FileId> = changes.files.iter().map(|c| c.file).chain(regions.by_file.keys().copied()).collect();
+    let changed: BTreeSet<FileId> =
+        changes.files.iter().map(|c| c.file).chain(regions.by_file.keys().copied()).collect();
     let mut files = changed.clone();
     for id in &changed {
         let Some(e) = index.entry(*id) else { continue };
@@ -183,10 +199,17 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
         let in_changed_region = |line: u32| region_lines.iter().any(|&(a, b)| a <= line && line <= b);
         let new_file = change.is_some_and(|c| c.old.is_none());
         for (i, (reg, lock)) in facts.locks.iter().zip(&e.resolved.locks).enumerate() {
-            let impacted = new_file || changed_regions.contains(&i) || touched.iter().any(|&l| reg.span.line <= l && l <= reg.span.end_line);
+            let impacted = new_file
+                || changed_regions.contains(&i)
+                || touched.iter().any(|&l| reg.span.line <= l && l <= reg.span.end_line);
             ops.push(MonitorEvent {
                 file: id,
-                span: Span { start: reg.span.start, end: reg.span.start, line: reg.markers.first().copied().unwrap_or(reg.span.line), end_line: reg.span.line },
+                span: Span {
+                    start: reg.span.start,
+                    end: reg.span.start,
+                    line: reg.markers.first().copied().unwrap_or(reg.span.line),
+                    end_line: reg.span.line,
+                },
                 unit: reg.unit,
                 lock: lock.clone(),
                 access: EndAccess::Acquire,
@@ -200,7 +223,14 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
                 MonitorOp::Notify => EndAccess::Notify,
             };
             let impacted = new_file || touched.contains(&call.span.line) || in_changed_region(call.span.line);
-            ops.push(MonitorEvent { file: id, span: call.span, unit: call.unit, lock: m.lock.clone(), access, impacted });
+            ops.push(MonitorEvent {
+                file: id,
+                span: call.span,
+                unit: call.unit,
+                lock: m.lock.clone(),
+                access,
+                impacted,
+            });
         }
     }
     // Only monitors that an impacted operation uses can pair.
@@ -224,7 +254,13 @@ fn monitor_pairs(index: &ProjectIndex, changes: &ChangeSet, regions: &ChangedReg
                     _ => continue,
                 };
                 let (a, b) = if !a.impacted { (b, a) } else { (a, b) };
-                out.push(Pair { field: field.clone(), kind, a: monitor_end(ends, a), b: monitor_end(ends, b), protected: false });
+                out.push(Pair {
+                    field: field.clone(),
+                    kind,
+                    a: monitor_end(ends, a),
+                    b: monitor_end(ends, b),
+                    protected: false,
+                });
             }
         }
     }

@@ -63,8 +63,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::matching::method_map;
 use super::{point_span, ChangedFile, Cx, Diagnostic, Related, Severity};
-use crate::index::{collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin, Resolver, Site};
-use crate::java::{expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, MethodKind, Span, UnitIdx};
+use crate::index::{
+    collection_kind, is_mutator, locks, ClassRef, Collection, FieldKey, FileId, LockId, MethodRef, MonitorOp, Origin,
+    Resolver, Site,
+};
+use crate::java::{
+    expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, MethodKind, Span, UnitIdx,
+};
 
 /// How many writes and readers a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
@@ -118,10 +123,19 @@ struct Release {
 /// A release as the base version is searched for it, by what is written.
 #[derive(Clone, PartialEq, Eq)]
 enum BaseRelease {
-    Call { name: String, recv: String },
-    Write { name: String, recv: String },
+    Call {
+        name: String,
+        recv: String,
+    },
+    Write {
+        name: String,
+        recv: String,
+    },
     /// A lock region of this text; `waking`: one with a `notify()`/`signal()` in it.
-    Region { text: String, waking: bool },
+    Region {
+        text: String,
+        waking: bool,
+    },
 }
 
 /// A write as the base version is searched for it.
@@ -204,7 +218,17 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
         if units.is_empty() {
             continue;
         }
-        let here = Here { cx, change, facts, sites: &entry.resolved.sites, locks: &entry.resolved.locks, r: cx.index.resolver(), origin: Origin::Project(change.file), touched, base_methods: OnceCell::new() };
+        let here = Here {
+            cx,
+            change,
+            facts,
+            sites: &entry.resolved.sites,
+            locks: &entry.resolved.locks,
+            r: cx.index.resolver(),
+            origin: Origin::Project(change.file),
+            touched,
+            base_methods: OnceCell::new(),
+        };
         let releases = releases(&here, &units);
         for rel in &releases {
             let d = match &rel.edge {
@@ -272,21 +296,37 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let local_arg = |i: usize| single_object_local(facts, c.args.get(i));
         let mut handed = None;
         let edge = match (c.name.as_str(), c.args.len()) {
-            ("countDown", 0) if here.type_simple(c.unit, &recv).is_none_or(|t| t == "CountDownLatch") => Edge::Latch(here.key_of(c.unit, &recv)),
-            ("release", 0 | 1) if here.is_type(c.unit, &recv, &["Semaphore"]) => Edge::Permit(here.key_of(c.unit, &recv)),
-            ("complete" | "completeExceptionally" | "set" | "setException" | "obtrudeValue", 1) if is_future(here, c.unit, &recv) => {
-                handed = local_arg(0).map(|local| Handed { local, from: "the future (`get()`, `join()`, a dependent stage)".into() });
+            ("countDown", 0) if here.type_simple(c.unit, &recv).is_none_or(|t| t == "CountDownLatch") => {
+                Edge::Latch(here.key_of(c.unit, &recv))
+            }
+            ("release", 0 | 1) if here.is_type(c.unit, &recv, &["Semaphore"]) => {
+                Edge::Permit(here.key_of(c.unit, &recv))
+            }
+            ("complete" | "completeExceptionally" | "set" | "setException" | "obtrudeValue", 1)
+                if is_future(here, c.unit, &recv) =>
+            {
+                handed = local_arg(0)
+                    .map(|local| Handed { local, from: "the future (`get()`, `join()`, a dependent stage)".into() });
                 Edge::Future { key: here.key_of(c.unit, &recv), exposed: future_accessor(facts, c.unit, &recv) }
             }
-            (name, n @ 1..=2) if HAND_OFFS.contains(&name) && local_arg(n - 1).is_some() && thread_safe_field(here, c.unit, &recv) => {
-                handed = local_arg(n - 1).map(|local| Handed { local, from: format!("`{}`", recv_key(facts, Some(&recv))) });
+            (name, n @ 1..=2)
+                if HAND_OFFS.contains(&name)
+                    && local_arg(n - 1).is_some()
+                    && thread_safe_field(here, c.unit, &recv) =>
+            {
+                handed =
+                    local_arg(n - 1).map(|local| Handed { local, from: format!("`{}`", recv_key(facts, Some(&recv))) });
                 Edge::HandOff
             }
-            ("start", 0) if here.is_type(c.unit, &recv, &["Thread"]) => Edge::Task { code: close_over_calls(here, thread_code(here, c, &recv)), started: "the started thread" },
+            ("start", 0) if here.is_type(c.unit, &recv, &["Thread"]) => {
+                Edge::Task { code: close_over_calls(here, thread_code(here, c, &recv)), started: "the started thread" }
+            }
             ("submit" | "execute", 1) if is_executor(here, c.unit, &recv) => {
                 Edge::Task { code: close_over_calls(here, task_code(here, &c.args[0], c)), started: "the task" }
             }
-            ("runAsync" | "supplyAsync", 1 | 2) if here.type_simple(c.unit, &recv).as_deref() == Some("CompletableFuture") => {
+            ("runAsync" | "supplyAsync", 1 | 2)
+                if here.type_simple(c.unit, &recv).as_deref() == Some("CompletableFuture") =>
+            {
                 Edge::Task { code: close_over_calls(here, task_code(here, &c.args[0], c)), started: "the task" }
             }
             _ => continue,
@@ -304,7 +344,11 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             handed,
         });
     }
-    for site in here.sites.iter().filter(|s| s.via.is_none() && !s.field.element && s.kind == AccessKind::Write && units.contains(&s.unit)) {
+    for site in here
+        .sites
+        .iter()
+        .filter(|s| s.via.is_none() && !s.field.element && s.kind == AccessKind::Write && units.contains(&s.unit))
+    {
         if constructing(here.facts, site.unit) || site.decl.is_final {
             continue; // constructors and initializers publish nothing yet
         }
@@ -312,13 +356,15 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let base = BaseRelease::Write { name: a.name.clone(), recv: recv_key(facts, a.receiver.as_ref()) };
         // Writing `null` unlinks or clears: it publishes nothing.
         if site.decl.is_volatile && !facts.assigns_null(site.span) {
-            let handed = single_object_local(facts, a.value.as_ref()).map(|local| Handed { local, from: format!("`{}`", site.field.name) });
+            let handed = single_object_local(facts, a.value.as_ref())
+                .map(|local| Handed { local, from: format!("`{}`", site.field.name) });
             out.push(Release {
                 edge: Edge::Volatile { field: site.field.clone(), owner: owner(facts, site) },
                 unit: site.unit,
                 at: statement_end(facts, site.span.end),
                 span: site.span,
-                display: statement_display(facts, site.span).unwrap_or_else(|| format!("the volatile write of `{}`", site.field.name)),
+                display: statement_display(facts, site.span)
+                    .unwrap_or_else(|| format!("the volatile write of `{}`", site.field.name)),
                 base: base.clone(),
                 handed,
             });
@@ -326,7 +372,9 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         if let Some(Expr::New(t)) = &a.value {
             let ty = here.r.ty(here.origin, Some(Resolver::unit_class(facts, site.unit)), t);
             let qualified = here.r.qualified_name(&ty.name).unwrap_or_default();
-            if qualified.starts_with("java.util.concurrent") || collection_kind(&qualified) == Some(Collection::ThreadSafe) {
+            if qualified.starts_with("java.util.concurrent")
+                || collection_kind(&qualified) == Some(Collection::ThreadSafe)
+            {
                 continue;
             }
             // A publication idiom: a volatile reference, or one assigned under a lock that
@@ -336,13 +384,15 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
             if !idiom || !here.cx.sharing.is_shared(here.cx.index, here.change.file, site) {
                 continue;
             }
-            let simple = format!("{}{}", t.name.rsplit('.').next().unwrap_or(&t.name), "[]".repeat(t.array_dims as usize));
+            let simple =
+                format!("{}{}", t.name.rsplit('.').next().unwrap_or(&t.name), "[]".repeat(t.array_dims as usize));
             out.push(Release {
                 edge: Edge::Publish { field: site.field.clone(), locks, object: simple },
                 unit: site.unit,
                 at: statement_end(facts, site.span.end),
                 span: site.span,
-                display: statement_display(facts, site.span).unwrap_or_else(|| assignment_display(facts, site.span, a.unit)),
+                display: statement_display(facts, site.span)
+                    .unwrap_or_else(|| assignment_display(facts, site.span, a.unit)),
                 base,
                 handed: None,
             });
@@ -357,10 +407,19 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
         let (span, display) = match (wakeup, region.kind) {
             (Some(w), _) => (w.span, call_display(facts, w)),
             (None, LockKind::Explicit) => {
-                let unlock = facts.calls.iter().find(|c| c.unit == region.unit && c.full.start == region.span.end && c.name == "unlock");
-                (unlock.map_or(point_span(region.span.end, region.span.end_line), |c| c.span), format!("`{}.unlock()`", region.text))
+                let unlock = facts
+                    .calls
+                    .iter()
+                    .find(|c| c.unit == region.unit && c.full.start == region.span.end && c.name == "unlock");
+                (
+                    unlock.map_or(point_span(region.span.end, region.span.end_line), |c| c.span),
+                    format!("`{}.unlock()`", region.text),
+                )
             }
-            (None, _) => (point_span(region.span.end.saturating_sub(1), region.span.end_line), format!("the end of `synchronized ({})`", region.text)),
+            (None, _) => (
+                point_span(region.span.end.saturating_sub(1), region.span.end_line),
+                format!("the end of `synchronized ({})`", region.text),
+            ),
         };
         let waking = wakeup.is_some();
         let wakeup = wakeup.map(|w| here.key_of(w.unit, w.receiver.as_ref().unwrap_or(&Expr::This)));
@@ -380,7 +439,11 @@ fn releases(here: &Here, units: &BTreeSet<UnitIdx>) -> Vec<Release> {
 /// The last `notify()`/`signal()` in a lock region: the waiters it wakes read next.
 fn last_wakeup<'f>(facts: &'f FileFacts, region: &LockRegion) -> Option<&'f Call> {
     facts.calls.iter().rfind(|c| {
-        c.unit == region.unit && region.span.contains(c.span.start) && c.kind == CallKind::Method && c.args.is_empty() && matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll")
+        c.unit == region.unit
+            && region.span.contains(c.span.start)
+            && c.kind == CallKind::Method
+            && c.args.is_empty()
+            && matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll")
     })
 }
 
@@ -409,7 +472,21 @@ fn single_object_local(facts: &FileFacts, e: Option<&Expr>) -> Option<crate::jav
 /// The calls that store their last argument in a thread-safe collection or an atomic
 /// reference, where another thread can take it out.
 const HAND_OFFS: &[&str] = &[
-    "put", "putIfAbsent", "offer", "offerFirst", "offerLast", "add", "addFirst", "addLast", "push", "transfer", "tryTransfer", "set", "lazySet", "setRelease", "getAndSet",
+    "put",
+    "putIfAbsent",
+    "offer",
+    "offerFirst",
+    "offerLast",
+    "add",
+    "addFirst",
+    "addLast",
+    "push",
+    "transfer",
+    "tryTransfer",
+    "set",
+    "lazySet",
+    "setRelease",
+    "getAndSet",
 ];
 
 /// `recv` is a field holding a thread-safe collection or an atomic reference
@@ -426,26 +503,40 @@ fn thread_safe_field(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
 fn is_future(here: &Here, unit: UnitIdx, recv: &Expr) -> bool {
     let futures = ["CompletableFuture", "FutureTask", "SettableFuture", "AbstractFuture", "Promise", "CompletionStage"];
     match recv {
-        Expr::This => here.r.is_subtype_of(ClassRef { origin: here.origin, idx: Resolver::unit_class(here.facts, unit) }, &futures),
+        Expr::This => here
+            .r
+            .is_subtype_of(ClassRef { origin: here.origin, idx: Resolver::unit_class(here.facts, unit) }, &futures),
         _ => here.type_simple(unit, recv).is_some_and(|t| t.contains("Future") || t.contains("Promise")),
     }
 }
 
 /// `ready.countDown()` as written, arguments left out.
 fn call_display(facts: &FileFacts, c: &Call) -> String {
-    let prefix: String = facts.text_of(Span { start: c.full.start, end: c.span.start, ..c.full }).split_whitespace().collect();
+    let prefix: String =
+        facts.text_of(Span { start: c.full.start, end: c.span.start, ..c.full }).split_whitespace().collect();
     let prefix = if prefix.chars().count() > 40 { "…".to_string() } else { prefix };
-    let prefix = if c.receiver.is_some() && !prefix.ends_with('.') && !prefix.is_empty() { format!("{prefix}.") } else { prefix };
+    let prefix = if c.receiver.is_some() && !prefix.ends_with('.') && !prefix.is_empty() {
+        format!("{prefix}.")
+    } else {
+        prefix
+    };
     format!("`{prefix}{}()`", c.name)
 }
 
 /// `byCode = new HashMap<>()` as written, when short.
 fn assignment_display(facts: &FileFacts, name: Span, unit: UnitIdx) -> String {
-    let new = facts.calls.iter().find(|c| c.unit == unit && matches!(c.kind, CallKind::New { .. }) && c.full.start > name.start);
+    let new = facts
+        .calls
+        .iter()
+        .find(|c| c.unit == unit && matches!(c.kind, CallKind::New { .. }) && c.full.start > name.start);
     let end = new.map_or(name.end, |c| c.full.end);
     let text: Vec<&str> = facts.text_of(Span { start: name.start, end, ..name }).split_whitespace().collect();
     let text = text.join(" ");
-    if text.chars().count() <= 60 { format!("`{text}`") } else { format!("`{} = new …`", facts.text_of(name)) }
+    if text.chars().count() <= 60 {
+        format!("`{text}`")
+    } else {
+        format!("`{} = new …`", facts.text_of(name))
+    }
 }
 
 /// `ready = true` as written, when the statement is one short line.
@@ -464,7 +555,8 @@ fn statement_display(facts: &FileFacts, name: Span) -> Option<String> {
         _ => line,
     };
     let statement = line.trim_end().strip_suffix(';')?;
-    (statement.contains('=') && !statement.contains(';') && statement.chars().count() <= 60).then(|| format!("`{statement}`"))
+    (statement.contains('=') && !statement.contains(';') && statement.chars().count() <= 60)
+        .then(|| format!("`{statement}`"))
 }
 
 /// Where the statement around `from` ends (its `;`, or the end of its block): writes in
@@ -512,7 +604,8 @@ fn locked_before(index: &crate::index::ProjectIndex, file: FileId, unit: UnitIdx
 /// deserialization and cloning hooks.
 fn constructing(facts: &FileFacts, unit: UnitIdx) -> bool {
     let m = facts.unit_method(unit);
-    m.kind != MethodKind::Method || matches!(m.name.as_str(), "readObject" | "readObjectNoData" | "readResolve" | "clone")
+    m.kind != MethodKind::Method
+        || matches!(m.name.as_str(), "readObject" | "readObjectNoData" | "readResolve" | "clone")
 }
 
 /// The object a site's field belongs to, as its method writes it (`` for `this`): for a
@@ -548,7 +641,9 @@ fn release_then_write(here: &Here, rel: &Release, all: &[Release]) -> Option<Dia
     // A wake-up orders nothing a volatile write makes after it: the woken thread reads on
     // at once.
     let woken_read = matches!(rel.edge, Edge::Lock { wakeup: Some(_), .. });
-    for site in here.sites.iter().filter(|s| s.unit == rel.unit && s.kind == AccessKind::Write && s.span.start >= rel.at) {
+    for site in
+        here.sites.iter().filter(|s| s.unit == rel.unit && s.kind == AccessKind::Write && s.span.start >= rel.at)
+    {
         // A volatile or final field publishes itself (or cannot change); atomics and
         // thread-safe collections have no write sites.
         if !site.field.element && (site.decl.is_final || (site.decl.is_volatile && !woken_read)) {
@@ -592,9 +687,13 @@ fn release_then_write(here: &Here, rel: &Release, all: &[Release]) -> Option<Dia
         let made_by_change = match &rel.edge {
             // Moved past a wake-up: the base made the write in this method before the
             // waiters were woken (before the region or inside it), now it comes after.
-            Edge::Lock { wakeup: Some(_), .. } if !base_writes(old, m, &write.base).is_empty() => !base_had(old, m, &rel.base, &write.base),
+            Edge::Lock { wakeup: Some(_), .. } if !base_writes(old, m, &write.base).is_empty() => {
+                !base_had(old, m, &rel.base, &write.base)
+            }
             // Moved out of the region: inside it in the base, and not after it there.
-            Edge::Lock { text, .. } => base_inside(old, m, text, &write.base) && !base_had(old, m, &rel.base, &write.base),
+            Edge::Lock { text, .. } => {
+                base_inside(old, m, text, &write.base) && !base_had(old, m, &rel.base, &write.base)
+            }
             _ => !base_had(old, m, &rel.base, &write.base),
         };
         if made_by_change {
@@ -620,7 +719,13 @@ fn describe_write(facts: &FileFacts, site: &Site) -> Write {
             let c = &facts.calls[site.item as usize];
             let recv = recv_key(facts, c.receiver.as_ref());
             let recv_text = if recv.is_empty() { site.field.name.to_string() } else { recv.clone() };
-            Write { span: site.span, field: site.field.clone(), label: format!("`{recv_text}.{m}()`"), via: Some(m.to_string()), base: BaseWrite::Mutator { recv } }
+            Write {
+                span: site.span,
+                field: site.field.clone(),
+                label: format!("`{recv_text}.{m}()`"),
+                via: Some(m.to_string()),
+                base: BaseWrite::Mutator { recv },
+            }
         }
         None => Write {
             span: site.span,
@@ -667,13 +772,20 @@ fn base_releases(old: &FileFacts, m: MethodIdx, r: &BaseRelease) -> Vec<(UnitIdx
             .collect(),
         BaseRelease::Write { name, recv } => old
             .accesses_of(m)
-            .filter(|(_, a)| a.kind == AccessKind::Write && !a.element && &a.name == name && recv_key(old, a.receiver.as_ref()) == *recv)
+            .filter(|(_, a)| {
+                a.kind == AccessKind::Write
+                    && !a.element
+                    && &a.name == name
+                    && recv_key(old, a.receiver.as_ref()) == *recv
+            })
             .map(|(_, a)| (a.unit, a.span.start))
             .collect(),
         BaseRelease::Region { text, waking } => old
             .locks
             .iter()
-            .filter(|l| l.kind != LockKind::SynchronizedMethod && &l.text == text && old.units[l.unit as usize].method == m)
+            .filter(|l| {
+                l.kind != LockKind::SynchronizedMethod && &l.text == text && old.units[l.unit as usize].method == m
+            })
             .filter(|l| !waking || last_wakeup(old, l).is_some())
             .map(|l| (l.unit, l.span.end))
             .collect(),
@@ -716,7 +828,9 @@ fn base_had(old: &FileFacts, m: MethodIdx, r: &BaseRelease, w: &BaseWrite) -> bo
         BaseRelease::Region { text, .. } => !old.locks_held(unit, at).any(|l| &l.text == text),
         _ => true,
     };
-    writes.iter().any(|&(wu, wat)| outside(wu, wat) && releases.iter().any(|&(u, at)| u == wu && at <= wat && !on_another_path(old, at, wat)))
+    writes.iter().any(|&(wu, wat)| {
+        outside(wu, wat) && releases.iter().any(|&(u, at)| u == wu && at <= wat && !on_another_path(old, at, wat))
+    })
 }
 
 /// Whether the base version of method `m` made the write holding the lock `text`, itself
@@ -727,13 +841,24 @@ fn base_inside(old: &FileFacts, m: MethodIdx, text: &str, w: &BaseWrite) -> bool
     }
     let class = old.methods[m as usize].class;
     old.calls_of(m)
-        .filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This)) && old.locks_held(c.unit, c.span.start).any(|l| l.text == text))
-        .any(|c| old.methods_named(class, &c.name).iter().any(|&callee| callee != m && !base_writes(old, callee, w).is_empty()))
+        .filter(|c| {
+            c.kind == CallKind::Method
+                && matches!(c.receiver, None | Some(Expr::This))
+                && old.locks_held(c.unit, c.span.start).any(|l| l.text == text)
+        })
+        .any(|c| {
+            old.methods_named(class, &c.name)
+                .iter()
+                .any(|&callee| callee != m && !base_writes(old, callee, w).is_empty())
+        })
 }
 
 /// Methods that fill the object they are called on.
 fn fills(name: &str) -> bool {
-    is_mutator(name) || ["set", "add", "put", "load", "init", "register", "append", "fill", "insert"].iter().any(|p| name.starts_with(p))
+    is_mutator(name)
+        || ["set", "add", "put", "load", "init", "register", "append", "fill", "insert"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
 // ----- who reads after the acquire ---------------------------------------------------------
@@ -753,16 +878,25 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
         if constructing(&e.facts, s.unit) {
             continue;
         }
-        if !matches!(rel.edge, Edge::Lock { .. }) && index.locks_at(file, s.unit, s.span.start).iter().any(|l| held.iter().any(|h| h.excludes(l))) {
+        if !matches!(rel.edge, Edge::Lock { .. })
+            && index.locks_at(file, s.unit, s.span.start).iter().any(|l| held.iter().any(|h| h.excludes(l)))
+        {
             continue;
         }
         let facts = &e.facts;
         let origin = Origin::Project(file);
-        let key_of = |c: &Call| locks::lock_of_expr(&here.r, origin, facts, c.unit, c.receiver.as_ref().unwrap_or(&Expr::This), "").key;
+        let key_of = |c: &Call| {
+            locks::lock_of_expr(&here.r, origin, facts, c.unit, c.receiver.as_ref().unwrap_or(&Expr::This), "").key
+        };
         let before = |names: &[&str], key: &str| -> Option<String> {
             facts
                 .calls_of(facts.units[s.unit as usize].method)
-                .filter(|c| c.unit == s.unit && c.kind == CallKind::Method && c.span.start < s.span.start && names.contains(&c.name.as_str()))
+                .filter(|c| {
+                    c.unit == s.unit
+                        && c.kind == CallKind::Method
+                        && c.span.start < s.span.start
+                        && names.contains(&c.name.as_str())
+                })
                 .find(|c| key_of(c) == key)
                 .map(|c| call_display(facts, c))
         };
@@ -770,13 +904,20 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
         let acquire = match &rel.edge {
             Edge::Latch(key) => before(&["await"], key),
             Edge::Permit(key) => before(&["acquire", "acquireUninterruptibly", "tryAcquire"], key),
-            Edge::Future { key, .. } => before(&["get", "join", "getNow", "resultNow"], key).or_else(|| callback_of(facts, s.unit, |c| key_of(c) == *key)),
+            Edge::Future { key, .. } => before(&["get", "join", "getNow", "resultNow"], key)
+                .or_else(|| callback_of(facts, s.unit, |c| key_of(c) == *key)),
             Edge::Volatile { field: v, .. } => {
                 let mine = owner(facts, s);
                 e.resolved
                     .sites
                     .iter()
-                    .any(|o| o.unit == s.unit && o.kind == AccessKind::Read && o.field == *v && o.span.start < s.span.start && owner(facts, o) == mine)
+                    .any(|o| {
+                        o.unit == s.unit
+                            && o.kind == AccessKind::Read
+                            && o.field == *v
+                            && o.span.start < s.span.start
+                            && owner(facts, o) == mine
+                    })
                     .then(|| format!("`{}`", v.name))
             }
             Edge::Lock { key, wakeup, .. } => {
@@ -784,7 +925,9 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
                     continue;
                 }
                 let wait = wakeup.as_ref().and_then(|w| {
-                    e.resolved.monitor_calls.iter().find(|m| m.op == MonitorOp::Wait && m.lock.key == *w && facts.calls[m.call as usize].unit == s.unit)
+                    e.resolved.monitor_calls.iter().find(|m| {
+                        m.op == MonitorOp::Wait && m.lock.key == *w && facts.calls[m.call as usize].unit == s.unit
+                    })
                 });
                 woken = wait.is_some();
                 wait.map(|m| call_display(facts, &facts.calls[m.call as usize]))
@@ -801,7 +944,16 @@ fn readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
             continue;
         }
         let method = facts.method_display(facts.units[s.unit as usize].method);
-        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire, woken, gate: None, client: false });
+        out.push(Reader {
+            file,
+            span: s.span,
+            method,
+            field: s.field.display_name(),
+            acquire,
+            woken,
+            gate: None,
+            client: false,
+        });
     }
     if out.is_empty() {
         out = gated_readers(here, rel, w, &held);
@@ -843,7 +995,9 @@ fn gated_readers(here: &Here, rel: &Release, w: &Write, held: &[LockId]) -> Vec<
         }
         let Some(e) = index.entry(file) else { continue };
         let facts = &e.facts;
-        if constructing(facts, s.unit) || index.locks_at(file, s.unit, s.span.start).iter().any(|l| held.iter().any(|h| h.excludes(l))) {
+        if constructing(facts, s.unit)
+            || index.locks_at(file, s.unit, s.span.start).iter().any(|l| held.iter().any(|h| h.excludes(l)))
+        {
             continue;
         }
         let class = Resolver::unit_class(facts, s.unit);
@@ -852,18 +1006,41 @@ fn gated_readers(here: &Here, rel: &Release, w: &Write, held: &[LockId]) -> Vec<
             facts
                 .calls
                 .iter()
-                .filter(|c| c.kind == CallKind::Method && names.contains(&c.name.as_str()) && Resolver::unit_class(facts, c.unit) == class)
+                .filter(|c| {
+                    c.kind == CallKind::Method
+                        && names.contains(&c.name.as_str())
+                        && Resolver::unit_class(facts, c.unit) == class
+                })
                 // A gate waits and returns: it reads nothing after the acquire itself.
                 .filter(|c| !facts.accesses.iter().any(|a| a.unit == c.unit && a.span.start >= c.full.end))
-                .find(|c| locks::lock_of_expr(&here.r, origin, facts, c.unit, c.receiver.as_ref().unwrap_or(&Expr::This), "").key == key)
-                .map(|c| (call_display(facts, c), facts.method_display(facts.units[c.unit as usize].method), facts.units[c.unit as usize].method))
+                .find(|c| {
+                    locks::lock_of_expr(&here.r, origin, facts, c.unit, c.receiver.as_ref().unwrap_or(&Expr::This), "")
+                        .key
+                        == key
+                })
+                .map(|c| {
+                    (
+                        call_display(facts, c),
+                        facts.method_display(facts.units[c.unit as usize].method),
+                        facts.units[c.unit as usize].method,
+                    )
+                })
         });
         let Some((acquire, gate, gate_method)) = gate.clone() else { continue };
         if facts.units[s.unit as usize].method == gate_method {
             continue;
         }
         let method = facts.method_display(facts.units[s.unit as usize].method);
-        out.push(Reader { file, span: s.span, method, field: s.field.display_name(), acquire: Some(acquire), woken: false, gate: Some(gate), client: false });
+        out.push(Reader {
+            file,
+            span: s.span,
+            method,
+            field: s.field.display_name(),
+            acquire: Some(acquire),
+            woken: false,
+            gate: Some(gate),
+            client: false,
+        });
     }
     out
 }
@@ -880,7 +1057,8 @@ fn readers_after_waiting(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
         let Some(e) = index.entry(file) else { continue };
         for wait in e.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Wait && m.lock.key == *woken) {
             let wait_call = &e.facts.calls[wait.call as usize];
-            let waiter = MethodRef { origin: Origin::Project(file), idx: e.facts.units[wait_call.unit as usize].method };
+            let waiter =
+                MethodRef { origin: Origin::Project(file), idx: e.facts.units[wait_call.unit as usize].method };
             let gate = e.facts.method_display(waiter.idx);
             let acquire = call_display(&e.facts, wait_call);
             let name = &e.facts.methods[waiter.idx as usize].name;
@@ -888,11 +1066,27 @@ fn readers_after_waiting(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
                 let Some(ce) = index.entry(caller_file) else { continue };
                 let cf = &ce.facts;
                 let origin = Origin::Project(caller_file);
-                for call in cf.calls.iter().filter(|c| c.kind == CallKind::Method && c.name == *name && here.r.callees(origin, cf, c).contains(&waiter)) {
+                for call in cf.calls.iter().filter(|c| {
+                    c.kind == CallKind::Method && c.name == *name && here.r.callees(origin, cf, c).contains(&waiter)
+                }) {
                     let after = |unit: UnitIdx, at: u32| unit == call.unit && at >= call.full.end;
                     let method = cf.method_display(cf.units[call.unit as usize].method);
-                    let reader = |span: Span| Reader { file: caller_file, span, method: method.clone(), field: w.field.display_name(), acquire: Some(acquire.clone()), woken: true, gate: Some(gate.clone()), client: false };
-                    for s in ce.resolved.sites.iter().filter(|s| s.kind == AccessKind::Read && s.field == w.field && after(s.unit, s.span.start)) {
+                    let reader = |span: Span| Reader {
+                        file: caller_file,
+                        span,
+                        method: method.clone(),
+                        field: w.field.display_name(),
+                        acquire: Some(acquire.clone()),
+                        woken: true,
+                        gate: Some(gate.clone()),
+                        client: false,
+                    };
+                    for s in ce
+                        .resolved
+                        .sites
+                        .iter()
+                        .filter(|s| s.kind == AccessKind::Read && s.field == w.field && after(s.unit, s.span.start))
+                    {
                         out.push(reader(s.span));
                     }
                     for later in cf.calls.iter().filter(|c| c.kind == CallKind::Method && after(c.unit, c.span.start)) {
@@ -911,7 +1105,10 @@ fn readers_after_waiting(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
 fn reads_in_body(index: &crate::index::ProjectIndex, m: MethodRef, field: &FieldKey) -> bool {
     let Origin::Project(file) = m.origin else { return false };
     let Some(e) = index.entry(file) else { return false };
-    e.resolved.sites.iter().any(|s| s.kind == AccessKind::Read && s.field == *field && e.facts.units[s.unit as usize].method == m.idx)
+    e.resolved
+        .sites
+        .iter()
+        .any(|s| s.kind == AccessKind::Read && s.field == *field && e.facts.units[s.unit as usize].method == m.idx)
 }
 
 /// The public accessor `name()` of the class of `unit` that returns the field `recv`
@@ -925,9 +1122,15 @@ fn future_accessor(facts: &FileFacts, unit: UnitIdx, recv: &Expr) -> Option<Stri
     let class = facts.unit_method(unit).class;
     facts.methods.iter().enumerate().find_map(|(i, m)| {
         let m_idx = i as MethodIdx;
-        let only_returns_it = m.class == class && m.is_public && !m.is_static && m.kind == MethodKind::Method && m.params.is_empty()
+        let only_returns_it = m.class == class
+            && m.is_public
+            && !m.is_static
+            && m.kind == MethodKind::Method
+            && m.params.is_empty()
             && facts.calls_of(m_idx).next().is_none()
-            && facts.accesses_of(m_idx).map(|(_, a)| a).all(|a| a.kind == AccessKind::Read && &a.name == field && matches!(a.receiver, None | Some(Expr::This)))
+            && facts.accesses_of(m_idx).map(|(_, a)| a).all(|a| {
+                a.kind == AccessKind::Read && &a.name == field && matches!(a.receiver, None | Some(Expr::This))
+            })
             && facts.accesses_of(m_idx).next().is_some();
         only_returns_it.then(|| m.name.clone())
     })
@@ -946,11 +1149,25 @@ fn client_readers(here: &Here, rel: &Release, w: &Write) -> Vec<Reader> {
     let mut out = Vec::new();
     for s in here.sites.iter().filter(|s| s.kind == AccessKind::Read && s.field == w.field) {
         let m = facts.unit_method(s.unit);
-        if here.method_of(s.unit) == releasing || m.class != class || !m.is_public || constructing(facts, s.unit) || facts.units[s.unit as usize].is_lambda {
+        if here.method_of(s.unit) == releasing
+            || m.class != class
+            || !m.is_public
+            || constructing(facts, s.unit)
+            || facts.units[s.unit as usize].is_lambda
+        {
             continue;
         }
         let method = facts.method_display(here.method_of(s.unit));
-        out.push(Reader { file: here.change.file, span: s.span, method, field: s.field.display_name(), acquire: Some(format!("`{accessor}().join()`")), woken: false, gate: None, client: true });
+        out.push(Reader {
+            file: here.change.file,
+            span: s.span,
+            method,
+            field: s.field.display_name(),
+            acquire: Some(format!("`{accessor}().join()`")),
+            woken: false,
+            gate: None,
+            client: true,
+        });
     }
     out
 }
@@ -990,7 +1207,10 @@ fn thread_code(here: &Here, start: &Call, recv: &Expr) -> Task {
         Expr::Local(l) => {
             let local = &facts.locals[*l as usize];
             match (&local.init, local.reassigned) {
-                (Some(Expr::New(_)), false) => facts.calls.iter().find(|c| matches!(c.kind, CallKind::New { .. }) && c.full.start >= local.scope.start),
+                (Some(Expr::New(_)), false) => facts
+                    .calls
+                    .iter()
+                    .find(|c| matches!(c.kind, CallKind::New { .. }) && c.full.start >= local.scope.start),
                 _ => None,
             }
         }
@@ -998,11 +1218,15 @@ fn thread_code(here: &Here, start: &Call, recv: &Expr) -> Task {
         Expr::New(_) => facts
             .calls
             .iter()
-            .filter(|c| c.unit == start.unit && matches!(c.kind, CallKind::New { .. }) && c.full.end <= start.span.start)
+            .filter(|c| {
+                c.unit == start.unit && matches!(c.kind, CallKind::New { .. }) && c.full.end <= start.span.start
+            })
             .max_by_key(|c| (c.full.end, std::cmp::Reverse(c.full.start))),
         // A field: its last assignment of a new object before `start()`, else its
         // initializer.
-        Expr::Name(n) | Expr::Field(_, n) if matches!(recv, Expr::Name(_)) || matches!(recv, Expr::Field(o, _) if **o == Expr::This) => {
+        Expr::Name(n) | Expr::Field(_, n)
+            if matches!(recv, Expr::Name(_)) || matches!(recv, Expr::Field(o, _) if **o == Expr::This) =>
+        {
             let assigned = facts
                 .accesses
                 .iter()
@@ -1014,13 +1238,18 @@ fn thread_code(here: &Here, start: &Call, recv: &Expr) -> Task {
                         && matches!(a.receiver, None | Some(Expr::This))
                         && matches!(a.value, Some(Expr::New(_)))
                 })
-                .and_then(|a| facts.calls.iter().find(|c| c.unit == start.unit && matches!(c.kind, CallKind::New { .. }) && c.full.start > a.span.start));
+                .and_then(|a| {
+                    facts.calls.iter().find(|c| {
+                        c.unit == start.unit && matches!(c.kind, CallKind::New { .. }) && c.full.start > a.span.start
+                    })
+                });
             assigned.or_else(|| {
-                facts
-                    .fields
-                    .iter()
-                    .find(|f| &f.name == n && matches!(f.init, Some(Expr::New(_))))
-                    .and_then(|f| facts.calls.iter().find(|c| matches!(c.kind, CallKind::New { .. }) && f.decl_span.contains(c.full.start)))
+                facts.fields.iter().find(|f| &f.name == n && matches!(f.init, Some(Expr::New(_)))).and_then(|f| {
+                    facts
+                        .calls
+                        .iter()
+                        .find(|c| matches!(c.kind, CallKind::New { .. }) && f.decl_span.contains(c.full.start))
+                })
             })
         }
         _ => None,
@@ -1048,7 +1277,11 @@ fn task_code(here: &Here, arg: &Expr, call: &Call) -> Task {
                     task.units.insert((file, *u));
                 }
                 (Some(Expr::New(_)), false) => {
-                    if let Some(c) = facts.calls.iter().find(|c| matches!(c.kind, CallKind::New { .. }) && c.full.start >= local.scope.start) {
+                    if let Some(c) = facts
+                        .calls
+                        .iter()
+                        .find(|c| matches!(c.kind, CallKind::New { .. }) && c.full.start >= local.scope.start)
+                    {
                         task = created_code(here, c);
                     }
                 }
@@ -1056,7 +1289,12 @@ fn task_code(here: &Here, arg: &Expr, call: &Call) -> Task {
             }
         }
         Expr::New(_) => {
-            let inner = facts.calls.iter().find(|c| matches!(c.kind, CallKind::New { .. }) && c.full.start >= call.span.end && c.full.end <= call.full.end && c.full != call.full);
+            let inner = facts.calls.iter().find(|c| {
+                matches!(c.kind, CallKind::New { .. })
+                    && c.full.start >= call.span.end
+                    && c.full.end <= call.full.end
+                    && c.full != call.full
+            });
             if let Some(c) = inner {
                 task = created_code(here, c);
             }
@@ -1064,7 +1302,9 @@ fn task_code(here: &Here, arg: &Expr, call: &Call) -> Task {
         Expr::This | Expr::Name(_) | Expr::Field(..) => task = typed_code(here, unit, arg),
         // `this::run`: the method named, in the class of what it is taken on.
         Expr::MethodReference => {
-            let reference = facts.calls.iter().find(|c| c.kind == CallKind::Reference && c.full.start >= call.span.end && c.full.end <= call.full.end);
+            let reference = facts.calls.iter().find(|c| {
+                c.kind == CallKind::Reference && c.full.start >= call.span.end && c.full.end <= call.full.end
+            });
             if let Some(c) = reference {
                 match &c.receiver {
                     None | Some(Expr::This) => {
@@ -1074,10 +1314,12 @@ fn task_code(here: &Here, arg: &Expr, call: &Call) -> Task {
                     Some(r) => {
                         if let Some(class) = here.r.type_of(here.origin, facts, c.unit, r).and_then(|t| t.class()) {
                             for argc in 0..=1 {
-                                task.methods.extend(here.r.methods_named(class, &c.name, argc).into_iter().filter_map(|m| match m.origin {
-                                    Origin::Project(f) => Some((f, m.idx)),
-                                    Origin::Jdk(_) => None,
-                                }));
+                                task.methods.extend(here.r.methods_named(class, &c.name, argc).into_iter().filter_map(
+                                    |m| match m.origin {
+                                        Origin::Project(f) => Some((f, m.idx)),
+                                        Origin::Jdk(_) => None,
+                                    },
+                                ));
                             }
                         }
                     }
@@ -1139,9 +1381,19 @@ fn run_methods(here: &Here, class: ClassRef) -> Task {
 fn close_over_calls(here: &Here, mut task: Task) -> Task {
     let index = here.cx.index;
     let mut more = Vec::new();
-    for (file, entry) in task.units.iter().map(|(f, _)| *f).chain(task.methods.iter().map(|(f, _)| *f)).collect::<BTreeSet<_>>().into_iter().filter_map(|f| index.entry(f).map(|e| (f, e))) {
+    for (file, entry) in task
+        .units
+        .iter()
+        .map(|(f, _)| *f)
+        .chain(task.methods.iter().map(|(f, _)| *f))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter_map(|f| index.entry(f).map(|e| (f, e)))
+    {
         let facts = &entry.facts;
-        for c in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This))) {
+        for c in
+            facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This)))
+        {
             if !task.runs(facts, file, c.unit) {
                 continue;
             }
@@ -1177,15 +1429,24 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
     let plain_read_elsewhere = |site: &Site| {
         !site.decl.is_final
             && !site.decl.is_volatile
-            && here.cx.index.sites_of(&site.field).any(|(file, s)| s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method))
+            && here.cx.index.sites_of(&site.field).any(|(file, s)| {
+                s.kind == AccessKind::Read && (file != here.change.file || here.method_of(s.unit) != method)
+            })
     };
-    for c in facts.calls_of(method).filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name)) {
+    for c in facts
+        .calls_of(method)
+        .filter(|c| after(c.unit, c.span) && c.kind == CallKind::Method && on_value(&c.receiver) && fills(&c.name))
+    {
         if future || unlocked_setter(here, c, &plain_read_elsewhere) {
             changes.push((c.span, call_display(facts, c)));
         }
     }
-    for (i, a) in facts.accesses_of(method).filter(|(_, a)| after(a.unit, a.span) && a.kind == AccessKind::Write && on_value(&a.receiver)) {
-        let plain_and_read = || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(&plain_read_elsewhere);
+    for (i, a) in facts
+        .accesses_of(method)
+        .filter(|(_, a)| after(a.unit, a.span) && a.kind == AccessKind::Write && on_value(&a.receiver))
+    {
+        let plain_and_read =
+            || here.sites.iter().find(|s| s.via.is_none() && s.item == i as u32).is_some_and(&plain_read_elsewhere);
         if future || plain_and_read() {
             changes.push((a.span, format!("`{name}.{}`", a.name)));
         }
@@ -1205,17 +1466,17 @@ fn handed_over(here: &Here, rel: &Release) -> Option<Diagnostic> {
         "{} (line {}) now hands `{name}` over before {first_display} changes it (line {}): a thread that gets it from {from} can see it half-built",
         rel.display, rel.span.line, first.line
     );
-    // On the line the change touched, as the other RL009 warnings: the hand-over when it
-    // moved, else the first change that moved after it (the hand-over is then related).
-    let primary = if here.touches(rel.span) { rel.span } else { changes.iter().map(|(s, _)| *s).find(|s| here.touches(*s)).unwrap_or(rel.span) };
-    let mut related = Vec::new();
-    if primary != rel.span {
-        related.push(Related { file: here.change.file, span: rel.span, message: format!("{} hands `{name}` over here", rel.display) });
-    }
-    related.extend(
-        changes.iter().filter(|(s, _)| *s != primary).take(MAX_RELATED).map(|(s, d)| Related { file: here.change.file, span: *s, message: format!("{d} changes `{name}` here, after it is handed over") }),
-    );
-    Some(Diagnostic { file: here.change.file, span: primary, severity: Severity::Warning, code: "RL009", message, related })
+    let (primary, related) = placed(here, rel, &changes, format!("{} hands `{name}` over here", rel.display), |d| {
+        format!("{d} changes `{name}` here, after it is handed over")
+    });
+    Some(Diagnostic {
+        file: here.change.file,
+        span: primary,
+        severity: Severity::Warning,
+        code: "RL009",
+        message,
+        related,
+    })
 }
 
 /// `job.setTraceId(id)`: a project method, neither synchronized nor taking a lock, that
@@ -1228,12 +1489,19 @@ fn unlocked_setter(here: &Here, call: &Call, plain_read_elsewhere: &dyn Fn(&Site
         let Some(entry) = index.entry(file) else { return false };
         let cf = &entry.facts;
         let Some(callee) = cf.methods.get(m.idx as usize) else { return false };
-        let units: Vec<UnitIdx> = (0..cf.units.len() as UnitIdx).filter(|&u| cf.units[u as usize].method == m.idx && !cf.units[u as usize].is_lambda).collect();
+        let units: Vec<UnitIdx> = (0..cf.units.len() as UnitIdx)
+            .filter(|&u| cf.units[u as usize].method == m.idx && !cf.units[u as usize].is_lambda)
+            .collect();
         if callee.is_synchronized || cf.locks.iter().any(|l| units.contains(&l.unit)) {
             return false;
         }
         entry.resolved.sites.iter().any(|s| {
-            units.contains(&s.unit) && s.kind == AccessKind::Write && s.via.is_none() && s.on_this && !s.decl.is_static && plain_read_elsewhere(s)
+            units.contains(&s.unit)
+                && s.kind == AccessKind::Write
+                && s.via.is_none()
+                && s.on_this
+                && !s.decl.is_static
+                && plain_read_elsewhere(s)
         })
     })
 }
@@ -1246,23 +1514,37 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
     let facts = here.facts;
     let method = here.method_of(rel.unit);
     let is_field = |e: &Expr, unit: UnitIdx| {
-        here.r.field_of_expr(here.origin, facts, unit, e).and_then(|f| here.r.field_key(f, false)).is_some_and(|k| k == *field)
+        here.r
+            .field_of_expr(here.origin, facts, unit, e)
+            .and_then(|f| here.r.field_key(f, false))
+            .is_some_and(|k| k == *field)
     };
     // The next assignment of the field ends what fills this object.
     let until = here
         .sites
         .iter()
-        .filter(|s| s.unit == rel.unit && s.kind == AccessKind::Write && !s.field.element && s.field == *field && s.span.start > rel.at)
+        .filter(|s| {
+            s.unit == rel.unit
+                && s.kind == AccessKind::Write
+                && !s.field.element
+                && s.field == *field
+                && s.span.start > rel.at
+        })
         .map(|s| s.span.start)
         .min()
         .unwrap_or(u32::MAX);
     let mut fills_at: Vec<(Span, String)> = Vec::new();
-    for c in facts.calls_of(method).filter(|c| c.unit == rel.unit && c.kind == CallKind::Method && c.span.start > rel.at && c.span.start < until) {
+    for c in facts
+        .calls_of(method)
+        .filter(|c| c.unit == rel.unit && c.kind == CallKind::Method && c.span.start > rel.at && c.span.start < until)
+    {
         if fills(&c.name) && c.receiver.as_ref().is_some_and(|r| is_field(r, c.unit)) {
             fills_at.push((c.span, call_display(facts, c)));
         }
     }
-    for (_, a) in facts.accesses_of(method).filter(|(_, a)| a.unit == rel.unit && a.kind == AccessKind::Write && a.span.start > rel.at && a.span.start < until) {
+    for (_, a) in facts.accesses_of(method).filter(|(_, a)| {
+        a.unit == rel.unit && a.kind == AccessKind::Write && a.span.start > rel.at && a.span.start < until
+    }) {
         let through = match &a.receiver {
             Some(r) if !a.element => is_field(r, a.unit),
             _ => a.element && a.name == *field.name && is_field(&Expr::Name(a.name.clone()), a.unit),
@@ -1286,7 +1568,9 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
             if base_had(old, m, &rel.base, &BaseWrite::Fill(field.name.to_string())) {
                 return None;
             }
-            old.accesses_of(m).any(|(_, a)| a.kind == AccessKind::Write && a.name == *field.name && matches!(a.value, Some(Expr::Local(_))))
+            old.accesses_of(m).any(|(_, a)| {
+                a.kind == AccessKind::Write && a.name == *field.name && matches!(a.value, Some(Expr::Local(_)))
+            })
         }
         None => false,
     };
@@ -1295,11 +1579,15 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
     let index = here.cx.index;
     let mut readers: Vec<Reader> = Vec::new();
     for (file, s) in index.sites_of(field) {
-        if s.kind != AccessKind::Read || (file == here.change.file && s.unit == rel.unit && s.span.start >= rel.at && s.span.start <= last) {
+        if s.kind != AccessKind::Read
+            || (file == here.change.file && s.unit == rel.unit && s.span.start >= rel.at && s.span.start <= last)
+        {
             continue;
         }
         let held = index.locks_at(file, s.unit, s.span.start);
-        if held.iter().any(|h| locks.iter().any(|l| l.excludes(h))) || locks.iter().any(|l| !l.shared && locked_before(index, file, s.unit, s.span.start, &l.key)) {
+        if held.iter().any(|h| locks.iter().any(|l| l.excludes(h)))
+            || locks.iter().any(|l| !l.shared && locked_before(index, file, s.unit, s.span.start, &l.key))
+        {
             continue;
         }
         let Some(e) = index.entry(file) else { continue };
@@ -1307,7 +1595,16 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
             continue;
         }
         let m = e.facts.method_display(e.facts.units[s.unit as usize].method);
-        readers.push(Reader { file, span: s.span, method: m, field: field.name.to_string(), acquire: None, woken: false, gate: None, client: false });
+        readers.push(Reader {
+            file,
+            span: s.span,
+            method: m,
+            field: field.name.to_string(),
+            acquire: None,
+            woken: false,
+            gate: None,
+            client: false,
+        });
     }
     readers.sort_by_key(|r| (r.file, r.span.start));
     let reader = readers.first()?;
@@ -1317,14 +1614,50 @@ fn publish(here: &Here, rel: &Release) -> Option<Diagnostic> {
         "{} (line {}) now publishes the new `{object}` before {first_display} fills it (line {}): a thread that reads `{}`{without} in `{}()` can see it empty or half-filled{base}",
         rel.display, rel.span.line, first.line, field.name, reader.method
     );
-    let primary = if here.touches(rel.span) { rel.span } else { fills_at.iter().map(|(s, _)| *s).find(|s| here.touches(*s)).unwrap_or(rel.span) };
+    let (primary, mut related) = placed(here, rel, &fills_at, format!("{} publishes it here", rel.display), |d| {
+        format!("{d} fills it here, after it is published")
+    });
+    related.extend(readers.iter().take(MAX_RELATED).map(|r| Related {
+        file: r.file,
+        span: r.span,
+        message: format!("`{}()` reads `{}` here{without}", r.method, r.field),
+    }));
+    Some(Diagnostic {
+        file: here.change.file,
+        span: primary,
+        severity: Severity::Warning,
+        code: "RL009",
+        message,
+        related,
+    })
+}
+
+/// Where an RL009 about a release followed by writes is reported, and its related places:
+/// on the line the change touched, as the other RL009 warnings (the release when it moved,
+/// else the first later write that moved, the release then related), with the other later
+/// writes related (`later`: their spans and displays).
+fn placed(
+    here: &Here,
+    rel: &Release,
+    later: &[(Span, String)],
+    release_says: String,
+    later_says: impl Fn(&str) -> String,
+) -> (Span, Vec<Related>) {
+    let primary = if here.touches(rel.span) {
+        rel.span
+    } else {
+        later.iter().map(|(s, _)| *s).find(|s| here.touches(*s)).unwrap_or(rel.span)
+    };
     let mut related = Vec::new();
     if primary != rel.span {
-        related.push(Related { file: here.change.file, span: rel.span, message: format!("{} publishes it here", rel.display) });
+        related.push(Related { file: here.change.file, span: rel.span, message: release_says });
     }
-    related.extend(fills_at.iter().filter(|(s, _)| *s != primary).take(MAX_RELATED).map(|(s, d)| Related { file: here.change.file, span: *s, message: format!("{d} fills it here, after it is published") }));
-    related.extend(readers.iter().take(MAX_RELATED).map(|r| Related { file: r.file, span: r.span, message: format!("`{}()` reads `{}` here{without}", r.method, r.field) }));
-    Some(Diagnostic { file: here.change.file, span: primary, severity: Severity::Warning, code: "RL009", message, related })
+    related.extend(later.iter().filter(|(s, _)| *s != primary).take(MAX_RELATED).map(|(s, d)| Related {
+        file: here.change.file,
+        span: *s,
+        message: later_says(d),
+    }));
+    (primary, related)
 }
 
 // ----- the message -------------------------------------------------------------------------
@@ -1339,7 +1672,8 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
             None => format!("{} is {now}written (line {})", w.label, w.span.line),
         },
         _ => {
-            let items: Vec<String> = ordered.iter().map(|(w, _)| format!("{} (line {})", w.label, w.span.line)).collect();
+            let items: Vec<String> =
+                ordered.iter().map(|(w, _)| format!("{} (line {})", w.label, w.span.line)).collect();
             let (last, rest) = items.split_last().expect("two writes or more");
             format!("{} and {last} are {now}written", rest.join(", "))
         }
@@ -1356,11 +1690,25 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
     let clause = match &rel.edge {
         Edge::Latch(_) => format!("a thread released by {subject} can {then}read the old `{}`{place}", reader.field),
         Edge::Permit(_) => format!("a thread that passes {subject} can {then}read the old `{}`{place}", reader.field),
-        Edge::Future { .. } if acquire.contains(".then") || acquire.contains(".when") || acquire.contains(".handle") => format!("the callback of {subject} {old}"),
-        Edge::Future { .. } if reader.client => format!("a caller that returns from {acquire} and calls `{}()` can read the old `{}`", reader.method, reader.field),
-        Edge::Future { .. } => format!("a thread that returns from {subject} can {then}read the old `{}`{place}", reader.field),
-        Edge::Volatile { field: v, .. } => format!("a thread that reads `{}` in `{}()` can see the new `{}` and still read the old `{}`", v.name, reader.method, v.name, reader.field),
-        Edge::Lock { .. } if reader.woken => format!("a thread woken from {subject} can {then}read the old `{}`{place}", reader.field),
+        Edge::Future { .. }
+            if acquire.contains(".then") || acquire.contains(".when") || acquire.contains(".handle") =>
+        {
+            format!("the callback of {subject} {old}")
+        }
+        Edge::Future { .. } if reader.client => format!(
+            "a caller that returns from {acquire} and calls `{}()` can read the old `{}`",
+            reader.method, reader.field
+        ),
+        Edge::Future { .. } => {
+            format!("a thread that returns from {subject} can {then}read the old `{}`{place}", reader.field)
+        }
+        Edge::Volatile { field: v, .. } => format!(
+            "a thread that reads `{}` in `{}()` can see the new `{}` and still read the old `{}`",
+            v.name, reader.method, v.name, reader.field
+        ),
+        Edge::Lock { .. } if reader.woken => {
+            format!("a thread woken from {subject} can {then}read the old `{}`{place}", reader.field)
+        }
         Edge::Lock { text, .. } => format!("a thread that takes `{text}` in `{}()` {old}", reader.method),
         Edge::Task { started, .. } => {
             let call = match &rel.base {
@@ -1380,7 +1728,8 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
                 _ => format!("`synchronized ({text})`"),
             };
             // A write that was before the region in the base moved past the wake-up only.
-            let moved_out = here.base_method(rel.unit).is_none_or(|(old, m)| base_inside(old, m, text, &ordered[0].0.base));
+            let moved_out =
+                here.base_method(rel.unit).is_none_or(|(old, m)| base_inside(old, m, text, &ordered[0].0.base));
             let out_of = if moved_out { format!(", out of {region}") } else { ", which wakes the waiters".to_string() };
             format!("{writes} after {} (line {}){out_of}: {clause}", rel.display, rel.span.line)
         }
@@ -1398,7 +1747,11 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
     }
     for (w, _) in ordered.iter().filter(|(w, _)| w.span != primary) {
         let does = if w.via.is_some() { "modifies it" } else { "is written" };
-        related.push(Related { file, span: w.span, message: format!("{} {does} here, after {}", w.label, rel.display) });
+        related.push(Related {
+            file,
+            span: w.span,
+            message: format!("{} {does} here, after {}", w.label, rel.display),
+        });
     }
     let mut seen = BTreeSet::new();
     for r in ordered.iter().flat_map(|(_, rs)| rs).filter(|r| seen.insert((r.file, r.span))).take(MAX_RELATED) {
@@ -1411,7 +1764,11 @@ fn diagnostic(here: &Here, rel: &Release, ordered: &[(Write, Vec<Reader>)]) -> D
             (_, Some(a)) => format!(" after {a}"),
             (_, None) => String::new(),
         };
-        related.push(Related { file: r.file, span: r.span, message: format!("`{}()` reads `{}` here{how}", r.method, r.field) });
+        related.push(Related {
+            file: r.file,
+            span: r.span,
+            message: format!("`{}()` reads `{}` here{how}", r.method, r.field),
+        });
     }
     Diagnostic { file, span: primary, severity: Severity::Warning, code: "RL009", message, related }
 }

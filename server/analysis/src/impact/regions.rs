@@ -84,14 +84,22 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
     };
     let matched = counterparts(old, new, &old.locks, &new.locks, region_method, region_key);
     let new_to_old: BTreeMap<usize, usize> = matched.iter().copied().collect();
-    let accesses = counterparts(old, new, &old.accesses, &new.accesses, |f, a| f.units[a.unit as usize].method, super::matching::access_key);
+    let accesses = counterparts(
+        old,
+        new,
+        &old.accesses,
+        &new.accesses,
+        |f, a| f.units[a.unit as usize].method,
+        super::matching::access_key,
+    );
     let old_matched: HashSet<usize> = matched.iter().map(|&(_, o)| o).collect();
     for (i, r) in new.locks.iter().enumerate() {
         let cause = match new_to_old.get(&i) {
             None => Some(RegionCause::Added),
             Some(&o) => {
                 let was = &old.locks[o];
-                let moved = (diff.map_old_line(was.span.line), diff.map_old_line(was.span.end_line)) != (r.span.line, r.span.end_line);
+                let moved = (diff.map_old_line(was.span.line), diff.map_old_line(was.span.end_line))
+                    != (r.span.line, r.span.end_line);
                 if r.markers.iter().any(|&l| diff.touches(l)) {
                     Some(RegionCause::Touched)
                 } else if (moved && !diff.is_empty()) || scope_changed(old, new, was, r, &accesses) {
@@ -117,13 +125,27 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
         let first = diff.map_old_line(was.span.line);
         let last = diff.map_old_line(was.span.end_line).max(first);
         let unit = (first..=last).find_map(|l| new.unit_at(new.first_code_offset(l)));
-        out.push(RegionChange { region: None, kind: was.kind, text: was.text.clone(), lines: (first, last), was_lines: None, unit, cause: RegionCause::Removed });
+        out.push(RegionChange {
+            region: None,
+            kind: was.kind,
+            text: was.text.clone(),
+            lines: (first, last),
+            was_lines: None,
+            unit,
+            cause: RegionCause::Removed,
+        });
     }
     out
 }
 
 /// Whether an access moved into or out of the region: the lock now covers other code.
-fn scope_changed(old: &FileFacts, new: &FileFacts, was: &LockRegion, now: &LockRegion, accesses: &[(usize, usize)]) -> bool {
+fn scope_changed(
+    old: &FileFacts,
+    new: &FileFacts,
+    was: &LockRegion,
+    now: &LockRegion,
+    accesses: &[(usize, usize)],
+) -> bool {
     accesses.iter().any(|&(n, o)| {
         let (na, oa) = (&new.accesses[n], &old.accesses[o]);
         let inside_before = oa.unit == was.unit && was.span.contains(oa.span.start);
@@ -134,5 +156,13 @@ fn scope_changed(old: &FileFacts, new: &FileFacts, was: &LockRegion, now: &LockR
 
 fn change_of(i: usize, r: &LockRegion, cause: RegionCause) -> RegionChange {
     let first = r.markers.first().copied().unwrap_or(r.span.line).min(r.span.line);
-    RegionChange { region: Some(i), kind: r.kind, text: r.text.clone(), lines: (first, r.span.end_line), was_lines: None, unit: Some(r.unit), cause }
+    RegionChange {
+        region: Some(i),
+        kind: r.kind,
+        text: r.text.clone(),
+        lines: (first, r.span.end_line),
+        was_lines: None,
+        unit: Some(r.unit),
+        cause,
+    }
 }

@@ -119,7 +119,8 @@ impl Section {
     /// The same accesses of the same lock, in the same order, by the same calls: a section
     /// the change left as it was.
     fn same_as(&self, other: &Section) -> bool {
-        let shape = |s: &Section| s.touches.iter().map(|t| (t.field.clone(), t.kind, t.via.clone())).collect::<Vec<_>>();
+        let shape =
+            |s: &Section| s.touches.iter().map(|t| (t.field.clone(), t.kind, t.via.clone())).collect::<Vec<_>>();
         self.lock == other.lock && shape(self) == shape(other)
     }
 
@@ -181,7 +182,10 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
         let together = |set: &[&Section], a: &Touch, b: &Touch| {
             set.iter().any(|s| {
                 if a.kind == AccessKind::Read && b.kind == AccessKind::Write {
-                    s.touches.iter().filter(|ta| a.is(ta, calls)).any(|ta| s.touches.iter().any(|tb| b.is(tb, calls) && ta.span.start <= tb.span.start))
+                    s.touches
+                        .iter()
+                        .filter(|ta| a.is(ta, calls))
+                        .any(|ta| s.touches.iter().any(|tb| b.is(tb, calls) && ta.span.start <= tb.span.start))
                 } else {
                     s.has(a, calls) && s.has(b, calls)
                 }
@@ -192,7 +196,10 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
             for (j, second) in sections.iter().enumerate().skip(i + 1) {
                 // Two sections the base had apart already, as they are (a change that adds
                 // a third between them splits neither).
-                let apart = old.iter().enumerate().any(|(k, b1)| b1.same_as(first) && old[k + 1..].iter().any(|b2| b2.same_as(second)));
+                let apart = old
+                    .iter()
+                    .enumerate()
+                    .any(|(k, b1)| b1.same_as(first) && old[k + 1..].iter().any(|b2| b2.same_as(second)));
                 if apart {
                     continue;
                 }
@@ -225,7 +232,9 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
 fn interleaving_matters(a: &Touch, b: &Touch, later: &Section) -> bool {
     use AccessKind::*;
     match (a.kind, b.kind) {
-        _ if a.field == b.field => (a.kind == Write || b.kind == Write) && !(a.kind == Read && later.rechecks(&a.field, b)),
+        _ if a.field == b.field => {
+            (a.kind == Write || b.kind == Write) && !(a.kind == Read && later.rechecks(&a.field, b))
+        }
         (Write, Write) => true,
         (Read, Write) => !later.rechecks(&a.field, b),
         _ => false,
@@ -243,9 +252,17 @@ fn diagnostic(file: crate::index::FileId, facts: &FileFacts, method: MethodIdx, 
         1 => " (1 more access is split the same way)".to_string(),
         n => format!(" ({n} more accesses are split the same way)"),
     };
-    let mut related = vec![Related { file, span: a.span, message: format!("the first acquisition of `{}` covers this {}", split.display, noun(a.kind)) }];
+    let mut related = vec![Related {
+        file,
+        span: a.span,
+        message: format!("the first acquisition of `{}` covers this {}", split.display, noun(a.kind)),
+    }];
     for (x, y) in split.pairs[1..].iter().take(MAX_RELATED) {
-        related.push(Related { file, span: y.span, message: format!("also split from the {} (line {}): this {}", describe(x), x.span.line, describe(y)) });
+        related.push(Related {
+            file,
+            span: y.span,
+            message: format!("also split from the {} (line {}): this {}", describe(x), x.span.line, describe(y)),
+        });
     }
     Diagnostic {
         file,
@@ -289,17 +306,24 @@ impl Builder<'_> {
             out.push(Section { lock: lock.clone(), start: region.span.start, touches });
         }
         // Calls that take a lock the caller does not hold there: a section of their own.
-        for (i, call) in facts.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Method && in_body(facts, c.unit, method)) {
+        for (i, call) in
+            facts.calls.iter().enumerate().filter(|(_, c)| c.kind == CallKind::Method && in_body(facts, c.unit, method))
+        {
             for callee in self.r.callees(origin, facts, call) {
                 let Some((cf, ci)) = self.r.method(callee) else { continue };
                 for (region, lock) in self.own_regions(callee.origin, &cf, ci) {
-                    let lock = Held { key: lock.key, object: callee_object(facts, call.receiver.as_ref(), &region.lock) };
+                    let lock =
+                        Held { key: lock.key, object: callee_object(facts, call.receiver.as_ref(), &region.lock) };
                     if own.iter().any(|(r, l)| *l == lock && r.unit == call.unit && r.span.contains(call.span.start)) {
                         continue; // re-entered: part of the caller's section
                     }
                     let name = cf.methods[ci as usize].name.clone();
                     let at = Some(call_rank(facts, i));
-                    let touches = self.touches(callee.origin, &cf, region.unit, region.span).into_iter().map(|t| Touch { span: call.span, via: Some(name.clone()), call: at.clone(), ..t }).collect();
+                    let touches = self
+                        .touches(callee.origin, &cf, region.unit, region.span)
+                        .into_iter()
+                        .map(|t| Touch { span: call.span, via: Some(name.clone()), call: at.clone(), ..t })
+                        .collect();
                     out.push(Section { lock, start: call.span.start, touches });
                 }
             }
@@ -315,7 +339,9 @@ impl Builder<'_> {
             .locks
             .iter()
             .filter(|l| in_body(facts, l.unit, method))
-            .map(|l| (l, Held { key: locks::lock_of(&self.r, origin, facts, l).key, object: own_object(facts, &l.lock) }))
+            .map(|l| {
+                (l, Held { key: locks::lock_of(&self.r, origin, facts, l).key, object: own_object(facts, &l.lock) })
+            })
             .collect();
         regions
             .iter()
@@ -338,7 +364,12 @@ impl Builder<'_> {
                 out.push(Touch { field: key, kind: a.kind, span: a.span, via: None, call: None });
             }
         }
-        for (i, call) in facts.calls.iter().enumerate().filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method && span.contains(c.span.start)) {
+        for (i, call) in facts
+            .calls
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method && span.contains(c.span.start))
+        {
             let at = Some(call_rank(facts, i));
             if let Some(key) = self.container(origin, facts, unit, call.receiver.as_ref()) {
                 let kind = if is_mutator(&call.name) { AccessKind::Write } else { AccessKind::Read };
@@ -387,7 +418,11 @@ impl Builder<'_> {
         if let Expr::Local(l) = receiver {
             let local = &facts.locals[*l as usize];
             return match &local.init {
-                Some(Expr::Call { receiver: Some(from), name, .. }) if !local.reassigned && TAKES_ELEMENT.contains(&name.as_str()) => self.container(origin, facts, unit, Some(from)),
+                Some(Expr::Call { receiver: Some(from), name, .. })
+                    if !local.reassigned && TAKES_ELEMENT.contains(&name.as_str()) =>
+                {
+                    self.container(origin, facts, unit, Some(from))
+                }
                 _ => None,
             };
         }
@@ -397,7 +432,18 @@ impl Builder<'_> {
         let simple = qualified.rsplit('.').next().unwrap_or(&qualified);
         let container = qualified.starts_with("java.util.concurrent.atomic.")
             || collection_kind(&qualified).is_some()
-            || matches!(simple, "Queue" | "Deque" | "Map" | "Set" | "List" | "Collection" | "BlockingQueue" | "BlockingDeque" | "ConcurrentMap");
+            || matches!(
+                simple,
+                "Queue"
+                    | "Deque"
+                    | "Map"
+                    | "Set"
+                    | "List"
+                    | "Collection"
+                    | "BlockingQueue"
+                    | "BlockingDeque"
+                    | "ConcurrentMap"
+            );
         (ty.dims == 0 && container).then(|| self.r.field_key(field, true)).flatten()
     }
 
@@ -408,7 +454,8 @@ impl Builder<'_> {
         }
         let shared = field_decl(self.cx.index, key).is_some_and(|(origin, facts, i)| {
             let decl = &facts.fields[i as usize];
-            let flags = FieldFlags { is_static: decl.is_static, is_final: decl.is_final, is_volatile: decl.is_volatile };
+            let flags =
+                FieldFlags { is_static: decl.is_static, is_final: decl.is_final, is_volatile: decl.is_volatile };
             matches!(origin, Origin::Project(_)) && self.cx.sharing.is_shared_variable(key, flags)
         });
         self.shared.insert(key.clone(), shared);
@@ -420,7 +467,10 @@ impl Builder<'_> {
 fn call_rank(facts: &FileFacts, call: usize) -> (String, usize) {
     let c = &facts.calls[call];
     let method = facts.units[c.unit as usize].method;
-    let before = facts.calls[..call].iter().filter(|o| o.name == c.name && facts.units[o.unit as usize].method == method).count();
+    let before = facts.calls[..call]
+        .iter()
+        .filter(|o| o.name == c.name && facts.units[o.unit as usize].method == method)
+        .count();
     (c.name.clone(), before)
 }
 
@@ -435,7 +485,9 @@ fn own_object(facts: &FileFacts, lock: &Expr) -> String {
     match lock {
         Expr::This => "this".into(),
         Expr::Field(recv, name) if **recv == Expr::This => name.clone(),
-        Expr::Call { receiver: Some(recv), name, .. } if name == "readLock" || name == "writeLock" => own_object(facts, recv),
+        Expr::Call { receiver: Some(recv), name, .. } if name == "readLock" || name == "writeLock" => {
+            own_object(facts, recv)
+        }
         other => expr_key(facts, other),
     }
 }
@@ -452,7 +504,9 @@ fn callee_object(facts: &FileFacts, receiver: Option<&Expr>, lock: &Expr) -> Str
         Expr::This => recv.unwrap_or_else(|| "this".into()),
         Expr::Name(name) => field(name),
         Expr::Field(r, name) if **r == Expr::This => field(name),
-        Expr::Call { receiver: Some(r), name, .. } if name == "readLock" || name == "writeLock" => callee_object(facts, receiver, r),
+        Expr::Call { receiver: Some(r), name, .. } if name == "readLock" || name == "writeLock" => {
+            callee_object(facts, receiver, r)
+        }
         Expr::ClassLiteral(t) => format!("{}.class", t.name),
         _ => "?".into(),
     }

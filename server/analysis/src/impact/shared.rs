@@ -22,7 +22,9 @@ use crate::java::{Expr, FieldDecl, FileFacts, MethodKind};
 /// A hash of every file's escape evidence: `Sharing` need not be recomputed while it
 /// stays the same.
 pub fn evidence_hash(index: &ProjectIndex) -> u64 {
-    index.entries().fold(0u64, |acc, (id, e)| acc.wrapping_add(e.resolved.evidence.wrapping_mul(u64::from(id.0) * 2 + 1)))
+    index
+        .entries()
+        .fold(0u64, |acc, (id, e)| acc.wrapping_add(e.resolved.evidence.wrapping_mul(u64::from(id.0) * 2 + 1)))
 }
 
 #[derive(Default)]
@@ -143,7 +145,10 @@ fn unpublished(facts: &FileFacts, site: &Site) -> bool {
     let Some(access) = facts.accesses.get(site.item as usize) else { return false };
     let Some(Expr::Local(l)) = &access.receiver else { return false };
     let local = &facts.locals[*l as usize];
-    if local.reassigned || !matches!(local.init, Some(Expr::New(_))) || facts.unit_at(local.scope.start) != Some(site.unit) {
+    if local.reassigned
+        || !matches!(local.init, Some(Expr::New(_)))
+        || facts.unit_at(local.scope.start) != Some(site.unit)
+    {
         return false;
     }
     // Tokens are in source order: the local's scope is one run of them, found by bisection

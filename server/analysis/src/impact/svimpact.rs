@@ -105,7 +105,8 @@ pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
                 // SimRT section 3.3, rule 3: what the region covers now, and what it covered
                 // before the change narrowed it (an access moved out of the lock).
                 let inside = within(region.lines) || region.was_lines.is_some_and(within);
-                let same_code = region.unit.is_none_or(|u| facts.units[s.unit as usize].method == facts.units[u as usize].method);
+                let same_code =
+                    region.unit.is_none_or(|u| facts.units[s.unit as usize].method == facts.units[u as usize].method);
                 if inside && same_code {
                     out.add(index, sharing, change.file, i, SvReason::Synchronization(why.clone()));
                 }
@@ -164,8 +165,12 @@ pub(crate) fn impacted_sites(cx: &Cx) -> ImpactedSites {
     if !redeclared.is_empty() {
         for (id, e) in index.entries() {
             for (i, s) in e.resolved.sites.iter().enumerate() {
-                let class = ClassRef { origin: Origin::Project(id), idx: e.facts.methods[e.facts.units[s.unit as usize].method as usize].class };
-                let hit = redeclared.iter().find(|r| r.field == s.field.name.as_ref() && extends(index, class, &r.class));
+                let class = ClassRef {
+                    origin: Origin::Project(id),
+                    idx: e.facts.methods[e.facts.units[s.unit as usize].method as usize].class,
+                };
+                let hit =
+                    redeclared.iter().find(|r| r.field == s.field.name.as_ref() && extends(index, class, &r.class));
                 if let Some(r) = hit {
                     out.add(index, sharing, id, i, SvReason::Redeclared(r.class.clone(), r.field.clone(), r.declared));
                 }
@@ -190,10 +195,14 @@ fn redeclared_fields(index: &ProjectIndex, changes: &ChangeSet) -> Vec<Redeclare
     let mut out = Vec::new();
     for change in &changes.files {
         let (Some(old), Some(entry)) = (&change.old, index.entry(change.file)) else { continue };
-        let names = |f: &FileFacts| -> BTreeSet<(String, String)> { f.fields.iter().map(|x| (f.classes[x.class as usize].binary_name.clone(), x.name.clone())).collect() };
+        let names = |f: &FileFacts| -> BTreeSet<(String, String)> {
+            f.fields.iter().map(|x| (f.classes[x.class as usize].binary_name.clone(), x.name.clone())).collect()
+        };
         let (before, after) = (names(old), names(&entry.facts));
         let classes_before: BTreeSet<&str> = old.classes.iter().map(|c| c.binary_name.as_str()).collect();
-        for ((class, field), declared) in after.difference(&before).map(|k| (k, true)).chain(before.difference(&after).map(|k| (k, false))) {
+        for ((class, field), declared) in
+            after.difference(&before).map(|k| (k, true)).chain(before.difference(&after).map(|k| (k, false)))
+        {
             if classes_before.contains(class.as_str()) && entry.facts.classes.iter().any(|c| &c.binary_name == class) {
                 out.push(Redeclared { class: class.clone(), field: field.clone(), declared });
             }
@@ -212,7 +221,13 @@ fn extends(index: &ProjectIndex, class: ClassRef, binary: &str) -> bool {
             return true;
         }
         current = index.resolver().supertypes(c).into_iter().find_map(|t| match t {
-            TypeName::Class(sup) if index.facts(sup.origin).is_some_and(|f| f.classes[sup.idx as usize].kind != ClassKind::Interface) => Some(sup),
+            TypeName::Class(sup)
+                if index
+                    .facts(sup.origin)
+                    .is_some_and(|f| f.classes[sup.idx as usize].kind != ClassKind::Interface) =>
+            {
+                Some(sup)
+            }
             _ => None,
         });
     }
@@ -226,7 +241,10 @@ pub(crate) fn removed_volatile(index: &ProjectIndex, changes: &ChangeSet) -> Has
         let (Some(old), Some(entry)) = (&change.old, index.entry(change.file)) else { continue };
         for f in entry.facts.fields.iter().filter(|f| !f.is_volatile) {
             let class = &entry.facts.classes[f.class as usize].binary_name;
-            let was_volatile = old.fields.iter().any(|o| o.is_volatile && o.name == f.name && old.classes[o.class as usize].binary_name == *class);
+            let was_volatile = old
+                .fields
+                .iter()
+                .any(|o| o.is_volatile && o.name == f.name && old.classes[o.class as usize].binary_name == *class);
             if was_volatile {
                 out.insert(FieldKey::new(class, &f.name, false));
             }
@@ -279,7 +297,9 @@ pub(crate) fn describe_region_change(facts: &FileFacts, region: &super::regions:
         LockKind::Explicit => format!("the `{}.lock()` region", region.text),
     };
     match region.cause {
-        RegionCause::Removed if region.kind == LockKind::SynchronizedMethod => format!("the change removed `synchronized` from {method}"),
+        RegionCause::Removed if region.kind == LockKind::SynchronizedMethod => {
+            format!("the change removed `synchronized` from {method}")
+        }
         RegionCause::Removed => format!("the change removed {what} in {method}"),
         RegionCause::Added => format!("the change added {what} in {method}"),
         RegionCause::Touched | RegionCause::Resized => format!("the change altered {what} in {method}"),

@@ -41,12 +41,15 @@ pub(super) fn collect(index: &ProjectIndex, changes: &ChangeSet, sharing: &Shari
         let mut seen: BTreeSet<(MethodRef, String)> = BTreeSet::new();
         // Instance fields of classes no object of which is seen escaping.
         for site in &entry.resolved.sites {
-            if !touched.contains(&site.span.line) || site.decl.is_static || (site.decl.is_final && !site.field.element) {
+            if !touched.contains(&site.span.line) || site.decl.is_static || (site.decl.is_final && !site.field.element)
+            {
                 continue;
             }
             let method = method_of(site.unit);
             let m = &facts.methods[method.idx as usize];
-            if matches!(m.kind, MethodKind::Constructor | MethodKind::Initializer) || sharing.is_shared(index, change.file, site) {
+            if matches!(m.kind, MethodKind::Constructor | MethodKind::Initializer)
+                || sharing.is_shared(index, change.file, site)
+            {
                 continue;
             }
             if sharing.escapes(&site.field.class).is_some() || sharing.is_not_thread_safe(&site.field.class) {
@@ -65,14 +68,24 @@ pub(super) fn collect(index: &ProjectIndex, changes: &ChangeSet, sharing: &Shari
             }
             let local = &facts.locals[*l as usize];
             let Some(source) = local.init.as_ref().and_then(produced_by_call) else { continue };
-            let is_state = r.type_of(origin, facts, call.unit, &Expr::Local(*l)).filter(|t| t.dims == 0).and_then(|t| r.qualified_name(&t.name)).is_some_and(|q| is_concurrent_state_type(&q));
+            let is_state = r
+                .type_of(origin, facts, call.unit, &Expr::Local(*l))
+                .filter(|t| t.dims == 0)
+                .and_then(|t| r.qualified_name(&t.name))
+                .is_some_and(|q| is_concurrent_state_type(&q));
             if !is_state {
                 continue;
             }
             let method = method_of(call.unit);
             let what = format!("`{}`", local.name);
             if seen.insert((method, what.clone())) {
-                out.insert(Undecided { file: change.file, span: call.span, method, what, through: Some(format!("`{}`", render(facts, source))) });
+                out.insert(Undecided {
+                    file: change.file,
+                    span: call.span,
+                    method,
+                    what,
+                    through: Some(format!("`{}`", render(facts, source))),
+                });
             }
         }
     }
@@ -90,7 +103,9 @@ pub(crate) fn produced_by_call(init: &Expr) -> Option<&Expr> {
 
 /// A collection or an atomic: state whose calls other threads race on when it is shared.
 fn is_concurrent_state_type(qualified: &str) -> bool {
-    qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(qualified).is_some() || (qualified.starts_with("java.util.") && is_collection_interface(qualified))
+    qualified.starts_with("java.util.concurrent.atomic.")
+        || collection_kind(qualified).is_some()
+        || (qualified.starts_with("java.util.") && is_collection_interface(qualified))
 }
 
 /// A short rendering of a call for a message: `session.getAttribute(…)`.

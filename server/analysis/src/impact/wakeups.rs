@@ -87,7 +87,11 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
             let call = &facts.calls[m.call as usize];
             let method = facts.method_display(facts.units[call.unit as usize].method);
             match m.op {
-                MonitorOp::Notify if single_wakeup(call) && touched.contains(&call.span.line) && introduced_wakeup(change, facts, call, &method) => {
+                MonitorOp::Notify
+                    if single_wakeup(call)
+                        && touched.contains(&call.span.line)
+                        && introduced_wakeup(change, facts, call, &method) =>
+                {
                     let waiters = waiters(cx, &m.lock.key);
                     let pattern = if kinds(&waiters).len() >= 2 {
                         "mixed"
@@ -106,7 +110,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                     out.extend(match pattern {
                         "mixed" => mixed_wait_set(&here, &display, &waiters),
                         "own" => own_predicates(&here, &display, &waiters),
-                        "bulk" => bulk_release(facts, call, &waiters).and_then(|what| several_let_through(&here, &display, &waiters, &what)),
+                        "bulk" => bulk_release(facts, call, &waiters)
+                            .and_then(|what| several_let_through(&here, &display, &waiters, &what)),
                         _ => gate(facts, call, &here, &display, &waiters),
                     });
                 }
@@ -120,7 +125,10 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                         out.extend(not_in_loop(cx, change, facts, call, guard, &method, &m.lock.key));
                     }
                     let mine = waiter(change.file, facts, call, m.call, &method, Some(change));
-                    if mine.new_kind && mine.cond.is_some() && reported.insert((m.lock.key.clone(), method.clone(), "second kind")) {
+                    if mine.new_kind
+                        && mine.cond.is_some()
+                        && reported.insert((m.lock.key.clone(), method.clone(), "second kind"))
+                    {
                         out.extend(second_kind(cx, &mine, &receiver_display(facts, call), &m.lock.key));
                     }
                 }
@@ -149,7 +157,16 @@ fn introduced_wakeup(change: &ChangedFile, facts: &FileFacts, call: &Call, metho
     let Some(old) = change.old.as_deref() else { return true };
     let key = receiver_display(facts, call);
     let count = |f: &FileFacts| {
-        f.calls.iter().filter(|c| c.kind == CallKind::Method && c.name == call.name && single_wakeup(c) && receiver_display(f, c) == key && f.method_display(f.units[c.unit as usize].method) == method).count()
+        f.calls
+            .iter()
+            .filter(|c| {
+                c.kind == CallKind::Method
+                    && c.name == call.name
+                    && single_wakeup(c)
+                    && receiver_display(f, c) == key
+                    && f.method_display(f.units[c.unit as usize].method) == method
+            })
+            .count()
     };
     count(old) < count(facts)
 }
@@ -169,7 +186,14 @@ fn waiters(cx: &Cx, key: &str) -> Vec<Waiter> {
     out
 }
 
-fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, change: Option<&ChangedFile>) -> Waiter {
+fn waiter(
+    file: FileId,
+    facts: &FileFacts,
+    call: &Call,
+    idx: u32,
+    method: &str,
+    change: Option<&ChangedFile>,
+) -> Waiter {
     let guard = guard_of(facts, idx);
     let cond = guard.and_then(|g| g.cond.clone());
     let (wakes_next, consumes) = guard.map_or((true, BTreeSet::new()), |g| passes_on(facts, call, g.span));
@@ -179,7 +203,9 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
         None => true,
         Some(old) => !old.wait_guards.iter().any(|g| {
             let oc = &old.calls[g.call as usize];
-            WAITS.contains(&oc.name.as_str()) && receiver_display(old, oc) == receiver && old.method_display(old.units[oc.unit as usize].method) == method
+            WAITS.contains(&oc.name.as_str())
+                && receiver_display(old, oc) == receiver
+                && old.method_display(old.units[oc.unit as usize].method) == method
         }),
     });
     let params = &facts.unit_method(call.unit).params;
@@ -190,7 +216,9 @@ fn waiter(file: FileId, facts: &FileFacts, call: &Call, idx: u32, method: &str, 
 /// `word` in `text` as a whole identifier.
 pub(super) fn has_word(text: &str, word: &str) -> bool {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).any(|(i, _)| !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident))
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident) && !text[i + word.len()..].chars().next().is_some_and(ident)
+    })
 }
 
 /// What a waiter does once woken that lets a single wake-up suffice: whether it wakes
@@ -199,19 +227,31 @@ pub(super) fn has_word(text: &str, word: &str) -> bool {
 /// second). A condition that reads no field tells nothing: it counts as passing on.
 fn passes_on(facts: &FileFacts, wait: &Call, cond: Span) -> (bool, BTreeSet<String>) {
     let unit: UnitIdx = wait.unit;
-    let read: BTreeSet<&str> = facts.accesses.iter().filter(|a| a.unit == unit && cond.contains(a.span.start)).map(|a| a.name.as_str()).collect();
+    let read: BTreeSet<&str> = facts
+        .accesses
+        .iter()
+        .filter(|a| a.unit == unit && cond.contains(a.span.start))
+        .map(|a| a.name.as_str())
+        .collect();
     if read.is_empty() {
         return (true, BTreeSet::new());
     }
-    let mut consumes: BTreeSet<String> =
-        facts.accesses.iter().filter(|a| a.unit == unit && a.kind == crate::java::AccessKind::Write && read.contains(a.name.as_str())).map(|a| a.name.clone()).collect();
+    let mut consumes: BTreeSet<String> = facts
+        .accesses
+        .iter()
+        .filter(|a| a.unit == unit && a.kind == crate::java::AccessKind::Write && read.contains(a.name.as_str()))
+        .map(|a| a.name.clone())
+        .collect();
     let mut wakes_next = false;
-    for c in facts.calls.iter().filter(|c| c.unit == unit && c.kind == CallKind::Method && !cond.contains(c.span.start)) {
+    for c in facts.calls.iter().filter(|c| c.unit == unit && c.kind == CallKind::Method && !cond.contains(c.span.start))
+    {
         match &c.receiver {
             _ if matches!(c.name.as_str(), "notify" | "notifyAll" | "signal" | "signalAll") => wakes_next = true,
             _ if WAITS.contains(&c.name.as_str()) => {}
             None | Some(Expr::This) => wakes_next = true,
-            Some(r) => consumes.extend(field_name(r).filter(|f| read.contains(f) && is_mutator(&c.name)).map(str::to_string)),
+            Some(r) => {
+                consumes.extend(field_name(r).filter(|f| read.contains(f) && is_mutator(&c.name)).map(str::to_string))
+            }
         }
     }
     (wakes_next, consumes)
@@ -246,7 +286,11 @@ fn differ(a: &Waiter, b: &Waiter) -> bool {
 }
 
 fn all_of(name: &str) -> &'static str {
-    if name == "signal" { "signalAll" } else { "notifyAll" }
+    if name == "signal" {
+        "signalAll"
+    } else {
+        "notifyAll"
+    }
 }
 
 /// Two waiters of different kinds, the first of them `first` when given.
@@ -261,21 +305,38 @@ fn waiter_related(waiters: &[Waiter], skip: Option<&Waiter>) -> Vec<Related> {
         .iter()
         .filter(|w| w.cond.is_some() && !skip.is_some_and(|s| s.file == w.file && s.span == w.span))
         .take(MAX_RELATED)
-        .map(|w| Related { file: w.file, span: w.span, message: format!("`{}()` waits here while `{}`", w.method, w.cond.as_deref().unwrap_or_default()) })
+        .map(|w| Related {
+            file: w.file,
+            span: w.span,
+            message: format!("`{}()` waits here while `{}`", w.method, w.cond.as_deref().unwrap_or_default()),
+        })
         .collect()
 }
 
 /// A single wake-up on a wait set with two kinds of waiter.
 fn mixed_wait_set(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Diagnostic> {
     let (a, b) = two_kinds(waiters, None)?;
-    Some(wakes_one(here, display, waiters, format!("{} and {}: the one woken may be the wrong kind and the signal is lost", a.describe(), b.describe())))
+    Some(wakes_one(
+        here,
+        display,
+        waiters,
+        format!("{} and {}: the one woken may be the wrong kind and the signal is lost", a.describe(), b.describe()),
+    ))
 }
 
 /// "`notify()` on `x` wakes one waiter, but {why} (use `notifyAll()`)", with the waiters
 /// as related locations.
 fn wakes_one(here: &Wakeup, display: &str, waiters: &[Waiter], why: String) -> Diagnostic {
-    let message = format!("`{}()` on `{display}` wakes one waiter, but {why} (use `{}()`)", here.name, all_of(&here.name));
-    Diagnostic { file: here.file, span: here.span, severity: Severity::Warning, code: "RL008", message, related: waiter_related(waiters, None) }
+    let message =
+        format!("`{}()` on `{display}` wakes one waiter, but {why} (use `{}()`)", here.name, all_of(&here.name));
+    Diagnostic {
+        file: here.file,
+        span: here.span,
+        severity: Severity::Warning,
+        code: "RL008",
+        message,
+        related: waiter_related(waiters, None),
+    }
 }
 
 /// A single wake-up where the waiters wait for conditions on their own arguments: one
@@ -295,8 +356,13 @@ fn own_predicates(here: &Wakeup, display: &str, waiters: &[Waiter]) -> Option<Di
 fn bulk_release(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> Option<String> {
     const BULK: &[&str] = &["clear", "drainTo", "addAll", "removeAll", "removeIf", "retainAll", "putAll"];
     let method = facts.units[wake.unit as usize].method;
-    let before = |unit: UnitIdx, span: Span| facts.units[unit as usize].method == method && span.start < wake.span.start;
-    if let Some(c) = facts.calls.iter().find(|c| c.kind == CallKind::Method && BULK.contains(&c.name.as_str()) && before(c.unit, c.span)) {
+    let before =
+        |unit: UnitIdx, span: Span| facts.units[unit as usize].method == method && span.start < wake.span.start;
+    if let Some(c) = facts
+        .calls
+        .iter()
+        .find(|c| c.kind == CallKind::Method && BULK.contains(&c.name.as_str()) && before(c.unit, c.span))
+    {
         return Some(format!("`{}()`", c.name));
     }
     cond_writes_before(facts, wake, waiters).find_map(|a| {
@@ -307,12 +373,19 @@ fn bulk_release(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> Option<St
 }
 
 /// The writes the wake-up's method makes before it of fields the waiters' conditions read.
-fn cond_writes_before<'f>(facts: &'f FileFacts, wake: &Call, waiters: &[Waiter]) -> impl Iterator<Item = &'f crate::java::Access> {
+fn cond_writes_before<'f>(
+    facts: &'f FileFacts,
+    wake: &Call,
+    waiters: &[Waiter],
+) -> impl Iterator<Item = &'f crate::java::Access> {
     let method = facts.units[wake.unit as usize].method;
     let start = wake.span.start;
     let conds: Vec<String> = waiters.iter().filter_map(|w| w.cond.clone()).collect();
     facts.accesses.iter().filter(move |a| {
-        a.kind == crate::java::AccessKind::Write && facts.units[a.unit as usize].method == method && a.span.start < start && conds.iter().any(|c| has_word(c, &a.name))
+        a.kind == crate::java::AccessKind::Write
+            && facts.units[a.unit as usize].method == method
+            && a.span.start < start
+            && conds.iter().any(|c| has_word(c, &a.name))
     })
 }
 
@@ -324,7 +397,11 @@ fn set_before(facts: &FileFacts, wake: &Call, waiters: &[Waiter]) -> BTreeSet<St
 /// A single wake-up after a change that lets several waiters through at once.
 fn several_let_through(here: &Wakeup, display: &str, waiters: &[Waiter], what: &str) -> Option<Diagnostic> {
     let w = waiters.iter().find(|w| w.cond.is_some())?;
-    let why = format!("`{}()` lets several through at once ({what}), and {}: the others stay asleep though they could go on", here.method, w.describe());
+    let why = format!(
+        "`{}()` lets several through at once ({what}), and {}: the others stay asleep though they could go on",
+        here.method,
+        w.describe()
+    );
     Some(wakes_one(here, display, waiters, why))
 }
 
@@ -339,7 +416,9 @@ fn gate(facts: &FileFacts, wake: &Call, here: &Wakeup, display: &str, waiters: &
         return None;
     }
     let set = set_before(facts, wake, waiters);
-    let passes_on = |w: &Waiter| w.wakes_next || if set.is_empty() { !w.consumes.is_empty() } else { !w.consumes.is_disjoint(&set) };
+    let passes_on = |w: &Waiter| {
+        w.wakes_next || if set.is_empty() { !w.consumes.is_empty() } else { !w.consumes.is_disjoint(&set) }
+    };
     if waiters.iter().any(passes_on) {
         return None;
     }
@@ -368,7 +447,12 @@ fn second_kind(cx: &Cx, mine: &Waiter, display: &str, key: &str) -> Option<Diagn
         for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == key) {
             let call = &facts.calls[m.call as usize];
             if single_wakeup(call) {
-                wakeups.push(Wakeup { file, span: call.span, method: facts.method_display(facts.units[call.unit as usize].method), name: call.name.clone() });
+                wakeups.push(Wakeup {
+                    file,
+                    span: call.span,
+                    method: facts.method_display(facts.units[call.unit as usize].method),
+                    name: call.name.clone(),
+                });
             }
         }
     }
@@ -383,15 +467,30 @@ fn second_kind(cx: &Cx, mine: &Waiter, display: &str, key: &str) -> Option<Diagn
         first.span.line,
         all_of(&first.name)
     );
-    let mut related: Vec<Related> =
-        wakeups.iter().take(MAX_RELATED).map(|w| Related { file: w.file, span: w.span, message: format!("`{}()` in `{}()` wakes one waiter here", w.name, w.method) }).collect();
+    let mut related: Vec<Related> = wakeups
+        .iter()
+        .take(MAX_RELATED)
+        .map(|w| Related {
+            file: w.file,
+            span: w.span,
+            message: format!("`{}()` in `{}()` wakes one waiter here", w.name, w.method),
+        })
+        .collect();
     related.extend(waiter_related(&waiters, Some(mine)));
     Some(Diagnostic { file: mine.file, span: mine.span, severity: Severity::Warning, code: "RL008", message, related })
 }
 
 /// A wait the change left outside a loop: the base waited in a loop, or this wait under
 /// `if` is new.
-fn not_in_loop(cx: &Cx, change: &ChangedFile, facts: &FileFacts, call: &Call, guard: &crate::java::WaitGuard, method: &str, key: &str) -> Option<Diagnostic> {
+fn not_in_loop(
+    cx: &Cx,
+    change: &ChangedFile,
+    facts: &FileFacts,
+    call: &Call,
+    guard: &crate::java::WaitGuard,
+    method: &str,
+    key: &str,
+) -> Option<Diagnostic> {
     let receiver = receiver_display(facts, call);
     let old_guards: Vec<&crate::java::WaitGuard> = match change.old.as_deref() {
         None => Vec::new(),
@@ -400,7 +499,9 @@ fn not_in_loop(cx: &Cx, change: &ChangedFile, facts: &FileFacts, call: &Call, gu
             .iter()
             .filter(|g| {
                 let oc = &old.calls[g.call as usize];
-                oc.name == call.name && receiver_display(old, oc) == receiver && old.method_display(old.units[oc.unit as usize].method) == method
+                oc.name == call.name
+                    && receiver_display(old, oc) == receiver
+                    && old.method_display(old.units[oc.unit as usize].method) == method
             })
             .collect(),
     };
@@ -434,10 +535,25 @@ fn not_in_loop(cx: &Cx, change: &ChangedFile, facts: &FileFacts, call: &Call, gu
         let f = &entry.facts;
         for m in entry.resolved.monitor_calls.iter().filter(|m| m.op == MonitorOp::Notify && m.lock.key == key) {
             let c = &f.calls[m.call as usize];
-            related.push(Related { file, span: c.span, message: format!("`{}()` in `{}()` wakes waiters here", c.name, f.method_display(f.units[c.unit as usize].method)) });
+            related.push(Related {
+                file,
+                span: c.span,
+                message: format!(
+                    "`{}()` in `{}()` wakes waiters here",
+                    c.name,
+                    f.method_display(f.units[c.unit as usize].method)
+                ),
+            });
         }
     }
     related.sort_by_key(|r| (r.file, r.span.start));
     related.truncate(MAX_RELATED);
-    Some(Diagnostic { file: change.file, span: call.span, severity: Severity::Warning, code: "RL008", message, related })
+    Some(Diagnostic {
+        file: change.file,
+        span: call.span,
+        severity: Severity::Warning,
+        code: "RL008",
+        message,
+        related,
+    })
 }

@@ -29,13 +29,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::index::locks;
-use crate::index::LockId;
 use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
 use super::svimpact::{ImpactedSites, SvReason};
-use super::{point_span, About, ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity};
+use super::{
+    point_span, About, ChangeSet, ChangedFile, Cx, Diagnostic, EndAccess, Pair, PairEnd, PairKind, Related, Severity,
+};
+use crate::index::locks;
+use crate::index::LockId;
 use crate::index::{collection_kind, field_collection, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
 use crate::java::{CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
 
@@ -97,7 +99,9 @@ fn racy_field(index: &ProjectIndex, key: &FieldKey) -> bool {
     let qualified = r.qualified_name(&ty.name).unwrap_or_default();
     // A thread-safe collection's or an atomic's state (`map[]`) is changed by atomic calls:
     // no data race, whatever pairs it forms (RL004 is about those).
-    !(ty.dims == 0 && (qualified.starts_with("java.util.concurrent.atomic.") || collection_kind(&qualified) == Some(Collection::ThreadSafe)))
+    !(ty.dims == 0
+        && (qualified.starts_with("java.util.concurrent.atomic.")
+            || collection_kind(&qualified) == Some(Collection::ThreadSafe)))
         && !(key.element && thread_safe_state(&r, (crate::index::ClassRef { origin, idx: decl.class }, f)))
 }
 
@@ -107,34 +111,51 @@ pub(super) fn thread_safe_state(r: &Resolver, field: (crate::index::ClassRef, u3
     field_collection(r, field) == Some(Collection::ThreadSafe) || crate::index::is_atomic_field(r, field)
 }
 
-fn guarded_by(index: &ProjectIndex, impacted: &ImpactedSites, out: &mut Vec<About>, reported: &mut BTreeSet<(FileId, Span)>) {
+fn guarded_by(
+    index: &ProjectIndex,
+    impacted: &ImpactedSites,
+    out: &mut Vec<About>,
+    reported: &mut BTreeSet<(FileId, Span)>,
+) {
     let r = index.resolver();
     for (file, i, _) in impacted.iter() {
         let Some(entry) = index.entry(file) else { continue };
         let site = &entry.resolved.sites[i];
         let Some((origin, facts, f)) = field_decl(index, &site.field) else { continue };
         let decl = &facts.fields[f as usize];
-        let Some(guard) = decl.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
+        let Some(guard) = decl.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first())
+        else {
+            continue;
+        };
         let held = index.locks_at(file, site.unit, site.span.start);
         let guard_key = locks::guard_lock_key(&r, crate::index::ClassRef { origin, idx: decl.class }, guard);
-        let holds = held.iter().any(|l| Some(&l.key) == guard_key.as_ref() || l.display == *guard || l.display == format!("this.{guard}"));
+        let holds = held
+            .iter()
+            .any(|l| Some(&l.key) == guard_key.as_ref() || l.display == *guard || l.display == format!("this.{guard}"));
         if holds || reported.contains(&(file, site.span)) {
             continue;
         }
         reported.insert((file, site.span));
-        out.push(About::new(site.field.display_name(), Diagnostic {
-            file,
-            span: site.span,
-            severity: Severity::Warning,
-            code: "RL005",
-            message: format!(
-                "`{}` is {} in `{}()` without the lock `{guard}` that its @GuardedBy declares",
-                site.field.display_name(),
-                verb(EndAccess::from_kind(site.kind)),
-                entry.facts.method_display(entry.facts.units[site.unit as usize].method),
-            ),
-            related: vec![Related { file: file_of(origin).unwrap_or(file), span: decl.span, message: format!("`{}` is declared @GuardedBy(\"{guard}\") here", decl.name) }],
-        }));
+        out.push(About::new(
+            site.field.display_name(),
+            Diagnostic {
+                file,
+                span: site.span,
+                severity: Severity::Warning,
+                code: "RL005",
+                message: format!(
+                    "`{}` is {} in `{}()` without the lock `{guard}` that its @GuardedBy declares",
+                    site.field.display_name(),
+                    verb(EndAccess::from_kind(site.kind)),
+                    entry.facts.method_display(entry.facts.units[site.unit as usize].method),
+                ),
+                related: vec![Related {
+                    file: file_of(origin).unwrap_or(file),
+                    span: decl.span,
+                    message: format!("`{}` is declared @GuardedBy(\"{guard}\") here", decl.name),
+                }],
+            },
+        ));
     }
 }
 
@@ -146,7 +167,14 @@ fn file_of(origin: Origin) -> Option<FileId> {
 }
 
 /// RL001: impacted accesses that race with another thread's access.
-fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pairs: &[Pair], out: &mut Vec<About>, reported: &mut BTreeSet<(FileId, Span)>) {
+fn races(
+    index: &ProjectIndex,
+    changes: &ChangeSet,
+    impacted: &ImpactedSites,
+    pairs: &[Pair],
+    out: &mut Vec<About>,
+    reported: &mut BTreeSet<(FileId, Span)>,
+) {
     // Group unprotected data pairs by the place of their impacted end (`x++` reads and
     // writes at one place).
     let mut by_place: BTreeMap<(FileId, Span, FieldKey), Vec<(&PairEnd, &PairEnd)>> = BTreeMap::new();
@@ -165,7 +193,9 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
     }
     for ((file, span, field), ends) in by_place {
         let Some(entry) = index.entry(file) else { continue };
-        let here: Vec<usize> = (0..entry.resolved.sites.len()).filter(|&i| entry.resolved.sites[i].span == span && entry.resolved.sites[i].field == field).collect();
+        let here: Vec<usize> = (0..entry.resolved.sites.len())
+            .filter(|&i| entry.resolved.sites[i].span == span && entry.resolved.sites[i].field == field)
+            .collect();
         let Some(&site_idx) = here.iter().find(|&&i| impacted.contains(file, i)) else { continue };
         let site = &entry.resolved.sites[site_idx];
         // Only what the change itself did: rules 1 to 4.
@@ -184,7 +214,8 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
         // over a write, as `get` on an access-ordered map is).
         let holds_lock = !ends[0].0.locks.is_empty();
         let itself = |o: &PairEnd| o.file == file && o.span == span;
-        let ends: Vec<(&PairEnd, &PairEnd)> = if holds_lock { ends.into_iter().filter(|(_, o)| !o.impacted || itself(o)).collect() } else { ends };
+        let ends: Vec<(&PairEnd, &PairEnd)> =
+            if holds_lock { ends.into_iter().filter(|(_, o)| !o.impacted || itself(o)).collect() } else { ends };
         if ends.is_empty() {
             continue;
         }
@@ -196,7 +227,8 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
         // named first must not depend on it (an incremental index and a fresh one agree).
         let mut others: BTreeMap<(bool, bool, String, Span), (&PairEnd, BTreeSet<EndAccess>)> = BTreeMap::new();
         for (_, o) in &ends {
-            let k = (o.locks.is_empty(), !(o.file == file && o.span == span), index.path(Origin::Project(o.file)), o.span);
+            let k =
+                (o.locks.is_empty(), !(o.file == file && o.span == span), index.path(Origin::Project(o.file)), o.span);
             others.entry(k).or_insert((o, BTreeSet::new())).1.insert(o.access);
         }
         let short = |m: &str| -> String {
@@ -207,10 +239,16 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             }
         };
         let subject = match &site.via {
-            Some(m) => format!("`{}` is {} by `{m}()` in `{}()`", field.name, if my_access == "read" { "read" } else { "modified" }, me.method),
+            Some(m) => format!(
+                "`{}` is {} by `{m}()` in `{}()`",
+                field.name,
+                if my_access == "read" { "read" } else { "modified" },
+                me.method
+            ),
             None => format!("`{}` is {my_access} in `{}()`", field.display_name(), me.method),
         };
-        let elsewhere: Vec<&(&PairEnd, BTreeSet<EndAccess>)> = others.values().filter(|(o, _)| !(o.file == file && o.span == span)).collect();
+        let elsewhere: Vec<&(&PairEnd, BTreeSet<EndAccess>)> =
+            others.values().filter(|(o, _)| !(o.file == file && o.span == span)).collect();
         let message = match elsewhere.first() {
             None => match me.locks.first() {
                 Some(shared) => format!("{subject}, which two threads can run at once: `{}` is a shared lock that does not exclude itself; {cause}", shared.display),
@@ -233,7 +271,12 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
                 file: o.file,
                 span: o.span,
                 message: match o.locks.first() {
-                    Some(l) => format!("the {} in `{}()` holds `{}`", access_noun(accesses.iter().copied()), o.method, l.display),
+                    Some(l) => format!(
+                        "the {} in `{}()` holds `{}`",
+                        access_noun(accesses.iter().copied()),
+                        o.method,
+                        l.display
+                    ),
                     None => format!("the {} in `{}()` holds no lock", access_noun(accesses.iter().copied()), o.method),
                 },
             })
@@ -254,10 +297,12 @@ fn races(index: &ProjectIndex, changes: &ChangeSet, impacted: &ImpactedSites, pa
             }
         }
         reported.insert((file, span));
-        out.push(About::new(field.display_name(), Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related }));
+        out.push(About::new(
+            field.display_name(),
+            Diagnostic { file, span, severity: Severity::Warning, code: "RL001", message, related },
+        ));
     }
 }
-
 
 /// `read`, `written`, or `updated` (both).
 fn access_words(accesses: impl Iterator<Item = EndAccess>) -> &'static str {
@@ -285,12 +330,14 @@ fn changed_line_cause(change: Option<&ChangedFile>, facts: &FileFacts, site: &cr
     if site.via.is_some() {
         return "the change added this call".into();
     }
-    let matched = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key);
+    let matched =
+        counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key);
     let was = matched.iter().find(|(n, _)| *n == site.item as usize).map(|&(_, o)| o);
     match was {
         None => "the change added this access".into(),
         Some(o) => {
-            let before: BTreeSet<String> = old.locks_held(old.accesses[o].unit, old.accesses[o].span.start).map(|l| l.text.clone()).collect();
+            let before: BTreeSet<String> =
+                old.locks_held(old.accesses[o].unit, old.accesses[o].span.start).map(|l| l.text.clone()).collect();
             let now: BTreeSet<String> = facts.locks_held(site.unit, site.span.start).map(|l| l.text.clone()).collect();
             match before.difference(&now).next() {
                 Some(lost) => format!("the change moved it out of the lock `{lost}`"),
@@ -309,7 +356,9 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
     let origin = Origin::Project(change.file);
     let touched: BTreeSet<u32> = change.diff.touched_lines().collect();
     let changed_regions = regions.of(change.file);
-    for call in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.name.as_str(), "wait" | "notify" | "notifyAll") && c.args.len() <= 2) {
+    for call in facts.calls.iter().filter(|c| {
+        c.kind == CallKind::Method && matches!(c.name.as_str(), "wait" | "notify" | "notifyAll") && c.args.len() <= 2
+    }) {
         let region = changed_regions.iter().find(|c| c.lines.0 <= call.span.line && call.span.line <= c.lines.1);
         let new_file = change.old.is_none();
         if !(new_file || touched.contains(&call.span.line) || region.is_some()) {
@@ -328,7 +377,9 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
         let mut callers = 0;
         let mut holding = 0;
         for (id, e) in index.files_calling(name).filter_map(|f| index.entry(f).map(|e| (f, e))) {
-            for c in e.facts.calls.iter().filter(|c| &c.name == name && c.args.len() == argc && c.kind == CallKind::Method) {
+            for c in
+                e.facts.calls.iter().filter(|c| &c.name == name && c.args.len() == argc && c.kind == CallKind::Method)
+            {
                 if id == change.file && facts.units[c.unit as usize].method == method {
                     continue;
                 }
@@ -361,12 +412,22 @@ fn monitor_not_held(index: &ProjectIndex, regions: &ChangedRegions, change: &Cha
 }
 
 /// RL002: an access the change took out of the lock that guards its field elsewhere.
-fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFile, old: &FileFacts, out: &mut Vec<About>, reported: &BTreeSet<(FileId, Span)>) {
+fn moved_out_of_lock(
+    index: &ProjectIndex,
+    sharing: &Sharing,
+    change: &ChangedFile,
+    old: &FileFacts,
+    out: &mut Vec<About>,
+    reported: &BTreeSet<(FileId, Span)>,
+) {
     let Some(entry) = index.entry(change.file) else { return };
     let facts = &entry.facts;
     let r = index.resolver();
     let origin = Origin::Project(change.file);
-    let matched: HashMap<usize, usize> = counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key).into_iter().collect();
+    let matched: HashMap<usize, usize> =
+        counterparts(old, facts, &old.accesses, &facts.accesses, |f, a| f.units[a.unit as usize].method, access_key)
+            .into_iter()
+            .collect();
     for site in entry.resolved.sites.iter().filter(|s| s.via.is_none()) {
         if reported.contains(&(change.file, site.span)) || !sharing.is_shared(index, change.file, site) {
             continue;
@@ -383,7 +444,8 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
             continue;
         }
         let now: Vec<LockId> = index.locks_at(change.file, site.unit, site.span.start);
-        let lost: Vec<&crate::java::LockRegion> = lost.into_iter().filter(|l| !now.iter().any(|n| n.display == l.text)).collect();
+        let lost: Vec<&crate::java::LockRegion> =
+            lost.into_iter().filter(|l| !now.iter().any(|n| n.display == l.text)).collect();
         for region in lost {
             let Some(key) = old_lock_key(&r, origin, facts, site.unit, region) else { continue };
             if double_checked(index, change.file, site, &key) {
@@ -396,7 +458,9 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                 .filter_map(|(f, s)| {
                     let e = index.entry(f)?;
                     let held = index.locks_at(f, s.unit, s.span.start);
-                    held.iter().any(|l| l.key == key).then(|| (f, s.span, e.facts.method_display(e.facts.units[s.unit as usize].method)))
+                    held.iter()
+                        .any(|l| l.key == key)
+                        .then(|| (f, s.span, e.facts.method_display(e.facts.units[s.unit as usize].method)))
                 })
                 .collect();
             if guarded.is_empty() {
@@ -408,12 +472,14 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                 LockKind::SynchronizedBlock => format!("`synchronized ({})`", region.text),
                 LockKind::Explicit => format!("`{}.lock()`", region.text),
             };
-            out.push(About::new(site.field.display_name(), Diagnostic {
-                file: change.file,
-                span: site.span,
-                severity: Severity::Warning,
-                code: "RL002",
-                message: format!(
+            out.push(About::new(
+                site.field.display_name(),
+                Diagnostic {
+                    file: change.file,
+                    span: site.span,
+                    severity: Severity::Warning,
+                    code: "RL002",
+                    message: format!(
                     "the change moved the {} of `{}` in `{}()` out of {region_words}, the lock that guards `{}` in {}",
                     noun(EndAccess::from_kind(site.kind)),
                     site.field.display_name(),
@@ -421,12 +487,17 @@ fn moved_out_of_lock(index: &ProjectIndex, sharing: &Sharing, change: &ChangedFi
                     site.field.display_name(),
                     methods.iter().take(3).map(|m| format!("`{m}()`")).collect::<Vec<_>>().join(", "),
                 ),
-                related: guarded
-                    .iter()
-                    .take(MAX_RELATED)
-                    .map(|(f, s, m)| Related { file: *f, span: *s, message: format!("guarded by `{}` in `{m}()`", region.text) })
-                    .collect(),
-            }));
+                    related: guarded
+                        .iter()
+                        .take(MAX_RELATED)
+                        .map(|(f, s, m)| Related {
+                            file: *f,
+                            span: *s,
+                            message: format!("guarded by `{}` in `{m}()`", region.text),
+                        })
+                        .collect(),
+                },
+            ));
             break;
         }
     }
@@ -450,7 +521,13 @@ fn double_checked(index: &ProjectIndex, file: FileId, site: &crate::index::Site,
 }
 
 /// The canonical key, in the new code, of a lock region of the base version.
-fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, region: &crate::java::LockRegion) -> Option<String> {
+fn old_lock_key(
+    r: &Resolver,
+    origin: Origin,
+    facts: &FileFacts,
+    unit: UnitIdx,
+    region: &crate::java::LockRegion,
+) -> Option<String> {
     let class = Resolver::unit_class(facts, unit);
     let class_ref = crate::index::ClassRef { origin, idx: class };
     if region.kind == LockKind::SynchronizedMethod || region.text == "this" {
@@ -460,7 +537,9 @@ fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, 
         });
     }
     // The same lock written the same way elsewhere in the class.
-    if let Some(same) = facts.locks.iter().find(|l| l.text == region.text && Resolver::unit_class(facts, l.unit) == class) {
+    if let Some(same) =
+        facts.locks.iter().find(|l| l.text == region.text && Resolver::unit_class(facts, l.unit) == class)
+    {
         return Some(locks::lock_of(r, origin, facts, same).key);
     }
     let name = region.text.trim_start_matches("this.");
@@ -470,7 +549,6 @@ fn old_lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, 
     }
     None
 }
-
 
 /// One warning per code, method and field (or object): the first place carries it, the
 /// others of that method become related locations and a count, so that one racy method
@@ -498,19 +576,33 @@ fn one_per_subject(index: &ProjectIndex, found: Vec<About>) -> Vec<Diagnostic> {
         if !ds.is_empty() {
             let lines: BTreeSet<u32> = ds.iter().map(|d| d.span.line).collect();
             let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-            let in_method = method.zip(index.entry(file)).map(|(m, e)| format!(" in `{}()`", e.facts.method_display(m))).unwrap_or_default();
+            let in_method = method
+                .zip(index.entry(file))
+                .map(|(m, e)| format!(" in `{}()`", e.facts.method_display(m)))
+                .unwrap_or_default();
             let places = if ds.len() == 1 { "place" } else { "places" };
-            first.message += &format!(" ({} more {places}{in_method}: line{} {})", ds.len(), if lines.len() == 1 { "" } else { "s" }, lines.join(", "));
+            first.message += &format!(
+                " ({} more {places}{in_method}: line{} {})",
+                ds.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join(", ")
+            );
             // The other places first (each once), then what the first place's finding relates.
             let mut related: Vec<Related> = Vec::new();
             for d in &ds {
                 related.push(Related { file: d.file, span: d.span, message: format!("the same {} here", d.code) });
-                related.extend(d.related.iter().filter(|r| r.file != d.file || !ds.iter().any(|o| o.span == r.span)).cloned());
+                related.extend(
+                    d.related.iter().filter(|r| r.file != d.file || !ds.iter().any(|o| o.span == r.span)).cloned(),
+                );
             }
             let mut seen = BTreeSet::new();
             let merged = |r: &Related| r.file == first.file && ds.iter().any(|d| d.span.line == r.span.line);
             let own: Vec<Related> = std::mem::take(&mut first.related).into_iter().filter(|r| !merged(r)).collect();
-            let mut all: Vec<Related> = related.into_iter().chain(own).filter(|r| seen.insert((r.file, r.span.line, r.message.clone()))).collect();
+            let mut all: Vec<Related> = related
+                .into_iter()
+                .chain(own)
+                .filter(|r| seen.insert((r.file, r.span.line, r.message.clone())))
+                .collect();
             all.retain(|r| !(r.file == first.file && r.span.line == first.span.line));
             all.truncate(MAX_RELATED + ds.len().min(MAX_RELATED));
             first.related = all;
@@ -550,7 +642,11 @@ fn impact_hints(index: &ProjectIndex, impacted: &ImpactedSites, pairs: &[Pair], 
             span,
             severity: Severity::Hint,
             code: "RL100",
-            message: format!("this change impacts shared {} (also accessed in {})", fields.join(", "), others.join(", ")),
+            message: format!(
+                "this change impacts shared {} (also accessed in {})",
+                fields.join(", "),
+                others.join(", ")
+            ),
             related: Vec::new(),
         });
     }
@@ -562,7 +658,10 @@ fn suppressed(index: &ProjectIndex, d: &Diagnostic) -> bool {
     let Some(entry) = index.entry(d.file) else { return false };
     let facts = &entry.facts;
     let silences = |anns: &[crate::java::Annotation]| {
-        anns.iter().any(|a| a.name == "SuppressWarnings" && a.strings.iter().any(|s| s == "racelens" || *s == format!("racelens:{}", d.code)))
+        anns.iter().any(|a| {
+            a.name == "SuppressWarnings"
+                && a.strings.iter().any(|s| s == "racelens" || *s == format!("racelens:{}", d.code))
+        })
     };
     if facts.methods.iter().any(|m| m.span.contains(d.span.start) && silences(&m.annotations)) {
         return true;
@@ -574,10 +673,8 @@ fn suppressed(index: &ProjectIndex, d: &Diagnostic) -> bool {
         return true;
     }
     // A suppressed field silences findings about it anywhere.
-    entry
-        .resolved
-        .sites
-        .iter()
-        .filter(|s| s.span == d.span)
-        .any(|s| field_decl(index, &FieldKey { element: false, ..s.field.clone() }).is_some_and(|(_, f, i)| silences(&f.fields[i as usize].annotations)))
+    entry.resolved.sites.iter().filter(|s| s.span == d.span).any(|s| {
+        field_decl(index, &FieldKey { element: false, ..s.field.clone() })
+            .is_some_and(|(_, f, i)| silences(&f.fields[i as usize].annotations))
+    })
 }

@@ -31,7 +31,12 @@ impl Inverted {
         self.remove(id);
         let mut keys = Keys {
             fields: resolved.sites.iter().map(|s| s.field.clone()).collect(),
-            locks: resolved.locks.iter().map(|l| l.key.clone()).chain(resolved.monitor_calls.iter().map(|m| m.lock.key.clone())).collect(),
+            locks: resolved
+                .locks
+                .iter()
+                .map(|l| l.key.clone())
+                .chain(resolved.monitor_calls.iter().map(|m| m.lock.key.clone()))
+                .collect(),
             calls: facts.calls.iter().map(|c| c.name.clone()).collect(),
         };
         for v in [&mut keys.locks, &mut keys.calls] {
@@ -87,6 +92,10 @@ impl Inverted {
 
     /// Every field, lock and method name some file is entered under.
     pub(super) fn keys(&self) -> (Vec<&FieldKey>, Vec<&str>, Vec<&str>) {
-        (self.fields.keys().collect(), self.locks.keys().map(String::as_str).collect(), self.calls.keys().map(String::as_str).collect())
+        (
+            self.fields.keys().collect(),
+            self.locks.keys().map(String::as_str).collect(),
+            self.calls.keys().map(String::as_str).collect(),
+        )
     }
 }

@@ -34,7 +34,8 @@ impl Jdk {
     /// Opens a `src.zip`; fails when it is missing or not a zip file.
     pub fn open(path: &Path) -> Result<Jdk, String> {
         let file = File::open(path).map_err(|e| format!("cannot open JDK sources {}: {e}", path.display()))?;
-        let archive = zip::ZipArchive::new(file).map_err(|e| format!("{} is not a readable zip file: {e}", path.display()))?;
+        let archive =
+            zip::ZipArchive::new(file).map_err(|e| format!("{} is not a readable zip file: {e}", path.display()))?;
         Ok(Jdk {
             zip_path: path.to_path_buf(),
             listing: OnceLock::new(),

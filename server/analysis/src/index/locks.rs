@@ -76,7 +76,9 @@ fn lock_key(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, e: &
                     let decl = &ff.fields[fi as usize];
                     if let Some(init @ Expr::Call { name, .. }) = &decl.init {
                         if name == "readLock" || name == "writeLock" {
-                            if let Some(u) = ff.units.iter().position(|u| ff.methods[u.method as usize].class == decl.class) {
+                            if let Some(u) =
+                                ff.units.iter().position(|u| ff.methods[u.method as usize].class == decl.class)
+                            {
                                 return lock_key(r, field.0.origin, &ff, u as UnitIdx, init, depth + 1);
                             }
                         }
@@ -104,7 +106,10 @@ pub fn monitor_of(r: &Resolver, c: ClassRef) -> String {
     let mut top = c;
     for _ in 0..16 {
         match r.supertypes(top).into_iter().next() {
-            Some(TypeName::Class(s)) if r.facts(s.origin).is_some_and(|f| f.classes[s.idx as usize].kind != crate::java::ClassKind::Interface) => {
+            Some(TypeName::Class(s))
+                if r.facts(s.origin)
+                    .is_some_and(|f| f.classes[s.idx as usize].kind != crate::java::ClassKind::Interface) =>
+            {
                 top = s
             }
             _ => break,

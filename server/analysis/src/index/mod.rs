@@ -26,8 +26,11 @@ use crate::java::{AccessKind, ClassIdx, FileFacts, MethodIdx, Span, UnitIdx};
 pub use jdk::Jdk;
 pub use locks::LockId;
 pub use resolve::{Resolver, Ty, TypeName};
+pub(crate) use sites::{
+    collection_kind, field_collection, is_atomic_field, is_collection_interface, is_mutator, resolve_access, takes_key,
+    Collection, THREAD_TYPES,
+};
 pub use sites::{FieldFlags, MonitorCall, MonitorOp, ResolvedFile, Site};
-pub(crate) use sites::{collection_kind, field_collection, is_atomic_field, is_collection_interface, is_mutator, resolve_access, takes_key, Collection};
 pub use symbols::Symbols;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -279,7 +282,8 @@ impl ProjectIndex {
         if unit as usize >= e.facts.units.len() {
             return Vec::new();
         }
-        let mut out: Vec<LockId> = e.facts.held_regions(unit, offset).into_iter().filter_map(|i| e.resolved.locks.get(i).cloned()).collect();
+        let mut out: Vec<LockId> =
+            e.facts.held_regions(unit, offset).into_iter().filter_map(|i| e.resolved.locks.get(i).cloned()).collect();
         // A private helper runs under the locks all its callers hold.
         let holder = e.facts.holding_unit(unit).map(|u| e.facts.units[u as usize].method);
         if let Some(held) = holder.and_then(|m| e.resolved.caller_locks.get(&m)) {

@@ -11,7 +11,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{ClassRef, FieldKey, MethodRef, Origin, ProjectIndex, Symbols};
-use crate::java::{Call, CallKind, ClassIdx, ClassKind, Expr, FieldDecl, FileFacts, MethodFacts, MethodKind, TypeRef, UnitIdx};
+use crate::java::{
+    Call, CallKind, ClassIdx, ClassKind, Expr, FieldDecl, FileFacts, MethodFacts, MethodKind, TypeRef, UnitIdx,
+};
 
 /// How many implementations of an interface method a call may dispatch to.
 pub const MAX_IMPLEMENTATIONS: usize = 8;
@@ -55,18 +57,32 @@ impl Ty {
 /// future's `get`.
 fn element_returned(on: &Ty, method: &str, argc: usize) -> Option<Ty> {
     let TypeName::External(q) = &on.name else { return None };
-    if !(q.starts_with("java.util.") || q.starts_with("java.lang.ThreadLocal") || q.starts_with("java.lang.InheritableThreadLocal")) || on.dims > 0 {
+    if !(q.starts_with("java.util.")
+        || q.starts_with("java.lang.ThreadLocal")
+        || q.starts_with("java.lang.InheritableThreadLocal"))
+        || on.dims > 0
+    {
         return None;
     }
     let arg = match (on.args.len(), method, argc) {
         // `remove(k, v)` and `replace(k, old, new)` answer whether they did it.
         (2, "remove", 1) | (2, "replace", 2) => on.args.last(),
-        (2, "get" | "getOrDefault" | "put" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent", _) => on.args.last(),
+        (
+            2,
+            "get" | "getOrDefault" | "put" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge"
+            | "putIfAbsent",
+            _,
+        ) => on.args.last(),
         // A queue's `remove()` takes the head; `remove(o)` answers whether it was there.
         (1, "remove", 0) => on.args.first(),
-        (1, "get" | "poll" | "peek" | "take" | "element" | "first" | "last" | "pollFirst" | "pollLast" | "peekFirst" | "peekLast" | "pop"
-            | "removeFirst" | "removeLast" | "getFirst" | "getLast" | "floor" | "ceiling" | "higher" | "lower" | "orElse" | "orElseThrow"
-            | "join" | "getNow" | "getAndSet" | "getPlain" | "getAcquire" | "getOpaque" | "next", _) => on.args.first(),
+        (
+            1,
+            "get" | "poll" | "peek" | "take" | "element" | "first" | "last" | "pollFirst" | "pollLast" | "peekFirst"
+            | "peekLast" | "pop" | "removeFirst" | "removeLast" | "getFirst" | "getLast" | "floor" | "ceiling"
+            | "higher" | "lower" | "orElse" | "orElseThrow" | "join" | "getNow" | "getAndSet" | "getPlain"
+            | "getAcquire" | "getOpaque" | "next",
+            _,
+        ) => on.args.first(),
         _ => None,
     };
     arg.filter(|a| a.name != TypeName::Unknown).cloned()
@@ -102,12 +118,18 @@ pub struct Dependencies {
 impl Dependencies {
     /// Whether changed declarations reach what was read: the facts of one of the `changed`
     /// files, or a lookup of one of `names` (the class names they declare or declared).
-    pub(super) fn touched_by(&self, changed: &std::collections::HashMap<super::FileId, Vec<String>>, names: &std::collections::BTreeSet<String>) -> bool {
+    pub(super) fn touched_by(
+        &self,
+        changed: &std::collections::HashMap<super::FileId, Vec<String>>,
+        names: &std::collections::BTreeSet<String>,
+    ) -> bool {
         self.files.iter().any(|f| changed.contains_key(f)) || names.iter().any(|n| self.names.contains(n))
     }
 }
 
-type TypeNames = std::cell::RefCell<std::collections::HashMap<(Origin, Option<ClassIdx>), std::collections::HashMap<Box<str>, TypeName>>>;
+type TypeNames = std::cell::RefCell<
+    std::collections::HashMap<(Origin, Option<ClassIdx>), std::collections::HashMap<Box<str>, TypeName>>,
+>;
 
 impl<'a> Resolver<'a> {
     pub(super) fn new(index: &'a ProjectIndex, with_jdk: bool) -> Resolver<'a> {
@@ -176,8 +198,8 @@ impl<'a> Resolver<'a> {
                         return Some(TypeName::Class(ClassRef { origin: Origin::Jdk(file), idx }));
                     }
                 }
-                let top_known = jdk.has_class(name)
-                    || name.rsplit_once('.').is_some_and(|(head, _)| jdk.has_class(head));
+                let top_known =
+                    jdk.has_class(name) || name.rsplit_once('.').is_some_and(|(head, _)| jdk.has_class(head));
                 top_known.then(|| TypeName::External(name.to_string()))
             }
             None => well_known_jdk_class(name).then(|| TypeName::External(name.to_string())),
@@ -214,7 +236,9 @@ impl<'a> Resolver<'a> {
                     }
                     cur.map(TypeName::Class).or_else(|| self.qualified(name)).unwrap_or(TypeName::Unknown)
                 }
-                TypeName::External(q) => self.qualified(&format!("{q}.{rest}")).unwrap_or(TypeName::External(format!("{q}.{rest}"))),
+                TypeName::External(q) => {
+                    self.qualified(&format!("{q}.{rest}")).unwrap_or(TypeName::External(format!("{q}.{rest}")))
+                }
                 TypeName::Unknown => self.qualified(name).unwrap_or(TypeName::Unknown),
             };
         }
@@ -281,7 +305,12 @@ impl<'a> Resolver<'a> {
         } else {
             self.type_name(origin, ctx, &t.name)
         };
-        Ty { name: base, args: t.args.iter().map(|a| self.ty(origin, ctx, a)).collect(), dims: t.array_dims, is_static_ref: false }
+        Ty {
+            name: base,
+            args: t.args.iter().map(|a| self.ty(origin, ctx, a)).collect(),
+            dims: t.array_dims,
+            is_static_ref: false,
+        }
     }
 
     /// Superclass and interfaces, resolved where the class is declared.
@@ -426,7 +455,9 @@ impl<'a> Resolver<'a> {
                 // A local that aliases a field (`Queue q = this.queue;`), never reassigned.
                 let local = facts.locals.get(*l as usize)?;
                 match (&local.init, local.reassigned) {
-                    (Some(init @ (Expr::Name(_) | Expr::Field(..))), false) => self.field_of_expr(origin, facts, unit, init),
+                    (Some(init @ (Expr::Name(_) | Expr::Field(..))), false) => {
+                        self.field_of_expr(origin, facts, unit, init)
+                    }
                     _ => None,
                 }
             }
@@ -440,7 +471,9 @@ impl<'a> Resolver<'a> {
         let Some(ty) = self.type_of(origin, facts, unit, e) else { return false };
         match ty.class() {
             Some(c) => self.is_subtype_of(c, names),
-            None => self.qualified_name(&ty.name).is_some_and(|q| names.contains(&q.rsplit(['.', '$']).next().unwrap_or(&q))),
+            None => self
+                .qualified_name(&ty.name)
+                .is_some_and(|q| names.contains(&q.rsplit(['.', '$']).next().unwrap_or(&q))),
         }
     }
 
@@ -499,7 +532,9 @@ impl<'a> Resolver<'a> {
                         match self.find_field(class, n) {
                             Some(field) => self.field_type(field),
                             // `Outer.Inner` used as a qualifier
-                            None if t.is_static_ref => self.member_class(class, n).map(|m| Ty { is_static_ref: true, ..Ty::of(TypeName::Class(m)) }),
+                            None if t.is_static_ref => self
+                                .member_class(class, n)
+                                .map(|m| Ty { is_static_ref: true, ..Ty::of(TypeName::Class(m)) }),
                             None => None,
                         }
                     }
@@ -525,7 +560,8 @@ impl<'a> Resolver<'a> {
                     // A JDK container whose sources are not at hand: its element accessors;
                     // a record's implicit accessor (`entry.job()`): its component's type.
                     let on = self.type_of_at(origin, facts, unit, receiver.as_deref()?, depth + 1)?;
-                    return element_returned(&on, name, args.len()).or_else(|| self.record_component(&on, name, args.len()));
+                    return element_returned(&on, name, args.len())
+                        .or_else(|| self.record_component(&on, name, args.len()));
                 };
                 let cf = self.facts(callee.origin)?;
                 let m = &cf.methods[callee.idx as usize];
@@ -535,7 +571,9 @@ impl<'a> Resolver<'a> {
                     // A type variable (`V get(Object)`): the receiver's type argument it
                     // stands for, after the JDK's naming (`K`, `V`, `E`, `T`): what
                     // `map.computeIfAbsent(k, f).add()` calls `add` on.
-                    (TypeName::Unknown, Some(recv)) if t.args.is_empty() && t.dims == 0 && is_type_variable(&rt.name) => {
+                    (TypeName::Unknown, Some(recv))
+                        if t.args.is_empty() && t.dims == 0 && is_type_variable(&rt.name) =>
+                    {
                         let on = self.type_of_at(origin, facts, unit, recv, depth + 1)?;
                         let arg = match rt.name.as_str() {
                             "K" => on.args.first(),
@@ -674,10 +712,16 @@ impl<'a> Resolver<'a> {
                 let mut found = self.methods_for(class, &call.name, argc, any_arity);
                 if dispatch {
                     let cf = self.facts(class.origin);
-                    let is_interface = cf.as_ref().is_some_and(|f| f.classes[class.idx as usize].kind == ClassKind::Interface);
-                    let is_abstract = found.iter().any(|m| self.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+                    let is_interface =
+                        cf.as_ref().is_some_and(|f| f.classes[class.idx as usize].kind == ClassKind::Interface);
+                    let is_abstract = found
+                        .iter()
+                        .any(|m| self.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
                     if is_interface || is_abstract {
-                        let decl = found.first().map(|m| ClassRef { origin: m.origin, idx: self.facts(m.origin).map_or(0, |f| f.methods[m.idx as usize].class) });
+                        let decl = found.first().map(|m| ClassRef {
+                            origin: m.origin,
+                            idx: self.facts(m.origin).map_or(0, |f| f.methods[m.idx as usize].class),
+                        });
                         found.extend(self.implementations(decl.unwrap_or(class), &call.name, argc));
                         found.dedup();
                     }
@@ -718,7 +762,12 @@ impl<'a> Resolver<'a> {
             return self.methods_named(class, name, argc);
         }
         let Some(facts) = self.facts(class.origin) else { return Vec::new() };
-        facts.methods_named(class.idx, name).iter().take(4).map(|&idx| MethodRef { origin: class.origin, idx }).collect()
+        facts
+            .methods_named(class.idx, name)
+            .iter()
+            .take(4)
+            .map(|&idx| MethodRef { origin: class.origin, idx })
+            .collect()
     }
 
     /// Constructors with this arity, plus the class's field initializers (javac runs
@@ -730,7 +779,8 @@ impl<'a> Resolver<'a> {
             .iter()
             .filter(|&&i| {
                 let m = &facts.methods[i as usize];
-                (m.kind == MethodKind::Constructor && arity_matches(m, argc)) || (m.kind == MethodKind::Initializer && !m.is_static)
+                (m.kind == MethodKind::Constructor && arity_matches(m, argc))
+                    || (m.kind == MethodKind::Initializer && !m.is_static)
             })
             .map(|&idx| MethodRef { origin: class.origin, idx })
             .collect()
@@ -786,37 +836,158 @@ pub(crate) fn well_known_jdk_class(name: &str) -> bool {
     let Some((pkg, simple)) = name.rsplit_once('.') else { return false };
     let list: &[&str] = match pkg {
         "java.lang" => &[
-            "Object", "String", "Thread", "Runnable", "Integer", "Long", "Boolean", "Character", "Byte", "Short", "Double",
-            "Float", "Number", "Math", "System", "StringBuilder", "StringBuffer", "Exception", "RuntimeException", "Error",
-            "Throwable", "InterruptedException", "IllegalStateException", "IllegalArgumentException", "Class", "Iterable",
-            "Comparable", "AutoCloseable", "Override", "Deprecated", "SuppressWarnings", "FunctionalInterface", "Void", "Enum",
-            "Record", "ThreadLocal", "InheritableThreadLocal", "UnsupportedOperationException", "NullPointerException",
-            "AssertionError", "ThreadGroup", "Runtime", "CharSequence",
+            "Object",
+            "String",
+            "Thread",
+            "Runnable",
+            "Integer",
+            "Long",
+            "Boolean",
+            "Character",
+            "Byte",
+            "Short",
+            "Double",
+            "Float",
+            "Number",
+            "Math",
+            "System",
+            "StringBuilder",
+            "StringBuffer",
+            "Exception",
+            "RuntimeException",
+            "Error",
+            "Throwable",
+            "InterruptedException",
+            "IllegalStateException",
+            "IllegalArgumentException",
+            "Class",
+            "Iterable",
+            "Comparable",
+            "AutoCloseable",
+            "Override",
+            "Deprecated",
+            "SuppressWarnings",
+            "FunctionalInterface",
+            "Void",
+            "Enum",
+            "Record",
+            "ThreadLocal",
+            "InheritableThreadLocal",
+            "UnsupportedOperationException",
+            "NullPointerException",
+            "AssertionError",
+            "ThreadGroup",
+            "Runtime",
+            "CharSequence",
         ],
         "java.util" => &[
-            "List", "ArrayList", "LinkedList", "Map", "HashMap", "LinkedHashMap", "TreeMap", "SortedMap", "NavigableMap", "Set",
-            "HashSet", "LinkedHashSet", "TreeSet", "SortedSet", "NavigableSet", "Queue", "Deque", "ArrayDeque", "PriorityQueue",
-            "Collection", "Collections", "Iterator", "ListIterator", "Vector", "Hashtable", "Stack", "Optional", "Objects",
-            "Arrays", "Random", "IdentityHashMap", "WeakHashMap", "EnumMap", "EnumSet", "BitSet", "Timer", "TimerTask",
-            "Comparator", "UUID", "Properties",
+            "List",
+            "ArrayList",
+            "LinkedList",
+            "Map",
+            "HashMap",
+            "LinkedHashMap",
+            "TreeMap",
+            "SortedMap",
+            "NavigableMap",
+            "Set",
+            "HashSet",
+            "LinkedHashSet",
+            "TreeSet",
+            "SortedSet",
+            "NavigableSet",
+            "Queue",
+            "Deque",
+            "ArrayDeque",
+            "PriorityQueue",
+            "Collection",
+            "Collections",
+            "Iterator",
+            "ListIterator",
+            "Vector",
+            "Hashtable",
+            "Stack",
+            "Optional",
+            "Objects",
+            "Arrays",
+            "Random",
+            "IdentityHashMap",
+            "WeakHashMap",
+            "EnumMap",
+            "EnumSet",
+            "BitSet",
+            "Timer",
+            "TimerTask",
+            "Comparator",
+            "UUID",
+            "Properties",
         ],
         "java.util.concurrent" => &[
-            "ConcurrentHashMap", "ConcurrentMap", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList",
-            "CopyOnWriteArraySet", "BlockingQueue", "BlockingDeque", "LinkedBlockingQueue", "ArrayBlockingQueue",
-            "LinkedBlockingDeque", "PriorityBlockingQueue", "SynchronousQueue", "DelayQueue", "LinkedTransferQueue",
-            "ConcurrentSkipListMap", "ConcurrentSkipListSet", "ExecutorService", "Executors", "Executor", "ThreadPoolExecutor",
-            "ScheduledExecutorService", "ScheduledThreadPoolExecutor", "Future", "CompletableFuture", "Callable",
-            "CountDownLatch", "CyclicBarrier", "Semaphore", "Phaser", "Exchanger", "ForkJoinPool", "TimeUnit",
-            "ThreadLocalRandom", "ThreadFactory", "FutureTask", "CompletionService", "ExecutorCompletionService",
+            "ConcurrentHashMap",
+            "ConcurrentMap",
+            "ConcurrentLinkedQueue",
+            "ConcurrentLinkedDeque",
+            "CopyOnWriteArrayList",
+            "CopyOnWriteArraySet",
+            "BlockingQueue",
+            "BlockingDeque",
+            "LinkedBlockingQueue",
+            "ArrayBlockingQueue",
+            "LinkedBlockingDeque",
+            "PriorityBlockingQueue",
+            "SynchronousQueue",
+            "DelayQueue",
+            "LinkedTransferQueue",
+            "ConcurrentSkipListMap",
+            "ConcurrentSkipListSet",
+            "ExecutorService",
+            "Executors",
+            "Executor",
+            "ThreadPoolExecutor",
+            "ScheduledExecutorService",
+            "ScheduledThreadPoolExecutor",
+            "Future",
+            "CompletableFuture",
+            "Callable",
+            "CountDownLatch",
+            "CyclicBarrier",
+            "Semaphore",
+            "Phaser",
+            "Exchanger",
+            "ForkJoinPool",
+            "TimeUnit",
+            "ThreadLocalRandom",
+            "ThreadFactory",
+            "FutureTask",
+            "CompletionService",
+            "ExecutorCompletionService",
         ],
         "java.util.concurrent.atomic" => &[
-            "AtomicInteger", "AtomicLong", "AtomicBoolean", "AtomicReference", "AtomicIntegerArray", "AtomicLongArray",
-            "AtomicReferenceArray", "LongAdder", "DoubleAdder", "LongAccumulator", "DoubleAccumulator",
-            "AtomicIntegerFieldUpdater", "AtomicLongFieldUpdater", "AtomicReferenceFieldUpdater", "AtomicStampedReference",
+            "AtomicInteger",
+            "AtomicLong",
+            "AtomicBoolean",
+            "AtomicReference",
+            "AtomicIntegerArray",
+            "AtomicLongArray",
+            "AtomicReferenceArray",
+            "LongAdder",
+            "DoubleAdder",
+            "LongAccumulator",
+            "DoubleAccumulator",
+            "AtomicIntegerFieldUpdater",
+            "AtomicLongFieldUpdater",
+            "AtomicReferenceFieldUpdater",
+            "AtomicStampedReference",
             "AtomicMarkableReference",
         ],
         "java.util.concurrent.locks" => &[
-            "Lock", "ReentrantLock", "ReadWriteLock", "ReentrantReadWriteLock", "StampedLock", "Condition", "LockSupport",
+            "Lock",
+            "ReentrantLock",
+            "ReadWriteLock",
+            "ReentrantReadWriteLock",
+            "StampedLock",
+            "Condition",
+            "LockSupport",
         ],
         "java.lang.invoke" => &["VarHandle", "MethodHandles", "MethodHandle"],
         _ => &[],

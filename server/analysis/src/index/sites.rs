@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{ClassRef, FieldKey, FileId, LockId, Origin, ProjectIndex, Resolver, TypeName};
-use crate::java::{Access, AccessKind, CallKind, ClassIdx, ClassKind, Expr, FieldDecl, FileFacts, MethodIdx, Span, TypeRef, UnitIdx};
+use crate::java::{
+    Access, AccessKind, CallKind, ClassIdx, ClassKind, Expr, FieldDecl, FileFacts, MethodIdx, Span, TypeRef, UnitIdx,
+};
 
 /// A resolved access to a field (or to the elements it holds).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,9 +74,19 @@ pub struct ResolvedFile {
     pub deps: super::resolve::Dependencies,
 }
 
-const THREAD_TYPES: &[&str] = &[
-    "Thread", "Runnable", "Callable", "TimerTask", "RecursiveTask", "RecursiveAction", "CountedCompleter", "ForkJoinTask",
-    "java.lang.Thread", "java.lang.Runnable",
+/// Classes whose subclasses are code another thread runs (`new` one and it may be started,
+/// submitted or forked).
+pub(crate) const THREAD_TYPES: &[&str] = &[
+    "Thread",
+    "Runnable",
+    "Callable",
+    "TimerTask",
+    "RecursiveTask",
+    "RecursiveAction",
+    "CountedCompleter",
+    "ForkJoinTask",
+    "java.lang.Thread",
+    "java.lang.Runnable",
 ];
 
 /// Fork/join tasks: `fork()` on one runs it on a pool thread.
@@ -82,8 +94,21 @@ const FORK_JOIN_TASKS: &[&str] = &["ForkJoinTask", "RecursiveTask", "RecursiveAc
 
 /// Calls that run their arguments on another thread.
 const SPAWN_METHODS: &[&str] = &[
-    "submit", "execute", "invokeAll", "invokeAny", "schedule", "scheduleAtFixedRate", "scheduleWithFixedDelay", "runAsync",
-    "supplyAsync", "thenRunAsync", "thenAcceptAsync", "thenApplyAsync", "thenComposeAsync", "startVirtualThread", "newThread",
+    "submit",
+    "execute",
+    "invokeAll",
+    "invokeAny",
+    "schedule",
+    "scheduleAtFixedRate",
+    "scheduleWithFixedDelay",
+    "runAsync",
+    "supplyAsync",
+    "thenRunAsync",
+    "thenAcceptAsync",
+    "thenApplyAsync",
+    "thenComposeAsync",
+    "startVirtualThread",
+    "newThread",
     "unstarted",
 ];
 
@@ -106,7 +131,10 @@ fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
             Some(c) if matches!(c.origin, Origin::Project(_)) => Some(Holder::Project(Arc::from(r.class_name(c)))),
             _ => {
                 let q = r.qualified_name(&t.name)?;
-                (q.starts_with("java.util.concurrent.") && !q.starts_with("java.util.concurrent.atomic.") && collection_kind(&q).is_some()).then_some(Holder::Concurrent)
+                (q.starts_with("java.util.concurrent.")
+                    && !q.starts_with("java.util.concurrent.atomic.")
+                    && collection_kind(&q).is_some())
+                .then_some(Holder::Concurrent)
             }
         }
     };
@@ -115,7 +143,9 @@ fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         collect_classes(held, &mut classes, r);
         match holder {
             Holder::Project(h) => out.holds.extend(classes.into_iter().map(|c| (h.clone(), c))),
-            Holder::Concurrent => out.escape_seeds.extend(classes.into_iter().map(|c| (c, "it is kept in a concurrent collection"))),
+            Holder::Concurrent => {
+                out.escape_seeds.extend(classes.into_iter().map(|c| (c, "it is kept in a concurrent collection")))
+            }
         }
     };
     for call in &facts.calls {
@@ -142,33 +172,50 @@ fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
 fn taken_under_cast(e: &Expr) -> Option<(&crate::java::TypeRef, &Expr)> {
     let Expr::Cast(t, inner) = e else { return None };
     match inner.as_ref() {
-        Expr::Call { receiver: Some(recv), name, .. } if TAKING_PREFIXES.iter().any(|p| name.starts_with(p)) => Some((t, recv.as_ref())),
+        Expr::Call { receiver: Some(recv), name, .. } if TAKING_PREFIXES.iter().any(|p| name.starts_with(p)) => {
+            Some((t, recv.as_ref()))
+        }
         _ => None,
     }
 }
 
 /// Calls that give the receiver an object to keep.
-const STORING_PREFIXES: &[&str] = &["set", "put", "add", "offer", "push", "register", "attach", "subscribe", "store", "enqueue"];
+const STORING_PREFIXES: &[&str] =
+    &["set", "put", "add", "offer", "push", "register", "attach", "subscribe", "store", "enqueue"];
 /// Calls that hand out an object the receiver keeps.
 const TAKING_PREFIXES: &[&str] = &["get", "take", "poll", "peek", "remove", "pop", "find", "lookup"];
 
 /// The dependent stages of a `CompletionStage` whose code may run on another thread (their
 /// `…Async` forms are in [`SPAWN_METHODS`] or start one themselves).
 const COMPLETION_STAGES: &[&str] = &[
-    "thenApply", "thenAccept", "thenRun", "thenCompose", "thenCombine", "thenAcceptBoth", "runAfterBoth", "applyToEither",
-    "acceptEither", "runAfterEither", "whenComplete", "handle", "exceptionally",
+    "thenApply",
+    "thenAccept",
+    "thenRun",
+    "thenCompose",
+    "thenCombine",
+    "thenAcceptBoth",
+    "runAfterBoth",
+    "applyToEither",
+    "acceptEither",
+    "runAfterEither",
+    "whenComplete",
+    "handle",
+    "exceptionally",
 ];
 
 /// A `CompletableFuture` or `CompletionStage`, by type or as the result of another stage.
 fn is_completion_stage(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, recv: &Expr) -> bool {
     if let Expr::Call { name, .. } = recv {
-        if COMPLETION_STAGES.contains(&name.as_str()) || SPAWN_METHODS.contains(&name.as_str()) || name.ends_with("Async") {
+        if COMPLETION_STAGES.contains(&name.as_str())
+            || SPAWN_METHODS.contains(&name.as_str())
+            || name.ends_with("Async")
+        {
             return true;
         }
     }
-    r.type_of(origin, facts, unit, recv).and_then(|t| r.qualified_name(&t.name)).is_some_and(|n| {
-        matches!(n.rsplit('.').next(), Some("CompletableFuture" | "CompletionStage"))
-    })
+    r.type_of(origin, facts, unit, recv)
+        .and_then(|t| r.qualified_name(&t.name))
+        .is_some_and(|n| matches!(n.rsplit('.').next(), Some("CompletableFuture" | "CompletionStage")))
 }
 
 pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
@@ -198,10 +245,17 @@ pub(super) fn resolve_file(index: &ProjectIndex, id: FileId) -> ResolvedFile {
 
 /// Methods annotated `@GuardedBy("lock")`: JCIP's contract that every caller holds the
 /// lock, so their body runs under it (and a caller without it is what is wrong).
-fn declared_caller_locks(r: &Resolver, origin: Origin, facts: &FileFacts) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
+fn declared_caller_locks(
+    r: &Resolver,
+    origin: Origin,
+    facts: &FileFacts,
+) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
     let mut out = std::collections::HashMap::new();
     for (m, method) in facts.methods.iter().enumerate() {
-        let Some(guard) = method.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first()) else { continue };
+        let Some(guard) = method.annotations.iter().find(|a| a.name == "GuardedBy").and_then(|a| a.strings.first())
+        else {
+            continue;
+        };
         if let Some(key) = super::locks::guard_lock_key(r, ClassRef { origin, idx: method.class }, guard) {
             out.insert(m as MethodIdx, vec![LockId { key, display: guard.clone(), shared: false }]);
         }
@@ -212,10 +266,16 @@ fn declared_caller_locks(r: &Resolver, origin: Origin, facts: &FileFacts) -> std
 /// For each private method called only with some locks held, those locks, and the locks
 /// `declared` by annotation. Callers that are themselves such helpers pass on what their
 /// callers hold (a few levels deep).
-fn caller_locks(facts: &FileFacts, locks: &[LockId], declared: std::collections::HashMap<MethodIdx, Vec<LockId>>) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
+fn caller_locks(
+    facts: &FileFacts,
+    locks: &[LockId],
+    declared: std::collections::HashMap<MethodIdx, Vec<LockId>>,
+) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
     use std::collections::HashMap;
     let mut out: HashMap<MethodIdx, Vec<LockId>> = HashMap::new();
-    let private: Vec<MethodIdx> = (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].is_private && !facts.methods[m as usize].is_static).collect();
+    let private: Vec<MethodIdx> = (0..facts.methods.len() as MethodIdx)
+        .filter(|&m| facts.methods[m as usize].is_private && !facts.methods[m as usize].is_static)
+        .collect();
     if private.is_empty() {
         return declared;
     }
@@ -229,7 +289,8 @@ fn caller_locks(facts: &FileFacts, locks: &[LockId], declared: std::collections:
     };
     // Calls on `this` by name, once: a big file has many private methods and many calls.
     let mut on_this: HashMap<&str, Vec<&crate::java::Call>> = HashMap::new();
-    for c in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This))) {
+    for c in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This)))
+    {
         on_this.entry(c.name.as_str()).or_default().push(c);
     }
     for _round in 0..3 {
@@ -308,7 +369,16 @@ fn field_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Resolv
         let Some(key) = r.field_key(field, a.element) else { continue };
         let on_this = matches!(a.receiver, None | Some(Expr::This));
         let decl = flags(r, field);
-        out.sites.push(Site { field: key, kind: a.kind, span: a.span, unit: a.unit, via: None, on_this, item: item as u32, decl });
+        out.sites.push(Site {
+            field: key,
+            kind: a.kind,
+            span: a.span,
+            unit: a.unit,
+            via: None,
+            on_this,
+            item: item as u32,
+            decl,
+        });
     }
 }
 
@@ -322,14 +392,43 @@ pub(crate) enum Collection {
 pub(crate) fn collection_kind(qualified: &str) -> Option<Collection> {
     let simple = qualified.rsplit('.').next().unwrap_or(qualified);
     let unsafe_ = [
-        "ArrayList", "LinkedList", "HashMap", "LinkedHashMap", "TreeMap", "HashSet", "LinkedHashSet", "TreeSet", "ArrayDeque",
-        "PriorityQueue", "IdentityHashMap", "WeakHashMap", "EnumMap", "BitSet",
+        "ArrayList",
+        "LinkedList",
+        "HashMap",
+        "LinkedHashMap",
+        "TreeMap",
+        "HashSet",
+        "LinkedHashSet",
+        "TreeSet",
+        "ArrayDeque",
+        "PriorityQueue",
+        "IdentityHashMap",
+        "WeakHashMap",
+        "EnumMap",
+        "BitSet",
     ];
     let safe = [
-        "ConcurrentHashMap", "ConcurrentLinkedQueue", "ConcurrentLinkedDeque", "CopyOnWriteArrayList", "CopyOnWriteArraySet",
-        "LinkedBlockingQueue", "ArrayBlockingQueue", "LinkedBlockingDeque", "PriorityBlockingQueue", "SynchronousQueue",
-        "DelayQueue", "LinkedTransferQueue", "ConcurrentSkipListMap", "ConcurrentSkipListSet", "Vector", "Hashtable",
-        "BlockingQueue", "BlockingDeque", "ConcurrentMap", "ConcurrentNavigableMap", "TransferQueue",
+        "ConcurrentHashMap",
+        "ConcurrentLinkedQueue",
+        "ConcurrentLinkedDeque",
+        "CopyOnWriteArrayList",
+        "CopyOnWriteArraySet",
+        "LinkedBlockingQueue",
+        "ArrayBlockingQueue",
+        "LinkedBlockingDeque",
+        "PriorityBlockingQueue",
+        "SynchronousQueue",
+        "DelayQueue",
+        "LinkedTransferQueue",
+        "ConcurrentSkipListMap",
+        "ConcurrentSkipListSet",
+        "Vector",
+        "Hashtable",
+        "BlockingQueue",
+        "BlockingDeque",
+        "ConcurrentMap",
+        "ConcurrentNavigableMap",
+        "TransferQueue",
     ];
     if !(qualified.starts_with("java.util.") || !qualified.contains('.')) {
         return None;
@@ -349,8 +448,19 @@ pub(crate) fn collection_kind(qualified: &str) -> Option<Collection> {
 pub(crate) fn takes_key(method: &str) -> bool {
     matches!(
         method,
-        "get" | "put" | "containsKey" | "computeIfAbsent" | "computeIfPresent" | "compute" | "merge" | "putIfAbsent" | "getOrDefault" | "replace"
-            | "remove" | "contains" | "add"
+        "get"
+            | "put"
+            | "containsKey"
+            | "computeIfAbsent"
+            | "computeIfPresent"
+            | "compute"
+            | "merge"
+            | "putIfAbsent"
+            | "getOrDefault"
+            | "replace"
+            | "remove"
+            | "contains"
+            | "add"
     )
 }
 
@@ -358,11 +468,44 @@ pub(crate) fn takes_key(method: &str) -> bool {
 pub(crate) fn is_mutator(method: &str) -> bool {
     matches!(
         method,
-        "add" | "addAll" | "addFirst" | "addLast" | "put" | "putAll" | "putIfAbsent" | "remove" | "removeAll" | "removeIf"
-            | "retainAll" | "clear" | "set" | "poll" | "pollFirst" | "pollLast" | "pollFirstEntry" | "pollLastEntry" | "offer"
-            | "offerFirst" | "offerLast" | "push" | "pop" | "compute" | "computeIfAbsent" | "computeIfPresent" | "merge"
-            | "replace" | "replaceAll" | "sort" | "removeFirst" | "removeLast" | "trimToSize" | "ensureCapacity" | "take"
-            | "drainTo" | "flip" | "setAll"
+        "add"
+            | "addAll"
+            | "addFirst"
+            | "addLast"
+            | "put"
+            | "putAll"
+            | "putIfAbsent"
+            | "remove"
+            | "removeAll"
+            | "removeIf"
+            | "retainAll"
+            | "clear"
+            | "set"
+            | "poll"
+            | "pollFirst"
+            | "pollLast"
+            | "pollFirstEntry"
+            | "pollLastEntry"
+            | "offer"
+            | "offerFirst"
+            | "offerLast"
+            | "push"
+            | "pop"
+            | "compute"
+            | "computeIfAbsent"
+            | "computeIfPresent"
+            | "merge"
+            | "replace"
+            | "replaceAll"
+            | "sort"
+            | "removeFirst"
+            | "removeLast"
+            | "trimToSize"
+            | "ensureCapacity"
+            | "take"
+            | "drainTo"
+            | "flip"
+            | "setAll"
     )
 }
 
@@ -379,7 +522,9 @@ pub(crate) fn field_collection(r: &Resolver, field: (ClassRef, u32)) -> Option<C
     let decl = &facts.fields[f as usize];
     match &decl.init {
         Some(Expr::New(t)) => created_collection(r, field.0.origin, decl.class, t),
-        Some(Expr::Call { name, .. }) if name.starts_with("synchronized") || name.starts_with("newConcurrent") || name == "newKeySet" => {
+        Some(Expr::Call { name, .. })
+            if name.starts_with("synchronized") || name.starts_with("newConcurrent") || name == "newKeySet" =>
+        {
             Some(Collection::ThreadSafe)
         }
         _ if is_concrete_collection(&declared) => collection_kind(&declared),
@@ -397,8 +542,11 @@ fn created_collection(r: &Resolver, origin: Origin, class: ClassIdx, t: &TypeRef
 /// result, a copy made by another class) leaves the kind unknown.
 fn assigned_collection(r: &Resolver, origin: Origin, facts: &FileFacts, decl: &FieldDecl) -> Option<Collection> {
     let mut kind = None;
-    let own = |a: &Access| matches!(a.receiver, None | Some(Expr::This)) && Resolver::unit_class(facts, a.unit) == decl.class;
-    for a in facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && !a.element && a.name == decl.name && own(a)) {
+    let own =
+        |a: &Access| matches!(a.receiver, None | Some(Expr::This)) && Resolver::unit_class(facts, a.unit) == decl.class;
+    for a in
+        facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && !a.element && a.name == decl.name && own(a))
+    {
         let made = match &a.value {
             Some(Expr::New(t)) => created_collection(r, origin, decl.class, t)?,
             _ if facts.assigns_null(a.span) => continue,
@@ -414,7 +562,10 @@ fn assigned_collection(r: &Resolver, origin: Origin, facts: &FileFacts, decl: &F
 
 /// A field holding a `java.util.concurrent.atomic` object (not an array of them).
 pub(crate) fn is_atomic_field(r: &Resolver, field: (ClassRef, u32)) -> bool {
-    r.field_type(field).filter(|t| t.dims == 0).and_then(|t| r.qualified_name(&t.name)).is_some_and(|q| q.starts_with("java.util.concurrent.atomic."))
+    r.field_type(field)
+        .filter(|t| t.dims == 0)
+        .and_then(|t| r.qualified_name(&t.name))
+        .is_some_and(|q| q.starts_with("java.util.concurrent.atomic."))
 }
 
 /// Whether an atomic's method changes its value (the conditional ones included: they read
@@ -422,11 +573,37 @@ pub(crate) fn is_atomic_field(r: &Resolver, field: (ClassRef, u32)) -> bool {
 fn is_atomic_update(method: &str) -> bool {
     matches!(
         method,
-        "set" | "lazySet" | "setPlain" | "setOpaque" | "setRelease" | "compareAndSet" | "weakCompareAndSet" | "weakCompareAndSetPlain"
-            | "weakCompareAndSetVolatile" | "weakCompareAndSetAcquire" | "weakCompareAndSetRelease" | "compareAndExchange"
-            | "compareAndExchangeAcquire" | "compareAndExchangeRelease" | "getAndSet" | "getAndIncrement" | "getAndDecrement"
-            | "getAndAdd" | "incrementAndGet" | "decrementAndGet" | "addAndGet" | "updateAndGet" | "getAndUpdate"
-            | "accumulateAndGet" | "getAndAccumulate" | "increment" | "decrement" | "add" | "reset" | "sumThenReset" | "accumulate"
+        "set"
+            | "lazySet"
+            | "setPlain"
+            | "setOpaque"
+            | "setRelease"
+            | "compareAndSet"
+            | "weakCompareAndSet"
+            | "weakCompareAndSetPlain"
+            | "weakCompareAndSetVolatile"
+            | "weakCompareAndSetAcquire"
+            | "weakCompareAndSetRelease"
+            | "compareAndExchange"
+            | "compareAndExchangeAcquire"
+            | "compareAndExchangeRelease"
+            | "getAndSet"
+            | "getAndIncrement"
+            | "getAndDecrement"
+            | "getAndAdd"
+            | "incrementAndGet"
+            | "decrementAndGet"
+            | "addAndGet"
+            | "updateAndGet"
+            | "getAndUpdate"
+            | "accumulateAndGet"
+            | "getAndAccumulate"
+            | "increment"
+            | "decrement"
+            | "add"
+            | "reset"
+            | "sumThenReset"
+            | "accumulate"
     )
 }
 
@@ -437,7 +614,19 @@ fn is_concrete_collection(qualified: &str) -> bool {
 /// `java.util.Map`, `Queue`, …: a collection interface (any class may be behind it).
 pub(crate) fn is_collection_interface(qualified: &str) -> bool {
     let simple = qualified.rsplit('.').next().unwrap_or(qualified);
-    matches!(simple, "List" | "Map" | "Set" | "Queue" | "Deque" | "Collection" | "SortedMap" | "NavigableMap" | "SortedSet" | "NavigableSet")
+    matches!(
+        simple,
+        "List"
+            | "Map"
+            | "Set"
+            | "Queue"
+            | "Deque"
+            | "Collection"
+            | "SortedMap"
+            | "NavigableMap"
+            | "SortedSet"
+            | "NavigableSet"
+    )
 }
 
 /// `items.put(k, v)` on a field holding a `HashMap` writes the map's contents: an element
@@ -458,7 +647,9 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         // another thread are a pair on that state.
         let kind = *kinds.entry(field).or_insert_with(|| field_collection(r, field));
         let writes = match (kind, is_atomic_field(r, field)) {
-            (Some(_), _) if matches!(call.name.as_str(), "get" | "getOrDefault") => *access_ordered.entry(field).or_insert_with(|| is_access_ordered(r, field)),
+            (Some(_), _) if matches!(call.name.as_str(), "get" | "getOrDefault") => {
+                *access_ordered.entry(field).or_insert_with(|| is_access_ordered(r, field))
+            }
             (Some(_), _) => is_mutator(&call.name),
             (None, true) => is_atomic_update(&call.name),
             (None, false) => continue,
@@ -468,7 +659,16 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
         let on_this = matches!(recv, Expr::Name(_) | Expr::Field(..));
         let via = Some(Arc::from(call.name.as_str()));
         let decl = flags(r, field);
-        out.sites.push(Site { field: key, kind, span: call.span, unit: call.unit, via, on_this, item: item as u32, decl });
+        out.sites.push(Site {
+            field: key,
+            kind,
+            span: call.span,
+            unit: call.unit,
+            via,
+            on_this,
+            item: item as u32,
+            decl,
+        });
     }
 }
 
@@ -478,7 +678,12 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
 fn is_access_ordered(r: &Resolver, field: (ClassRef, u32)) -> bool {
     let Some((facts, f)) = r.field_decl(field) else { return false };
     let decl = &facts.fields[f as usize];
-    let mut lines: Vec<u32> = facts.accesses.iter().filter(|a| a.kind == AccessKind::Write && a.name == decl.name).map(|a| a.span.line).collect();
+    let mut lines: Vec<u32> = facts
+        .accesses
+        .iter()
+        .filter(|a| a.kind == AccessKind::Write && a.name == decl.name)
+        .map(|a| a.span.line)
+        .collect();
     lines.push(decl.decl_span.line);
     facts.calls.iter().any(|c| {
         let linked = matches!(&c.kind, CallKind::New { ty, .. } if ty.name.rsplit('.').next() == Some("LinkedHashMap"));
@@ -562,9 +767,9 @@ fn escape_evidence(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut Re
                 let t = r.ty(origin, Some(ctx), ty);
                 let is_thread = match t.class() {
                     Some(c) => r.is_subtype_of(c, &["Thread", "Timer", "FutureTask"]),
-                    None => r.qualified_name(&t.name).is_some_and(|n| {
-                        matches!(n.rsplit('.').next(), Some("Thread" | "Timer" | "FutureTask"))
-                    }),
+                    None => r
+                        .qualified_name(&t.name)
+                        .is_some_and(|n| matches!(n.rsplit('.').next(), Some("Thread" | "Timer" | "FutureTask"))),
                 };
                 if let Some(a) = anonymous {
                     if r.is_subtype_of(ClassRef { origin, idx: *a }, THREAD_TYPES) {
@@ -646,7 +851,9 @@ fn escaping_arg(r: &Resolver, origin: Origin, facts: &FileFacts, unit: UnitIdx, 
     // (a local never reassigned, so its initializer is its value).
     if let Expr::Local(l) = arg {
         let local = &facts.locals[*l as usize];
-        if let Some(init @ (Expr::Lambda(_) | Expr::New(_) | Expr::MethodReference)) = local.init.as_ref().filter(|_| !local.reassigned) {
+        if let Some(init @ (Expr::Lambda(_) | Expr::New(_) | Expr::MethodReference)) =
+            local.init.as_ref().filter(|_| !local.reassigned)
+        {
             let init_unit = facts.unit_at(local.scope.start).unwrap_or(unit);
             return escaping_arg(r, origin, facts, init_unit, init, out);
         }
@@ -723,9 +930,16 @@ fn captured_by(r: &Resolver, origin: Origin, facts: &FileFacts, span: Span, out:
     if uses_this {
         if let Some(class) = facts.class_at(span.start) {
             // Code inside the lambda runs on the enclosing instance.
-            let outer_of_span = if facts.classes[class as usize].span == span { facts.classes[class as usize].outer } else { Some(class) };
+            let outer_of_span = if facts.classes[class as usize].span == span {
+                facts.classes[class as usize].outer
+            } else {
+                Some(class)
+            };
             if let Some(o) = outer_of_span {
-                out.escape_seeds.push((Arc::from(facts.classes[o as usize].binary_name.as_str()), "a thread's code uses its fields"));
+                out.escape_seeds.push((
+                    Arc::from(facts.classes[o as usize].binary_name.as_str()),
+                    "a thread's code uses its fields",
+                ));
             }
         }
     }
@@ -757,7 +971,9 @@ fn collect_classes(t: &super::Ty, acc: &mut Vec<Arc<str>>, r: &Resolver) {
             acc.push(Arc::from(r.class_name(*c)));
         }
     }
-    if r.qualified_name(&t.name).is_some_and(|n| matches!(n.as_str(), "java.lang.ThreadLocal" | "java.lang.InheritableThreadLocal")) {
+    if r.qualified_name(&t.name)
+        .is_some_and(|n| matches!(n.as_str(), "java.lang.ThreadLocal" | "java.lang.InheritableThreadLocal"))
+    {
         return;
     }
     for a in &t.args {
@@ -768,5 +984,8 @@ fn collect_classes(t: &super::Ty, acc: &mut Vec<Arc<str>>, r: &Resolver) {
 /// Locks, atomics and concurrent collections: a class holding one is meant to be shared.
 pub(crate) fn is_concurrency_type(qualified: &str) -> bool {
     qualified.starts_with("java.util.concurrent.")
-        || matches!(qualified.rsplit('.').next(), Some("Lock" | "ReentrantLock" | "ReadWriteLock" | "ReentrantReadWriteLock" | "StampedLock" | "Condition"))
+        || matches!(
+            qualified.rsplit('.').next(),
+            Some("Lock" | "ReentrantLock" | "ReadWriteLock" | "ReentrantReadWriteLock" | "StampedLock" | "Condition")
+        )
 }

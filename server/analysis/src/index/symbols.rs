@@ -24,7 +24,12 @@ impl Symbols {
     /// Their classes leave and re-enter the name tables; supertypes are resolved again only
     /// for them and for the files whose supertypes read one of them or looked up one of
     /// `names`. From an empty table with every file changed, this builds it.
-    pub(super) fn update(&mut self, index: &ProjectIndex, changed: &HashMap<FileId, Vec<String>>, names: &BTreeSet<String>) {
+    pub(super) fn update(
+        &mut self,
+        index: &ProjectIndex,
+        changed: &HashMap<FileId, Vec<String>>,
+        names: &BTreeSet<String>,
+    ) {
         for (&id, before) in changed {
             for name in before {
                 for table in [&mut self.by_binary, &mut self.by_source] {
@@ -47,7 +52,8 @@ impl Symbols {
         }
         self.supertypes.retain(|id, _| index.entry(*id).is_some());
         let stale = |id: FileId, deps: &Dependencies| changed.contains_key(&id) || deps.touched_by(changed, names);
-        let redo: Vec<FileId> = index.ids().filter(|&id| self.supertypes.get(&id).is_none_or(|(_, deps)| stale(id, deps))).collect();
+        let redo: Vec<FileId> =
+            index.ids().filter(|&id| self.supertypes.get(&id).is_none_or(|(_, deps)| stale(id, deps))).collect();
         // Resolved through the name tables above.
         let fresh: Vec<_> = redo.into_iter().map(|id| (id, self.supertypes_of(index, id))).collect();
         self.supertypes.extend(fresh);
@@ -106,7 +112,6 @@ impl Symbols {
         }
         out
     }
-
 }
 
 /// Adds a class to the classes of a name, in file order.

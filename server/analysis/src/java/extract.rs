@@ -16,7 +16,6 @@ use std::sync::Arc;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
-
 use super::facts::*;
 use super::queries::queries;
 use super::syntax::{self, span, text, type_ref};
@@ -145,7 +144,8 @@ impl<'t> Extractor<'t> {
     fn is_local_declaration(&self, node: Node) -> bool {
         !matches!(
             self.parents.of(node).map(|p| p.kind()),
-            Some("class_body" | "interface_body" | "enum_body_declarations" | "program" | "annotation_type_body") | None
+            Some("class_body" | "interface_body" | "enum_body_declarations" | "program" | "annotation_type_body")
+                | None
         )
     }
 
@@ -168,7 +168,8 @@ impl<'t> Extractor<'t> {
         let mods = syntax::modifiers(node, src);
         let outer_is_interface = outer.is_some_and(|o| self.facts.classes[o as usize].kind == ClassKind::Interface);
         let is_static = outer.is_none() || mods.is_static || kind != ClassKind::Class || outer_is_interface;
-        let superclass = node.child_by_field_name("superclass").and_then(|s| s.named_child(0)).map(|t| type_ref(t, src));
+        let superclass =
+            node.child_by_field_name("superclass").and_then(|s| s.named_child(0)).map(|t| type_ref(t, src));
         let mut interfaces = Vec::new();
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
@@ -208,7 +209,9 @@ impl<'t> Extractor<'t> {
         let Some(params) = node.child_by_field_name("parameters") else { return };
         let mut cursor = params.walk();
         for p in params.named_children(&mut cursor).filter(|p| p.kind() == "formal_parameter") {
-            let (Some(name), Some(ty)) = (p.child_by_field_name("name"), p.child_by_field_name("type")) else { continue };
+            let (Some(name), Some(ty)) = (p.child_by_field_name("name"), p.child_by_field_name("type")) else {
+                continue;
+            };
             self.facts.fields.push(FieldDecl {
                 class,
                 name: text(name, src).to_string(),
@@ -280,11 +283,15 @@ impl<'t> Extractor<'t> {
             let mut cursor = list.walk();
             for p in list.named_children(&mut cursor) {
                 let (pname, pty) = match p.kind() {
-                    "formal_parameter" => (p.child_by_field_name("name"), p.child_by_field_name("type").map(|t| type_ref(t, src))),
+                    "formal_parameter" => {
+                        (p.child_by_field_name("name"), p.child_by_field_name("type").map(|t| type_ref(t, src)))
+                    }
                     "spread_parameter" => {
                         varargs = true;
                         let mut c2 = p.walk();
-                        let ty = p.named_children(&mut c2).find(|c| !matches!(c.kind(), "modifiers" | "variable_declarator"));
+                        let ty = p
+                            .named_children(&mut c2)
+                            .find(|c| !matches!(c.kind(), "modifiers" | "variable_declarator"));
                         let mut c3 = p.walk();
                         let decl = p.named_children(&mut c3).find(|c| c.kind() == "variable_declarator");
                         let ty = ty.map(|t| {
@@ -304,7 +311,11 @@ impl<'t> Extractor<'t> {
         } else if kind == MethodKind::Constructor && node.kind() == "compact_constructor_declaration" {
             // A compact canonical constructor takes the record's components.
             let record = &self.facts.fields;
-            params = record.iter().filter(|f| f.class == class && !f.is_static).map(|f| Param { name: f.name.clone(), ty: f.ty.clone() }).collect();
+            params = record
+                .iter()
+                .filter(|f| f.class == class && !f.is_static)
+                .map(|f| Param { name: f.name.clone(), ty: f.ty.clone() })
+                .collect();
         }
         let idx = self.facts.methods.len() as MethodIdx;
         let name_span = name_node.map(span).unwrap_or_else(|| span(node));
@@ -334,14 +345,25 @@ impl<'t> Extractor<'t> {
                 } else {
                     Expr::This
                 };
-                let text = if mods.is_static { format!("{}.class", self.facts.classes[class as usize].simple_name) } else { "this".to_string() };
+                let text = if mods.is_static {
+                    format!("{}.class", self.facts.classes[class as usize].simple_name)
+                } else {
+                    "this".to_string()
+                };
                 let bspan = span(b);
                 let mut markers = vec![bspan.line, bspan.end_line];
                 if let Some(k) = mods.synchronized_keyword {
                     markers.insert(0, k.line);
                 }
                 markers.dedup();
-                self.facts.locks.push(LockRegion { kind: LockKind::SynchronizedMethod, lock, text, unit, span: bspan, markers });
+                self.facts.locks.push(LockRegion {
+                    kind: LockKind::SynchronizedMethod,
+                    lock,
+                    text,
+                    unit,
+                    span: bspan,
+                    markers,
+                });
             }
         }
     }
@@ -453,7 +475,10 @@ impl<'t> Extractor<'t> {
                             "identifier" => self.push_local(text(p, src), None, s, None),
                             "formal_parameter" => {
                                 if let Some(n) = p.child_by_field_name("name") {
-                                    let ty = p.child_by_field_name("type").map(|t| type_ref(t, src)).filter(|t| t.name != "var");
+                                    let ty = p
+                                        .child_by_field_name("type")
+                                        .map(|t| type_ref(t, src))
+                                        .filter(|t| t.name != "var");
                                     self.push_local(text(n, src), ty, s, None);
                                 }
                             }
@@ -514,7 +539,8 @@ impl<'t> Extractor<'t> {
         let Some(name) = node.child_by_field_name("name") else { return };
         let ty = {
             let mut cursor = node.walk();
-            let found = node.named_children(&mut cursor).find(|c| c.kind() == "catch_type").and_then(|c| c.named_child(0));
+            let found =
+                node.named_children(&mut cursor).find(|c| c.kind() == "catch_type").and_then(|c| c.named_child(0));
             found.map(|t| type_ref(t, src))
         };
         let scope = self.parents.of(node).map(span).unwrap_or_else(|| span(node));
@@ -574,7 +600,9 @@ impl<'t> Extractor<'t> {
             self.explicit_lock_region(acquire, &releases, src);
         }
         // `sl.unlock(stamp)` releases a stamp of either mode.
-        stamp_releases.extend(releases.iter().filter(|r| r.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 1)));
+        stamp_releases.extend(
+            releases.iter().filter(|r| r.child_by_field_name("arguments").is_some_and(|a| a.named_child_count() == 1)),
+        );
         stamp_releases.sort_by_key(|r| r.start_byte());
         for acquire in stamps {
             self.stamped_lock_region(acquire, &stamp_releases, src);
@@ -582,7 +610,9 @@ impl<'t> Extractor<'t> {
     }
 
     fn expr(&self, node: Node, src: &[u8]) -> Expr {
-        syntax::expr_of(node, src, &|name, offset| self.local_at(name, offset), &|n| self.lambda_units.get(&n.id()).copied())
+        syntax::expr_of(node, src, &|name, offset| self.local_at(name, offset), &|n| {
+            self.lambda_units.get(&n.id()).copied()
+        })
     }
 
     fn synchronized_block(&mut self, node: Node, src: &[u8]) {
@@ -621,7 +651,9 @@ impl<'t> Extractor<'t> {
         });
         let a = span(acquire);
         let (end, end_line, release_line) = match release {
-            Some(r) => (r.start_byte() as u32, r.start_position().row as u32 + 1, Some(r.start_position().row as u32 + 1)),
+            Some(r) => {
+                (r.start_byte() as u32, r.start_position().row as u32 + 1, Some(r.start_position().row as u32 + 1))
+            }
             None => (unit_span.end, unit_span.end_line, None),
         };
         let mut markers = vec![a.line];
@@ -645,7 +677,11 @@ impl<'t> Extractor<'t> {
     fn stamped_lock_region(&mut self, acquire: Node, releases: &[Node], src: &[u8]) {
         let start = acquire.end_byte() as u32;
         let Some(unit) = self.facts.unit_at(start) else { return };
-        let (Some(object), Some(operation)) = (acquire.child_by_field_name("object"), acquire.child_by_field_name("name")) else { return };
+        let (Some(object), Some(operation)) =
+            (acquire.child_by_field_name("object"), acquire.child_by_field_name("name"))
+        else {
+            return;
+        };
         let key = lock_key(text(object, src));
         let release = releases.iter().find(|r| {
             let rs = r.start_byte() as u32;
@@ -658,7 +694,8 @@ impl<'t> Extractor<'t> {
         let mode = if exclusive { "writeLock" } else { "readLock" };
         // The region's lock is `sl.writeLock()` / `sl.readLock()`, which the index already
         // reads as the lock `sl` in exclusive or shared mode.
-        let lock = Expr::Call { receiver: Some(Box::new(self.expr(object, src))), name: mode.to_string(), args: Vec::new() };
+        let lock =
+            Expr::Call { receiver: Some(Box::new(self.expr(object, src))), name: mode.to_string(), args: Vec::new() };
         let a = span(acquire);
         let release_line = release.start_position().row as u32 + 1;
         let mut markers = vec![a.line, release_line];
@@ -693,32 +730,58 @@ impl<'t> Extractor<'t> {
         let field_by_name_start: HashMap<u32, usize> =
             self.facts.fields.iter().enumerate().map(|(i, f)| (f.span.start, i)).collect();
         for &d in declarators {
-            let (Some(name), Some(value)) = (d.child_by_field_name("name"), d.child_by_field_name("value")) else { continue };
+            let (Some(name), Some(value)) = (d.child_by_field_name("name"), d.child_by_field_name("value")) else {
+                continue;
+            };
             let shape = self.expr(value, src);
             if let Some(&f) = field_by_name_start.get(&(name.start_byte() as u32)) {
                 self.facts.fields[f].init = Some(shape);
             } else if let Some(l) = self.local_at(text(name, src), name.start_byte() as u32) {
                 self.facts.locals[l as usize].init = Some(shape);
-                self.facts.local_uses.push(LocalUse { local: l, line: name.start_position().row as u32 + 1, write: true });
+                self.facts.local_uses.push(LocalUse {
+                    local: l,
+                    line: name.start_position().row as u32 + 1,
+                    write: true,
+                });
             }
         }
     }
 
-    fn push_access(&mut self, name: &str, receiver: Option<Expr>, element: bool, node: Node, name_node: Node, src: &[u8]) {
+    fn push_access(
+        &mut self,
+        name: &str,
+        receiver: Option<Expr>,
+        element: bool,
+        node: Node,
+        name_node: Node,
+        src: &[u8],
+    ) {
         let s = span(name_node);
         let Some(unit) = self.facts.unit_at(s.start) else { return };
         let (read, write) = syntax::read_write(&self.parents, node, src);
-        let value = if write { syntax::assigned_value(&self.parents, node, src).map(|v| self.expr(v, src)) } else { None };
+        let value =
+            if write { syntax::assigned_value(&self.parents, node, src).map(|v| self.expr(v, src)) } else { None };
         for (flag, kind) in [(read, AccessKind::Read), (write, AccessKind::Write)] {
             if flag {
                 let value = if kind == AccessKind::Write { value.clone() } else { None };
-                self.facts.accesses.push(Access { name: name.to_string(), receiver: receiver.clone(), kind, element, span: s, unit, value });
+                self.facts.accesses.push(Access {
+                    name: name.to_string(),
+                    receiver: receiver.clone(),
+                    kind,
+                    element,
+                    span: s,
+                    unit,
+                    value,
+                });
             }
         }
     }
 
     fn qualified_access(&mut self, node: Node, src: &[u8]) {
-        let (Some(object), Some(field)) = (node.child_by_field_name("object"), node.child_by_field_name("field")) else { return };
+        let (Some(object), Some(field)) = (node.child_by_field_name("object"), node.child_by_field_name("field"))
+        else {
+            return;
+        };
         let receiver = self.expr(object, src);
         self.push_access(text(field, src), Some(receiver), false, node, field, src);
     }
@@ -757,7 +820,11 @@ impl<'t> Extractor<'t> {
                 }
             }
             "field_access" => {
-                let (Some(object), Some(field)) = (array.child_by_field_name("object"), array.child_by_field_name("field")) else { return };
+                let (Some(object), Some(field)) =
+                    (array.child_by_field_name("object"), array.child_by_field_name("field"))
+                else {
+                    return;
+                };
                 if field.kind() != "identifier" {
                     return;
                 }
@@ -786,7 +853,8 @@ impl<'t> Extractor<'t> {
                         name = if name == "timedWait" { "wait" } else { "join" };
                     }
                     let wakeup = args.is_empty() && matches!(name, "notify" | "notifyAll" | "signal" | "signalAll");
-                    if wakeup || matches!(name, "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil") {
+                    if wakeup || matches!(name, "wait" | "await" | "awaitNanos" | "awaitUninterruptibly" | "awaitUntil")
+                    {
                         let guard = self.wait_guard(node, self.facts.calls.len() as u32);
                         self.facts.wait_guards.push(guard);
                     }
@@ -805,7 +873,12 @@ impl<'t> Extractor<'t> {
                     let anonymous = {
                         let mut c = node.walk();
                         let body = node.children(&mut c).find(|c| c.kind() == "class_body");
-                        body.and_then(|b| self.facts.classes.iter().position(|k| k.kind == ClassKind::Anonymous && k.body.start == b.start_byte() as u32))
+                        body.and_then(|b| {
+                            self.facts
+                                .classes
+                                .iter()
+                                .position(|k| k.kind == ClassKind::Anonymous && k.body.start == b.start_byte() as u32)
+                        })
                     };
                     Call {
                         name: "<init>".to_string(),
@@ -819,7 +892,15 @@ impl<'t> Extractor<'t> {
                 }
                 "call.chain" => {
                     let is_super = node.child_by_field_name("constructor").is_some_and(|c| c.kind() == "super");
-                    Call { name: "<init>".to_string(), receiver: None, args, kind: CallKind::ConstructorChain { is_super }, span: span(node), full: span(node), unit }
+                    Call {
+                        name: "<init>".to_string(),
+                        receiver: None,
+                        args,
+                        kind: CallKind::ConstructorChain { is_super },
+                        span: span(node),
+                        full: span(node),
+                        unit,
+                    }
                 }
                 "call.close" => {
                     let Some(close) = self.implicit_close(node, unit) else { continue };
@@ -828,9 +909,19 @@ impl<'t> Extractor<'t> {
                 "call.reference" => {
                     let count = node.named_child_count();
                     let Some(last) = node.named_child(count.saturating_sub(1) as u32) else { continue };
-                    let name = if last.kind() == "identifier" { text(last, src).to_string() } else { "<init>".to_string() };
-                    let receiver = node.named_child(0).filter(|r| r.id() != last.id() || count == 1).map(|r| self.expr(r, src));
-                    Call { name, receiver, args: Vec::new(), kind: CallKind::Reference, span: span(last), full: span(node), unit }
+                    let name =
+                        if last.kind() == "identifier" { text(last, src).to_string() } else { "<init>".to_string() };
+                    let receiver =
+                        node.named_child(0).filter(|r| r.id() != last.id() || count == 1).map(|r| self.expr(r, src));
+                    Call {
+                        name,
+                        receiver,
+                        args: Vec::new(),
+                        kind: CallKind::Reference,
+                        span: span(last),
+                        full: span(node),
+                        unit,
+                    }
                 }
                 _ => continue,
             };
@@ -843,7 +934,11 @@ impl<'t> Extractor<'t> {
     /// program order and the locks held there are right.
     fn implicit_close(&self, resource: Node<'t>, unit: UnitIdx) -> Option<Call> {
         let src = self.src;
-        let statement = self.parents.of(resource).and_then(|spec| self.parents.of(spec)).filter(|s| s.kind() == "try_with_resources_statement")?;
+        let statement = self
+            .parents
+            .of(resource)
+            .and_then(|spec| self.parents.of(spec))
+            .filter(|s| s.kind() == "try_with_resources_statement")?;
         let body = statement.child_by_field_name("body")?;
         let receiver = match resource.child_by_field_name("name") {
             Some(name) => self.local_at(text(name, src), name.start_byte() as u32).map(Expr::Local)?,
@@ -851,7 +946,15 @@ impl<'t> Extractor<'t> {
             None => self.expr(resource.named_child(0)?, src),
         };
         let brace = span(body.child(body.child_count().checked_sub(1)? as u32)?);
-        Some(Call { name: "close".to_string(), receiver: Some(receiver), args: Vec::new(), kind: CallKind::Method, span: brace, full: span(resource), unit })
+        Some(Call {
+            name: "close".to_string(),
+            receiver: Some(receiver),
+            args: Vec::new(),
+            kind: CallKind::Method,
+            span: brace,
+            full: span(resource),
+            unit,
+        })
     }
 
     /// The innermost loop around a wait call in its unit, else the innermost `if`. In a loop
@@ -868,12 +971,18 @@ impl<'t> Extractor<'t> {
                     let cond = p.child_by_field_name("condition").filter(|c| c.id() != child.id());
                     let looped = guard(index, true, p, cond, src);
                     return match innermost_if {
-                        Some((statement, cond)) if looped.cond.is_none() && p.kind() != "enhanced_for_statement" => guard(index, true, statement, cond, src),
+                        Some((statement, cond)) if looped.cond.is_none() && p.kind() != "enhanced_for_statement" => {
+                            guard(index, true, statement, cond, src)
+                        }
                         _ => looped,
                     };
                 }
                 "if_statement" => p.child_by_field_name("condition").filter(|c| c.id() != child.id()),
-                "method_declaration" | "constructor_declaration" | "lambda_expression" | "class_body" | "static_initializer" => break,
+                "method_declaration"
+                | "constructor_declaration"
+                | "lambda_expression"
+                | "class_body"
+                | "static_initializer" => break,
                 _ => None,
             };
             if cond.is_some() && innermost_if.is_none() {
@@ -936,16 +1045,43 @@ fn is_value_identifier(parents: &super::tokens::Parents, node: Node) -> bool {
         // `Outer.this` names a class, not a value.
         "field_access" => is("object") && parent.child_by_field_name("field").is_some_and(|f| f.kind() != "this"),
         "method_invocation" => is("object"),
-        "variable_declarator" | "formal_parameter" | "catch_formal_parameter" | "enhanced_for_statement" | "resource"
+        "variable_declarator"
+        | "formal_parameter"
+        | "catch_formal_parameter"
+        | "enhanced_for_statement"
+        | "resource"
         | "instanceof_expression" => !is("name"),
         "lambda_expression" => !is("parameters"),
-        "method_reference" => parent.named_child(0).is_some_and(|c| c.id() == node.id()) && parent.named_child_count() > 1,
-        "inferred_parameters" | "scoped_identifier" | "labeled_statement" | "break_statement" | "continue_statement"
-        | "annotation" | "marker_annotation" | "element_value_pair" | "switch_label" | "enum_constant" | "method_declaration"
-        | "constructor_declaration" | "class_declaration" | "interface_declaration" | "enum_declaration"
-        | "record_declaration" | "annotation_type_declaration" | "annotation_type_element_declaration" | "package_declaration"
-        | "import_declaration" | "module_declaration" | "requires_module_directive" | "exports_module_directive"
-        | "compact_constructor_declaration" | "type_pattern" | "record_pattern_component" | "spread_parameter" => false,
+        "method_reference" => {
+            parent.named_child(0).is_some_and(|c| c.id() == node.id()) && parent.named_child_count() > 1
+        }
+        "inferred_parameters"
+        | "scoped_identifier"
+        | "labeled_statement"
+        | "break_statement"
+        | "continue_statement"
+        | "annotation"
+        | "marker_annotation"
+        | "element_value_pair"
+        | "switch_label"
+        | "enum_constant"
+        | "method_declaration"
+        | "constructor_declaration"
+        | "class_declaration"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "record_declaration"
+        | "annotation_type_declaration"
+        | "annotation_type_element_declaration"
+        | "package_declaration"
+        | "import_declaration"
+        | "module_declaration"
+        | "requires_module_directive"
+        | "exports_module_directive"
+        | "compact_constructor_declaration"
+        | "type_pattern"
+        | "record_pattern_component"
+        | "spread_parameter" => false,
         _ => true,
     }
 }

@@ -75,7 +75,11 @@ pub enum Expr {
     /// `object.name`
     Field(Box<Expr>, String),
     /// `object.name(...)` or `name(...)`.
-    Call { receiver: Option<Box<Expr>>, name: String, args: Vec<Expr> },
+    Call {
+        receiver: Option<Box<Expr>>,
+        name: String,
+        args: Vec<Expr>,
+    },
     New(TypeRef),
     Cast(TypeRef, Box<Expr>),
     /// `array[index]`
@@ -247,9 +251,14 @@ pub struct Access {
 pub enum CallKind {
     Method,
     /// `new T(...)`; `anonymous` is the class body's class when there is one.
-    New { ty: TypeRef, anonymous: Option<ClassIdx> },
+    New {
+        ty: TypeRef,
+        anonymous: Option<ClassIdx>,
+    },
     /// `this(...)` / `super(...)` in a constructor.
-    ConstructorChain { is_super: bool },
+    ConstructorChain {
+        is_super: bool,
+    },
     /// `Type::method` or `expr::method`.
     Reference,
 }
@@ -447,7 +456,12 @@ impl FileFacts {
 
     /// Accesses made by a method (its lambdas included), with their indices.
     pub fn accesses_of(&self, method: MethodIdx) -> impl Iterator<Item = (usize, &Access)> {
-        self.members.accesses.get(method as usize).into_iter().flatten().map(|&i| (i as usize, &self.accesses[i as usize]))
+        self.members
+            .accesses
+            .get(method as usize)
+            .into_iter()
+            .flatten()
+            .map(|&i| (i as usize, &self.accesses[i as usize]))
     }
 
     /// The innermost class whose span contains `offset`.
@@ -464,16 +478,14 @@ impl FileFacts {
     /// that contains the line's first non-blank byte.
     pub fn method_at_line(&self, line: u32) -> Option<MethodIdx> {
         let offset = self.first_code_offset(line);
-        self.method_at(offset).or_else(|| {
-            innermost_by(self.methods.iter().map(|m| m.span), |s| s.line <= line && line <= s.end_line)
-        })
+        self.method_at(offset)
+            .or_else(|| innermost_by(self.methods.iter().map(|m| m.span), |s| s.line <= line && line <= s.end_line))
     }
 
     pub fn class_at_line(&self, line: u32) -> Option<ClassIdx> {
         let offset = self.first_code_offset(line);
-        self.class_at(offset).or_else(|| {
-            innermost_by(self.classes.iter().map(|c| c.span), |s| s.line <= line && line <= s.end_line)
-        })
+        self.class_at(offset)
+            .or_else(|| innermost_by(self.classes.iter().map(|c| c.span), |s| s.line <= line && line <= s.end_line))
     }
 
     /// Byte offset of the first non-blank character of a line (or its start).
@@ -498,7 +510,10 @@ impl FileFacts {
                 Some(p) => i = p as usize,
                 None => {
                     // A later top-level unit may not contain it; look back for one that does.
-                    return self.units[..i].iter().rposition(|u| u.span.contains(offset) && u.parent.is_none()).map(|j| j as UnitIdx);
+                    return self.units[..i]
+                        .iter()
+                        .rposition(|u| u.span.contains(offset) && u.parent.is_none())
+                        .map(|j| j as UnitIdx);
                 }
             }
         }
@@ -515,14 +530,22 @@ impl FileFacts {
     pub fn held_regions(&self, unit: UnitIdx, offset: u32) -> Vec<usize> {
         let mut chain = vec![(unit, offset)];
         let (mut u, mut depth) = (unit, 0);
-        while let (Some(at), Some(parent), true) = (self.units[u as usize].inline_at, self.units[u as usize].parent, depth < 8) {
+        while let (Some(at), Some(parent), true) =
+            (self.units[u as usize].inline_at, self.units[u as usize].parent, depth < 8)
+        {
             chain.push((parent, at));
             u = parent;
             depth += 1;
         }
         let mut out = Vec::new();
         for &(unit, offset) in chain.iter().rev() {
-            out.extend(self.locks.iter().enumerate().filter(|(_, r)| r.unit == unit && r.span.contains(offset)).map(|(i, _)| i));
+            out.extend(
+                self.locks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.unit == unit && r.span.contains(offset))
+                    .map(|(i, _)| i),
+            );
         }
         out
     }
@@ -609,4 +632,3 @@ pub fn expr_key(facts: &FileFacts, e: &Expr) -> String {
         Expr::Other => "?".into(),
     }
 }
-

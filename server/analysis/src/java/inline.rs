@@ -54,12 +54,15 @@ const RUNS_ARGUMENT_NOW: &[&str] = &[
 ];
 
 /// Functional-interface methods: calling one on a local runs the lambda it holds.
-const FUNCTION_CALLS: &[&str] = &["run", "call", "get", "accept", "apply", "test", "getAsInt", "getAsLong", "getAsDouble", "getAsBoolean"];
+const FUNCTION_CALLS: &[&str] =
+    &["run", "call", "get", "accept", "apply", "test", "getAsInt", "getAsLong", "getAsDouble", "getAsBoolean"];
 
 /// Sets [`super::facts::Unit::inline_at`] for every unit that runs inline.
 pub(super) fn mark_inline_units(facts: &mut FileFacts) {
     let mut marks: Vec<(UnitIdx, u32)> = Vec::new();
-    for call in facts.calls.iter().filter(|c| c.kind == CallKind::Method && RUNS_ARGUMENT_NOW.contains(&c.name.as_str())) {
+    for call in
+        facts.calls.iter().filter(|c| c.kind == CallKind::Method && RUNS_ARGUMENT_NOW.contains(&c.name.as_str()))
+    {
         for arg in &call.args {
             if let Expr::Lambda(u) = arg {
                 marks.push((*u, call.full.start));
@@ -67,7 +70,10 @@ pub(super) fn mark_inline_units(facts: &mut FileFacts) {
         }
         // Methods of an anonymous class instantiated as an argument of the call.
         for (ci, class) in facts.classes.iter().enumerate() {
-            if class.simple_name.is_empty() && call.full.contains(class.body.start) && facts.unit_at(class.span.start) == Some(call.unit) {
+            if class.simple_name.is_empty()
+                && call.full.contains(class.body.start)
+                && facts.unit_at(class.span.start) == Some(call.unit)
+            {
                 for (u, unit) in facts.units.iter().enumerate() {
                     if !unit.is_lambda && facts.methods[unit.method as usize].class as usize == ci {
                         marks.push((u as UnitIdx, call.full.start));
@@ -81,8 +87,11 @@ pub(super) fn mark_inline_units(facts: &mut FileFacts) {
         let is_this = |e: &Expr| matches!(e, Expr::Local(x) if *x as usize == l);
         // Read once, by the call: stored, returned or passed on, it may run anywhere.
         let reads = facts.local_uses.iter().filter(|x| x.local as usize == l && !x.write).count();
-        let invoked: Vec<_> =
-            facts.calls.iter().filter(|c| c.receiver.as_ref().is_some_and(is_this) && FUNCTION_CALLS.contains(&c.name.as_str())).collect();
+        let invoked: Vec<_> = facts
+            .calls
+            .iter()
+            .filter(|c| c.receiver.as_ref().is_some_and(is_this) && FUNCTION_CALLS.contains(&c.name.as_str()))
+            .collect();
         if let ([call], 1) = (invoked.as_slice(), reads) {
             if facts.units[*u as usize].parent == Some(call.unit) {
                 marks.push((*u, call.full.start));

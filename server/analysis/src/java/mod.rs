@@ -1,7 +1,7 @@
 //! Java syntax: parsing with tree-sitter and the per-file facts read from the tree.
 
-pub mod facts;
 mod extract;
+pub mod facts;
 mod inline;
 pub mod queries;
 mod syntax;
@@ -122,7 +122,9 @@ fn parse_tree(text: &str, old: Option<&Tree>) -> Tree {
             p
         });
     }
-    PARSER.with(|p| p.borrow_mut().parse(text, old)).expect("parsing without a timeout or cancellation flag always yields a tree")
+    PARSER
+        .with(|p| p.borrow_mut().parse(text, old))
+        .expect("parsing without a timeout or cancellation flag always yields a tree")
 }
 
 #[cfg(test)]

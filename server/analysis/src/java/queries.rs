@@ -10,12 +10,8 @@ pub(crate) const CALLS: &str = include_str!("../../../../queries/java/calls.scm"
 pub(crate) const LOCKS: &str = include_str!("../../../../queries/java/locks.scm");
 
 /// Every query file by name, so that a test can compile them all.
-pub const ALL: &[(&str, &str)] = &[
-    ("declarations.scm", DECLARATIONS),
-    ("accesses.scm", ACCESSES),
-    ("calls.scm", CALLS),
-    ("locks.scm", LOCKS),
-];
+pub const ALL: &[(&str, &str)] =
+    &[("declarations.scm", DECLARATIONS), ("accesses.scm", ACCESSES), ("calls.scm", CALLS), ("locks.scm", LOCKS)];
 
 /// All query files compiled into one query, so that a file is traversed once; capture
 /// names are prefixed by their file's concern (`decl.`, `access.`, `call.`, `lock.`).
@@ -31,7 +27,8 @@ pub(crate) fn queries() -> &'static Queries {
     static QUERIES: OnceLock<Queries> = OnceLock::new();
     QUERIES.get_or_init(|| {
         let all: Vec<&str> = ALL.iter().map(|(_, src)| *src).collect();
-        let all = Query::new(&language(), &all.join("\n")).unwrap_or_else(|e| panic!("queries/java/*.scm do not compile together: {e}"));
+        let all = Query::new(&language(), &all.join("\n"))
+            .unwrap_or_else(|e| panic!("queries/java/*.scm do not compile together: {e}"));
         Queries { all }
     })
 }

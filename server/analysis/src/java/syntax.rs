@@ -51,7 +51,11 @@ pub(crate) fn assigned_value<'t>(parents: &Parents<'t>, node: Node<'t>, src: &[u
     let plain = parent.kind() == "assignment_expression"
         && is_field_child(parent, "left", child)
         && parent.child_by_field_name("operator").is_some_and(|o| text(o, src) == "=");
-    if plain { parent.child_by_field_name("right") } else { None }
+    if plain {
+        parent.child_by_field_name("right")
+    } else {
+        None
+    }
 }
 
 /// Whether the expression at `node` is read, written, or both (`x += 1`, `x++`).
@@ -105,20 +109,26 @@ pub(crate) fn type_ref(node: Node, src: &[u8]) -> TypeRef {
             TypeRef { name: parts.join("."), args, array_dims: 0 }
         }
         "array_type" => {
-            let mut element = node.child_by_field_name("element").map(|e| type_ref(e, src)).unwrap_or_else(|| TypeRef::simple("Object"));
+            let mut element = node
+                .child_by_field_name("element")
+                .map(|e| type_ref(e, src))
+                .unwrap_or_else(|| TypeRef::simple("Object"));
             let dims = node.child_by_field_name("dimensions").map(|d| text(d, src).matches('[').count()).unwrap_or(1);
             element.array_dims = element.array_dims.saturating_add(dims as u8);
             element
         }
         "annotated_type" => {
             let mut cursor = node.walk();
-            let inner = node.named_children(&mut cursor).find(|c| !matches!(c.kind(), "annotation" | "marker_annotation"));
+            let inner =
+                node.named_children(&mut cursor).find(|c| !matches!(c.kind(), "annotation" | "marker_annotation"));
             inner.map(|i| type_ref(i, src)).unwrap_or_else(|| TypeRef::simple("Object"))
         }
         "wildcard" => {
             // `? extends T` stands for T; `?` and `? super T` for Object.
             let mut cursor = node.walk();
-            let bound = node.named_children(&mut cursor).find(|c| !matches!(c.kind(), "annotation" | "marker_annotation" | "super"));
+            let bound = node
+                .named_children(&mut cursor)
+                .find(|c| !matches!(c.kind(), "annotation" | "marker_annotation" | "super"));
             let is_super = text(node, src).contains("super");
             match bound {
                 Some(b) if !is_super => type_ref(b, src),
@@ -170,7 +180,8 @@ pub(crate) fn modifiers(decl: Node, src: &[u8]) -> Modifiers {
 }
 
 pub(crate) fn annotation(node: Node, src: &[u8]) -> Annotation {
-    let written: String = node.child_by_field_name("name").map(|n| text(n, src).split_whitespace().collect()).unwrap_or_default();
+    let written: String =
+        node.child_by_field_name("name").map(|n| text(n, src).split_whitespace().collect()).unwrap_or_default();
     let name = written.rsplit('.').next().unwrap_or("").to_string();
     let qualified = written.contains('.').then_some(written);
     let (mut strings, mut classes) = (Vec::new(), Vec::new());
@@ -240,7 +251,8 @@ pub(crate) fn expr_of(
             }
         }
         "field_access" => {
-            let (Some(object), Some(field)) = (node.child_by_field_name("object"), node.child_by_field_name("field")) else {
+            let (Some(object), Some(field)) = (node.child_by_field_name("object"), node.child_by_field_name("field"))
+            else {
                 return Expr::Other;
             };
             if field.kind() == "this" {
@@ -267,8 +279,10 @@ pub(crate) fn expr_of(
             None => Expr::Other,
         },
         "cast_expression" => {
-            let ty = node.child_by_field_name("type").map(|t| type_ref(t, src)).unwrap_or_else(|| TypeRef::simple("Object"));
-            let value = node.child_by_field_name("value").map(|v| expr_of(v, src, local, lambda)).unwrap_or(Expr::Other);
+            let ty =
+                node.child_by_field_name("type").map(|t| type_ref(t, src)).unwrap_or_else(|| TypeRef::simple("Object"));
+            let value =
+                node.child_by_field_name("value").map(|v| expr_of(v, src, local, lambda)).unwrap_or(Expr::Other);
             Expr::Cast(ty, Box::new(value))
         }
         "array_access" => match node.child_by_field_name("array") {

@@ -78,7 +78,11 @@ fn render(src: &str) -> String {
             "call {}{} line {} args [{}]\n",
             c.receiver.as_ref().map(|r| format!("{}.", expr(&f, r))).unwrap_or_default(),
             match &c.kind {
-                CallKind::New { ty, anonymous } => format!("new {}{}", ty.name, anonymous.map(|a| format!(" as {}", f.classes[a as usize].binary_name)).unwrap_or_default()),
+                CallKind::New { ty, anonymous } => format!(
+                    "new {}{}",
+                    ty.name,
+                    anonymous.map(|a| format!(" as {}", f.classes[a as usize].binary_name)).unwrap_or_default()
+                ),
                 _ => c.name.clone(),
             },
             c.span.line,
@@ -86,7 +90,10 @@ fn render(src: &str) -> String {
         );
     }
     for l in &f.locks {
-        out += &format!("lock {:?} {} lines {}-{} markers {:?}\n", l.kind, l.text, l.span.line, l.span.end_line, l.markers);
+        out += &format!(
+            "lock {:?} {} lines {}-{} markers {:?}\n",
+            l.kind, l.text, l.span.line, l.span.end_line, l.markers
+        );
     }
     for e in &f.syntax_errors {
         out += &format!("syntax error at line {}\n", e.line);
@@ -222,7 +229,12 @@ fn waits_know_the_loop_or_if_that_guards_them() {
     let rendered: Vec<String> = f
         .wait_guards
         .iter()
-        .map(|g| format!("{} line {}: looped={} cond={:?} at line {}", f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond, g.span.line))
+        .map(|g| {
+            format!(
+                "{} line {}: looped={} cond={:?} at line {}",
+                f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond, g.span.line
+            )
+        })
         .collect();
     expect![[r#"
         wait line 5: looped=true cond=Some("items.isEmpty()") at line 3
@@ -232,13 +244,23 @@ fn waits_know_the_loop_or_if_that_guards_them() {
         wait line 10: looped=true cond=Some("head == null") at line 10
         wait line 10: looped=true cond=Some("due > now") at line 10
         wait line 11: looped=false cond=None at line 11
-        wait line 12: looped=false cond=Some("x") at line 12"#]].assert_eq(&rendered.join("\n"));
+        wait line 12: looped=false cond=Some("x") at line 12"#]]
+    .assert_eq(&rendered.join("\n"));
 }
 
 #[test]
 fn wakeups_know_the_if_that_makes_them_conditional() {
     let f = facts_of("class Q {\n  synchronized void a() {\n    if (items.size() == 1) {\n      notifyAll();\n    }\n    c.signal();\n    notify(x);\n  }\n}\n");
-    let rendered: Vec<String> = f.wait_guards.iter().map(|g| format!("{} line {}: looped={} cond={:?}", f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond)).collect();
+    let rendered: Vec<String> = f
+        .wait_guards
+        .iter()
+        .map(|g| {
+            format!(
+                "{} line {}: looped={} cond={:?}",
+                f.calls[g.call as usize].name, f.calls[g.call as usize].span.line, g.looped, g.cond
+            )
+        })
+        .collect();
     expect![[r#"
         notifyAll line 4: looped=false cond=Some("items.size() == 1")
         signal line 6: looped=false cond=None"#]]

@@ -51,7 +51,8 @@ pub(crate) struct Walk<'t> {
 
 pub(crate) fn walk<'t>(root: Node<'t>) -> Walk<'t> {
     static DECLARATOR: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
-    let declarator = *DECLARATOR.get_or_init(|| super::queries::language().id_for_node_kind("variable_declarator", true));
+    let declarator =
+        *DECLARATOR.get_or_init(|| super::queries::language().id_for_node_kind("variable_declarator", true));
     let mut tokens = Vec::new();
     let mut declarators = Vec::new();
     let mut parents = HashMap::default();

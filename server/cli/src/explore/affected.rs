@@ -19,10 +19,10 @@ use super::sarif::{self, Affected};
 use super::{explore_with_progress, write_html, ExploreArgs};
 use crate::check::{note_lines, print_notes};
 use crate::select::analyze_and_select;
+use crate::{print_json, Format};
 use racelens_explore::affected::ended::{count, exit_status, outcomes, summary, thousands, Ended};
 use racelens_explore::affected::shard::{self, Shard};
 use racelens_explore::search::part::Part;
-use crate::{print_json, Format};
 
 pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     let mut host = Host::open(&args.path, &HostOptions::default())?;
@@ -46,8 +46,27 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
             write_html(path, HTML_TITLE, &[Section::Outcome { test: "No test explored".into(), words }])?;
         }
         match (format, args.shard) {
-            (Format::Json, _) => print_json(&AffectedReport { tests: Vec::new(), selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, shard: merge_data }),
-            (Format::Sarif, _) => sarif::affected(&host, Vec::new(), 0, Affected { selected: selected.len(), budget: args.max_schedules, schedules: 0, failed: 0, tests: Vec::new() }).print(),
+            (Format::Json, _) => print_json(&AffectedReport {
+                tests: Vec::new(),
+                selected: selected.len(),
+                budget: args.max_schedules,
+                schedules: 0,
+                failed: 0,
+                shard: merge_data,
+            }),
+            (Format::Sarif, _) => sarif::affected(
+                &host,
+                Vec::new(),
+                0,
+                Affected {
+                    selected: selected.len(),
+                    budget: args.max_schedules,
+                    schedules: 0,
+                    failed: 0,
+                    tests: Vec::new(),
+                },
+            )
+            .print(),
             (Format::Text, None) => {
                 println!("racelens: the change selects no test ({})", selection.evidence);
                 // Nothing selected is not "nothing to test" when sharing was undecided.
@@ -71,44 +90,66 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     for (i, &(p, part)) in mine.iter().enumerate() {
         let (test, share) = (&selected[p], shard::part_budget(budgets[p], part));
         // `--max-seconds`: the time left, shared among the tests left.
-        let seconds = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()).as_secs() / (mine.len() - i) as u64);
+        let seconds = deadline
+            .map(|d| d.saturating_duration_since(std::time::Instant::now()).as_secs() / (mine.len() - i) as u64);
         let title = header(test.rank, &test.test, test.pairs.len(), share, part);
         if format == Format::Text {
             println!("{}{title}", if i == 0 { "" } else { "\n" });
         }
         let mut covered = None;
-        let (end, result, error, text) = match explore_ranked(&host, &sources, args, change.as_ref(), test, (share, part), seconds) {
-            Ok(exploration) => {
-                spent += exploration.report.stats.schedules;
-                let result = match format {
-                    Format::Json => Some(exploration.json()),
-                    Format::Sarif => {
-                        findings.extend(exploration.sarif_finding(&host, &mut fingerprints));
-                        covered = Some(exploration.sarif_covered());
-                        None
+        let (end, result, error, text) =
+            match explore_ranked(&host, &sources, args, change.as_ref(), test, (share, part), seconds) {
+                Ok(exploration) => {
+                    spent += exploration.report.stats.schedules;
+                    let result = match format {
+                        Format::Json => Some(exploration.json()),
+                        Format::Sarif => {
+                            findings.extend(exploration.sarif_finding(&host, &mut fingerprints));
+                            covered = Some(exploration.sarif_covered());
+                            None
+                        }
+                        Format::Text => None,
+                    };
+                    if args.html.is_some() {
+                        sections.push(exploration.html_section(title));
                     }
-                    Format::Text => None,
-                };
-                if args.html.is_some() {
-                    sections.push(exploration.html_section(title));
+                    (Ended::of(&exploration.report), result, None, exploration.text())
                 }
-                (Ended::of(&exploration.report), result, None, exploration.text())
-            }
-            Err(e) => {
-                if format == Format::Sarif {
-                    findings.push(exploration::sarif::not_explored(&host, &places, &test.test, &format!("not explored: {e}"), &mut fingerprints));
+                Err(e) => {
+                    if format == Format::Sarif {
+                        findings.push(exploration::sarif::not_explored(
+                            &host,
+                            &places,
+                            &test.test,
+                            &format!("not explored: {e}"),
+                            &mut fingerprints,
+                        ));
+                    }
+                    let text = format!("! not explored: {e}\n");
+                    sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
+                    (Ended::NotExplored, None, Some(e), text)
                 }
-                let text = format!("! not explored: {e}\n");
-                sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
-                (Ended::NotExplored, None, Some(e), text)
-            }
-        };
+            };
         if format == Format::Text {
             print!("{text}");
         }
-        explored.push(sarif::AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), exploration: covered, error: error.clone() });
+        explored.push(sarif::AffectedTest {
+            test: test.test.clone(),
+            rank: test.rank,
+            pairs: test.pairs.clone(),
+            exploration: covered,
+            error: error.clone(),
+        });
         texts.insert(test.test.clone(), text);
-        results.push(AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: share, result, error, parts: Vec::new() });
+        results.push(AffectedTest {
+            test: test.test.clone(),
+            rank: test.rank,
+            pairs: test.pairs.clone(),
+            budget: share,
+            result,
+            error,
+            parts: Vec::new(),
+        });
         ended.push(end);
         if args.fail_fast && end == Ended::Failed {
             break;
@@ -121,16 +162,31 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     if let Some(path) = &args.html {
         let words = match args.shard {
             None => summary(&ended, selected.len(), spent, args.max_schedules),
-            Some(s) => shard_summary(s, &ended, &ranked(&mine, selected), selected.len(), spent, shard_budget(&mine, &budgets)),
+            Some(s) => {
+                shard_summary(s, &ended, &ranked(&mine, selected), selected.len(), spent, shard_budget(&mine, &budgets))
+            }
         };
         sections.push(Section::Outcome { test: "Summary".into(), words });
         write_html(path, HTML_TITLE, &sections)?;
     }
     match format {
-        Format::Json => print_json(&AffectedReport { tests: results, selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, shard: merge_data }),
+        Format::Json => print_json(&AffectedReport {
+            tests: results,
+            selected: selected.len(),
+            budget: args.max_schedules,
+            schedules: spent,
+            failed,
+            shard: merge_data,
+        }),
         Format::Sarif => {
             // With `--shard`, the log holds this shard's tests only.
-            let properties = Affected { selected: selected.len(), budget: args.max_schedules, schedules: spent, failed, tests: explored };
+            let properties = Affected {
+                selected: selected.len(),
+                budget: args.max_schedules,
+                schedules: spent,
+                failed,
+                tests: explored,
+            };
             sarif::affected(&host, findings, exit_status(&ended), properties).print();
             print_notes(&host);
         }
@@ -138,7 +194,17 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
             println!();
             match args.shard {
                 None => println!("{}", summary(&ended, selected.len(), spent, args.max_schedules)),
-                Some(s) => println!("{}", shard_summary(s, &ended, &ranked(&mine, selected), selected.len(), spent, shard_budget(&mine, &budgets))),
+                Some(s) => println!(
+                    "{}",
+                    shard_summary(
+                        s,
+                        &ended,
+                        &ranked(&mine, selected),
+                        selected.len(),
+                        spent,
+                        shard_budget(&mine, &budgets)
+                    )
+                ),
             }
             print_notes(&host);
         }
@@ -162,7 +228,12 @@ pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64, part: Pa
         true => String::new(),
         false => format!("{part} of its schedules, "),
     };
-    format!("#{rank} {test} — covers {}; {part}up to {} schedule{}", count(pairs, "impacted pair"), thousands(share), if share == 1 { "" } else { "s" })
+    format!(
+        "#{rank} {test} — covers {}; {part}up to {} schedule{}",
+        count(pairs, "impacted pair"),
+        thousands(share),
+        if share == 1 { "" } else { "s" }
+    )
 }
 
 /// The ranks of the tests at `mine`'s positions, with their parts.
@@ -180,11 +251,22 @@ fn shard_budget(mine: &[(usize, Part)], budgets: &[u64]) -> u64 {
 /// tests each shard owed and whether all are there; what must be the same on every shard
 /// (the base revision and the options); and the lines the unsharded run would print
 /// (`texts` per test, `notes`).
-fn shard_data(host: &Host, args: &ExploreArgs, shard: Shard, selected: &[RankedTest], budgets: &[u64], evidence: &str) -> ShardData {
+fn shard_data(
+    host: &Host,
+    args: &ExploreArgs,
+    shard: Shard,
+    selected: &[RankedTest],
+    budgets: &[u64],
+    evidence: &str,
+) -> ShardData {
     ShardData {
         index: shard.index(),
         count: shard.count(),
-        selection: selected.iter().zip(budgets).map(|(t, &budget)| SelectedTest { test: t.test.clone(), rank: t.rank, pairs: t.pairs.clone(), budget }).collect(),
+        selection: selected
+            .iter()
+            .zip(budgets)
+            .map(|(t, &budget)| SelectedTest { test: t.test.clone(), rank: t.rank, pairs: t.pairs.clone(), budget })
+            .collect(),
         evidence: evidence.to_string(),
         base: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
         options: ShardOptions {
@@ -213,7 +295,15 @@ fn no_work(evidence: &str) -> String {
 
 /// Explores one selected test with at most `share` schedules (its module of the build
 /// compiled first), or says why it could not run.
-fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Option<&ChangeInput>, test: &RankedTest, (share, part): (u64, Part), seconds: Option<u64>) -> Result<Exploration, String> {
+fn explore_ranked(
+    host: &Host,
+    sources: &Sources,
+    args: &ExploreArgs,
+    change: Option<&ChangeInput>,
+    test: &RankedTest,
+    (share, part): (u64, Part),
+    seconds: Option<u64>,
+) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
     let toolchain = super::toolchain_for(host, sources, &spec)?;
     let settings = Settings { max_seconds: seconds, part, ..args.settings(share)? };
@@ -223,14 +313,25 @@ fn explore_ranked(host: &Host, sources: &Sources, args: &ExploreArgs, change: Op
 /// `racelens: shard 1/2: 2 of 3 selected tests explored here: ...`, of this shard's tests
 /// (or part of a test) and their budgets alone.
 /// `mine` holds the rank of each test it explored, with the part.
-fn shard_summary(s: Shard, ended: &[Ended], mine: &[(usize, Part)], selected: usize, schedules: u64, budget: u64) -> String {
+fn shard_summary(
+    s: Shard,
+    ended: &[Ended],
+    mine: &[(usize, Part)],
+    selected: usize,
+    schedules: u64,
+    budget: u64,
+) -> String {
     let what = match mine {
-        [(rank, part)] if !part.is_whole() => format!("{part} of the schedules of #{rank} of {} explored here", count(selected, "selected test")),
+        [(rank, part)] if !part.is_whole() => {
+            format!("{part} of the schedules of #{rank} of {} explored here", count(selected, "selected test"))
+        }
         _ => format!("{} of {} explored here", mine.len(), count(selected, "selected test")),
     };
     let stopped = match ended.len() == mine.len() {
         true => String::new(),
-        false => format!(" (--fail-fast: stopped at its first failure, {} of its {} explored)", ended.len(), mine.len()),
+        false => {
+            format!(" (--fail-fast: stopped at its first failure, {} of its {} explored)", ended.len(), mine.len())
+        }
     };
     format!("racelens: shard {s}: {what}{stopped}: {}, {} of {} schedules (its tests' budgets); `racelens merge` gives the report of all shards", outcomes(ended), thousands(schedules), thousands(budget))
 }
@@ -247,12 +348,24 @@ mod tests {
         assert_eq!(shard_summary(s, &[Ended::Failed], &mine, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 cleared, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
         let part = [(1, Part::new(1, 2).unwrap())];
         assert_eq!(shard_summary(s, &[Ended::EverySchedule], &part, 1, 12, 5_000), "racelens: shard 2/3: part 2/2 of the schedules of #1 of 1 selected test explored here: 0 failed, 1 cleared (every schedule on 1), 12 of 5,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        assert_eq!(no_work("static reachability for 2 tests"), "no work for this shard: the change selects no test (static reachability for 2 tests)");
+        assert_eq!(
+            no_work("static reachability for 2 tests"),
+            "no work for this shard: the change selects no test (static reachability for 2 tests)"
+        );
         assert_eq!(header(1, "p.T#m", 1, 1, Part::WHOLE), "#1 p.T#m — covers 1 impacted pair; up to 1 schedule");
-        assert_eq!(header(2, "p.T#m", 4, 3_334, Part::WHOLE), "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules");
-        assert_eq!(header(1, "p.T#m", 4, 5_000, Part::new(0, 2).unwrap()), "#1 p.T#m — covers 4 impacted pairs; part 1/2 of its schedules, up to 5,000 schedules");
+        assert_eq!(
+            header(2, "p.T#m", 4, 3_334, Part::WHOLE),
+            "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules"
+        );
+        assert_eq!(
+            header(1, "p.T#m", 4, 5_000, Part::new(0, 2).unwrap()),
+            "#1 p.T#m — covers 4 impacted pairs; part 1/2 of its schedules, up to 5,000 schedules"
+        );
         // The exit status of the run and of the merge.
-        assert_eq!(format!("{:?}", exit_code(&[Ended::EverySchedule, Ended::Budget])), format!("{:?}", ExitCode::SUCCESS));
+        assert_eq!(
+            format!("{:?}", exit_code(&[Ended::EverySchedule, Ended::Budget])),
+            format!("{:?}", ExitCode::SUCCESS)
+        );
         assert_eq!(format!("{:?}", exit_code(&[Ended::Failed])), format!("{:?}", ExitCode::from(1)));
     }
 }

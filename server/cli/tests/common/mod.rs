@@ -30,7 +30,8 @@ pub fn racelens_command(dir: &Path, args: &[&str]) -> Command {
 pub fn racelens(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = racelens_command(dir, args).arg("--json").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let json = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
+    let json = serde_json::from_str(&stdout)
+        .unwrap_or_else(|_| panic!("not JSON ({:?}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr)));
     assert_follows_schema(schema_of(args), &json);
     (out.status.code().unwrap_or(-1), json)
 }
@@ -53,8 +54,11 @@ pub fn schema_of(args: &[&str]) -> &'static str {
 /// The violations of `server/cli/schemas/<name>.schema.json` in `json`, one line each.
 pub fn schema_errors(name: &str, json: &Value) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(format!("{name}.schema.json"));
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{} is not a valid schema: {e}", path.display()));
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+            .unwrap();
+    let validator =
+        jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{} is not a valid schema: {e}", path.display()));
     validator.iter_errors(json).map(|e| format!("{}: {e}", e.instance_path())).collect()
 }
 
@@ -102,7 +106,11 @@ pub fn listed_tests(fixture: &str) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(fixture).join("fixture.toml");
     let toml = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let list = toml.split("tests = [").nth(1).and_then(|rest| rest.split(']').next()).expect("a tests list");
-    list.lines().map(|l| l.trim().trim_end_matches(',').trim_matches('"')).filter(|l| !l.is_empty()).map(String::from).collect()
+    list.lines()
+        .map(|l| l.trim().trim_end_matches(',').trim_matches('"'))
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// Whether the result `r` claims every schedule, or every one with up to `bound` preemptions.

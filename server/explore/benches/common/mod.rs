@@ -33,7 +33,12 @@ pub fn faults_dir() -> PathBuf {
 /// A name in `only` that is no fault is an error (a typo must not shrink the bench silently).
 pub fn faults(only: &Option<Vec<String>>) -> Vec<Fault> {
     let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(faults_dir()).expect("tests/bench/capp exists").flatten().map(|e| e.path()).filter(|p| p.join("fault.toml").is_file()).collect();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(faults_dir())
+        .expect("tests/bench/capp exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("fault.toml").is_file())
+        .collect();
     dirs.sort();
     for dir in dirs {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
@@ -43,7 +48,11 @@ pub fn faults(only: &Option<Vec<String>>) -> Vec<Fault> {
         let text = std::fs::read_to_string(dir.join("fault.toml")).unwrap();
         let value = |key: &str| {
             text.lines()
-                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim_start().strip_prefix('=')).map(|v| v.trim().trim_matches('"').to_string()))
+                .find_map(|l| {
+                    l.strip_prefix(key)
+                        .and_then(|r| r.trim_start().strip_prefix('='))
+                        .map(|v| v.trim().trim_matches('"').to_string())
+                })
                 .unwrap_or_default()
         };
         out.push(Fault { name, test: value("test"), kind: value("kind") });
@@ -90,10 +99,23 @@ fn prepare_repo(repo: tempfile::TempDir, name: &str, test: &str, jdk: &Jdk) -> P
 
 /// One exploration of the session's test with the prioritization `heuristic` (PCT depth 3),
 /// and its wall-clock time.
-pub fn explore(session: &mut Session, model: &ChangeModel, heuristic: &str, options: &Options) -> (Result<Report, String>, Duration) {
+pub fn explore(
+    session: &mut Session,
+    model: &ChangeModel,
+    heuristic: &str,
+    options: &Options,
+) -> (Result<Report, String>, Duration) {
     let choice = Choice::parse(heuristic).expect("a known heuristic");
     let started = Instant::now();
-    let report = racelens_explore::exploration::explore_test(session, options, choice, Some(model), 3, &mut |_| {}, &AtomicBool::new(false));
+    let report = racelens_explore::exploration::explore_test(
+        session,
+        options,
+        choice,
+        Some(model),
+        3,
+        &mut |_| {},
+        &AtomicBool::new(false),
+    );
     (report, started.elapsed())
 }
 

@@ -71,7 +71,13 @@ impl Ended {
 /// the merged tests).
 pub fn exit_status(ended: &[Ended]) -> u8 {
     match ended.contains(&Ended::Failed) {
-        false if ended.iter().any(|e| matches!(e, Ended::NotExplored | Ended::Stopped | Ended::Unconfirmed | Ended::Limitation)) => 2,
+        false
+            if ended
+                .iter()
+                .any(|e| matches!(e, Ended::NotExplored | Ended::Stopped | Ended::Unconfirmed | Ended::Limitation)) =>
+        {
+            2
+        }
         false => 0,
         true => 1,
     }
@@ -82,7 +88,11 @@ pub fn exit_status(ended: &[Ended]) -> u8 {
 pub fn summary(ended: &[Ended], selected: usize, schedules: u64, budget: u64) -> String {
     let explored = match ended.len() == selected {
         true => format!("{} explored", count(selected, "selected test")),
-        false => format!("{} of {} explored (--fail-fast: stopped at the first failure)", ended.len(), count(selected, "selected test")),
+        false => format!(
+            "{} of {} explored (--fail-fast: stopped at the first failure)",
+            ended.len(),
+            count(selected, "selected test")
+        ),
     };
     format!("racelens: {explored}: {}, {} of {} schedules", outcomes(ended), thousands(schedules), thousands(budget))
 }
@@ -102,7 +112,9 @@ pub fn outcomes(ended: &[Ended]) -> String {
             Ended::EverySchedule => claims.push(format!("every schedule on {n}")),
             Ended::Bound(b) => claims.push(format!("bound {b} on {n}")),
             Ended::BudgetAfter(b) => claims.push(format!("bound {b} then the budget on {n}")),
-            Ended::Budget => rest.push(format!("{n} budget end{} with no bound complete", if n == 1 { "" } else { "s" })),
+            Ended::Budget => {
+                rest.push(format!("{n} budget end{} with no bound complete", if n == 1 { "" } else { "s" }))
+            }
             Ended::NoBound => rest.push(format!("{n} without a complete bound")),
             Ended::NotExplored => rest.push(format!("{n} not explored")),
             Ended::Stopped => rest.push(format!("{n} stopped by an error")),
@@ -141,10 +153,46 @@ pub fn thousands(n: u64) -> String {
 /// A result with its outcome, coverage and schedules and nothing else of interest, for
 /// the tests of the summary and of `merge`.
 #[cfg(test)]
-pub(crate) fn bare_result(test: &str, outcome: ExploreOutcome, coverage: Coverage, schedules: u64) -> crate::reports::ExploreReport {
+pub(crate) fn bare_result(
+    test: &str,
+    outcome: ExploreOutcome,
+    coverage: Coverage,
+    schedules: u64,
+) -> crate::reports::ExploreReport {
     use crate::reports::{ExploreReport, Search, StatsReport};
-    let stats = StatsReport { elapsed_ms: 1, schedules_per_sec: 2.5, decision_points: 0, livelocks: 0, pruned: 0, failing_schedules: 0, skipped: 0, redundant: 0 };
-    ExploreReport { test: test.into(), search: Search::Icb, heuristic: "pct+LA".into(), icps: 0, impact: None, matched_decision_points: 0, bound: 2, outcome, schedules, coverage, sequential_streams: Vec::new(), failure: None, checks: None, error: None, stats, setup: crate::reports::SetupReport { classpath: String::new(), notes: Vec::new(), compile_ms: 0, impact_ms: None } }
+    let stats = StatsReport {
+        elapsed_ms: 1,
+        schedules_per_sec: 2.5,
+        decision_points: 0,
+        livelocks: 0,
+        pruned: 0,
+        failing_schedules: 0,
+        skipped: 0,
+        redundant: 0,
+    };
+    ExploreReport {
+        test: test.into(),
+        search: Search::Icb,
+        heuristic: "pct+LA".into(),
+        icps: 0,
+        impact: None,
+        matched_decision_points: 0,
+        bound: 2,
+        outcome,
+        schedules,
+        coverage,
+        sequential_streams: Vec::new(),
+        failure: None,
+        checks: None,
+        error: None,
+        stats,
+        setup: crate::reports::SetupReport {
+            classpath: String::new(),
+            notes: Vec::new(),
+            compile_ms: 0,
+            impact_ms: None,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -155,12 +203,22 @@ mod tests {
     fn the_summary_says_what_each_test_ended_with_and_no_more() {
         let ended = [Ended::Failed, Ended::Bound(2), Ended::Budget];
         assert_eq!(summary(&ended, 3, 4_512, 10_000), "racelens: 3 selected tests explored: 1 failed, 1 cleared (bound 2 on 1), 1 budget end with no bound complete, 4,512 of 10,000 schedules");
-        let ended = [Ended::EverySchedule, Ended::NotExplored, Ended::Stopped, Ended::NoBound, Ended::BudgetAfter(1), Ended::BudgetAfter(1)];
+        let ended = [
+            Ended::EverySchedule,
+            Ended::NotExplored,
+            Ended::Stopped,
+            Ended::NoBound,
+            Ended::BudgetAfter(1),
+            Ended::BudgetAfter(1),
+        ];
         assert_eq!(summary(&ended, 6, 999, 1_000), "racelens: 6 selected tests explored: 0 failed, 3 cleared (every schedule on 1, bound 1 then the budget on 2), 1 without a complete bound, 1 not explored, 1 stopped by an error, 999 of 1,000 schedules");
         // A budget too small for any bound clears nothing, however many tests ran out of it.
         assert_eq!(summary(&[Ended::Budget; 22], 22, 220, 220), "racelens: 22 selected tests explored: 0 failed, 0 cleared, 22 budget ends with no bound complete, 220 of 220 schedules");
         assert_eq!(summary(&[Ended::Failed], 2, 34, 100), "racelens: 1 of 2 selected tests explored (--fail-fast: stopped at the first failure): 1 failed, 0 cleared, 34 of 100 schedules");
-        assert_eq!((thousands(0), thousands(999), thousands(1_000), thousands(1_234_567)), ("0".into(), "999".into(), "1,000".into(), "1,234,567".into()));
+        assert_eq!(
+            (thousands(0), thousands(999), thousands(1_000), thousands(1_234_567)),
+            ("0".into(), "999".into(), "1,000".into(), "1,234,567".into())
+        );
     }
 
     #[test]
@@ -168,7 +226,15 @@ mod tests {
         use ExploreOutcome::*;
         let entry = |outcome, all_schedules, complete_bound| {
             let coverage = Coverage { complete_bound, all_schedules, classes: 1, runs: 2, ..Coverage::default() };
-            AffectedTest { test: "T".into(), rank: 1, pairs: Vec::new(), budget: 2, result: Some(bare_result("T", outcome, coverage, 2)), error: None, parts: Vec::new() }
+            AffectedTest {
+                test: "T".into(),
+                rank: 1,
+                pairs: Vec::new(),
+                budget: 2,
+                result: Some(bare_result("T", outcome, coverage, 2)),
+                error: None,
+                parts: Vec::new(),
+            }
         };
         let ended = |e: AffectedTest| Ended::of_entry(&e);
         assert_eq!(ended(entry(Fail, false, None)), Ended::Failed);
@@ -179,7 +245,10 @@ mod tests {
         assert_eq!(ended(entry(Limit, false, None)), Ended::Budget);
         assert_eq!(ended(entry(Uncontrolled, false, None)), Ended::NotExplored);
         assert_eq!(ended(entry(Error, false, None)), Ended::Stopped);
-        assert_eq!(ended(AffectedTest { result: None, error: Some("no such test".into()), ..entry(Pass, false, None) }), Ended::NotExplored);
+        assert_eq!(
+            ended(AffectedTest { result: None, error: Some("no such test".into()), ..entry(Pass, false, None) }),
+            Ended::NotExplored
+        );
         // The exit status of the run and of the merge.
         assert_eq!(exit_status(&[Ended::Stopped, Ended::Failed]), 1);
         assert_eq!(exit_status(&[Ended::Stopped, Ended::Budget]), 2);

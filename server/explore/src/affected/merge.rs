@@ -52,16 +52,21 @@ pub struct Merged {
 pub fn read(path: &Path) -> Result<ShardFile, String> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{file} is not JSON ({e}): run each shard with `racelens explore --affected --shard I/N --json`"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| {
+        format!("{file} is not JSON ({e}): run each shard with `racelens explore --affected --shard I/N --json`")
+    })?;
     parse(file, v)
 }
 
 /// The shard's report, typed. The commonest ways a file is not a shard's output are named
 /// first, in words; anything else the report's type rejects is named by serde.
 fn parse(file: String, v: Value) -> Result<ShardFile, String> {
-    let not_a_shard = |why: &str| format!("{file} is not the output of `racelens explore --affected --shard I/N --json`: {why}");
+    let not_a_shard =
+        |why: &str| format!("{file} is not the output of `racelens explore --affected --shard I/N --json`: {why}");
     let data = v.get("shard").ok_or_else(|| not_a_shard("it has no `shard`"))?;
-    let number = |key: &str| data[key].as_u64().map(|n| n as usize).ok_or_else(|| not_a_shard(&format!("`shard.{key}` is not a number")));
+    let number = |key: &str| {
+        data[key].as_u64().map(|n| n as usize).ok_or_else(|| not_a_shard(&format!("`shard.{key}` is not a number")))
+    };
     let shard = Shard::new(number("index")?, number("count")?).map_err(|e| not_a_shard(&e))?;
     if !data["selection"].is_array() || !data["options"].is_object() {
         return Err(not_a_shard("`shard` lacks the selection or the options"));
@@ -81,10 +86,16 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     // Everything each shard computed from the same inputs must be the same.
     for s in &shards[1..] {
         if s.shard.count() != n {
-            return Err(format!("{} is shard {} but {} is shard {}: the shards come from runs split differently", s.file, s.shard, first.file, first.shard));
+            return Err(format!(
+                "{} is shard {} but {} is shard {}: the shards come from runs split differently",
+                s.file, s.shard, first.file, first.shard
+            ));
         }
         let differ = [
-            (s.data.selection != first.data.selection, "the selections (the tests the change selects, their ranks, impacted pairs or budgets)"),
+            (
+                s.data.selection != first.data.selection,
+                "the selections (the tests the change selects, their ranks, impacted pairs or budgets)",
+            ),
             (s.data.base != first.data.base, "the base revisions"),
             (s.data.options != first.data.options, "the options of `explore`"),
         ];
@@ -110,8 +121,16 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     let fail_fast = first.data.options.fail_fast;
     // Each shard's tests are its share of the deal, in rank order: all of it, or with
     // `--fail-fast` up to its first failure.
-    let mut next: BTreeMap<usize, std::slice::Iter<AffectedTest>> = by_index.iter().map(|(&i, s)| (i, s.tests.iter())).collect();
-    let mut merged = Merged { tests: Vec::new(), ended: Vec::new(), selected: selection.len(), budget: first.data.options.max_schedules, notes: first.data.notes.clone(), evidence: first.data.evidence.clone() };
+    let mut next: BTreeMap<usize, std::slice::Iter<AffectedTest>> =
+        by_index.iter().map(|(&i, s)| (i, s.tests.iter())).collect();
+    let mut merged = Merged {
+        tests: Vec::new(),
+        ended: Vec::new(),
+        selected: selection.len(),
+        budget: first.data.options.max_schedules,
+        notes: first.data.notes.clone(),
+        evidence: first.data.evidence.clone(),
+    };
     // Names are quoted as JSON writes them (`{:?}` of a plain name), as the messages always were.
     for (p, wanted) in selection.iter().enumerate() {
         // The test's shard, or the shards of its parts when there were fewer tests than shards.
@@ -121,17 +140,35 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
         for (owner, part) in &owners {
             let file = &by_index[&owner.index()].file;
             let entry = next.get_mut(&owner.index()).and_then(Iterator::next).ok_or_else(|| {
-                format!("{file} (shard {owner}) lacks #{} {:?}, which the deal gave it: its run did not finish", wanted.rank, wanted.test)
+                format!(
+                    "{file} (shard {owner}) lacks #{} {:?}, which the deal gave it: its run did not finish",
+                    wanted.rank, wanted.test
+                )
             })?;
             if entry.test != wanted.test || entry.rank != wanted.rank {
-                return Err(format!("{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}", entry.test, entry.rank, wanted.test, wanted.rank));
+                return Err(format!(
+                    "{file} (shard {owner}) has {:?} #{} where the deal gave it {:?} #{}",
+                    entry.test, entry.rank, wanted.test, wanted.rank
+                ));
             }
             let expected = PartOf::of(*part);
             if let Some(got) = entry.result.as_ref().map(|r| r.coverage.part).filter(|&got| got != expected) {
                 let name = |p: Option<PartOf>| p.map_or("all".to_string(), |p| format!("part {}/{}", p.index, p.count));
-                return Err(format!("{file} (shard {owner}) explored {} of {:?} where the deal gave it {}", name(got), wanted.test, name(expected)));
+                return Err(format!(
+                    "{file} (shard {owner}) explored {} of {:?} where the deal gave it {}",
+                    name(got),
+                    wanted.test,
+                    name(expected)
+                ));
             }
-            texts.push(by_index[&owner.index()].data.texts.get(&wanted.test).ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {:?}", wanted.test))?.as_str());
+            texts.push(
+                by_index[&owner.index()]
+                    .data
+                    .texts
+                    .get(&wanted.test)
+                    .ok_or_else(|| format!("{file} (shard {owner}) lacks the text of {:?}", wanted.test))?
+                    .as_str(),
+            );
             entries.push(entry.clone());
         }
         let (entry, text) = match owners.len() {
@@ -152,7 +189,10 @@ pub fn merge(shards: Vec<ShardFile>) -> Result<Merged, String> {
     // Tests a shard explored beyond its share would be results of another run.
     if !(fail_fast && merged.ended.last() == Some(&Ended::Failed)) {
         if let Some((i, extra)) = next.iter_mut().find_map(|(i, it)| it.next().map(|t| (i, t))) {
-            return Err(format!("{} (shard {i}/{n}) has {:?}, which the deal did not give it", by_index[i].file, extra.test));
+            return Err(format!(
+                "{} (shard {i}/{n}) has {:?}, which the deal did not give it",
+                by_index[i].file, extra.test
+            ));
         }
     }
     Ok(merged)
@@ -171,20 +211,49 @@ mod tests {
     /// The JSON a shard of `count` prints for the `selection` of `(test, outcome)` (outcome
     /// `None`: not run), holding the tests the deal gives shard `index`, up to `explored`
     /// of them.
-    fn shard_json(index: usize, count: usize, selection: &[(&str, Option<ExploreOutcome>)], explored: usize, fail_fast: bool) -> Value {
+    fn shard_json(
+        index: usize,
+        count: usize,
+        selection: &[(&str, Option<ExploreOutcome>)],
+        explored: usize,
+        fail_fast: bool,
+    ) -> Value {
         let shard = Shard::new(index, count).unwrap();
         let mine = shard.deal(selection.len()).into_iter().map(|(p, part)| (p, part, selection[p])).take(explored);
         let tests: Vec<AffectedTest> = mine
             .map(|(p, part, (test, outcome))| {
                 let part = PartOf::of(part);
-                let coverage = |o| Coverage { all_schedules: o == ExploreOutcome::Pass, classes: 1, runs: 3, part, ..Coverage::default() };
+                let coverage = |o| Coverage {
+                    all_schedules: o == ExploreOutcome::Pass,
+                    classes: 1,
+                    runs: 3,
+                    part,
+                    ..Coverage::default()
+                };
                 let result = outcome.map(|o| bare_result(test, o, coverage(o), 3));
                 let error = outcome.is_none().then(|| "no such test".to_string());
-                AffectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10, result, error, parts: Vec::new() }
+                AffectedTest {
+                    test: test.to_string(),
+                    rank: p + 1,
+                    pairs: vec!["RW A.x".into()],
+                    budget: 10,
+                    result,
+                    error,
+                    parts: Vec::new(),
+                }
             })
             .collect();
         let texts = tests.iter().map(|t| (t.test.clone(), format!("text of {}\n", t.test))).collect();
-        let sel = selection.iter().enumerate().map(|(p, (test, _))| SelectedTest { test: test.to_string(), rank: p + 1, pairs: vec!["RW A.x".into()], budget: 10 }).collect();
+        let sel = selection
+            .iter()
+            .enumerate()
+            .map(|(p, (test, _))| SelectedTest {
+                test: test.to_string(),
+                rank: p + 1,
+                pairs: vec!["RW A.x".into()],
+                budget: 10,
+            })
+            .collect();
         let options = ShardOptions {
             path: ".".into(),
             search: Search::Icb,
@@ -198,8 +267,24 @@ mod tests {
             all: false,
             fail_fast,
         };
-        let shard = ShardData { index, count, selection: sel, evidence: "static reachability; no coverage history".into(), base: Some("abc".into()), options, texts, notes: Vec::new() };
-        let report = AffectedReport { tests, selected: selection.len(), budget: selection.len() as u64 * 10, schedules: 0, failed: 0, shard: Some(shard) };
+        let shard = ShardData {
+            index,
+            count,
+            selection: sel,
+            evidence: "static reachability; no coverage history".into(),
+            base: Some("abc".into()),
+            options,
+            texts,
+            notes: Vec::new(),
+        };
+        let report = AffectedReport {
+            tests,
+            selected: selection.len(),
+            budget: selection.len() as u64 * 10,
+            schedules: 0,
+            failed: 0,
+            shard: Some(shard),
+        };
         serde_json::to_value(report).unwrap()
     }
 
@@ -211,7 +296,8 @@ mod tests {
         m.tests.iter().map(|(t, _)| t.test.as_str()).collect()
     }
 
-    const FIVE: [(&str, Option<ExploreOutcome>); 5] = [("A#a", Some(Pass)), ("B#b", Some(Fail)), ("C#c", Some(Limit)), ("D#d", None), ("E#e", Some(Fail))];
+    const FIVE: [(&str, Option<ExploreOutcome>); 5] =
+        [("A#a", Some(Pass)), ("B#b", Some(Fail)), ("C#c", Some(Limit)), ("D#d", None), ("E#e", Some(Fail))];
 
     #[test]
     fn shards_in_any_order_merge_into_rank_order() {
@@ -220,7 +306,12 @@ mod tests {
         assert_eq!(m.ended, [Ended::EverySchedule, Ended::Failed, Ended::Budget, Ended::NotExplored, Ended::Failed]);
         assert_eq!(m.tests[3].1, "text of D#d\n");
         assert_eq!((m.selected, m.budget), (5, 50));
-        let m = merged(vec![shard_json(3, 3, &FIVE, 9, false), shard_json(1, 3, &FIVE, 9, false), shard_json(2, 3, &FIVE, 9, false)]).unwrap();
+        let m = merged(vec![
+            shard_json(3, 3, &FIVE, 9, false),
+            shard_json(1, 3, &FIVE, 9, false),
+            shard_json(2, 3, &FIVE, 9, false),
+        ])
+        .unwrap();
         assert_eq!(names(&m), ["A#a", "B#b", "C#c", "D#d", "E#e"]);
         // One shard, and more shards than tests.
         assert_eq!(names(&merged(vec![shard_json(1, 1, &FIVE, 9, false)]).unwrap()).len(), 5);
@@ -229,7 +320,11 @@ mod tests {
         assert_eq!(names(&m).len(), 5);
         // Shards 1 and 6 each explored a part of #1, joined: both claim all of their own.
         assert_eq!((m.tests[0].0.parts.len(), m.ended[0]), (2, Ended::EverySchedule));
-        assert!(m.tests[0].1.ends_with("✓ the 2 parts together: no failure: every schedule explored (2 classes, 6 runs)\n"), "{}", m.tests[0].1);
+        assert!(
+            m.tests[0].1.ends_with("✓ the 2 parts together: no failure: every schedule explored (2 classes, 6 runs)\n"),
+            "{}",
+            m.tests[0].1
+        );
         assert!(m.tests[1].0.parts.is_empty());
         // Two tests over five shards: #1 in three parts, #2 in two.
         let two = [("A#a", Some(Pass)), ("B#b", Some(Fail))];
@@ -239,8 +334,17 @@ mod tests {
         // A shard whose entry is another part than the deal gave it.
         let mut wrong = shard_json(3, 5, &two, 9, false);
         wrong["tests"][0]["result"]["coverage"]["part"] = json!({"index": 1, "count": 3});
-        let files = vec![shard_json(1, 5, &two, 9, false), shard_json(2, 5, &two, 9, false), wrong, shard_json(4, 5, &two, 9, false), shard_json(5, 5, &two, 9, false)];
-        assert_eq!(merged(files).unwrap_err(), "s2.json (shard 3/5) explored part 1/3 of \"A#a\" where the deal gave it part 2/3");
+        let files = vec![
+            shard_json(1, 5, &two, 9, false),
+            shard_json(2, 5, &two, 9, false),
+            wrong,
+            shard_json(4, 5, &two, 9, false),
+            shard_json(5, 5, &two, 9, false),
+        ];
+        assert_eq!(
+            merged(files).unwrap_err(),
+            "s2.json (shard 3/5) explored part 1/3 of \"A#a\" where the deal gave it part 2/3"
+        );
     }
 
     #[test]
@@ -259,7 +363,12 @@ mod tests {
         assert_eq!(e, "shards 2/3, 3/3 are missing: the merge needs the output of every shard, 1/3 to 3/3");
         let e = merged(vec![shard_json(1, 3, &FIVE, 9, false), shard_json(3, 3, &FIVE, 9, false)]).unwrap_err();
         assert_eq!(e, "shard 2/3 is missing: the merge needs the output of every shard, 1/3 to 3/3");
-        let e = merged(vec![shard_json(1, 2, &FIVE, 9, false), shard_json(2, 2, &FIVE, 9, false), shard_json(1, 2, &FIVE, 9, false)]).unwrap_err();
+        let e = merged(vec![
+            shard_json(1, 2, &FIVE, 9, false),
+            shard_json(2, 2, &FIVE, 9, false),
+            shard_json(1, 2, &FIVE, 9, false),
+        ])
+        .unwrap_err();
         assert_eq!(e, "shard 1/2 is given twice: s0.json and s2.json");
         let e = merged(vec![shard_json(1, 2, &FIVE, 9, false), shard_json(2, 3, &FIVE, 9, false)]).unwrap_err();
         assert_eq!(e, "s1.json is shard 2/3 but s0.json is shard 1/2: the shards come from runs split differently");
@@ -272,17 +381,25 @@ mod tests {
         assert_eq!(e, "s0.json and s1.json come from different runs: the base revisions differ");
         let mut changed = shard_json(2, 2, &FIVE, 9, false);
         changed["shard"]["options"]["max_schedules"] = json!(7);
-        assert!(merged(vec![shard_json(1, 2, &FIVE, 9, false), changed]).unwrap_err().contains("the options of `explore` differ"));
+        assert!(merged(vec![shard_json(1, 2, &FIVE, 9, false), changed])
+            .unwrap_err()
+            .contains("the options of `explore` differ"));
         // A shard holding a test the deal gave another.
         let mut wrong = shard_json(2, 2, &FIVE, 9, false);
         wrong["tests"][0] = shard_json(1, 2, &FIVE, 9, false)["tests"][0].clone();
-        assert_eq!(merged(vec![shard_json(1, 2, &FIVE, 9, false), wrong]).unwrap_err(), "s1.json (shard 2/2) has \"A#a\" #1 where the deal gave it \"B#b\" #2");
+        assert_eq!(
+            merged(vec![shard_json(1, 2, &FIVE, 9, false), wrong]).unwrap_err(),
+            "s1.json (shard 2/2) has \"A#a\" #1 where the deal gave it \"B#b\" #2"
+        );
     }
 
     #[test]
     fn a_file_that_is_not_a_shard_is_an_error() {
         let unsharded = json!({"tests": [], "selected": 0, "budget": 10, "schedules": 0, "failed": 0});
-        assert_eq!(parse("u.json".into(), unsharded).unwrap_err(), "u.json is not the output of `racelens explore --affected --shard I/N --json`: it has no `shard`");
+        assert_eq!(
+            parse("u.json".into(), unsharded).unwrap_err(),
+            "u.json is not the output of `racelens explore --affected --shard I/N --json`: it has no `shard`"
+        );
         let mut zero = shard_json(1, 2, &FIVE, 9, false);
         zero["shard"]["index"] = json!(0);
         assert_eq!(parse("z.json".into(), zero).unwrap_err(), "z.json is not the output of `racelens explore --affected --shard I/N --json`: shards are numbered from 1: 0/2 is not a shard (the first is 1/2)");

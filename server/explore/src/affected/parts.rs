@@ -19,11 +19,20 @@ pub fn join(test: &SelectedTest, parts: Vec<AffectedTest>) -> AffectedTest {
         (true, _) => (Some(join_reports(&reports)), None),
         (false, Some(failed)) => (Some(failed.clone()), None),
         (false, None) => {
-            let (i, why) = parts.iter().enumerate().find_map(|(i, p)| p.error.as_deref().map(|e| (i, e))).unwrap_or((0, ""));
+            let (i, why) =
+                parts.iter().enumerate().find_map(|(i, p)| p.error.as_deref().map(|e| (i, e))).unwrap_or((0, ""));
             (None, Some(format!("part {}/{} not explored: {why}", i + 1, parts.len())))
         }
     };
-    AffectedTest { test: test.test.clone(), rank: test.rank, pairs: test.pairs.clone(), budget: test.budget, result, error, parts }
+    AffectedTest {
+        test: test.test.clone(),
+        rank: test.rank,
+        pairs: test.pairs.clone(),
+        budget: test.budget,
+        result,
+        error,
+        parts,
+    }
 }
 
 /// How bad an outcome is for the whole: a failure first, then what leaves schedules
@@ -91,10 +100,16 @@ pub fn text(texts: &[&str], joined: &AffectedTest) -> String {
         None => format!("! {together}: not explored ({})", joined.error.as_deref().unwrap_or("")),
         Some(r) => match r.outcome {
             ExploreOutcome::Fail => format!("✗ {together}: a failure (above)"),
-            ExploreOutcome::Pass if r.coverage.is_complete() => format!("✓ {together}: no failure: {}", r.coverage.text()),
-            ExploreOutcome::Pass => format!("{together}: no failure: {} (nothing is claimed about other schedules)", r.coverage.text()),
+            ExploreOutcome::Pass if r.coverage.is_complete() => {
+                format!("✓ {together}: no failure: {}", r.coverage.text())
+            }
+            ExploreOutcome::Pass => {
+                format!("{together}: no failure: {} (nothing is claimed about other schedules)", r.coverage.text())
+            }
             ExploreOutcome::Limit => format!("… {together}: no failure yet: {}", r.coverage.text()),
-            _ => format!("! {together}: nothing claimed, a part ended with {}", r.error.as_deref().unwrap_or("an error")),
+            _ => {
+                format!("! {together}: nothing claimed, a part ended with {}", r.error.as_deref().unwrap_or("an error"))
+            }
         },
     };
     let _ = writeln!(out, "{line}");
@@ -109,9 +124,25 @@ mod tests {
     use ExploreOutcome::*;
 
     fn part(i: u32, n: u32, outcome: Option<ExploreOutcome>, all: bool, bound: Option<u32>) -> AffectedTest {
-        let coverage = Coverage { all_schedules: all, complete_bound: bound, classes: 2, runs: 5, budget_exhausted: outcome == Some(Limit), part: Some(PartOf { index: i, count: n }), ..Coverage::default() };
+        let coverage = Coverage {
+            all_schedules: all,
+            complete_bound: bound,
+            classes: 2,
+            runs: 5,
+            budget_exhausted: outcome == Some(Limit),
+            part: Some(PartOf { index: i, count: n }),
+            ..Coverage::default()
+        };
         let result = outcome.map(|o| bare_result("T#t", o, coverage, 5));
-        AffectedTest { test: "T#t".into(), rank: 1, pairs: Vec::new(), budget: 5, result, error: outcome.is_none().then(|| "no JDK".into()), parts: Vec::new() }
+        AffectedTest {
+            test: "T#t".into(),
+            rank: 1,
+            pairs: Vec::new(),
+            budget: 5,
+            result,
+            error: outcome.is_none().then(|| "no JDK".into()),
+            parts: Vec::new(),
+        }
     }
 
     fn selected() -> SelectedTest {
@@ -123,24 +154,40 @@ mod tests {
         let joined = join(&selected(), vec![part(1, 2, Some(Pass), true, None), part(2, 2, Some(Pass), true, None)]);
         assert_eq!(Ended::of_entry(&joined), Ended::EverySchedule);
         let r = joined.result.as_ref().unwrap();
-        assert_eq!((r.schedules, r.coverage.runs, r.coverage.part, joined.budget, joined.parts.len()), (10, 10, None, 10, 2));
+        assert_eq!(
+            (r.schedules, r.coverage.runs, r.coverage.part, joined.budget, joined.parts.len()),
+            (10, 10, None, 10, 2)
+        );
         assert_eq!(text(&["a\n", "b\n"], &joined), "part 1/2: a\npart 2/2: b\n✓ the 2 parts together: no failure: every schedule explored (4 classes, 10 runs)\n");
         // One part explored every schedule of the test: the other's budget end costs nothing.
-        let joined = join(&selected(), vec![part(1, 2, Some(Pass), true, None), part(2, 2, Some(Limit), false, Some(1))]);
+        let joined =
+            join(&selected(), vec![part(1, 2, Some(Pass), true, None), part(2, 2, Some(Limit), false, Some(1))]);
         assert_eq!(Ended::of_entry(&joined), Ended::EverySchedule);
-        let joined = join(&selected(), vec![part(1, 2, Some(Pass), false, Some(3)), part(2, 2, Some(Limit), false, Some(1))]);
+        let joined =
+            join(&selected(), vec![part(1, 2, Some(Pass), false, Some(3)), part(2, 2, Some(Limit), false, Some(1))]);
         assert_eq!(Ended::of_entry(&joined), Ended::BudgetAfter(1));
-        let joined = join(&selected(), vec![part(1, 2, Some(Pass), false, Some(2)), part(2, 2, Some(Limit), false, None)]);
+        let joined =
+            join(&selected(), vec![part(1, 2, Some(Pass), false, Some(2)), part(2, 2, Some(Limit), false, None)]);
         assert_eq!(Ended::of_entry(&joined), Ended::Budget);
     }
 
     #[test]
     fn a_failure_in_a_part_fails_the_test_and_a_part_not_explored_leaves_it_unexplored() {
-        let joined = join(&selected(), vec![part(1, 3, Some(Pass), true, None), part(2, 3, None, false, None), part(3, 3, Some(Fail), false, None)]);
+        let joined = join(
+            &selected(),
+            vec![
+                part(1, 3, Some(Pass), true, None),
+                part(2, 3, None, false, None),
+                part(3, 3, Some(Fail), false, None),
+            ],
+        );
         assert_eq!(Ended::of_entry(&joined), Ended::Failed);
         assert!(text(&[], &joined).ends_with("✗ the 3 parts together: a failure (above)\n"));
         let joined = join(&selected(), vec![part(1, 2, Some(Pass), true, None), part(2, 2, None, false, None)]);
-        assert_eq!((Ended::of_entry(&joined), joined.error.as_deref()), (Ended::NotExplored, Some("part 2/2 not explored: no JDK")));
+        assert_eq!(
+            (Ended::of_entry(&joined), joined.error.as_deref()),
+            (Ended::NotExplored, Some("part 2/2 not explored: no JDK"))
+        );
         let joined = join(&selected(), vec![part(1, 2, Some(Error), false, None), part(2, 2, Some(Pass), true, None)]);
         assert_eq!(Ended::of_entry(&joined), Ended::Stopped);
     }

@@ -53,7 +53,11 @@ impl Shard {
     /// What this shard explores of `tests` selected tests, in rank order: each test's
     /// position and the part of its schedules ([`dealt`]).
     pub fn deal(self, tests: usize) -> Vec<(usize, Part)> {
-        (0..tests).flat_map(|p| dealt(p, tests, self.count).into_iter().filter(|(s, _)| *s == self).map(move |(_, part)| (p, part))).collect()
+        (0..tests)
+            .flat_map(|p| {
+                dealt(p, tests, self.count).into_iter().filter(|(s, _)| *s == self).map(move |(_, part)| (p, part))
+            })
+            .collect()
     }
 }
 
@@ -83,9 +87,14 @@ impl FromStr for Shard {
 
     /// `I/N`, e.g. `2/4`.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let malformed = || format!("`{s}` is not a shard: write I/N, the shard's number from 1 to N and the number of shards, e.g. 2/4");
+        let malformed = || {
+            format!(
+                "`{s}` is not a shard: write I/N, the shard's number from 1 to N and the number of shards, e.g. 2/4"
+            )
+        };
         let (i, n) = s.split_once('/').ok_or_else(malformed)?;
-        let (i, n) = (i.trim().parse::<usize>().map_err(|_| malformed())?, n.trim().parse::<usize>().map_err(|_| malformed())?);
+        let (i, n) =
+            (i.trim().parse::<usize>().map_err(|_| malformed())?, n.trim().parse::<usize>().map_err(|_| malformed())?);
         Shard::new(i, n)
     }
 }
@@ -117,7 +126,10 @@ mod tests {
         assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
         assert_eq!("1/1".parse::<Shard>(), Ok(Shard { index: 1, count: 1 }));
         assert_eq!(" 3 / 3 ".parse::<Shard>().map(|s| s.to_string()), Ok("3/3".to_string()));
-        assert_eq!("0/2".parse::<Shard>(), Err("shards are numbered from 1: 0/2 is not a shard (the first is 1/2)".to_string()));
+        assert_eq!(
+            "0/2".parse::<Shard>(),
+            Err("shards are numbered from 1: 0/2 is not a shard (the first is 1/2)".to_string())
+        );
         assert_eq!("3/2".parse::<Shard>(), Err("shard 3/2 does not exist: there are 2 shards, 1/2 to 2/2".to_string()));
         assert_eq!("1/0".parse::<Shard>(), Err("the shard count N must be at least 1".to_string()));
         for bad in ["", "2", "2/", "/2", "a/b", "1/2/3", "-1/2", "1.5/2", "2of4"] {
@@ -144,7 +156,9 @@ mod tests {
 
     #[test]
     fn with_fewer_tests_than_shards_every_shard_takes_a_part_of_a_test() {
-        let deal = |i, n, tests| Shard::new(i, n).unwrap().deal(tests).into_iter().map(|(p, part)| (p, part.to_string())).collect::<Vec<_>>();
+        let deal = |i, n, tests| {
+            Shard::new(i, n).unwrap().deal(tests).into_iter().map(|(p, part)| (p, part.to_string())).collect::<Vec<_>>()
+        };
         // Enough tests: whole tests, round-robin, as before.
         assert_eq!(deal(2, 2, 5), [(1, "part 1/1".to_string()), (3, "part 1/1".to_string())]);
         // Two tests, five shards: #1 in three parts (shards 1, 3, 5), #2 in two (2, 4).
@@ -160,7 +174,10 @@ mod tests {
                 for p in 0..tests {
                     let parts = dealt(p, tests, n);
                     let count = parts.len() as u32;
-                    assert!(parts.iter().enumerate().all(|(i, (_, part))| part.index() == i as u32 && part.count() == count));
+                    assert!(parts
+                        .iter()
+                        .enumerate()
+                        .all(|(i, (_, part))| part.index() == i as u32 && part.count() == count));
                     for (s, part) in &parts {
                         assert!(s.deal(tests).contains(&(p, *part)), "{n} shards, {tests} tests, #{p}");
                     }

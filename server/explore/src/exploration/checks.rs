@@ -42,7 +42,12 @@ pub struct Checks {
 }
 
 /// Checks `found` (a failing schedule of `test`) and returns the verdict to report.
-pub fn check(toolchain: &Toolchain, test: &TestSpec, found: Box<Found>, max_steps: u32) -> Result<(Verdict, Checks), String> {
+pub fn check(
+    toolchain: &Toolchain,
+    test: &TestSpec,
+    found: Box<Found>,
+    max_steps: u32,
+) -> Result<(Verdict, Checks), String> {
     let model = match &found.full.outcome {
         Outcome::Fail(f) => f.model.clone(),
         _ => None,
@@ -84,7 +89,12 @@ pub fn check(toolchain: &Toolchain, test: &TestSpec, found: Box<Found>, max_step
 /// failure is the default schedule's (the one the JVM itself takes: no preemption, and every
 /// `notify` waking the longest waiter), told by running that schedule too when the failing one
 /// has no preemption.
-fn again_in_fresh_jvm(toolchain: &Toolchain, test: &TestSpec, found: &Found, max_steps: u32) -> Result<(Option<String>, bool), String> {
+fn again_in_fresh_jvm(
+    toolchain: &Toolchain,
+    test: &TestSpec,
+    found: &Found,
+    max_steps: u32,
+) -> Result<(Option<String>, bool), String> {
     let mut session = toolchain.session(test.clone());
     let ran = explorer::replay(&mut session, &found.string, max_steps);
     let default = match &ran {
@@ -94,7 +104,10 @@ fn again_in_fresh_jvm(toolchain: &Toolchain, test: &TestSpec, found: &Found, max
     session.close();
     let (exec, diverged) = ran?;
     if let Some((k, want, got)) = diverged {
-        return Ok((Some(format!("does not replay (at decision {k} it switches at {want}, the run reached {got})")), false));
+        return Ok((
+            Some(format!("does not replay (at decision {k} it switches at {want}, the run reached {got})")),
+            false,
+        ));
     }
     let on_default_schedule = match default {
         Some(run) => same_failure(&found.full.outcome, &run?.outcome),
@@ -162,22 +175,41 @@ mod tests {
     #[test]
     fn the_notes_say_what_the_plain_runs_did() {
         assert!(checks(Vec::new()).notes().is_empty());
-        assert_eq!(checks(vec![PlainRun::Pass; 3]).notes(), ["note: the test passed 3 plain runs without racelens: the JVM rarely takes this schedule"]);
+        assert_eq!(
+            checks(vec![PlainRun::Pass; 3]).notes(),
+            ["note: the test passed 3 plain runs without racelens: the JVM rarely takes this schedule"]
+        );
         let r7 = Checks { on_default_schedule: true, ..checks(vec![PlainRun::Pass; 3]) };
         assert!(r7.notes()[0].contains("RTSCheck's rule R7"), "{:?}", r7.notes());
-        let failed = checks(vec![PlainRun::Pass, PlainRun::Fail("java.lang.AssertionError".into(), "expected:<2> but was:<1>".into())]);
+        let failed = checks(vec![
+            PlainRun::Pass,
+            PlainRun::Fail("java.lang.AssertionError".into(), "expected:<2> but was:<1>".into()),
+        ]);
         assert_eq!(failed.notes(), ["note: the test fails without racelens too (plain run 2 of 2: failed with java.lang.AssertionError: expected:<2> but was:<1>)"]);
-        assert_eq!(checks(vec![PlainRun::Exit(3)]).notes(), ["note: the test fails without racelens too (plain run 1 of 1: exited with status 3)"]);
+        assert_eq!(
+            checks(vec![PlainRun::Exit(3)]).notes(),
+            ["note: the test fails without racelens too (plain run 1 of 1: exited with status 3)"]
+        );
     }
 
     #[test]
     fn the_same_failure_is_the_same_kind_and_exception_class() {
         use crate::jvm::protocol::Failure;
-        let fail = |e: &str, m: &str| Outcome::Fail(Failure { thread: 0, exception: e.into(), message: m.into(), frames: Vec::new(), model: None });
+        let fail = |e: &str, m: &str| {
+            Outcome::Fail(Failure {
+                thread: 0,
+                exception: e.into(),
+                message: m.into(),
+                frames: Vec::new(),
+                model: None,
+            })
+        };
         assert!(same_failure(&fail("java.lang.AssertionError", "a"), &fail("java.lang.AssertionError", "b")));
         assert!(!same_failure(&fail("java.lang.AssertionError", "a"), &fail("java.lang.IllegalStateException", "a")));
         assert!(!same_failure(&fail("java.lang.AssertionError", "a"), &Outcome::Pass));
-        assert!(same_failure(&Outcome::Exit(3), &Outcome::Exit(3)) && !same_failure(&Outcome::Exit(3), &Outcome::Exit(4)));
+        assert!(
+            same_failure(&Outcome::Exit(3), &Outcome::Exit(3)) && !same_failure(&Outcome::Exit(3), &Outcome::Exit(4))
+        );
         assert!(same_failure(&Outcome::Deadlock(Vec::new()), &Outcome::Deadlock(vec![(1, "lock".into())])));
     }
 }

@@ -39,8 +39,16 @@ impl Replayed {
         let test = self.test.display();
         match self.divergence_words() {
             Some(words) => Section::Outcome { test, words },
-            None if self.exec.outcome.is_bug() => Section::Failure { test, headline: format!("✗ still fails: {}", report::headline(&self.exec)), lanes: self.lanes(), replay: None },
-            None => Section::Outcome { test, words: format!("✓ the schedule does not fail: {}", report::headline(&self.exec)) },
+            None if self.exec.outcome.is_bug() => Section::Failure {
+                test,
+                headline: format!("✗ still fails: {}", report::headline(&self.exec)),
+                lanes: self.lanes(),
+                replay: None,
+            },
+            None => Section::Outcome {
+                test,
+                words: format!("✓ the schedule does not fail: {}", report::headline(&self.exec)),
+            },
         }
     }
 

@@ -4,9 +4,12 @@
 use std::collections::HashMap;
 
 use crate::explorer::{Found, Report, Stats, Verdict};
-use crate::jvm::protocol::{Execution, Outcome, Site};
 use crate::jvm::plain::PlainRun;
-use crate::reports::{ChecksReport, Divergence, ExploreOutcome, InvocationReport, SetupReport, ExploreReport, FailureReport, PreemptionReport, ReplayReport, StatsReport, StreamPlace, TraceStep};
+use crate::jvm::protocol::{Execution, Outcome, Site};
+use crate::reports::{
+    ChecksReport, Divergence, ExploreOutcome, ExploreReport, FailureReport, InvocationReport, PreemptionReport,
+    ReplayReport, SetupReport, StatsReport, StreamPlace, TraceStep,
+};
 use crate::results::coverage::Coverage;
 use crate::results::report;
 use crate::search::Claim;
@@ -28,9 +31,18 @@ impl Exploration {
             outcome: outcome(verdict),
             schedules: self.schedules_run(),
             coverage: Coverage::of(&self.report),
-            sequential_streams: sequential.iter().map(|site| StreamPlace { file: self.places.file_of(&site.class), line: site.line, call: site.target.clone() }).collect(),
+            sequential_streams: sequential
+                .iter()
+                .map(|site| StreamPlace {
+                    file: self.places.file_of(&site.class),
+                    line: site.line,
+                    call: site.target.clone(),
+                })
+                .collect(),
             failure: match verdict {
-                Verdict::Failed(f) | Verdict::Unconfirmed(f, _) | Verdict::Limitation(f, _) => Some(self.failure_report(f)),
+                Verdict::Failed(f) | Verdict::Unconfirmed(f, _) | Verdict::Limitation(f, _) => {
+                    Some(self.failure_report(f))
+                }
                 _ => None,
             },
             checks: self.checks.as_ref().map(|c| ChecksReport {
@@ -39,7 +51,10 @@ impl Exploration {
                 model: c.model.as_ref().map(|f| format!("{}.{}:{}", f.class, f.method, f.line)),
             }),
             error: match verdict {
-                Verdict::Stopped(e) | Verdict::Uncontrolled(e) | Verdict::Unconfirmed(_, e) | Verdict::Limitation(_, e) => Some(e.clone()),
+                Verdict::Stopped(e)
+                | Verdict::Uncontrolled(e)
+                | Verdict::Unconfirmed(_, e)
+                | Verdict::Limitation(_, e) => Some(e.clone()),
                 _ => None,
             },
             setup: SetupReport {
@@ -56,7 +71,14 @@ impl Exploration {
         let exec = &found.execution;
         let (file, line) = self.places.failure_place(&found.full);
         let (thread, message) = match &exec.outcome {
-            Outcome::Fail(f) => (Some(f.thread), format!("{}{}", f.exception, if f.message.is_empty() { String::new() } else { format!(": {}", f.message) })),
+            Outcome::Fail(f) => (
+                Some(f.thread),
+                format!(
+                    "{}{}",
+                    f.exception,
+                    if f.message.is_empty() { String::new() } else { format!(": {}", f.message) }
+                ),
+            ),
             other => (None, report::headline(&Execution { outcome: other.clone(), ..exec.clone() })),
         };
         let preemptions = found
@@ -91,7 +113,11 @@ impl Replayed {
             message: report::headline(&self.exec),
             file,
             line,
-            divergence: self.diverged.as_ref().map(|(k, want, got)| Divergence { decision: *k, expected: want.clone(), found: got.clone() }),
+            divergence: self.diverged.as_ref().map(|(k, want, got)| Divergence {
+                decision: *k,
+                expected: want.clone(),
+                found: got.clone(),
+            }),
             trace: trace(&self.places, &self.exec, &self.sites),
         }
     }

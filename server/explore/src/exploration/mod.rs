@@ -210,15 +210,37 @@ pub struct Exploration {
 
 /// Explores `request.test` on `toolchain`'s classes. `Err` only when the exploration could
 /// not run at all (the JVM could not start); everything else is in the report's verdict.
-pub fn explore(toolchain: &Toolchain, request: &Request, observer: &mut dyn Observer, cancel: &AtomicBool) -> Result<Exploration, String> {
+pub fn explore(
+    toolchain: &Toolchain,
+    request: &Request,
+    observer: &mut dyn Observer,
+    cancel: &AtomicBool,
+) -> Result<Exploration, String> {
     let settings = &request.settings;
     let mut session = toolchain.session(request.test.clone());
     let result = explore_in(toolchain, request, &mut session, observer, cancel);
     session.close();
     let Explored { report, impact, covered, sites, unrecorded, checks, impact_time } = result?;
     let project = &toolchain.project;
-    let setup = Setup { classpath: project.classpath_line.clone(), notes: project.notes.clone(), compile: project.classpath_time + project.compile_time, impact: impact_time };
-    Ok(Exploration { test: request.test.clone(), settings: settings.clone(), report, impact, covered, sites, places: request.places.clone(), root: request.root.clone(), unrecorded, checks, setup })
+    let setup = Setup {
+        classpath: project.classpath_line.clone(),
+        notes: project.notes.clone(),
+        compile: project.classpath_time + project.compile_time,
+        impact: impact_time,
+    };
+    Ok(Exploration {
+        test: request.test.clone(),
+        settings: settings.clone(),
+        report,
+        impact,
+        covered,
+        sites,
+        places: request.places.clone(),
+        root: request.root.clone(),
+        unrecorded,
+        checks,
+        setup,
+    })
 }
 
 /// What [`explore_in`] hands to the [`Exploration`].
@@ -232,14 +254,31 @@ struct Explored {
     impact_time: Option<Duration>,
 }
 
-fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, observer: &mut dyn Observer, cancel: &AtomicBool) -> Result<Explored, String> {
+fn explore_in(
+    toolchain: &Toolchain,
+    request: &Request,
+    session: &mut Session,
+    observer: &mut dyn Observer,
+    cancel: &AtomicBool,
+) -> Result<Explored, String> {
     let settings = &request.settings;
     let change = request.change.as_ref().filter(|_| settings.choice.is_change_aware());
     let started = Instant::now();
     let model = change.map(|c| change_model(toolchain, request, c, session, observer));
-    let impact_time = model.as_ref().filter(|(_, used)| used.dynamic_statements.is_some() || used.note.is_some()).map(|_| started.elapsed());
+    let impact_time = model
+        .as_ref()
+        .filter(|(_, used)| used.dynamic_statements.is_some() || used.note.is_some())
+        .map(|_| started.elapsed());
     let mut progress = |s: &Stats| observer.progress(s);
-    let mut report = explore_test(session, &settings.options(), settings.choice, model.as_ref().map(|(m, _)| m), settings.pct_depth, &mut progress, cancel)?;
+    let mut report = explore_test(
+        session,
+        &settings.options(),
+        settings.choice,
+        model.as_ref().map(|(m, _)| m),
+        settings.pct_depth,
+        &mut progress,
+        cancel,
+    )?;
     let covered = model.as_ref().map_or(0, |(m, _)| covered(session, m));
     // The sites of the runs explored; the record's run below adds nothing the report shows.
     let sites = session.sites();
@@ -265,10 +304,18 @@ fn explore_in(toolchain: &Toolchain, request: &Request, session: &mut Session, o
 
 /// The change model of the exploration, with the test's dynamic impact (`--icps`), and what
 /// it was built from; the impact goes to the observer.
-fn change_model(toolchain: &Toolchain, request: &Request, change: &ChangeInput, session: &mut Session, observer: &mut dyn Observer) -> (ChangeModel, ImpactSources) {
+fn change_model(
+    toolchain: &Toolchain,
+    request: &Request,
+    change: &ChangeInput,
+    session: &mut Session,
+    observer: &mut dyn Observer,
+) -> (ChangeModel, ImpactSources) {
     // No change: both runs would be the same, and the impact empty.
     let asked = if change.versions.is_unchanged() { Some(IcpSource::Static) } else { change.icps };
-    let (model, used, report) = impact::model_for(&change.model, asked, || dynamic_impact(toolchain, &change.base, &change.versions, &request.places, session, request.settings.max_steps));
+    let (model, used, report) = impact::model_for(&change.model, asked, || {
+        dynamic_impact(toolchain, &change.base, &change.versions, &request.places, session, request.settings.max_steps)
+    });
     if let Some(report) = report.filter(|r| r.base_unavailable.is_none()) {
         observer.impact(&report);
     }
@@ -280,21 +327,45 @@ fn change_model(toolchain: &Toolchain, request: &Request, change: &ChangeInput, 
 /// Explores `session`'s test with the prioritization `choice` (`heuristics::search`), each
 /// of its invocations in turn when it has several: the loop that drives the JVM, for every
 /// front door.
-pub fn explore_test(session: &mut Session, options: &Options, choice: Choice, change: Option<&ChangeModel>, pct_depth: u32, progress: &mut dyn FnMut(&Stats), cancel: &AtomicBool) -> Result<Report, String> {
+pub fn explore_test(
+    session: &mut Session,
+    options: &Options,
+    choice: Choice,
+    change: Option<&ChangeModel>,
+    pct_depth: u32,
+    progress: &mut dyn FnMut(&Stats),
+    cancel: &AtomicBool,
+) -> Result<Report, String> {
     let invocations = session.invocations()?;
     if invocations.is_empty() {
         let mut search = heuristics::search(&options.shape(), choice, change, pct_depth);
         return explorer::explore(session, options, &mut search, progress, cancel);
     }
-    crate::invocations::explore_each(session, &invocations, options, progress, cancel, &mut |session, options, progress| {
-        let mut search = heuristics::search(&options.shape(), choice, change, pct_depth);
-        explorer::explore(session, options, &mut search, progress, cancel)
-    })
+    crate::invocations::explore_each(
+        session,
+        &invocations,
+        options,
+        progress,
+        cancel,
+        &mut |session, options, progress| {
+            let mut search = heuristics::search(&options.shape(), choice, change, pct_depth);
+            explorer::explore(session, options, &mut search, progress, cancel)
+        },
+    )
 }
 
-pub fn dynamic_impact(toolchain: &Toolchain, base: &BaseSources, versions: &HostVersions, places: &Places, session: &mut Session, max_steps: u32) -> Result<ImpactReport, String> {
+pub fn dynamic_impact(
+    toolchain: &Toolchain,
+    base: &BaseSources,
+    versions: &HostVersions,
+    places: &Places,
+    session: &mut Session,
+    max_steps: u32,
+) -> Result<ImpactReport, String> {
     let base = match base {
-        Ok(Some((commit, sources))) => toolchain.base_session(commit, sources, session.spec.clone()).map(|s| Some((commit.clone(), s))),
+        Ok(Some((commit, sources))) => {
+            toolchain.base_session(commit, sources, session.spec.clone()).map(|s| Some((commit.clone(), s)))
+        }
         Ok(None) => Ok(None),
         Err(e) => Err(e.clone()),
     };
@@ -304,7 +375,12 @@ pub fn dynamic_impact(toolchain: &Toolchain, base: &BaseSources, versions: &Host
 /// Impacted lines at which the exploration had a choice of thread (the sites the agent
 /// announced are those of decision points).
 fn covered(session: &Session, change: &ChangeModel) -> usize {
-    let mut places: Vec<String> = session.sites().values().map(|s| format!("{}:{}", s.class, s.line)).filter(|p| change.pct_sites.binary_search(p).is_ok()).collect();
+    let mut places: Vec<String> = session
+        .sites()
+        .values()
+        .map(|s| format!("{}:{}", s.class, s.line))
+        .filter(|p| change.pct_sites.binary_search(p).is_ok())
+        .collect();
     places.sort();
     places.dedup();
     places.len()
@@ -315,7 +391,12 @@ fn covered(session: &Session, change: &ChangeModel) -> usize {
 /// the exploration asked for.
 fn remember(request: &Request, record: &RecordInput, session: &mut Session) -> Result<(), String> {
     let file_of = |class: &str| request.places.file_of(class);
-    let recording = history::Recording { snapshot: &record.snapshot, revision: record.revision.clone(), file_of: &file_of, source: "explore" };
+    let recording = history::Recording {
+        snapshot: &record.snapshot,
+        revision: record.revision.clone(),
+        file_of: &file_of,
+        source: "explore",
+    };
     let run = history::record(session, &recording, request.settings.max_steps)?;
     history::save(&history::path(&session.project.root), &record.snapshot, vec![(request.test.display(), run)])
 }
@@ -333,7 +414,13 @@ pub struct Replayed {
 }
 
 /// Runs exactly `schedule` (a string from an exploration) of `test`.
-pub fn replay(toolchain: &Toolchain, test: TestSpec, schedule: &str, max_steps: u32, places: Places) -> Result<Replayed, String> {
+pub fn replay(
+    toolchain: &Toolchain,
+    test: TestSpec,
+    schedule: &str,
+    max_steps: u32,
+    places: Places,
+) -> Result<Replayed, String> {
     let string = ScheduleString::decode(schedule)?;
     let mut session = toolchain.session(test.clone());
     let ran = explorer::replay(&mut session, &string, max_steps);

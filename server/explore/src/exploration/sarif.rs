@@ -9,7 +9,10 @@
 //! what it claims goes into the run's `properties`, so that nothing is claimed silently.
 
 use racelens_analysis::host::Host;
-use racelens_analysis::sarif::{self, CodeFlow, Finding, Fingerprints, Level, Location, Log, Region, Run, ScheduleFacts, ThreadFlow, ThreadFlowLocation};
+use racelens_analysis::sarif::{
+    self, CodeFlow, Finding, Fingerprints, Level, Location, Log, Region, Run, ScheduleFacts, ThreadFlow,
+    ThreadFlowLocation,
+};
 use serde::Serialize;
 
 use crate::explorer::{Found, Verdict};
@@ -70,8 +73,18 @@ impl Exploration {
         let (finding, about) = match &self.report.verdict {
             Verdict::Failed(found) => (self.failing_schedule(host, found), failure_kind(&found.full.outcome)),
             Verdict::Passed if Coverage::of(&self.report).is_complete() => return None,
-            Verdict::Passed | Verdict::Limit | Verdict::Cancelled => (Finding::new("RL202", Level::Note, format!("{test}: {words}"), test_location(host, &self.places, &test)), ""),
-            Verdict::Uncontrolled(_) | Verdict::Stopped(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => return Some(not_explored(host, &self.places, &test, &words, fingerprints)),
+            Verdict::Passed | Verdict::Limit | Verdict::Cancelled => (
+                Finding::new(
+                    "RL202",
+                    Level::Note,
+                    format!("{test}: {words}"),
+                    test_location(host, &self.places, &test),
+                ),
+                "",
+            ),
+            Verdict::Uncontrolled(_) | Verdict::Stopped(_) | Verdict::Unconfirmed(..) | Verdict::Limitation(..) => {
+                return Some(not_explored(host, &self.places, &test, &words, fingerprints))
+            }
         };
         Some(fingerprints.give(finding, &[&test, about]))
     }
@@ -85,9 +98,17 @@ impl Exploration {
             None => test_location(host, &self.places, &test),
         };
         let message = format!("{test}: {}; replay: {}", failure_headline(found), self.replay_command(found));
-        let related = found.preemptions.iter().map(|p| site_location(&self.places, p.site.as_ref()).message(format!("⇄ {}", p.text()))).collect();
+        let related = found
+            .preemptions
+            .iter()
+            .map(|p| site_location(&self.places, p.site.as_ref()).message(format!("⇄ {}", p.text())))
+            .collect();
         let flow = self.code_flow(&found.full, &found.string.encode());
-        let facts = ScheduleFacts { schedule: found.string.encode(), schedules: found.schedules, preemptions: found.preemptions.len() };
+        let facts = ScheduleFacts {
+            schedule: found.string.encode(),
+            schedules: found.schedules,
+            preemptions: found.preemptions.len(),
+        };
         let finding = Finding::new("RL200", Level::Error, message, location).related(related).schedule(facts);
         match flow {
             Some(flow) => finding.code_flow(flow),
@@ -128,7 +149,12 @@ fn failure_kind(outcome: &Outcome) -> &str {
 
 /// An RL201 note: `test` was not explored (`why` says so, and why).
 pub fn not_explored(host: &Host, places: &Places, test: &str, why: &str, fingerprints: &mut Fingerprints) -> Finding {
-    let finding = Finding::new("RL201", Level::Note, format!("{test}: {why} (nothing is claimed about its schedules)"), test_location(host, places, test));
+    let finding = Finding::new(
+        "RL201",
+        Level::Note,
+        format!("{test}: {why} (nothing is claimed about its schedules)"),
+        test_location(host, places, test),
+    );
     fingerprints.give(finding, &[test])
 }
 
@@ -161,6 +187,13 @@ fn test_location(host: &Host, places: &Places, test: &str) -> Option<Location> {
     let file = places.file_of(class)?;
     let facts = &host.index().entry(host.index().file_id(&file)?)?.facts;
     let class_idx = facts.classes.iter().position(|c| c.binary_name == class)?;
-    let line = facts.methods.iter().find(|m| m.class as usize == class_idx && m.name == method).map_or(facts.classes[class_idx].span.line, |m| m.span.line);
-    Some(Location::file(&file, Some(Region::line(line))).method(format!("{}.{method}", facts.classes[class_idx].binary_name)))
+    let line = facts
+        .methods
+        .iter()
+        .find(|m| m.class as usize == class_idx && m.name == method)
+        .map_or(facts.classes[class_idx].span.line, |m| m.span.line);
+    Some(
+        Location::file(&file, Some(Region::line(line)))
+            .method(format!("{}.{method}", facts.classes[class_idx].binary_name)),
+    )
 }

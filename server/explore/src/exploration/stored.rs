@@ -20,7 +20,13 @@ impl Exploration {
                 let preemptions = found
                     .preemptions
                     .iter()
-                    .map(|p| PreemptionPlace { place: p.site.as_ref().and_then(|s| Some(Place { file: self.places.file_of(&s.class)?, line: s.line })), text: p.text() })
+                    .map(|p| PreemptionPlace {
+                        place: p
+                            .site
+                            .as_ref()
+                            .and_then(|s| Some(Place { file: self.places.file_of(&s.class)?, line: s.line })),
+                        text: p.text(),
+                    })
                     .collect();
                 ResultKind::Failed {
                     title: title(&found.full.outcome),
@@ -38,7 +44,9 @@ impl Exploration {
             Verdict::Uncontrolled(message) => ResultKind::Uncontrolled { message: message.clone() },
             Verdict::Cancelled => return Err("cancelled".into()),
             Verdict::Stopped(message) => ResultKind::Stopped { message: message.clone() },
-            Verdict::Unconfirmed(..) | Verdict::Limitation(..) => ResultKind::Unconfirmed { message: self.verdict_words().1 },
+            Verdict::Unconfirmed(..) | Verdict::Limitation(..) => {
+                ResultKind::Unconfirmed { message: self.verdict_words().1 }
+            }
         })
     }
 }

@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use crate::explorer::{Budget, Found, Report, Verdict};
-use crate::jvm::protocol::Outcome;
 use crate::impact::IcpSource;
+use crate::jvm::protocol::Outcome;
 use crate::reports::ImpactSources;
 use crate::results::coverage::Coverage;
 use crate::results::report;
@@ -65,14 +65,30 @@ impl Exploration {
             let _ = writeln!(out, "{note}");
         }
         if !sequential.is_empty() {
-            let places: Vec<String> = sequential.iter().map(|site| format!("{}:{}", self.places.file_of(&site.class).unwrap_or_else(|| site.place()), site.line)).collect();
-            let _ = writeln!(out, "note: parallel streams ran sequentially, their own interleavings not explored: {}", places.join(", "));
+            let places: Vec<String> = sequential
+                .iter()
+                .map(|site| {
+                    format!("{}:{}", self.places.file_of(&site.class).unwrap_or_else(|| site.place()), site.line)
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "note: parallel streams ran sequentially, their own interleavings not explored: {}",
+                places.join(", ")
+            );
         }
         if stats.livelocks > 0 {
-            let _ = writeln!(out, "note: {} run{} reached the step bound ({}): a livelock or a very long test", stats.livelocks, if stats.livelocks == 1 { "" } else { "s" }, self.settings.max_steps);
+            let _ = writeln!(
+                out,
+                "note: {} run{} reached the step bound ({}): a livelock or a very long test",
+                stats.livelocks,
+                if stats.livelocks == 1 { "" } else { "s" },
+                self.settings.max_steps
+            );
         }
         if self.settings.select {
-            let _ = writeln!(out, "selection: {} schedules that reorder no impacted access were left out", claim.skipped);
+            let _ =
+                writeln!(out, "selection: {} schedules that reorder no impacted access were left out", claim.skipped);
         }
         if self.settings.all && stats.failures > 0 {
             let _ = writeln!(out, "{} failing schedules in {}", stats.failures, stats.schedules);
@@ -87,8 +103,17 @@ impl Exploration {
         let coverage = Coverage::of(&self.report);
         match verdict {
             Verdict::Failed(found) => ("✗ ", failure_headline(found)),
-            Verdict::Passed if coverage.is_complete() => ("✓ ", format!("no failure: {} ({})", coverage.text(), self.times())),
-            Verdict::Passed => ("", format!("no failure: {} (nothing is claimed about other schedules) ({})", coverage.text(), self.times())),
+            Verdict::Passed if coverage.is_complete() => {
+                ("✓ ", format!("no failure: {} ({})", coverage.text(), self.times()))
+            }
+            Verdict::Passed => (
+                "",
+                format!(
+                    "no failure: {} (nothing is claimed about other schedules) ({})",
+                    coverage.text(),
+                    self.times()
+                ),
+            ),
             Verdict::Limit => {
                 let go_on = match stats.budget {
                     Budget::Schedules => "raise --max-schedules to go on",
@@ -145,8 +170,11 @@ pub fn failure_headline(found: &Found) -> String {
 /// `impact: both (12 impacted code points of the analysis, 3 statements of the test's
 /// dynamic impact)`: the line `explore` prints about [`ImpactSources`].
 pub fn sources_line(s: &ImpactSources) -> String {
-    let dynamic = s.dynamic_statements.map(|n| format!("{n} statement{} of the test's dynamic impact", if n == 1 { "" } else { "s" }));
-    let analysis = format!("{} impacted code point{} of the analysis", s.static_icps, if s.static_icps == 1 { "" } else { "s" });
+    let dynamic = s
+        .dynamic_statements
+        .map(|n| format!("{n} statement{} of the test's dynamic impact", if n == 1 { "" } else { "s" }));
+    let analysis =
+        format!("{} impacted code point{} of the analysis", s.static_icps, if s.static_icps == 1 { "" } else { "s" });
     let parts = match s.source {
         IcpSource::Dynamic => dynamic.unwrap_or_default(),
         IcpSource::Both => format!("{analysis}, {}", dynamic.unwrap_or_default()),
@@ -170,7 +198,12 @@ impl Replayed {
             out.push('\n');
             out += &report::table(&self.exec, &self.sites);
         } else {
-            let _ = writeln!(out, "✓ the schedule {}: {}", if matches!(self.exec.outcome, Outcome::Pass) { "passes now" } else { "does not fail" }, report::headline(&self.exec));
+            let _ = writeln!(
+                out,
+                "✓ the schedule {}: {}",
+                if matches!(self.exec.outcome, Outcome::Pass) { "passes now" } else { "does not fail" },
+                report::headline(&self.exec)
+            );
         }
         out
     }

@@ -69,9 +69,15 @@ impl Reason {
         match self {
             Reason::NewStatement => "new statement: the change added or changed it".into(),
             Reason::NewPath => "new path: the base version never ran it here this often".into(),
-            Reason::LocksetChanged { old, new } => format!("lockset changed: held {} before, {} now", set(old), set(new)),
+            Reason::LocksetChanged { old, new } => {
+                format!("lockset changed: held {} before, {} now", set(old), set(new))
+            }
             Reason::HappensBeforeChanged { old, new } => format!("happens-before changed: {old} before, {new} now"),
-            Reason::LockReleasedEarlier { old, new } => format!("lock released earlier: since its previous access the thread released {} before, {} now", set(old), set(new)),
+            Reason::LockReleasedEarlier { old, new } => format!(
+                "lock released earlier: since its previous access the thread released {} before, {} now",
+                set(old),
+                set(new)
+            ),
         }
     }
 }
@@ -102,11 +108,15 @@ pub fn impacted<'a>(base: &Recording, new: &'a Recording, versions: &dyn Version
                         reasons.push(Reason::LocksetChanged { old: names(&b.lockset), new: names(&a.lockset) });
                     }
                     if hb_of(&base_hb, b) != hb_of(&new_hb, a) {
-                        let (old, new_m) = first_difference(base.messages.get(&b.thread), b.hb, new.messages.get(&a.thread), a.hb);
+                        let (old, new_m) =
+                            first_difference(base.messages.get(&b.thread), b.hb, new.messages.get(&a.thread), a.hb);
                         reasons.push(Reason::HappensBeforeChanged { old, new: new_m });
                     }
                     if a.released != b.released {
-                        reasons.push(Reason::LockReleasedEarlier { old: b.released.iter().map(AbsObj::display).collect(), new: a.released.iter().map(AbsObj::display).collect() });
+                        reasons.push(Reason::LockReleasedEarlier {
+                            old: b.released.iter().map(AbsObj::display).collect(),
+                            new: a.released.iter().map(AbsObj::display).collect(),
+                        });
                     }
                 }
             }
@@ -149,7 +159,12 @@ fn hb_of(hashes: &HashMap<ThreadKey, Vec<u64>>, a: &Access) -> u64 {
     hashes.get(&a.thread).and_then(|h| h.get(a.hb)).copied().unwrap_or(0)
 }
 
-fn first_difference(old: Option<&Vec<Message>>, old_len: usize, new: Option<&Vec<Message>>, new_len: usize) -> (String, String) {
+fn first_difference(
+    old: Option<&Vec<Message>>,
+    old_len: usize,
+    new: Option<&Vec<Message>>,
+    new_len: usize,
+) -> (String, String) {
     let old = old.map(|v| &v[..old_len.min(v.len())]).unwrap_or(&[]);
     let new = new.map(|v| &v[..new_len.min(v.len())]).unwrap_or(&[]);
     let i = old.iter().zip(new).take_while(|(a, b)| a == b).count();
@@ -167,7 +182,9 @@ fn rebase(base: &Recording, versions: &dyn Versions) -> Recording {
     };
     let key = |k: &ThreadKey| ThreadKey(k.0.iter().map(|(s, n)| (stmt(s), *n)).collect());
     let obj = |o: &AbsObj| match o {
-        AbsObj::Alloc { class, at, occurrence } => AbsObj::Alloc { class: class.clone(), at: stmt(at), occurrence: *occurrence },
+        AbsObj::Alloc { class, at, occurrence } => {
+            AbsObj::Alloc { class: class.clone(), at: stmt(at), occurrence: *occurrence }
+        }
         AbsObj::Thread(k) => AbsObj::Thread(key(k)),
         other => other.clone(),
     };
@@ -262,7 +279,10 @@ mod tests {
     #[test]
     fn each_way_of_being_impacted_is_told() {
         let notify = Message { obj: lock(5), kind: SyncKind::Notify };
-        let base = recording(vec![access(10, &[lock(5)], 0, &[]), access(11, &[], 0, &[]), access(20, &[lock(5)], 0, &[])], vec![]);
+        let base = recording(
+            vec![access(10, &[lock(5)], 0, &[]), access(11, &[], 0, &[]), access(20, &[lock(5)], 0, &[])],
+            vec![],
+        );
         let new = recording(
             vec![
                 access(10, &[], 0, &[]),

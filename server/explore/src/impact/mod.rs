@@ -18,15 +18,15 @@ pub mod recording;
 
 use std::collections::{BTreeMap, HashMap};
 
-use racelens_analysis::host::Host;
 use racelens_analysis::diff::FileDiff;
+use racelens_analysis::host::Host;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::Outcome;
 use crate::jvm::session::{Mode, Session};
-use crate::search::capp::IcpTuple;
 use crate::reports::{ImpactCounts, ImpactReport, ImpactRun, ImpactSources, ImpactedAccess};
+use crate::search::capp::IcpTuple;
 use crate::search::change::ChangeModel;
 use compare::{Reason, Versions};
 use recording::Recording;
@@ -51,16 +51,25 @@ pub type BaseSession = Result<Option<(String, Session)>, String>;
 /// Phase I for the test of `new` (a session on the working tree): records it there (an
 /// error when it cannot be recorded) and on the base revision (when that fails, the report
 /// says why and every access counts as new), and compares. Two runs of the test.
-pub fn dynamic_impact(new: &mut Session, base: BaseSession, versions: &dyn Versions, file_of: &dyn Fn(&str) -> Option<String>, max_steps: u32) -> Result<ImpactReport, String> {
+pub fn dynamic_impact(
+    new: &mut Session,
+    base: BaseSession,
+    versions: &dyn Versions,
+    file_of: &dyn Fn(&str) -> Option<String>,
+    max_steps: u32,
+) -> Result<ImpactReport, String> {
     let test = new.spec.display();
     let recorded = record_run(new, max_steps).map_err(|e| format!("cannot record {test} on the working tree: {e}"))?;
     let (commit, base) = match base {
         Ok(Some((commit, mut session))) => {
-            let r = record_run(&mut session, max_steps).map_err(|e| format!("the test could not be recorded on the base revision: {e}"));
+            let r = record_run(&mut session, max_steps)
+                .map_err(|e| format!("the test could not be recorded on the base revision: {e}"));
             session.close();
             (Some(commit), r)
         }
-        Ok(None) => (None, Err("the work tree has no base revision (not a git work tree, or no commit yet)".to_string())),
+        Ok(None) => {
+            (None, Err("the work tree has no base revision (not a git work tree, or no commit yet)".to_string()))
+        }
         Err(e) => (None, Err(e)),
     };
     Ok(report(&test, commit.as_deref(), base.as_ref().map_err(String::as_str), &recorded, versions, file_of))
@@ -92,9 +101,15 @@ impl std::fmt::Display for IcpSource {
 /// a base that does not compile, a test the base lacks, an uncontrolled thread) falls back
 /// to the analysis, and the note says why. With `Dynamic` the dynamic impact is used
 /// whatever it is (a base that cannot run the test makes every access new).
-pub fn model_for(model: &ChangeModel, asked: Option<IcpSource>, dynamic: impl FnOnce() -> Result<ImpactReport, String>) -> (ChangeModel, ImpactSources, Option<ImpactReport>) {
+pub fn model_for(
+    model: &ChangeModel,
+    asked: Option<IcpSource>,
+    dynamic: impl FnOnce() -> Result<ImpactReport, String>,
+) -> (ChangeModel, ImpactSources, Option<ImpactReport>) {
     let static_icps = model.icps.len();
-    let static_only = |note: Option<String>| (model.clone(), ImpactSources { source: IcpSource::Static, static_icps, dynamic_statements: None, note });
+    let static_only = |note: Option<String>| {
+        (model.clone(), ImpactSources { source: IcpSource::Static, static_icps, dynamic_statements: None, note })
+    };
     let source = asked.unwrap_or(IcpSource::Both);
     if source == IcpSource::Static {
         let (m, s) = static_only(None);
@@ -103,7 +118,9 @@ pub fn model_for(model: &ChangeModel, asked: Option<IcpSource>, dynamic: impl Fn
     let report = match dynamic() {
         Ok(r) => r,
         Err(e) if asked == Some(IcpSource::Dynamic) => {
-            let (m, s) = static_only(Some(format!("the dynamic impact was asked for, but {e}; the analysis' impacted code points are used")));
+            let (m, s) = static_only(Some(format!(
+                "the dynamic impact was asked for, but {e}; the analysis' impacted code points are used"
+            )));
             return (m, s, None);
         }
         Err(e) => {
@@ -131,7 +148,11 @@ pub fn record_run(session: &mut Session, max_steps: u32) -> Result<Recording, St
     let exec = session.run_with(&[], Mode::Full, max_steps, &["trace".to_string(), "alloc".to_string()])?;
     match &exec.outcome {
         Outcome::Error(m) => return Err(format!("the recorded run failed in racelens's agent: {m}")),
-        Outcome::Uncontrolled(m) => return Err(format!("a thread racelens does not control ran project code ({m}): its accesses cannot be recorded")),
+        Outcome::Uncontrolled(m) => {
+            return Err(format!(
+                "a thread racelens does not control ran project code ({m}): its accesses cannot be recorded"
+            ))
+        }
         Outcome::Timeout => return Err("the recorded run timed out".into()),
         _ => {}
     }
@@ -186,7 +207,14 @@ impl Versions for HostVersions {
 
 /// Phase I for one test: `base` is the recording on the base revision, or why there is
 /// none (then every access of the working tree counts as new).
-pub fn report(test: &str, commit: Option<&str>, base: Result<&Recording, &str>, new: &Recording, versions: &dyn Versions, file_of: &dyn Fn(&str) -> Option<String>) -> ImpactReport {
+pub fn report(
+    test: &str,
+    commit: Option<&str>,
+    base: Result<&Recording, &str>,
+    new: &Recording,
+    versions: &dyn Versions,
+    file_of: &dyn Fn(&str) -> Option<String>,
+) -> ImpactReport {
     let empty = Recording::default();
     let impacted = compare::impacted(base.unwrap_or(&empty), new, versions);
     // One entry per statement, kind and target: its occurrences, threads and reasons.
@@ -194,17 +222,19 @@ pub fn report(test: &str, commit: Option<&str>, base: Result<&Recording, &str>, 
     for i in &impacted {
         let a = i.access;
         let file = file_of(&a.at.class);
-        let entry = grouped.entry((file.clone().unwrap_or_default(), a.at.line, a.op.name(), a.target.clone())).or_insert_with(|| ImpactedAccess {
-            file,
-            line: a.at.line,
-            class: a.at.class.clone(),
-            method: a.method.clone(),
-            access: a.op.name().into(),
-            target: a.target.clone(),
-            threads: Vec::new(),
-            occurrences: 0,
-            reasons: Vec::new(),
-        });
+        let entry = grouped
+            .entry((file.clone().unwrap_or_default(), a.at.line, a.op.name(), a.target.clone()))
+            .or_insert_with(|| ImpactedAccess {
+                file,
+                line: a.at.line,
+                class: a.at.class.clone(),
+                method: a.method.clone(),
+                access: a.op.name().into(),
+                target: a.target.clone(),
+                threads: Vec::new(),
+                occurrences: 0,
+                reasons: Vec::new(),
+            });
         entry.occurrences += 1;
         if !entry.threads.contains(&a.thread_name) {
             entry.threads.push(a.thread_name.clone());
@@ -216,8 +246,14 @@ pub fn report(test: &str, commit: Option<&str>, base: Result<&Recording, &str>, 
         }
     }
     let impacted_accesses: Vec<ImpactedAccess> = grouped.into_values().collect();
-    let statements = impacted_accesses.iter().map(|a| (&a.file, a.line)).collect::<std::collections::BTreeSet<_>>().len();
-    let run = |r: &Recording| ImpactRun { outcome: r.outcome.clone(), steps: r.steps, threads: r.threads, accesses: r.accesses.len() };
+    let statements =
+        impacted_accesses.iter().map(|a| (&a.file, a.line)).collect::<std::collections::BTreeSet<_>>().len();
+    let run = |r: &Recording| ImpactRun {
+        outcome: r.outcome.clone(),
+        steps: r.steps,
+        threads: r.threads,
+        accesses: r.accesses.len(),
+    };
     ImpactReport {
         test: test.to_string(),
         base: commit.map(str::to_string),

@@ -69,7 +69,11 @@ impl AbsObj {
             AbsObj::Other { class, occurrence } => format!("{}#{}", simple(class), occurrence + 1),
             AbsObj::Thread(k) => match k.0.last() {
                 None => "the test thread".to_string(),
-                Some((at, n)) => format!("thread started at {}{}", at.place(), if *n > 0 { format!(" (#{})", n + 1) } else { String::new() }),
+                Some((at, n)) => format!(
+                    "thread started at {}{}",
+                    at.place(),
+                    if *n > 0 { format!(" (#{})", n + 1) } else { String::new() }
+                ),
             },
         }
     }
@@ -199,12 +203,19 @@ fn is_sync_call(target: &str) -> bool {
     let Some((class, method)) = target.rsplit_once('.') else { return false };
     let class = class.rsplit('.').next().unwrap_or(class);
     match method {
-        "await" | "signal" | "signalAll" | "awaitUninterruptibly" => class.contains("Condition") || class == "CountDownLatch" || class == "CyclicBarrier",
+        "await" | "signal" | "signalAll" | "awaitUninterruptibly" => {
+            class.contains("Condition") || class == "CountDownLatch" || class == "CyclicBarrier"
+        }
         "countDown" => class == "CountDownLatch",
         "acquire" | "release" | "acquireUninterruptibly" => class == "Semaphore",
         "arrive" | "arriveAndAwaitAdvance" | "arriveAndDeregister" | "awaitAdvance" => class == "Phaser",
         "exchange" => class == "Exchanger",
-        "put" | "take" | "transfer" | "putFirst" | "putLast" | "takeFirst" | "takeLast" => class.contains("BlockingQueue") || class.contains("BlockingDeque") || class.contains("TransferQueue") || class == "SynchronousQueue",
+        "put" | "take" | "transfer" | "putFirst" | "putLast" | "takeFirst" | "takeLast" => {
+            class.contains("BlockingQueue")
+                || class.contains("BlockingDeque")
+                || class.contains("TransferQueue")
+                || class == "SynchronousQueue"
+        }
         "get" | "join" => class.contains("Future") || class.contains("ForkJoinTask"),
         "submit" | "execute" | "invokeAll" | "invokeAny" | "schedule" => class.contains("Executor"),
         _ => false,
@@ -222,7 +233,12 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
     let mut keys: HashMap<ThreadId, ThreadKey> = HashMap::from([(0, ThreadKey::default())]);
     let mut starts: HashMap<(ThreadKey, Statement), u32> = HashMap::new();
     let mut last_statement: HashMap<ThreadId, Statement> = HashMap::new();
-    let mut out = Recording { outcome: exec.outcome.kind().to_string(), steps: exec.steps, threads: exec.threads.len(), ..Recording::default() };
+    let mut out = Recording {
+        outcome: exec.outcome.kind().to_string(),
+        steps: exec.steps,
+        threads: exec.threads.len(),
+        ..Recording::default()
+    };
     let mut occurrences = Occurrences::new();
 
     for (k, step) in trace.steps.iter().enumerate() {
@@ -261,7 +277,11 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                     *n += 1;
                     let child_key = ThreadKey(chain);
                     keys.insert(child, child_key.clone());
-                    threads.get_mut(&t).expect("inserted above").messages.push(Message { obj: AbsObj::Thread(child_key), kind: SyncKind::Start });
+                    threads
+                        .get_mut(&t)
+                        .expect("inserted above")
+                        .messages
+                        .push(Message { obj: AbsObj::Thread(child_key), kind: SyncKind::Start });
                 }
                 Effect::Join(target) => {
                     let obj = AbsObj::Thread(keys.get(&target).cloned().unwrap_or_default());
@@ -276,7 +296,8 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                 SiteOp::Wait => Some(SyncKind::Wait),
                 SiteOp::Notify => Some(SyncKind::Notify),
                 SiteOp::NotifyAll => Some(SyncKind::NotifyAll),
-                SiteOp::Call => is_sync_call(&s.target).then(|| SyncKind::Call(s.target.rsplit('.').next().unwrap_or("").to_string())),
+                SiteOp::Call => is_sync_call(&s.target)
+                    .then(|| SyncKind::Call(s.target.rsplit('.').next().unwrap_or("").to_string())),
                 _ => None,
             };
             if let Some(kind) = message {
@@ -297,14 +318,17 @@ pub fn record(exec: &Execution, sites: &HashMap<u32, Site>) -> Result<Recording,
                 Effect::Write | Effect::Add => Op::Write,
                 _ => continue,
             };
-            let access = Access::new(key.clone(), thread_name(exec, t), s, op, target, objects.abs(e.var.obj, &keys), state, k);
+            let access =
+                Access::new(key.clone(), thread_name(exec, t), s, op, target, objects.abs(e.var.obj, &keys), state, k);
             out.push(access, &mut occurrences);
         }
         // A lock or monitor operation: one access per step, also when the thread blocked at
         // it (its effect then comes with a later step).
         if let Some((_, s)) = site {
             if let Some(op) = Op::of_sync_site(&s.op) {
-                let obj = effects.first().map_or(AbsObj::Other { class: "?".into(), occurrence: 0 }, |e| objects.abs(e.var.obj, &keys));
+                let obj = effects
+                    .first()
+                    .map_or(AbsObj::Other { class: "?".into(), occurrence: 0 }, |e| objects.abs(e.var.obj, &keys));
                 let state = threads.get_mut(&t).expect("inserted above");
                 let access = Access::new(key.clone(), thread_name(exec, t), s, op, s.target.clone(), obj, state, k);
                 out.push(access, &mut occurrences);
@@ -329,7 +353,16 @@ impl Access {
     /// releases since the thread's previous memory access are this access's; a memory
     /// access takes them (LR is over `mem` events, §II), a lock operation only sees them.
     #[allow(clippy::too_many_arguments)]
-    fn new(thread: ThreadKey, thread_name: String, site: &Site, op: Op, target: String, obj: AbsObj, state: &mut ThreadState, step: usize) -> Access {
+    fn new(
+        thread: ThreadKey,
+        thread_name: String,
+        site: &Site,
+        op: Op,
+        target: String,
+        obj: AbsObj,
+        state: &mut ThreadState,
+        step: usize,
+    ) -> Access {
         Access {
             thread,
             thread_name,

@@ -70,7 +70,8 @@ fn files(list: &BTreeSet<String>) -> String {
 impl JavacSummary {
     /// The files with errors.
     pub fn file_count(&self) -> usize {
-        let mut all: BTreeSet<&str> = self.missing_packages.values().chain(self.missing_symbols.values()).flatten().map(String::as_str).collect();
+        let mut all: BTreeSet<&str> =
+            self.missing_packages.values().chain(self.missing_symbols.values()).flatten().map(String::as_str).collect();
         all.extend(self.other.iter().filter_map(|o| o.split(':').next()));
         all.len()
     }

@@ -106,7 +106,10 @@ mod tests {
         .map(PathBuf::from)
         .collect();
         let libs = of(&cp, &[PathBuf::from("/p/target/classes")]);
-        assert_eq!(libs.controlled, [PathBuf::from("/usr/share/java/commons-lang3-3.12.0.jar"), PathBuf::from("/work/lib/pool-support")]);
+        assert_eq!(
+            libs.controlled,
+            [PathBuf::from("/usr/share/java/commons-lang3-3.12.0.jar"), PathBuf::from("/work/lib/pool-support")]
+        );
         assert_eq!(libs.uncontrolled_logging, ["slf4j-api-1.7.32.jar", "logback-classic-1.2.jar"]);
     }
 }

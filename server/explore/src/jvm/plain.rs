@@ -48,7 +48,13 @@ const PLAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Runs `spec` once without the agent, on `project`'s classes; `invocation`: the index of the
 /// invocation of a parameterized or repeated test to run.
-pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocation: Option<u32>) -> Result<PlainRun, String> {
+pub fn run(
+    jdk: &Jdk,
+    agent: &Path,
+    project: &Project,
+    spec: &TestSpec,
+    invocation: Option<u32>,
+) -> Result<PlainRun, String> {
     let classpath = std::iter::once(agent.to_path_buf()).chain(project.classpath.iter().cloned()).collect::<Vec<_>>();
     let mut child = Command::new(&jdk.java)
         .args(project.jvm.options())
@@ -100,7 +106,14 @@ pub fn run(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocati
 
 /// Up to `runs` plain runs, each in a fresh JVM, stopping at the first that does not pass;
 /// returns every run made.
-pub fn runs(jdk: &Jdk, agent: &Path, project: &Project, spec: &TestSpec, invocation: Option<u32>, runs: usize) -> Result<Vec<PlainRun>, String> {
+pub fn runs(
+    jdk: &Jdk,
+    agent: &Path,
+    project: &Project,
+    spec: &TestSpec,
+    invocation: Option<u32>,
+    runs: usize,
+) -> Result<Vec<PlainRun>, String> {
     let mut out = Vec::new();
     for _ in 0..runs {
         let run = run(jdk, agent, project, spec, invocation)?;

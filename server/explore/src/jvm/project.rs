@@ -126,8 +126,12 @@ pub use racelens_analysis::cache_dir::{claim_cache, project_cache};
 pub fn libraries(root: &Path, configured: &[String]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for entry in configured {
-        let pattern = if Path::new(entry).is_absolute() { entry.clone() } else { root.join(entry).display().to_string() };
-        let matches: Vec<PathBuf> = glob::glob(&pattern).map_err(|e| format!("bad classpath entry `{entry}` in racelens.toml: {e}"))?.flatten().collect();
+        let pattern =
+            if Path::new(entry).is_absolute() { entry.clone() } else { root.join(entry).display().to_string() };
+        let matches: Vec<PathBuf> = glob::glob(&pattern)
+            .map_err(|e| format!("bad classpath entry `{entry}` in racelens.toml: {e}"))?
+            .flatten()
+            .collect();
         if matches.is_empty() && !pattern.contains(['*', '?', '[']) {
             return Err(format!("classpath entry `{entry}` in racelens.toml does not exist"));
         }
@@ -156,7 +160,8 @@ pub struct Sources {
 
 impl Sources {
     pub fn of(host: &Host) -> Sources {
-        let files = host.index().entries().map(|(_, e)| (e.path.clone(), e.facts.text.clone(), api_hash(&e.facts))).collect();
+        let files =
+            host.index().entries().map(|(_, e)| (e.path.clone(), e.facts.text.clone(), api_hash(&e.facts))).collect();
         Sources { root: host.root().to_path_buf(), config: host.config().clone(), files }
     }
 }
@@ -208,10 +213,23 @@ pub fn prepare(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>) -> Result
 
 /// Where the classpath comes from (racelens.toml, a command, the build, or nothing), what
 /// to compile, the one line that says so, and the test JVM's settings.
-fn unit_for(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>, notes: &mut Vec<String>) -> Result<(Unit, String, TestJvm), PrepareError> {
+fn unit_for(
+    sources: &Sources,
+    jdk: &Jdk,
+    test_file: Option<&Path>,
+    notes: &mut Vec<String>,
+) -> Result<(Unit, String, TestJvm), PrepareError> {
     let root = &sources.root;
     let config = &sources.config;
-    let everything = |libs: Vec<PathBuf>, origin: String| Unit { key: None, roots: None, libs, resources: Vec::new(), processors: None, what: "every analysed source".into(), origin };
+    let everything = |libs: Vec<PathBuf>, origin: String| Unit {
+        key: None,
+        roots: None,
+        libs,
+        resources: Vec::new(),
+        processors: None,
+        what: "every analysed source".into(),
+        origin,
+    };
     if !config.classpath.is_empty() {
         let libs = libraries(root, &config.classpath)?;
         let n = config.classpath.len();
@@ -222,8 +240,14 @@ fn unit_for(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>, notes: &mut 
     if let Some(command) = &config.classpath_command {
         let printed = build::command::run(root, command)?;
         let line = printed.line(command);
-        let origin = format!("The classpath is what `[java] classpath_command` (`{command}`) printed: make it print what is missing.");
-        return Ok((everything(with_junit(printed.entries), origin), line, TestJvm::of(root, config, None, root, notes)));
+        let origin = format!(
+            "The classpath is what `[java] classpath_command` (`{command}`) printed: make it print what is missing."
+        );
+        return Ok((
+            everything(with_junit(printed.entries), origin),
+            line,
+            TestJvm::of(root, config, None, root, notes),
+        ));
     }
     if let Some(file) = test_file {
         if let Some(read) = build::read(root, config, file, jdk)? {
@@ -232,7 +256,11 @@ fn unit_for(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>, notes: &mut 
             let what = if m.dependencies.is_empty() {
                 format!("module {}", m.module.name)
             } else {
-                format!("module {} (+ {})", m.module.name, m.dependencies.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", "))
+                format!(
+                    "module {} (+ {})",
+                    m.module.name,
+                    m.dependencies.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
+                )
             };
             let (tool, source) = match m.tool {
                 Tool::Maven => ("Maven", "Surefire's argLine"),
@@ -288,7 +316,8 @@ fn select(sources: &Sources, unit: &Unit, from_disk: bool) -> Vec<(String, Arc<s
             // A root outside the work tree: its files under a name of their own.
             Err(_) => format!("_outside/{:016x}", stable_hash(root.to_string_lossy().as_bytes())),
         };
-        let under = |p: &str| prefix.is_empty() || p.strip_prefix(prefix.as_str()).is_some_and(|rest| rest.starts_with('/'));
+        let under =
+            |p: &str| prefix.is_empty() || p.strip_prefix(prefix.as_str()).is_some_and(|rest| rest.starts_with('/'));
         for (path, text, api) in &sources.files {
             if under(path) {
                 out.insert(path.clone(), (text.clone(), *api));
@@ -299,7 +328,11 @@ fn select(sources: &Sources, unit: &Unit, from_disk: bool) -> Vec<(String, Arc<s
             java_files(root, &mut found);
             for file in found {
                 let Ok(rel) = file.strip_prefix(root) else { continue };
-                let key = if prefix.is_empty() { rel.to_string_lossy().into_owned() } else { format!("{prefix}/{}", rel.to_string_lossy()) };
+                let key = if prefix.is_empty() {
+                    rel.to_string_lossy().into_owned()
+                } else {
+                    format!("{prefix}/{}", rel.to_string_lossy())
+                };
                 if out.contains_key(&key) {
                     continue;
                 }
@@ -327,22 +360,47 @@ fn java_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// `[java] build`: run the project's own build, then take its classes.
-fn built(root: &Path, build: &str, classes: &[String], libs: Vec<PathBuf>, jvm: TestJvm, notes: Vec<String>) -> Result<Project, String> {
+fn built(
+    root: &Path,
+    build: &str,
+    classes: &[String],
+    libs: Vec<PathBuf>,
+    jvm: TestJvm,
+    notes: Vec<String>,
+) -> Result<Project, String> {
     let started = Instant::now();
-    let out = Command::new("sh").arg("-c").arg(build).current_dir(root).output().map_err(|e| format!("cannot run the build `{build}`: {e}"))?;
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(build)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run the build `{build}`: {e}"))?;
     if !out.status.success() {
         let log = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
         return Err(format!("the build `{build}` failed ({}):\n{}", out.status, tail(&log, 60)));
     }
     if classes.is_empty() {
-        return Err("racelens.toml has `[java] build` but no `classes = [...]` saying where the built classes are".into());
+        return Err(
+            "racelens.toml has `[java] build` but no `classes = [...]` saying where the built classes are".into()
+        );
     }
     let dirs: Vec<PathBuf> = classes.iter().map(|c| root.join(c)).collect();
     if let Some(missing) = dirs.iter().find(|d| !d.exists()) {
-        return Err(format!("the build ran, but {} does not exist (check `[java] classes` in racelens.toml)", missing.display()));
+        return Err(format!(
+            "the build ran, but {} does not exist (check `[java] classes` in racelens.toml)",
+            missing.display()
+        ));
     }
     let classpath = dirs.iter().cloned().chain(libs.iter().cloned()).collect();
-    let unit = Unit { key: None, roots: None, libs, resources: Vec::new(), processors: None, what: "the project".into(), origin: String::new() };
+    let unit = Unit {
+        key: None,
+        roots: None,
+        libs,
+        resources: Vec::new(),
+        processors: None,
+        what: "the project".into(),
+        origin: String::new(),
+    };
     Ok(Project {
         root: root.to_path_buf(),
         classes: dirs,
@@ -365,7 +423,8 @@ fn hash<T: Hash>(t: T) -> u64 {
 /// What other files compile against: declarations, and the values of constants (javac
 /// copies those into the classes that use them).
 fn api_hash(facts: &FileFacts) -> u64 {
-    let constants: Vec<&str> = facts.fields.iter().filter(|f| f.is_static && f.is_final).map(|f| facts.text_of(f.decl_span)).collect();
+    let constants: Vec<&str> =
+        facts.fields.iter().filter(|f| f.is_static && f.is_final).map(|f| facts.text_of(f.decl_span)).collect();
     hash((declarations_hash(facts), constants))
 }
 
@@ -397,10 +456,19 @@ pub fn base_sources(host: &Host) -> Result<Option<(String, Sources)>, String> {
     let Some((commit, files)) = host.base_sources()? else { return Ok(None) };
     let config = host.config();
     if config.build.is_some() {
-        return Err("the project builds itself (`[java] build` in racelens.toml): racelens cannot build the base revision".into());
+        return Err(
+            "the project builds itself (`[java] build` in racelens.toml): racelens cannot build the base revision"
+                .into(),
+        );
     }
     // The base never changes: the content hash stands for the API hash too.
-    let files = files.into_iter().map(|(p, text)| { let h = hash(&text); (p, Arc::from(text), h) }).collect();
+    let files = files
+        .into_iter()
+        .map(|(p, text)| {
+            let h = hash(&text);
+            (p, Arc::from(text), h)
+        })
+        .collect();
     Ok(Some((commit, Sources { root: host.root().to_path_buf(), config: config.clone(), files })))
 }
 
@@ -419,7 +487,8 @@ pub fn build_base(commit: &str, sources: &Sources, jdk: &Jdk, like: &Project) ->
     };
     let files = select(sources, &like.unit, false);
     let started = Instant::now();
-    let mut project = compile_into(root, files, jdk, &like.unit, &cache).map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
+    let mut project = compile_into(root, files, jdk, &like.unit, &cache)
+        .map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
     project.compile_time = if project.summary == "up to date" { Duration::ZERO } else { started.elapsed() };
     project.classpath_line = like.classpath_line.clone();
     project.jvm = like.jvm.clone();
@@ -444,18 +513,28 @@ fn prune_bases(bases: &Path, keep: &str) {
 
 /// Compiles `files` into `cache` (`src/`, `classes/`, `manifest.txt`), incrementally: the
 /// whole unit again when a declaration or the classpath changed, else the changed files.
-fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, unit: &Unit, cache: &Path) -> Result<Project, PrepareError> {
+fn compile_into(
+    root: &Path,
+    files: Vec<(String, Arc<str>, u64)>,
+    jdk: &Jdk,
+    unit: &Unit,
+    cache: &Path,
+) -> Result<Project, PrepareError> {
     let root = root.to_path_buf();
     let cache = cache.to_path_buf();
     let (src, classes, generated) = (cache.join("src"), cache.join("classes"), cache.join("generated"));
-    let (manifest_path, settings_path, log_path) = (cache.join("manifest.txt"), cache.join("classpath.txt"), cache.join("javac.log"));
+    let (manifest_path, settings_path, log_path) =
+        (cache.join("manifest.txt"), cache.join("classpath.txt"), cache.join("javac.log"));
     let processor_args: Vec<String> = match &unit.processors {
         None | Some(Processors::None) => vec!["-proc:none".into()],
         Some(Processors::Classpath) => vec!["-s".into(), generated.display().to_string()],
-        Some(Processors::Path(path)) => vec!["-processorpath".into(), join(path), "-s".into(), generated.display().to_string()],
+        Some(Processors::Path(path)) => {
+            vec!["-processorpath".into(), join(path), "-s".into(), generated.display().to_string()]
+        }
     };
     // What the classes were compiled against: another classpath compiles everything again.
-    let settings = format!("{:016x}\n", stable_hash(format!("{}\0{}", join(&unit.libs), processor_args.join("\0")).as_bytes()));
+    let settings =
+        format!("{:016x}\n", stable_hash(format!("{}\0{}", join(&unit.libs), processor_args.join("\0")).as_bytes()));
     let same_settings = std::fs::read_to_string(&settings_path).is_ok_and(|s| s == settings);
     let old = if classes.is_dir() && same_settings { read_manifest(&manifest_path) } else { Manifest::new() };
     let mut now = Manifest::new();
@@ -465,12 +544,14 @@ fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, uni
         texts.insert(path, text);
     }
     if now.is_empty() {
-        let hint = if unit.roots.is_some() { unit.origin.as_str() } else { "check `[java] source_roots` in racelens.toml" };
+        let hint =
+            if unit.roots.is_some() { unit.origin.as_str() } else { "check `[java] source_roots` in racelens.toml" };
         return Err(format!("no Java sources found for {} under {} ({hint})", unit.what, root.display()).into());
     }
     let same_files = old.keys().eq(now.keys());
     let same_api = same_files && old.iter().zip(&now).all(|((_, (_, a)), (_, (_, b)))| a == b);
-    let changed: Vec<&String> = now.iter().filter(|(p, (c, _))| old.get(*p).map(|o| o.0) != Some(*c)).map(|(p, _)| p).collect();
+    let changed: Vec<&String> =
+        now.iter().filter(|(p, (c, _))| old.get(*p).map(|o| o.0) != Some(*c)).map(|(p, _)| p).collect();
     let libs_cp = join(&unit.libs);
     let summary = if same_api && changed.is_empty() {
         "up to date".to_string()
@@ -488,8 +569,10 @@ fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, uni
         let to_compile: Vec<&String> = if full { now.keys().collect() } else { changed };
         for rel in &to_compile {
             let dest = src.join(rel);
-            std::fs::create_dir_all(dest.parent().unwrap()).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
-            std::fs::write(&dest, texts[*rel].as_bytes()).map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+            std::fs::create_dir_all(dest.parent().unwrap())
+                .map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+            std::fs::write(&dest, texts[*rel].as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
         }
         let argfile = cache.join("sources.txt");
         let list: Vec<String> = to_compile.iter().map(|rel| src.join(rel).display().to_string()).collect();
@@ -509,11 +592,15 @@ fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, uni
         }
         let _ = std::fs::remove_file(&log_path);
         write_manifest(&manifest_path, &now)?;
-        std::fs::write(&settings_path, &settings).map_err(|e| format!("cannot write {}: {e}", settings_path.display()))?;
+        std::fs::write(&settings_path, &settings)
+            .map_err(|e| format!("cannot write {}: {e}", settings_path.display()))?;
         let n = to_compile.len();
         format!("compiled {n} file{}{}", if n == 1 { "" } else { "s" }, if full { "" } else { " (bodies only)" })
     };
-    let classpath = std::iter::once(classes.clone()).chain(unit.resources.iter().cloned()).chain(unit.libs.iter().cloned()).collect();
+    let classpath = std::iter::once(classes.clone())
+        .chain(unit.resources.iter().cloned())
+        .chain(unit.libs.iter().cloned())
+        .collect();
     let jvm = TestJvm::plain(&root);
     Ok(Project {
         root,
@@ -533,13 +620,20 @@ fn compile_into(root: &Path, files: Vec<(String, Arc<str>, u64)>, jdk: &Jdk, uni
 /// file that keeps javac's full output.
 fn javac_failed(src: &Path, out: &std::process::Output, log_path: &Path, unit: &Unit) -> PrepareError {
     // Report against the work tree, not the cache's copy.
-    let output = (String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)).replace(&format!("{}/", src.display()), "");
+    let output = (String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+        .replace(&format!("{}/", src.display()), "");
     let summary = javac_errors::summarize(&output);
     let kept = std::fs::write(log_path, &output).is_ok();
     let counts = if summary.errors == 0 {
         String::new()
     } else {
-        format!(": {} error{} in {} file{}", summary.errors, if summary.errors == 1 { "" } else { "s" }, summary.file_count(), if summary.file_count() == 1 { "" } else { "s" })
+        format!(
+            ": {} error{} in {} file{}",
+            summary.errors,
+            if summary.errors == 1 { "" } else { "s" },
+            summary.file_count(),
+            if summary.file_count() == 1 { "" } else { "s" }
+        )
     };
     let body = if summary.errors == 0 { format!("{}\n", tail(&output, 30)) } else { summary.render() };
     let log = if kept { format!("\njavac's full output: {}", log_path.display()) } else { String::new() };

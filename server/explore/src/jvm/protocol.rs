@@ -80,14 +80,19 @@ impl SiteOp {
     ];
 
     pub fn parse(name: &str) -> SiteOp {
-        SiteOp::NAMES.iter().find(|(n, _)| *n == name).map_or_else(|| SiteOp::Other(name.to_string()), |(_, op)| op.clone())
+        SiteOp::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or_else(|| SiteOp::Other(name.to_string()), |(_, op)| op.clone())
     }
 
     /// The op as the agent writes it (`READ`).
     pub fn as_str(&self) -> &str {
         match self {
             SiteOp::Other(name) => name,
-            known => SiteOp::NAMES.iter().find(|(_, op)| op == known).map(|(n, _)| *n).expect("every known op has a name"),
+            known => {
+                SiteOp::NAMES.iter().find(|(_, op)| op == known).map(|(n, _)| *n).expect("every known op has a name")
+            }
         }
     }
 }
@@ -204,7 +209,11 @@ pub enum Outcome {
     Livelock,
     Exit(i32),
     /// The schedule named a thread not enabled at a decision point.
-    Divergence { index: u32, wanted: ThreadId, enabled: Threads },
+    Divergence {
+        index: u32,
+        wanted: ThreadId,
+        enabled: Threads,
+    },
     Timeout,
     /// A thread racelens does not control ran project code (its name and where it was
     /// created): nothing about this execution's schedule can be claimed.
@@ -344,7 +353,13 @@ impl ResponseParser {
                 if f.len() < 6 {
                     return Err(format!("bad SITE line: {line}"));
                 }
-                let site = Site { class: f[1].into(), method: f[2].into(), line: num(f[3])?, op: SiteOp::parse(f[4]), target: f[5].into() };
+                let site = Site {
+                    class: f[1].into(),
+                    method: f[2].into(),
+                    line: num(f[3])?,
+                    op: SiteOp::parse(f[4]),
+                    target: f[5].into(),
+                };
                 self.new_sites.push((num(f[0])?, site));
             }
             "K" => {
@@ -392,7 +407,13 @@ impl ResponseParser {
                 if f.len() < 5 {
                     return Err(format!("bad E line: {line}"));
                 }
-                self.events.push(Event { step: num(f[0])?, thread: num(f[1])?, site: num(f[2])?, object: opt(f[3]), value: opt(f[4]) });
+                self.events.push(Event {
+                    step: num(f[0])?,
+                    thread: num(f[1])?,
+                    site: num(f[2])?,
+                    object: opt(f[3]),
+                    value: opt(f[4]),
+                });
             }
             "B" => {
                 let f: Vec<&str> = rest.splitn(3, ' ').collect();
@@ -414,13 +435,23 @@ impl ResponseParser {
             "MODEL" => {
                 let f: Vec<&str> = rest.splitn(4, ' ').collect();
                 if let (Some(failure), 4) = (self.failure.as_mut(), f.len()) {
-                    failure.model = Some(Frame { class: f[0].into(), method: f[1].into(), file: f[2].into(), line: num(f[3]).unwrap_or(0) });
+                    failure.model = Some(Frame {
+                        class: f[0].into(),
+                        method: f[1].into(),
+                        file: f[2].into(),
+                        line: num(f[3]).unwrap_or(0),
+                    });
                 }
             }
             "FRAME" => {
                 let f: Vec<&str> = rest.splitn(4, ' ').collect();
                 if let (Some(failure), 4) = (self.failure.as_mut(), f.len()) {
-                    failure.frames.push(Frame { class: f[0].into(), method: f[1].into(), file: f[2].into(), line: num(f[3]).unwrap_or(0) });
+                    failure.frames.push(Frame {
+                        class: f[0].into(),
+                        method: f[1].into(),
+                        file: f[2].into(),
+                        line: num(f[3]).unwrap_or(0),
+                    });
                 }
             }
             "WAIT" => {
@@ -453,7 +484,13 @@ impl ResponseParser {
                 }
                 let outcome = match f[1] {
                     "pass" => Outcome::Pass,
-                    "fail" => Outcome::Fail(self.failure.take().unwrap_or(Failure { thread: 0, exception: "?".into(), message: String::new(), frames: Vec::new(), model: None })),
+                    "fail" => Outcome::Fail(self.failure.take().unwrap_or(Failure {
+                        thread: 0,
+                        exception: "?".into(),
+                        message: String::new(),
+                        frames: Vec::new(),
+                        model: None,
+                    })),
                     "deadlock" => Outcome::Deadlock(std::mem::take(&mut self.waits)),
                     "livelock" => Outcome::Livelock,
                     "exit" => Outcome::Exit(self.exit.unwrap_or(0)),
@@ -463,7 +500,9 @@ impl ResponseParser {
                     }
                     "timeout" => Outcome::Timeout,
                     "uncontrolled" => Outcome::Uncontrolled(f.get(5).map(|m| unescape(m)).unwrap_or_default()),
-                    other => Outcome::Error(f.get(5).map(|m| unescape(m)).unwrap_or_else(|| format!("the agent reported `{other}`"))),
+                    other => Outcome::Error(
+                        f.get(5).map(|m| unescape(m)).unwrap_or_else(|| format!("the agent reported `{other}`")),
+                    ),
                 };
                 let exec = Execution {
                     run: num(f[0])?,
@@ -479,7 +518,11 @@ impl ResponseParser {
                     objects: std::mem::take(&mut self.objects),
                     invocation: None,
                 };
-                *self = ResponseParser { new_sites: std::mem::take(&mut self.new_sites), new_stacks: std::mem::take(&mut self.new_stacks), ..ResponseParser::default() };
+                *self = ResponseParser {
+                    new_sites: std::mem::take(&mut self.new_sites),
+                    new_stacks: std::mem::take(&mut self.new_stacks),
+                    ..ResponseParser::default()
+                };
                 return Ok(Some(exec));
             }
             "" => {}
@@ -523,11 +566,25 @@ mod tests {
             assert_eq!(p.line(l).unwrap(), None);
         }
         let e = p.line("END 7 fail 120 1 4").unwrap().unwrap();
-        assert_eq!(e.decisions[1].pending, vec![Pending { thread: 0, site: 3, stack: Some(4) }, Pending { thread: 1, site: 3, stack: None }]);
+        assert_eq!(
+            e.decisions[1].pending,
+            vec![Pending { thread: 0, site: 3, stack: Some(4) }, Pending { thread: 1, site: 3, stack: None }]
+        );
         assert_eq!(p.new_stacks[0].1[1].method, "run");
         assert_eq!(p.new_sites[0].1.field(), Some("count"));
         assert_eq!(p.new_sites[0].1.place(), "Pool.java:42");
-        assert_eq!(e.decisions[0], Decision { step: 5, thread: 1, site: 3, enabled: Threads::from_iter([0, 1]), waiters: None, current: Some(0), pending: vec![] });
+        assert_eq!(
+            e.decisions[0],
+            Decision {
+                step: 5,
+                thread: 1,
+                site: 3,
+                enabled: Threads::from_iter([0, 1]),
+                waiters: None,
+                current: Some(0),
+                pending: vec![]
+            }
+        );
         assert!(e.decisions[0].preempts(1));
         assert_eq!(e.decisions[0].alternatives().collect::<Vec<_>>(), vec![0]);
         assert_eq!(e.threads[&1], "worker\nA");

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use crate::jvm::java::Jdk;
 use crate::jvm::libraries;
 use crate::jvm::project::{join, Project};
-use crate::jvm::protocol::{Execution, Invocation, Outcome, ResponseParser, Site, ThreadId};
 use crate::jvm::protocol::Known;
+use crate::jvm::protocol::{Execution, Invocation, Outcome, ResponseParser, Site, ThreadId};
 
 /// What to run: a JUnit test method, or a class's `main`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,14 +119,24 @@ impl Jvm {
         // racelens's own below win where they clash.
         cmd.args(project.jvm.options())
             .args(["-XX:+UnlockExperimentalVMOptions", "-XX:hashCode=2", "-XX:TieredStopAtLevel=1", "-Xss4m"])
-            .args(["--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED"])
+            .args([
+                "--add-opens",
+                "java.base/java.util.concurrent=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+            ])
             // `java.util.Timer`'s tasks keep their state in package-private fields the agent sets.
             .args(["--add-opens", "java.base/java.util=ALL-UNNAMED"])
             // A common fork/join pool without threads: parallel streams run in the calling
             // (controlled) thread; the agent models `ForkJoinPool` for the project's own use.
             .arg("-Djava.util.concurrent.ForkJoinPool.common.parallelism=0")
             .args(jvm_options())
-            .arg(format!("-javaagent:{}=port={port},token={token},sync={},instrument={}", agent.display(), join(&libraries::of(&project.classpath, &project.classes).controlled), join(&project.classes)))
+            .arg(format!(
+                "-javaagent:{}=port={port},token={token},sync={},instrument={}",
+                agent.display(),
+                join(&libraries::of(&project.classpath, &project.classes).controlled),
+                join(&project.classes)
+            ))
             .arg("-cp")
             .arg(join(&project.classpath))
             .arg("racelens.agent.Main")
@@ -146,7 +156,17 @@ impl Jvm {
         let stream = accept(&listener, &mut child, &output)?;
         stream.set_read_timeout(Some(START_TIMEOUT)).map_err(|e| e.to_string())?;
         let writer = stream.try_clone().map_err(|e| e.to_string())?;
-        let mut jvm = Jvm { child, reader: BufReader::new(stream), writer, sites: HashMap::new(), stacks: HashMap::new(), kind: String::new(), invocations: Vec::new(), output, next_run: 1 };
+        let mut jvm = Jvm {
+            child,
+            reader: BufReader::new(stream),
+            writer,
+            sites: HashMap::new(),
+            stacks: HashMap::new(),
+            kind: String::new(),
+            invocations: Vec::new(),
+            output,
+            next_run: 1,
+        };
         let hello = jvm.read_line()?;
         if hello.split(' ').nth(2) != Some(token.as_str()) {
             return Err(format!("unexpected greeting from the agent: {hello}"));
@@ -180,24 +200,35 @@ impl Jvm {
         match self.reader.read_line(&mut line) {
             Ok(0) => Err(self.died()),
             Ok(_) => Ok(line.trim_end_matches(['\n', '\r']).to_string()),
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
-                Err(format!("the JVM stopped answering (no answer in {} s)\n{}", RUN_TIMEOUT.as_secs(), self.output_tail()))
-            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => Err(
+                format!("the JVM stopped answering (no answer in {} s)\n{}", RUN_TIMEOUT.as_secs(), self.output_tail()),
+            ),
             Err(_) => Err(self.died()),
         }
     }
 
     fn died(&mut self) -> String {
         std::thread::sleep(Duration::from_millis(100));
-        let status = self.child.try_wait().ok().flatten().map(|s| s.to_string()).unwrap_or_else(|| "still running".into());
+        let status =
+            self.child.try_wait().ok().flatten().map(|s| s.to_string()).unwrap_or_else(|| "still running".into());
         format!("the JVM running the test ended unexpectedly ({status}):\n{}", self.output_tail())
     }
 
     /// Runs the test once, following `choices` at the first decision points.
-    pub fn run(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+    pub fn run(
+        &mut self,
+        choices: &[ThreadId],
+        mode: Mode,
+        max_steps: u32,
+        options: &[String],
+    ) -> Result<Execution, String> {
         let id = self.next_run;
         self.next_run += 1;
-        let list = if choices.is_empty() { "-".to_string() } else { choices.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",") };
+        let list = if choices.is_empty() {
+            "-".to_string()
+        } else {
+            choices.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+        };
         let mode = match mode {
             Mode::Fast => "fast",
             Mode::Full => "full",
@@ -205,7 +236,8 @@ impl Jvm {
         if options.is_empty() {
             writeln!(self.writer, "RUN {id} {max_steps} {mode} {list}").map_err(|_| self.died())?;
         } else {
-            writeln!(self.writer, "RUN {id} {max_steps} {mode} {list} {}", options.join(",")).map_err(|_| self.died())?;
+            writeln!(self.writer, "RUN {id} {max_steps} {mode} {list} {}", options.join(","))
+                .map_err(|_| self.died())?;
         }
         let mut parser = ResponseParser::default();
         loop {
@@ -302,7 +334,12 @@ impl Session {
     pub fn invocation_numbered(&mut self, index: u32) -> Result<Invocation, String> {
         let all = self.invocations()?;
         all.iter().find(|i| i.index == index).cloned().ok_or_else(|| match (all.first(), all.last()) {
-            (Some(a), Some(b)) => format!("{} has no invocation [{index}]: its invocations are [{}] to [{}]", self.spec.display(), a.index, b.index),
+            (Some(a), Some(b)) => format!(
+                "{} has no invocation [{index}]: its invocations are [{}] to [{}]",
+                self.spec.display(),
+                a.index,
+                b.index
+            ),
             _ => format!("{} runs once: it has no invocation [{index}]", self.spec.display()),
         })
     }
@@ -326,7 +363,13 @@ impl Session {
     }
 
     /// [`Session::run`] with options for the agent (`stacks`, `pct=...`).
-    pub fn run_with(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+    pub fn run_with(
+        &mut self,
+        choices: &[ThreadId],
+        mode: Mode,
+        max_steps: u32,
+        options: &[String],
+    ) -> Result<Execution, String> {
         let mut options = options.to_vec();
         if let Some(inv) = &self.invocation {
             options.push(format!("invocation={}", inv.index));
@@ -340,7 +383,13 @@ impl Session {
         Ok(exec)
     }
 
-    fn run_once(&mut self, choices: &[ThreadId], mode: Mode, max_steps: u32, options: &[String]) -> Result<Execution, String> {
+    fn run_once(
+        &mut self,
+        choices: &[ThreadId],
+        mode: Mode,
+        max_steps: u32,
+        options: &[String],
+    ) -> Result<Execution, String> {
         match self.jvm()?.run(choices, mode, max_steps, options) {
             Ok(e) if matches!(e.outcome, Outcome::Timeout) => {
                 // The agent's watchdog ended a stuck execution and the JVM is gone.
@@ -354,7 +403,9 @@ impl Session {
                 if self.restarts > 3 {
                     return Err(first);
                 }
-                self.jvm()?.run(choices, mode, max_steps, options).map_err(|e| format!("{first}\n(and again after a restart: {e})"))
+                self.jvm()?
+                    .run(choices, mode, max_steps, options)
+                    .map_err(|e| format!("{first}\n(and again after a restart: {e})"))
             }
         }
     }

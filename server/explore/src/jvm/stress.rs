@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::jvm::agent;
 use crate::jvm::java::Jdk;
-use crate::jvm::TestSpec;
 use crate::jvm::project::{join, Project};
+use crate::jvm::TestSpec;
 
 /// What repeated uncontrolled runs found.
 #[derive(Clone, Debug)]

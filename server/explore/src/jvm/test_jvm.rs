@@ -38,13 +38,24 @@ fn unresolved(value: &str) -> Option<&str> {
 impl TestJvm {
     /// A JVM in `default_dir` with assertions on and nothing else, as in a project without a build.
     pub fn plain(default_dir: &Path) -> TestJvm {
-        TestJvm { assertions: true, args: Vec::new(), system_properties: Vec::new(), working_dir: default_dir.to_path_buf() }
+        TestJvm {
+            assertions: true,
+            args: Vec::new(),
+            system_properties: Vec::new(),
+            working_dir: default_dir.to_path_buf(),
+        }
     }
 
     /// The build's settings (`build`, read in `source`: `Surefire's argLine`), then the
     /// configuration's; `default_dir` is where the test runs when neither says. Notes say
     /// what was dropped.
-    pub fn of(root: &Path, config: &Config, build: Option<(&TestSettings, &str)>, default_dir: &Path, notes: &mut Vec<String>) -> TestJvm {
+    pub fn of(
+        root: &Path,
+        config: &Config,
+        build: Option<(&TestSettings, &str)>,
+        default_dir: &Path,
+        notes: &mut Vec<String>,
+    ) -> TestJvm {
         let mut jvm = TestJvm::plain(default_dir);
         if let Some((settings, source)) = build {
             for arg in &settings.jvm_args {
@@ -65,7 +76,11 @@ impl TestJvm {
                 if dir.is_dir() {
                     jvm.working_dir = dir.clone();
                 } else {
-                    notes.push(format!("the build's test working directory {} does not exist; the test runs in {}", dir.display(), default_dir.display()));
+                    notes.push(format!(
+                        "the build's test working directory {} does not exist; the test runs in {}",
+                        dir.display(),
+                        default_dir.display()
+                    ));
                 }
             }
             if let Some(a) = settings.assertions {
@@ -118,7 +133,13 @@ mod tests {
     #[test]
     fn unresolved_placeholders_are_left_out_with_a_note() {
         let mut notes = Vec::new();
-        let jvm = TestJvm::of(Path::new("/r"), &Config::default(), Some((&settings(), "Surefire's argLine")), Path::new("/r/core"), &mut notes);
+        let jvm = TestJvm::of(
+            Path::new("/r"),
+            &Config::default(),
+            Some((&settings(), "Surefire's argLine")),
+            Path::new("/r/core"),
+            &mut notes,
+        );
         assert_eq!(jvm.args, vec!["-Xmx300m"]);
         assert_eq!(jvm.system_properties, vec![("pool.size".to_string(), "4".to_string())]);
         assert_eq!(jvm.working_dir, PathBuf::from("/r/core"));
@@ -138,7 +159,13 @@ mod tests {
             assertions: Some(true),
             ..Config::default()
         };
-        let jvm = TestJvm::of(Path::new("/r"), &config, Some((&settings(), "Surefire's argLine")), Path::new("/r"), &mut Vec::new());
+        let jvm = TestJvm::of(
+            Path::new("/r"),
+            &config,
+            Some((&settings(), "Surefire's argLine")),
+            Path::new("/r"),
+            &mut Vec::new(),
+        );
         assert_eq!(jvm.options(), vec!["-Xmx1g", "-Dpool.size=8", "-ea", "-da:racelens..."]);
         assert_eq!(jvm.working_dir, PathBuf::from("/r/core"));
         let plain = TestJvm::of(Path::new("/r"), &Config::default(), None, Path::new("/r"), &mut Vec::new());

@@ -30,7 +30,9 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
     let (method, invocation) = match method.and_then(|m| m.split_once('[')) {
         Some((name, rest)) => {
             let number = rest.strip_suffix(']').filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-            let number = number.ok_or_else(|| format!("`{text}`: an invocation is named by its number, as in `{class_text}#{name}[2]`"))?;
+            let number = number.ok_or_else(|| {
+                format!("`{text}`: an invocation is named by its number, as in `{class_text}#{name}[2]`")
+            })?;
             (Some(name), Some(number))
         }
         None => (method, None),
@@ -39,13 +41,17 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
     let (file, facts, class) = find_class(index, class_text)?;
     let binary = facts.classes[class as usize].binary_name.clone();
     let class_ref = ClassRef { origin: Origin::Project(file), idx: class };
-    let methods: Vec<&MethodFacts> = facts.methods.iter().filter(|m| m.class == class && m.kind == MethodKind::Method).collect();
+    let methods: Vec<&MethodFacts> =
+        facts.methods.iter().filter(|m| m.class == class && m.kind == MethodKind::Method).collect();
     let tests = test_names(index, class_ref);
     let has_suite = methods.iter().any(|m| m.name == "suite" && m.is_static && m.params.is_empty());
-    let spec = |method: Option<&str>| TestSpec { class: binary.clone(), method: method.map(|m| match invocation {
-        Some(n) => format!("{m}[{n}]"),
-        None => m.to_string(),
-    }) };
+    let spec = |method: Option<&str>| TestSpec {
+        class: binary.clone(),
+        method: method.map(|m| match invocation {
+            Some(n) => format!("{m}[{n}]"),
+            None => m.to_string(),
+        }),
+    };
     match method {
         Some("main") | None => {
             if methods.iter().any(|m| m.name == "main" && m.is_static) {
@@ -56,9 +62,15 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
                 return Ok(spec(Some(only)));
             }
             if has_suite && tests.is_empty() {
-                return Err(format!("`{binary}` has no `static main`; name a test of its JUnit 3 `suite()`: `{binary}#testName`"));
+                return Err(format!(
+                    "`{binary}` has no `static main`; name a test of its JUnit 3 `suite()`: `{binary}#testName`"
+                ));
             }
-            let listed = if tests.is_empty() { "(none found)".to_string() } else { tests.iter().map(|t| format!("{binary}#{t}")).collect::<Vec<_>>().join(", ") };
+            let listed = if tests.is_empty() {
+                "(none found)".to_string()
+            } else {
+                tests.iter().map(|t| format!("{binary}#{t}")).collect::<Vec<_>>().join(", ")
+            };
             Err(format!("`{binary}` has no `static main`; name a test method: {listed}"))
         }
         Some(name) => {
@@ -82,21 +94,40 @@ pub fn resolve(host: &Host, text: &str) -> Result<TestSpec, String> {
 /// The test method `name` carrying a JUnit test annotation, declared in `class` or inherited.
 fn annotated_test(index: &ProjectIndex, class: ClassRef, name: &str) -> Option<racelens_analysis::index::MethodRef> {
     let r = index.resolver();
-    let found = r.methods_named(class, name, 0).into_iter().chain(r.methods_named(class, name, 1)).chain(r.methods_named(class, name, 2));
+    let found = r
+        .methods_named(class, name, 0)
+        .into_iter()
+        .chain(r.methods_named(class, name, 1))
+        .chain(r.methods_named(class, name, 2));
     found.into_iter().find(|m| {
-        index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].annotations.iter().any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest")))
+        index.facts(m.origin).is_some_and(|f| {
+            f.methods[m.idx as usize]
+                .annotations
+                .iter()
+                .any(|a| matches!(a.name.as_str(), "Test" | "ParameterizedTest" | "RepeatedTest"))
+        })
     })
 }
 
 /// Why an abstract class's test cannot be explored, and the tests to name instead.
-fn abstract_class(index: &ProjectIndex, binary: &str, method: racelens_analysis::index::MethodRef, name: &str) -> String {
+fn abstract_class(
+    index: &ProjectIndex,
+    binary: &str,
+    method: racelens_analysis::index::MethodRef,
+    name: &str,
+) -> String {
     let runners: Vec<String> = junit::inheriting_classes(index, method)
         .into_iter()
         .filter_map(|c| index.facts(c.origin).map(|f| format!("{}#{name}", f.classes[c.idx as usize].binary_name)))
         .collect();
     match runners.as_slice() {
-        [] => format!("`{binary}` is abstract: JUnit does not run it, and no concrete subclass in the project runs `{name}`"),
-        _ => format!("`{binary}` is abstract: JUnit does not run it; it runs `{name}` on its concrete subclasses: {}", runners.join(", ")),
+        [] => format!(
+            "`{binary}` is abstract: JUnit does not run it, and no concrete subclass in the project runs `{name}`"
+        ),
+        _ => format!(
+            "`{binary}` is abstract: JUnit does not run it; it runs `{name}` on its concrete subclasses: {}",
+            runners.join(", ")
+        ),
     }
 }
 
@@ -111,7 +142,11 @@ fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<Fil
             let source_name = c.binary_name.replace('$', ".");
             // `Outer$Inner`, as javac and JUnit's reports name a nested class, matches too.
             let suffix = format!(".{class_text}");
-            let matches = c.binary_name == class_text || source_name == class_text || c.simple_name == class_text || source_name.ends_with(&suffix) || c.binary_name.ends_with(&suffix);
+            let matches = c.binary_name == class_text
+                || source_name == class_text
+                || c.simple_name == class_text
+                || source_name.ends_with(&suffix)
+                || c.binary_name.ends_with(&suffix);
             if matches {
                 candidates.push((file, e.facts.clone(), i as ClassIdx));
             }
@@ -121,7 +156,8 @@ fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<Fil
         0 => Err(format!("no class `{class_text}` in the project (give its simple or fully qualified name)")),
         1 => Ok(candidates.remove(0)),
         _ => {
-            let names: Vec<String> = candidates.iter().map(|(_, f, c)| f.classes[*c as usize].binary_name.clone()).collect();
+            let names: Vec<String> =
+                candidates.iter().map(|(_, f, c)| f.classes[*c as usize].binary_name.clone()).collect();
             Err(format!("`{class_text}` is ambiguous: {}", names.join(", ")))
         }
     }
@@ -131,7 +167,9 @@ fn find_class(index: &ProjectIndex, class_text: &str) -> Result<(FileId, Arc<Fil
 fn test_names(index: &ProjectIndex, class: ClassRef) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for t in junit::tests_of(index, class) {
-        let Some(name) = index.facts(t.method.origin).map(|f| f.methods[t.method.idx as usize].name.clone()) else { continue };
+        let Some(name) = index.facts(t.method.origin).map(|f| f.methods[t.method.idx as usize].name.clone()) else {
+            continue;
+        };
         if !names.contains(&name) {
             names.push(name);
         }
@@ -208,8 +246,14 @@ public class Pool {
         assert_eq!(resolved(&host, "PoolTest#testBorrow"), Ok("junit:demo.PoolTest#testBorrow".to_string()));
         assert_eq!(resolved(&host, "demo.PoolTest"), Ok("junit:demo.PoolTest#testBorrow".to_string()));
         // Not tests for JUnit 3: a private test* method, a public method not named test*.
-        assert_eq!(resolved(&host, "PoolTest#testHelper"), Err("`demo.PoolTest` has no test method `testHelper` (test methods: testBorrow)".to_string()));
-        assert_eq!(resolved(&host, "PoolTest#borrowTwice"), Err("`demo.PoolTest` has no test method `borrowTwice` (test methods: testBorrow)".to_string()));
+        assert_eq!(
+            resolved(&host, "PoolTest#testHelper"),
+            Err("`demo.PoolTest` has no test method `testHelper` (test methods: testBorrow)".to_string())
+        );
+        assert_eq!(
+            resolved(&host, "PoolTest#borrowTwice"),
+            Err("`demo.PoolTest` has no test method `borrowTwice` (test methods: testBorrow)".to_string())
+        );
     }
 
     #[test]
@@ -237,7 +281,10 @@ public class EmptyPoolTest extends AbstractPoolTest {
 "#,
         );
         let (_dir, host) = host_with(&[POOL, base, concrete]);
-        assert_eq!(resolved(&host, "EmptyPoolTest#testBorrowFromEmpty"), Ok("junit:demo.EmptyPoolTest#testBorrowFromEmpty".to_string()));
+        assert_eq!(
+            resolved(&host, "EmptyPoolTest#testBorrowFromEmpty"),
+            Ok("junit:demo.EmptyPoolTest#testBorrowFromEmpty".to_string())
+        );
         assert_eq!(
             resolved(&host, "EmptyPoolTest"),
             Err("`demo.EmptyPoolTest` has no `static main`; name a test method: demo.EmptyPoolTest#testStillEmpty, demo.EmptyPoolTest#testBorrowFromEmpty".to_string())
@@ -265,7 +312,11 @@ public class AllTests {
         );
         let (_dir, host) = host_with(&[POOL, POOL_TEST, suite]);
         assert_eq!(resolved(&host, "AllTests#testBorrow"), Ok("junit:demo.AllTests#testBorrow".to_string()));
-        assert_eq!(resolved(&host, "AllTests"), Err("`demo.AllTests` has no `static main`; name a test of its JUnit 3 `suite()`: `demo.AllTests#testName`".to_string()));
+        assert_eq!(
+            resolved(&host, "AllTests"),
+            Err("`demo.AllTests` has no `static main`; name a test of its JUnit 3 `suite()`: `demo.AllTests#testName`"
+                .to_string())
+        );
     }
 
     #[test]
@@ -297,7 +348,10 @@ public class Demo {
         );
         let (_dir, host) = host_with(&[POOL, test, main]);
         assert_eq!(resolved(&host, "PoolJUnit4Test"), Ok("junit:demo.PoolJUnit4Test#borrowers".to_string()));
-        assert_eq!(resolved(&host, "PoolJUnit4Test#testNotJUnit3"), Err("`demo.PoolJUnit4Test` has no test method `testNotJUnit3` (test methods: borrowers)".to_string()));
+        assert_eq!(
+            resolved(&host, "PoolJUnit4Test#testNotJUnit3"),
+            Err("`demo.PoolJUnit4Test` has no test method `testNotJUnit3` (test methods: borrowers)".to_string())
+        );
         assert_eq!(resolved(&host, "Demo"), Ok("main:demo.Demo".to_string()));
     }
 }

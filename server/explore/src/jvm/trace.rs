@@ -136,6 +136,17 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// One more than the highest thread id that stepped or was still pending: the size of a
+    /// per-thread table over this trace.
+    pub fn thread_count(&self) -> usize {
+        self.steps
+            .iter()
+            .map(|s| s.thread as usize + 1)
+            .chain(self.pending.iter().map(|p| p.0 as usize + 1))
+            .max()
+            .unwrap_or(1)
+    }
+
     pub fn effects_of(&self, r: &Range<u32>) -> &[Effect] {
         &self.effects[r.start as usize..r.end as usize]
     }
@@ -242,7 +253,13 @@ mod tests {
         t.push_pending("1:a4 2:").unwrap();
         assert_eq!(t.steps.len(), 8);
         assert_eq!(t.steps[2].thread, 1);
-        assert_eq!(t.step_effects(2), &[Effect { access: Access::Write, var: Var { obj: 3, slot: 5 } }, Effect { access: Access::Read, var: Var { obj: -2, slot: 1 } }]);
+        assert_eq!(
+            t.step_effects(2),
+            &[
+                Effect { access: Access::Write, var: Var { obj: 3, slot: 5 } },
+                Effect { access: Access::Read, var: Var { obj: -2, slot: 1 } }
+            ]
+        );
         assert_eq!(t.step_effects(3), &[Effect { access: Access::Acquire, var: Var::lock(4) }]);
         assert_eq!(t.step_effects(5), &[Effect { access: Access::Start(2), var: Var::life(2) }]);
         assert!(t.step_effects(6).is_empty());

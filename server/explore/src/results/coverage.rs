@@ -158,13 +158,20 @@ impl Coverage {
         let complete = match (self.all_schedules, self.complete_bound) {
             (true, _) => Some("every schedule explored".to_string()),
             (false, Some(k)) if brief => Some(format!("bound {k}{of} complete")),
-            (false, Some(k)) => Some(format!("all schedules{of} up to {} explored", plural(u64::from(k), "preemption", "preemptions"))),
+            (false, Some(k)) => {
+                Some(format!("all schedules{of} up to {} explored", plural(u64::from(k), "preemption", "preemptions")))
+            }
             _ => None,
         };
         let mut text = if self.budget_exhausted {
             let at = match self.open {
                 Some(o) if brief => format!(" at bound {} (~{}% of it)", o.bound, o.percent()),
-                Some(o) => format!(" at bound {} (an estimate: {}% of the bound-{} schedules known so far)", o.bound, o.percent(), o.bound),
+                Some(o) => format!(
+                    " at bound {} (an estimate: {}% of the bound-{} schedules known so far)",
+                    o.bound,
+                    o.percent(),
+                    o.bound
+                ),
                 None => String::new(),
             };
             let after = if brief { runs } else { format!("{runs} ({classes})") };
@@ -181,7 +188,11 @@ impl Coverage {
             }
         };
         if self.livelocks > 0 {
-            text += &format!("; {} reached the step bound and {} cut there", plural(self.livelocks, "run", "runs"), if self.livelocks == 1 { "was" } else { "were" });
+            text += &format!(
+                "; {} reached the step bound and {} cut there",
+                plural(self.livelocks, "run", "runs"),
+                if self.livelocks == 1 { "was" } else { "were" }
+            );
         }
         match self.invocations {
             0 => {}
@@ -191,7 +202,13 @@ impl Coverage {
         match (self.sequential_streams, brief) {
             (0, _) => {}
             (n, true) => text += &format!("; {} run sequentially", plural(n, "parallel stream", "parallel streams")),
-            (n, false) => text += &format!("; {} ran sequentially, {} own interleavings not explored", plural(n, "parallel stream", "parallel streams"), if n == 1 { "its" } else { "their" }),
+            (n, false) => {
+                text += &format!(
+                    "; {} ran sequentially, {} own interleavings not explored",
+                    plural(n, "parallel stream", "parallel streams"),
+                    if n == 1 { "its" } else { "their" }
+                )
+            }
         }
         text
     }
@@ -212,27 +229,52 @@ mod tests {
         let bound = Coverage { complete_bound: Some(2), classes: 40, runs: 61, ..Coverage::default() };
         assert_eq!(bound.text(), "all schedules up to 2 preemptions explored (40 classes, 61 runs)");
         assert_eq!(bound.brief(), "bound 2 complete (40 classes, 61 runs)");
-        let budget = Coverage { complete_bound: Some(2), classes: 900, runs: 10_000, budget_exhausted: true, open: Some(OpenBound { bound: 3, run: 400, waiting: 600 }), ..Coverage::default() };
+        let budget = Coverage {
+            complete_bound: Some(2),
+            classes: 900,
+            runs: 10_000,
+            budget_exhausted: true,
+            open: Some(OpenBound { bound: 3, run: 400, waiting: 600 }),
+            ..Coverage::default()
+        };
         assert_eq!(budget.text(), "budget reached after 10000 runs (900 classes) at bound 3 (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored");
         assert_eq!(budget.brief(), "budget reached after 10000 runs at bound 3 (~40% of it); bound 2 complete");
-        let nothing = Coverage { classes: 3, runs: 10, budget_exhausted: true, open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }), ..Coverage::default() };
+        let nothing = Coverage {
+            classes: 3,
+            runs: 10,
+            budget_exhausted: true,
+            open: Some(OpenBound { bound: 0, run: 10, waiting: 0 }),
+            ..Coverage::default()
+        };
         assert!(nothing.text().ends_with("no bound complete") && !nothing.is_complete());
         assert_eq!(OpenBound { bound: 1, run: 5, waiting: 0 }.percent(), 99, "never 100% while the bound is open");
         let part = Coverage { part: Some(PartOf { index: 2, count: 3 }), ..all };
         assert_eq!(part.text(), "every schedule explored (12 classes, 23 runs)");
-        assert_eq!(Coverage { part: part.part, ..bound }.text(), "all schedules of part 2/3 up to 2 preemptions explored (40 classes, 61 runs)");
+        assert_eq!(
+            Coverage { part: part.part, ..bound }.text(),
+            "all schedules of part 2/3 up to 2 preemptions explored (40 classes, 61 runs)"
+        );
         assert_eq!(Coverage { part: part.part, ..bound }.brief(), "bound 2 of part 2/3 complete (40 classes, 61 runs)");
         let streams = Coverage { sequential_streams: 2, ..all };
         // The parts of a test's schedules: the weakest claim holds for the whole.
         let of = |i, c: Coverage| Coverage { part: Some(PartOf { index: i, count: 3 }), ..c };
-        assert_eq!(Coverage::join(&[of(1, all), of(2, all), of(3, all)]).text(), "every schedule explored (36 classes, 69 runs)");
+        assert_eq!(
+            Coverage::join(&[of(1, all), of(2, all), of(3, all)]).text(),
+            "every schedule explored (36 classes, 69 runs)"
+        );
         // One part that explored every schedule explored every one of the test.
-        assert_eq!(Coverage::join(&[of(1, bound), of(2, all), of(3, bound)]).text(), "every schedule explored (92 classes, 145 runs)");
+        assert_eq!(
+            Coverage::join(&[of(1, bound), of(2, all), of(3, bound)]).text(),
+            "every schedule explored (92 classes, 145 runs)"
+        );
         assert_eq!(Coverage::join(&[of(1, bound), of(2, bound), of(3, budget)]).text(), "budget reached after 10122 runs (980 classes) at bound 3 (an estimate: 40% of the bound-3 schedules known so far); all schedules up to 2 preemptions explored");
         let joined = Coverage::join(&[of(1, nothing), of(2, bound)]);
         assert!(!joined.is_complete() && joined.budget_exhausted && joined.part.is_none(), "{joined:?}");
         assert!(!Coverage::join(&[]).is_complete());
         assert_eq!(streams.text(), "every schedule explored (12 classes, 23 runs); 2 parallel streams ran sequentially, their own interleavings not explored");
-        assert_eq!(streams.brief(), "every schedule explored (12 classes, 23 runs); 2 parallel streams run sequentially");
+        assert_eq!(
+            streams.brief(),
+            "every schedule explored (12 classes, 23 runs); 2 parallel streams run sequentially"
+        );
     }
 }

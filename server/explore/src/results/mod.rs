@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod coverage;
 pub mod report;
 pub mod schedule;
-pub mod coverage;
 pub mod swimlane;
 
 /// A place in a project file.

@@ -26,7 +26,10 @@ fn describe(site: &Site, object: Option<&str>, value: Option<&str>, threads: &Ha
             let t = object.and_then(|o| threads.get(o)).map(|t| format!("T{t}")).unwrap_or_else(|| obj.to_string());
             format!("{} {t}", site.op.as_str().to_lowercase())
         }
-        "CALL" => format!("call {}()", site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".")),
+        "CALL" => format!(
+            "call {}()",
+            site.target.rsplit('.').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(".")
+        ),
         other => format!("{} {}", other.to_lowercase(), if site.target == "-" { obj } else { &site.target }),
     };
     format!("{what} ({})", site.place())
@@ -98,7 +101,14 @@ pub struct Row<'a> {
 /// order; longer executions keep their beginning and their end.
 pub fn rows<'a>(exec: &'a Execution, sites: &'a HashMap<u32, Site>) -> Vec<Row<'a>> {
     let by_name: HashMap<String, ThreadId> = exec.threads.iter().map(|(t, n)| (n.clone(), *t)).collect();
-    let switch = |s: &'a crate::jvm::protocol::Switch| Row { kind: RowKind::Switch, thread: Some(s.thread), step: s.step, text: format!("⇄ {}", s.reason), site: None, reason: Some(s.reason.as_str()) };
+    let switch = |s: &'a crate::jvm::protocol::Switch| Row {
+        kind: RowKind::Switch,
+        thread: Some(s.thread),
+        step: s.step,
+        text: format!("⇄ {}", s.reason),
+        site: None,
+        reason: Some(s.reason.as_str()),
+    };
     let mut rows: Vec<Row<'a>> = Vec::new();
     let mut switches = exec.switches.iter().peekable();
     for e in &exec.events {
@@ -108,7 +118,14 @@ pub fn rows<'a>(exec: &'a Execution, sites: &'a HashMap<u32, Site>) -> Vec<Row<'
         }
         let Some(site) = sites.get(&e.site) else { continue };
         let text = describe(site, e.object.as_deref(), e.value.as_deref(), &by_name);
-        rows.push(Row { kind: RowKind::Step, thread: Some(e.thread), step: e.step, text, site: Some(site), reason: None });
+        rows.push(Row {
+            kind: RowKind::Step,
+            thread: Some(e.thread),
+            step: e.step,
+            text,
+            site: Some(site),
+            reason: None,
+        });
     }
     rows.extend(switches.map(switch));
     if rows.len() > MAX_ROWS {
@@ -116,7 +133,14 @@ pub fn rows<'a>(exec: &'a Execution, sites: &'a HashMap<u32, Site>) -> Vec<Row<'
         let tail = rows.split_off(rows.len() - MAX_ROWS / 2);
         rows.truncate(MAX_ROWS / 2);
         let step = rows.last().map_or(0, |r| r.step);
-        rows.push(Row { kind: RowKind::Elided, thread: None, step, text: format!("… {skipped} steps not shown …"), site: None, reason: None });
+        rows.push(Row {
+            kind: RowKind::Elided,
+            thread: None,
+            step,
+            text: format!("… {skipped} steps not shown …"),
+            site: None,
+            reason: None,
+        });
         rows.extend(tail);
     }
     rows
@@ -151,7 +175,19 @@ fn outcome_headline(exec: &Execution) -> String {
     let thread = |t: ThreadId| format!("T{t} ({})", exec.threads.get(&t).map(String::as_str).unwrap_or("?"));
     match &exec.outcome {
         Outcome::Fail(f) => {
-            let at = f.frames.first().map(|fr| format!(" at {}.{}({}:{})", fr.class.rsplit('.').next().unwrap_or(&fr.class), fr.method, fr.file, fr.line)).unwrap_or_default();
+            let at = f
+                .frames
+                .first()
+                .map(|fr| {
+                    format!(
+                        " at {}.{}({}:{})",
+                        fr.class.rsplit('.').next().unwrap_or(&fr.class),
+                        fr.method,
+                        fr.file,
+                        fr.line
+                    )
+                })
+                .unwrap_or_default();
             let msg = if f.message.is_empty() { String::new() } else { format!(": {}", f.message) };
             format!("{}{msg} in {}{at}", f.exception, thread(f.thread))
         }
@@ -161,7 +197,9 @@ fn outcome_headline(exec: &Execution) -> String {
         }
         Outcome::Exit(status) => format!("System.exit({status}) was called"),
         Outcome::Livelock => "the step bound was reached (a livelock, or a very long test)".into(),
-        Outcome::Divergence { index, wanted, enabled } => format!("the execution diverged at decision {index}: T{wanted} was not enabled (enabled: {enabled:#x})"),
+        Outcome::Divergence { index, wanted, enabled } => {
+            format!("the execution diverged at decision {index}: T{wanted} was not enabled (enabled: {enabled:#x})")
+        }
         Outcome::Timeout => "the execution timed out".into(),
         Outcome::Uncontrolled(what) => format!("not under racelens's control: {what}"),
         Outcome::Error(e) => format!("the agent failed: {e}"),
@@ -179,10 +217,28 @@ pub fn run_summary(choices: &[ThreadId], exec: &Execution) -> String {
             t.steps
                 .iter()
                 .enumerate()
-                .map(|(k, s)| format!("{k}:T{}{}", s.thread, t.step_effects(k).iter().map(|e| format!(" {:?}{}.{}", e.access, e.var.obj, e.var.slot)).collect::<String>()))
+                .map(|(k, s)| {
+                    format!(
+                        "{k}:T{}{}",
+                        s.thread,
+                        t.step_effects(k)
+                            .iter()
+                            .map(|e| format!(" {:?}{}.{}", e.access, e.var.obj, e.var.slot))
+                            .collect::<String>()
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
-    let decisions: Vec<String> = exec.decisions.iter().map(|d| format!("s{}:T{}/{:b}{}", d.step, d.thread, d.choices(), if d.waiters.is_some() { "n" } else { "" })).collect();
-    format!("run {choices:?} -> {}\n  steps: {}\n  decisions: {}", exec.outcome.kind(), steps.join(" | "), decisions.join(" "))
+    let decisions: Vec<String> = exec
+        .decisions
+        .iter()
+        .map(|d| format!("s{}:T{}/{:b}{}", d.step, d.thread, d.choices(), if d.waiters.is_some() { "n" } else { "" }))
+        .collect();
+    format!(
+        "run {choices:?} -> {}\n  steps: {}\n  decisions: {}",
+        exec.outcome.kind(),
+        steps.join(" | "),
+        decisions.join(" ")
+    )
 }

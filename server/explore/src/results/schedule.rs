@@ -31,13 +31,24 @@ impl ScheduleString {
     /// The schedule of an execution that followed `choices`: trimmed after the last point
     /// where it departs from the default rule.
     pub fn of(choices: &[ThreadId], exec: &Execution, site: impl Fn(u32) -> Option<Site>) -> ScheduleString {
-        let departures: Vec<usize> = exec.decisions.iter().enumerate().take(choices.len()).filter(|(_, d)| d.thread != default_choice(d)).map(|(i, _)| i).collect();
+        let departures: Vec<usize> = exec
+            .decisions
+            .iter()
+            .enumerate()
+            .take(choices.len())
+            .filter(|(_, d)| d.thread != default_choice(d))
+            .map(|(i, _)| i)
+            .collect();
         let len = departures.last().map_or(0, |&i| i + 1);
         let checks = departures
             .iter()
             .map(|&i| (i, site(exec.decisions[i].site).map(|s| s.place()).unwrap_or_else(|| "?".into())))
             .collect();
-        ScheduleString { invocation: exec.invocation.as_ref().map(|i| i.index), choices: choices[..len.min(choices.len())].to_vec(), checks }
+        ScheduleString {
+            invocation: exec.invocation.as_ref().map(|i| i.index),
+            choices: choices[..len.min(choices.len())].to_vec(),
+            checks,
+        }
     }
 
     pub fn encode(&self) -> String {
@@ -87,7 +98,13 @@ impl ScheduleString {
             match found {
                 Some(f) if &f == place => {}
                 Some(f) => return Some((*k, place.clone(), f)),
-                None => return Some((*k, place.clone(), format!("the end of the execution after {} decision points", exec.decisions.len()))),
+                None => {
+                    return Some((
+                        *k,
+                        place.clone(),
+                        format!("the end of the execution after {} decision points", exec.decisions.len()),
+                    ))
+                }
             }
         }
         None
@@ -100,14 +117,22 @@ mod tests {
 
     #[test]
     fn round_trips_and_is_shell_safe() {
-        let s = ScheduleString { invocation: None, choices: vec![0, 0, 0, 1, 0, 0, 2, 2], checks: vec![(3, "Pool.java:42".into()), (6, "Worker.java:7".into())] };
+        let s = ScheduleString {
+            invocation: None,
+            choices: vec![0, 0, 0, 1, 0, 0, 2, 2],
+            checks: vec![(3, "Pool.java:42".into()), (6, "Worker.java:7".into())],
+        };
         let text = s.encode();
         assert_eq!(text, "v1_0r3,1,0r2,2r2_3@Pool.java:42,6@Worker.java:7");
         assert_eq!(ScheduleString::decode(&text).unwrap(), s);
         assert!(ScheduleString::decode("nonsense").is_err());
-        assert_eq!(ScheduleString::decode("v1__").unwrap(), ScheduleString { invocation: None, choices: vec![], checks: vec![] });
+        assert_eq!(
+            ScheduleString::decode("v1__").unwrap(),
+            ScheduleString { invocation: None, choices: vec![], checks: vec![] }
+        );
         // A parameterized test's schedule names its invocation.
-        let of_invocation = ScheduleString { invocation: Some(2), choices: vec![0, 1], checks: vec![(1, "My_Test.java:9".into())] };
+        let of_invocation =
+            ScheduleString { invocation: Some(2), choices: vec![0, 1], checks: vec![(1, "My_Test.java:9".into())] };
         assert_eq!(of_invocation.encode(), "v1i2_0,1_1@My_Test.java:9");
         assert_eq!(ScheduleString::decode(&of_invocation.encode()).unwrap(), of_invocation);
         assert!(ScheduleString::decode("v1ix_0_").is_err());

@@ -20,8 +20,8 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 
 use crate::jvm::protocol::{Execution, Outcome, Site, ThreadId};
-use crate::results::Place;
 use crate::results::report::{self, RowKind};
+use crate::results::Place;
 
 /// The interleaving of one execution, ready to draw.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,11 +85,22 @@ impl Lanes {
         // A switch's arrow goes to the thread of the next step shown.
         for i in 0..rows.len() {
             if matches!(rows[i].mark, Mark::Preemption | Mark::Switch) {
-                rows[i].to = rows[i + 1..].iter().find(|r| r.mark == Mark::Step).and_then(|r| r.lane).filter(|&to| Some(to) != rows[i].lane);
+                rows[i].to = rows[i + 1..]
+                    .iter()
+                    .find(|r| r.mark == Mark::Step)
+                    .and_then(|r| r.lane)
+                    .filter(|&to| Some(to) != rows[i].lane);
             }
         }
         let last = exec.events.last().map(|e| e.thread);
-        let failure = |thread: Option<ThreadId>, text: String, place: Option<Place>| LaneRow { mark: Mark::Failure, lane: thread.and_then(lane), to: None, step: None, text, place };
+        let failure = |thread: Option<ThreadId>, text: String, place: Option<Place>| LaneRow {
+            mark: Mark::Failure,
+            lane: thread.and_then(lane),
+            to: None,
+            step: None,
+            text,
+            place,
+        };
         match &exec.outcome {
             Outcome::Fail(f) => {
                 let at = f.frames.iter().find_map(|fr| place(&fr.class, fr.line));
@@ -99,7 +110,9 @@ impl Lanes {
                 let frame = shown.map(|fr| format!(" ({}:{})", fr.file, fr.line)).unwrap_or_default();
                 rows.push(failure(Some(f.thread), format!("✗ {}{msg}{frame}", f.exception), at));
             }
-            Outcome::Deadlock(waits) => rows.extend(waits.iter().map(|(t, what)| failure(Some(*t), format!("✗ deadlock: {what}"), None))),
+            Outcome::Deadlock(waits) => {
+                rows.extend(waits.iter().map(|(t, what)| failure(Some(*t), format!("✗ deadlock: {what}"), None)))
+            }
             Outcome::Pass => {}
             _ => rows.push(failure(last, format!("✗ {}", report::headline(exec)), None)),
         }
@@ -185,12 +198,24 @@ pub fn svg(lanes: &Lanes, id: usize) -> String {
     let width = labels_x + (widest as f64 * CHAR_PX) as usize + 12;
     let height = HEADER + lanes.rows.len() * ROW + 12;
     let mut out = String::new();
-    let _ = writeln!(out, r#"<svg class="lanes" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="the failing schedule, one column per thread">"#);
-    let _ = writeln!(out, r#"<defs><marker id="head-{id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="head"/></marker></defs>"#);
+    let _ = writeln!(
+        out,
+        r#"<svg class="lanes" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="the failing schedule, one column per thread">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<defs><marker id="head-{id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="head"/></marker></defs>"#
+    );
     // One line per thread and per row: a diff of two pages reads row by row.
     for (i, title) in lanes.threads.iter().enumerate() {
         let (x, c) = (GUTTER + i * COLUMN, center(i));
-        let _ = writeln!(out, r#"<line class="lane" x1="{c}" y1="{HEADER}" x2="{c}" y2="{height}"/><rect class="thread" x="{}" y="4" width="{}" height="24" rx="4"/><text class="thread" x="{c}" y="21" text-anchor="middle">{}</text>"#, x + 4, COLUMN - 8, escape(&fit(title)));
+        let _ = writeln!(
+            out,
+            r#"<line class="lane" x1="{c}" y1="{HEADER}" x2="{c}" y2="{height}"/><rect class="thread" x="{}" y="4" width="{}" height="24" rx="4"/><text class="thread" x="{c}" y="21" text-anchor="middle">{}</text>"#,
+            x + 4,
+            COLUMN - 8,
+            escape(&fit(title))
+        );
     }
     for (k, row) in lanes.rows.iter().enumerate() {
         let y = HEADER + k * ROW;
@@ -207,21 +232,50 @@ pub fn svg(lanes: &Lanes, id: usize) -> String {
         };
         let _ = write!(out, r#"<g class="row {class}"{link}><title>{}</title>"#, escape(&row.text));
         if let Some(step) = row.step {
-            let _ = write!(out, r#"<text class="step-no" x="{}" y="{}" text-anchor="end">{step}</text>"#, GUTTER - 8, y + 16);
+            let _ = write!(
+                out,
+                r#"<text class="step-no" x="{}" y="{}" text-anchor="end">{step}</text>"#,
+                GUTTER - 8,
+                y + 16
+            );
         }
         match row.lane {
             Some(lane) => {
                 let x = GUTTER + lane * COLUMN;
-                let _ = write!(out, r#"<rect class="box" x="{}" y="{}" width="{}" height="{}" rx="3"/><text x="{}" y="{}">{}</text>"#, x + 8, y + 2, COLUMN - 16, ROW - 4, x + 14, y + 16, escape(&fit(&row.text)));
+                let _ = write!(
+                    out,
+                    r#"<rect class="box" x="{}" y="{}" width="{}" height="{}" rx="3"/><text x="{}" y="{}">{}</text>"#,
+                    x + 8,
+                    y + 2,
+                    COLUMN - 16,
+                    ROW - 4,
+                    x + 14,
+                    y + 16,
+                    escape(&fit(&row.text))
+                );
             }
             None => {
-                let _ = write!(out, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, GUTTER + n * COLUMN / 2, y + 16, escape(&row.text));
+                let _ = write!(
+                    out,
+                    r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                    GUTTER + n * COLUMN / 2,
+                    y + 16,
+                    escape(&row.text)
+                );
             }
         }
         if let (Some(from), Some(to)) = (row.lane, row.to) {
             // From the edge of the stopped thread's box to the next thread's lane.
-            let (x1, x2) = if to > from { (GUTTER + from * COLUMN + COLUMN - 8, center(to) - 6) } else { (GUTTER + from * COLUMN + 8, center(to) + 6) };
-            let _ = write!(out, r#"<line class="arrow" x1="{x1}" y1="{yy}" x2="{x2}" y2="{yy}" marker-end="url(#head-{id})"/>"#, yy = y + ROW / 2);
+            let (x1, x2) = if to > from {
+                (GUTTER + from * COLUMN + COLUMN - 8, center(to) - 6)
+            } else {
+                (GUTTER + from * COLUMN + 8, center(to) + 6)
+            };
+            let _ = write!(
+                out,
+                r#"<line class="arrow" x1="{x1}" y1="{yy}" x2="{x2}" y2="{yy}" marker-end="url(#head-{id})"/>"#,
+                yy = y + ROW / 2
+            );
         }
         if let Some(l) = label(row) {
             let _ = write!(out, r#"<text class="src" x="{labels_x}" y="{}">{}</text>"#, y + 16, escape(&l));
@@ -273,7 +327,11 @@ pub fn html(title: &str, sections: &[Section], options: &Options) -> String {
     let mut body = String::new();
     let _ = writeln!(body, "<h1>{}</h1>", escape(title));
     if let Some(uri) = &options.text_uri {
-        let _ = writeln!(body, r#"<p><button type="button" data-action="text" data-uri="{}">Open as text</button></p>"#, escape(uri));
+        let _ = writeln!(
+            body,
+            r#"<p><button type="button" data-action="text" data-uri="{}">Open as text</button></p>"#,
+            escape(uri)
+        );
     }
     for (i, section) in sections.iter().enumerate() {
         match section {
@@ -281,7 +339,11 @@ pub fn html(title: &str, sections: &[Section], options: &Options) -> String {
                 let _ = writeln!(body, r#"<section class="failure"><h2>{}</h2>"#, escape(test));
                 // In the editor (a page with its text beside it), the schedule can be stepped.
                 if options.text_uri.is_some() {
-                    let _ = writeln!(body, r#"<p><button type="button" data-action="step" data-test="{}">Step through</button></p>"#, escape(test));
+                    let _ = writeln!(
+                        body,
+                        r#"<p><button type="button" data-action="step" data-test="{}">Step through</button></p>"#,
+                        escape(test)
+                    );
                 }
                 let _ = writeln!(body, r#"<p class="headline">{}</p>"#, escape(headline));
                 let _ = writeln!(body, r#"<div class="picture">{}</div>"#, svg(lanes, i));
@@ -291,13 +353,19 @@ pub fn html(title: &str, sections: &[Section], options: &Options) -> String {
                 body += "</section>\n";
             }
             Section::Outcome { test, words } => {
-                let _ = writeln!(body, r#"<section class="passed"><h2>{}</h2><p class="outcome">{}</p></section>"#, escape(test), escape(words));
+                let _ = writeln!(
+                    body,
+                    r#"<section class="passed"><h2>{}</h2><p class="outcome">{}</p></section>"#,
+                    escape(test),
+                    escape(words)
+                );
             }
         }
     }
     // The nonce only has to be unguessable to content that could not be escaped, which
     // there is none of; derived from the content, the page stays reproducible.
-    let nonce = options.nonce.clone().unwrap_or_else(|| format!("{:016x}", crate::jvm::agent::stable_hash(body.as_bytes())));
+    let nonce =
+        options.nonce.clone().unwrap_or_else(|| format!("{:016x}", crate::jvm::agent::stable_hash(body.as_bytes())));
     let nonce: String = nonce.chars().filter(char::is_ascii_alphanumeric).collect();
     let root = options.root.as_deref().map(|r| format!(r#" data-root="{}""#, escape(r))).unwrap_or_default();
     format!(
@@ -434,7 +502,10 @@ END 1 fail 10 3 5";
         // The failure, last, in the failing thread's column, linked to the test's line.
         let last = lanes.rows.last().unwrap();
         assert_eq!(last.mark, Mark::Failure);
-        assert_eq!((last.lane, last.text.as_str()), (Some(0), "✗ java.lang.AssertionError: expected:<2> but was:<1> (LatencyStatsTest.java:23)"));
+        assert_eq!(
+            (last.lane, last.text.as_str()),
+            (Some(0), "✗ java.lang.AssertionError: expected:<2> but was:<1> (LatencyStatsTest.java:23)")
+        );
         assert!(picture.contains(r#"<g class="row failure" data-file="src/test/java/org/example/metrics/LatencyStatsTest.java" data-line="23""#), "{picture}");
         // Every step is in the project here, so every step links to its line.
         let steps = lanes.rows.iter().filter(|r| r.mark == Mark::Step).count();
@@ -453,30 +524,60 @@ END 1 fail 10 3 5";
         ];
         let evil = injected.iter().fold(LOST_UPDATE.to_string(), |trace, (from, to)| trace.replace(from, to));
         let lanes = lanes(&evil);
-        let sections = [Section::Failure { test: "T#<b>".into(), headline: "✗ <script>".into(), lanes, replay: Some("racelens replay . --test 'T#m'".into()) }];
-        let page = html("<title>", &sections, &Options { text_uri: Some("racelens:/x\"><script>".into()), ..Options::default() });
+        let sections = [Section::Failure {
+            test: "T#<b>".into(),
+            headline: "✗ <script>".into(),
+            lanes,
+            replay: Some("racelens replay . --test 'T#m'".into()),
+        }];
+        let page = html(
+            "<title>",
+            &sections,
+            &Options { text_uri: Some("racelens:/x\"><script>".into()), ..Options::default() },
+        );
         // One script element: the page's own, with its nonce.
         assert_eq!(page.matches("<script").count(), 1, "{page}");
         assert!(page.contains("<script nonce="));
         assert!(!page.contains("<img") && !page.contains("<b>") && !page.contains("</text><script>"), "{page}");
-        assert!(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;"), "{page}");
+        assert!(
+            page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(2)&gt;"),
+            "{page}"
+        );
         assert!(page.contains("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"), "{page}");
     }
 
     #[test]
     fn the_page_is_reproducible_and_its_policy_allows_only_its_own_style_and_script() {
-        let sections = [Section::Failure { test: "LatencyStatsTest#concurrentRecordsAreAllCounted".into(), headline: "✗ failed".into(), lanes: lanes(LOST_UPDATE), replay: None }];
+        let sections = [Section::Failure {
+            test: "LatencyStatsTest#concurrentRecordsAreAllCounted".into(),
+            headline: "✗ failed".into(),
+            lanes: lanes(LOST_UPDATE),
+            replay: None,
+        }];
         let page = html("racelens", &sections, &Options::default());
         assert_eq!(page, html("racelens", &sections, &Options::default()));
         let nonce = page.split("script-src 'nonce-").nth(1).and_then(|s| s.split('\'').next()).unwrap();
         assert!(nonce.len() >= 16 && nonce.chars().all(|c| c.is_ascii_alphanumeric()), "{nonce}");
         assert!(page.contains(&format!("default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'")));
-        assert!(page.contains(&format!("<style nonce=\"{nonce}\">")) && page.contains(&format!("<script nonce=\"{nonce}\">")));
+        assert!(
+            page.contains(&format!("<style nonce=\"{nonce}\">"))
+                && page.contains(&format!("<script nonce=\"{nonce}\">"))
+        );
         // No inline style attribute (the policy would block it), no timestamp.
         assert!(!page.contains(" style=\""), "{page}");
-        let given = html("racelens", &sections, &Options { nonce: Some("abc123".into()), root: Some("/w".into()), text_uri: Some("racelens:/schedule/1/T.m.md".into()) });
+        let given = html(
+            "racelens",
+            &sections,
+            &Options {
+                nonce: Some("abc123".into()),
+                root: Some("/w".into()),
+                text_uri: Some("racelens:/schedule/1/T.m.md".into()),
+            },
+        );
         assert!(given.contains("script-src 'nonce-abc123'") && given.contains(r#"<body data-root="/w">"#));
-        assert!(given.contains(r#"<button type="button" data-action="text" data-uri="racelens:/schedule/1/T.m.md">Open as text</button>"#));
+        assert!(given.contains(
+            r#"<button type="button" data-action="text" data-uri="racelens:/schedule/1/T.m.md">Open as text</button>"#
+        ));
         // The editor's page can be stepped through; a page written for CI cannot.
         assert!(given.contains(r#"<button type="button" data-action="step" data-test="LatencyStatsTest#concurrentRecordsAreAllCounted">Step through</button>"#));
         assert!(!page.contains(r#"data-action="step""#), "{page}");
@@ -484,19 +585,34 @@ END 1 fail 10 3 5";
 
     #[test]
     fn a_passing_test_gets_words_and_no_picture() {
-        let sections = [Section::Outcome { test: "p.T#m".into(), words: "✓ no failure: every schedule with at most 3 preemptions explored".into() }];
+        let sections = [Section::Outcome {
+            test: "p.T#m".into(),
+            words: "✓ no failure: every schedule with at most 3 preemptions explored".into(),
+        }];
         let page = html("racelens", &sections, &Options::default());
-        assert!(page.contains("<p class=\"outcome\">✓ no failure: every schedule with at most 3 preemptions explored</p>"));
+        assert!(
+            page.contains("<p class=\"outcome\">✓ no failure: every schedule with at most 3 preemptions explored</p>")
+        );
         assert!(!page.contains("<svg") && !page.contains("class=\"row"), "{page}");
     }
 
     #[test]
     fn a_deadlock_marks_every_waiting_thread() {
         let deadlock = LOST_UPDATE
-            .replace("FAIL 0 java.lang.AssertionError expected:<2> but was:<1>\n", "WAIT 1 waiting for lock Account@2 held by T2\nWAIT 2 waiting for lock Account@1 held by T1\n")
+            .replace(
+                "FAIL 0 java.lang.AssertionError expected:<2> but was:<1>\n",
+                "WAIT 1 waiting for lock Account@2 held by T2\nWAIT 2 waiting for lock Account@1 held by T1\n",
+            )
             .replace("END 1 fail", "END 1 deadlock");
         let lanes = lanes(&deadlock);
-        let failures: Vec<(Option<usize>, &str)> = lanes.rows.iter().filter(|r| r.mark == Mark::Failure).map(|r| (r.lane, r.text.as_str())).collect();
-        assert_eq!(failures, vec![(Some(1), "✗ deadlock: waiting for lock Account@2 held by T2"), (Some(2), "✗ deadlock: waiting for lock Account@1 held by T1")]);
+        let failures: Vec<(Option<usize>, &str)> =
+            lanes.rows.iter().filter(|r| r.mark == Mark::Failure).map(|r| (r.lane, r.text.as_str())).collect();
+        assert_eq!(
+            failures,
+            vec![
+                (Some(1), "✗ deadlock: waiting for lock Account@2 held by T2"),
+                (Some(2), "✗ deadlock: waiting for lock Account@1 held by T1")
+            ]
+        );
     }
 }

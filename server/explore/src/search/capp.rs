@@ -40,7 +40,8 @@ pub struct Heuristic {
     pub mmode: MatchMode,
 }
 
-pub const HEURISTICS: &[&str] = &["CA", "CS", "COA", "COS", "MA", "MS", "MOA", "MOS", "LA", "LS", "LOA", "LOS", "FA", "FS"];
+pub const HEURISTICS: &[&str] =
+    &["CA", "CS", "COA", "COS", "MA", "MS", "MOA", "MOS", "LA", "LS", "LOA", "LOS", "FA", "FS"];
 
 impl Heuristic {
     /// `LOA` is LINE_ON_STACK with ALL.
@@ -187,7 +188,8 @@ impl IcpIndex {
     }
 
     fn field(&self, p: &Position) -> bool {
-        p.field.as_ref().is_some_and(|f| self.fields.contains(f)) || p.callee.as_ref().is_some_and(|c| self.callees.contains(c))
+        p.field.as_ref().is_some_and(|f| self.fields.contains(f))
+            || p.callee.as_ref().is_some_and(|c| self.callees.contains(c))
     }
 
     /// Figure 4's `matchICPs` for one thread.
@@ -264,7 +266,8 @@ impl SiteMap {
             let owner = site.target.rsplit_once('.').map(|(o, _)| o.to_string()).unwrap_or_default();
             (owner, f.to_string())
         });
-        let callee = (site.op == SiteOp::Call).then(|| site.target.rsplit('.').next().unwrap_or(&site.target).to_string());
+        let callee =
+            (site.op == SiteOp::Call).then(|| site.target.rsplit('.').next().unwrap_or(&site.target).to_string());
         Position { class: site.class.clone(), file, line: site.line, field, callee }
     }
 }
@@ -274,7 +277,13 @@ mod tests {
     use super::*;
 
     fn pos(class: &str, line: u32, field: Option<&str>) -> Position {
-        Position { class: class.into(), file: Some(format!("src/{}.java", outer(class))), line, field: field.map(|f| (class.to_string(), f.to_string())), callee: None }
+        Position {
+            class: class.into(),
+            file: Some(format!("src/{}.java", outer(class))),
+            line,
+            field: field.map(|f| (class.to_string(), f.to_string())),
+            callee: None,
+        }
     }
 
     fn state(class: &str, line: u32, field: Option<&str>) -> ThreadState {
@@ -284,7 +293,13 @@ mod tests {
     /// ICPs: line 10 of `A` (in method lines 5-20), and field `A.f`.
     fn icps() -> IcpIndex {
         IcpIndex::new([
-            (Some("A".to_string()), Some("src/A.java".to_string()), Some(10), None, Some(("src/A.java".to_string(), 5, 20))),
+            (
+                Some("A".to_string()),
+                Some("src/A.java".to_string()),
+                Some(10),
+                None,
+                Some(("src/A.java".to_string(), 5, 20)),
+            ),
             (Some("A".to_string()), None, None, Some("f".to_string()), None),
         ])
     }
@@ -341,7 +356,15 @@ mod tests {
         assert!(!idx.matches(MatchMode::Field, &t));
         assert!(idx.matches(MatchMode::Field, &state("A", 99, Some("f"))));
         let elsewhere = ThreadState { pc: Some(pos("B", 1, None)), stack: vec![pos("C", 2, None)] };
-        for m in [MatchMode::Class, MatchMode::ClassOnStack, MatchMode::Method, MatchMode::MethodOnStack, MatchMode::Line, MatchMode::LineOnStack, MatchMode::Field] {
+        for m in [
+            MatchMode::Class,
+            MatchMode::ClassOnStack,
+            MatchMode::Method,
+            MatchMode::MethodOnStack,
+            MatchMode::Line,
+            MatchMode::LineOnStack,
+            MatchMode::Field,
+        ] {
             assert!(!idx.matches(m, &elsewhere), "{m:?}");
         }
     }
@@ -359,7 +382,13 @@ pub struct CappPrioritizer {
 
 impl CappPrioritizer {
     pub fn new(heuristic: Option<Heuristic>, icps: IcpIndex, map: SiteMap, seed: Option<u64>) -> CappPrioritizer {
-        CappPrioritizer { heuristic, icps, map, rng: seed.map(crate::search::rng::XorShift::new), stats: MatchStats::default() }
+        CappPrioritizer {
+            heuristic,
+            icps,
+            map,
+            rng: seed.map(crate::search::rng::XorShift::new),
+            stats: MatchStats::default(),
+        }
     }
 
     fn state(&self, site: u32, stack: Option<u32>, known: crate::jvm::protocol::Known) -> ThreadState {
@@ -369,7 +398,13 @@ impl CappPrioritizer {
             .map(|frames| {
                 frames
                     .iter()
-                    .map(|f| Position { class: f.class.clone(), file: self.map.files.get(outer(&f.class)).cloned(), line: f.line, field: None, callee: None })
+                    .map(|f| Position {
+                        class: f.class.clone(),
+                        file: self.map.files.get(outer(&f.class)).cloned(),
+                        line: f.line,
+                        field: None,
+                        callee: None,
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -378,11 +413,19 @@ impl CappPrioritizer {
 }
 
 impl crate::search::Prioritizer for CappPrioritizer {
-    fn partition(&mut self, exec: &crate::jvm::protocol::Execution, index: usize, alternatives: Vec<ThreadId>, known: crate::jvm::protocol::Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+    fn partition(
+        &mut self,
+        exec: &crate::jvm::protocol::Execution,
+        index: usize,
+        alternatives: Vec<ThreadId>,
+        known: crate::jvm::protocol::Known,
+    ) -> (Vec<ThreadId>, Vec<ThreadId>) {
         let d = &exec.decisions[index];
         let threads: Vec<(ThreadId, ThreadState)> = if d.pending.is_empty() {
             // An agent without pending sites: only the running thread's position is known.
-            std::iter::once((d.thread, self.state(d.site, None, known))).chain(alternatives.iter().map(|&t| (t, ThreadState::default()))).collect()
+            std::iter::once((d.thread, self.state(d.site, None, known)))
+                .chain(alternatives.iter().map(|&t| (t, ThreadState::default())))
+                .collect()
         } else {
             d.pending.iter().map(|p| (p.thread, self.state(p.site, p.stack, known))).collect()
         };

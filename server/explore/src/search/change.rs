@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use racelens_analysis::host::Host;
-use racelens_analysis::impact::{EndAccess, Impact, IcpReason, PairKind};
+use racelens_analysis::impact::{EndAccess, IcpReason, Impact, PairKind};
 use racelens_analysis::index::Origin;
 
 use crate::search::capp::{IcpIndex, IcpTuple, SiteMap};
@@ -54,7 +54,10 @@ impl ChangeModel {
     /// the analysis' (`keep_static` false: `--icps dynamic`) or besides them (`both`).
     /// Impacted pairs stay the analysis'.
     pub fn with_dynamic(mut self, dynamic: Vec<IcpTuple>, keep_static: bool) -> ChangeModel {
-        let lines: Vec<String> = dynamic.iter().filter_map(|(class, _, line, _, _)| Some(format!("{}:{}", class.as_ref()?, line.as_ref()?))).collect();
+        let lines: Vec<String> = dynamic
+            .iter()
+            .filter_map(|(class, _, line, _, _)| Some(format!("{}:{}", class.as_ref()?, line.as_ref()?)))
+            .collect();
         if keep_static {
             self.icps.extend(dynamic);
             self.pct_sites.extend(lines);
@@ -104,11 +107,21 @@ pub fn model(host: &Host, impact: &Impact) -> ChangeModel {
         .pairs
         .iter()
         .map(|p| {
-            let place = |e: &racelens_analysis::impact::PairEnd| PairEndPlace { file: host.path_of(e.file).to_string(), line: e.span.line, access: e.access };
-            PairTarget { kind: p.kind, field: (p.field.class.to_string(), p.field.name.to_string()), ends: [place(&p.a), place(&p.b)], protected: p.protected }
+            let place = |e: &racelens_analysis::impact::PairEnd| PairEndPlace {
+                file: host.path_of(e.file).to_string(),
+                line: e.span.line,
+                access: e.access,
+            };
+            PairTarget {
+                kind: p.kind,
+                field: (p.field.class.to_string(), p.field.name.to_string()),
+                ends: [place(&p.a), place(&p.b)],
+                protected: p.protected,
+            }
         })
         .collect();
-    let mut pct_sites: Vec<String> = impact.icps.iter().filter_map(|i| Some(format!("{}:{}", i.class.as_ref()?, i.line?))).collect();
+    let mut pct_sites: Vec<String> =
+        impact.icps.iter().filter_map(|i| Some(format!("{}:{}", i.class.as_ref()?, i.line?))).collect();
     pct_sites.sort();
     pct_sites.dedup();
     ChangeModel { icps, files, pairs, effect_callees, pct_sites }

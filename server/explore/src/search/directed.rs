@@ -12,10 +12,10 @@
 
 use racelens_analysis::impact::PairKind;
 
+use crate::jvm::protocol::Known;
+use crate::jvm::protocol::{Execution, ThreadId};
 use crate::search::capp::{Position, SiteMap};
 use crate::search::change::PairTarget;
-use crate::jvm::protocol::{Execution, ThreadId};
-use crate::jvm::protocol::Known;
 use crate::search::Prioritizer;
 
 pub struct PairPrioritizer {
@@ -49,11 +49,18 @@ impl PairPrioritizer {
 }
 
 impl Prioritizer for PairPrioritizer {
-    fn partition(&mut self, exec: &Execution, index: usize, alternatives: Vec<ThreadId>, known: Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+    fn partition(
+        &mut self,
+        exec: &Execution,
+        index: usize,
+        alternatives: Vec<ThreadId>,
+        known: Known,
+    ) -> (Vec<ThreadId>, Vec<ThreadId>) {
         let d = &exec.decisions[index];
         self.decisions += 1;
         let rank_of = |t: ThreadId| -> Option<u32> {
-            let site = if t == d.thread { Some(d.site) } else { d.pending.iter().find(|p| p.thread == t).map(|p| p.site) }?;
+            let site =
+                if t == d.thread { Some(d.site) } else { d.pending.iter().find(|p| p.thread == t).map(|p| p.site) }?;
             let s = known.sites.get(&site)?;
             self.rank(&self.map.position(s))
         };

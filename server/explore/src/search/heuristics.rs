@@ -141,7 +141,6 @@ fn ordered_search(options: &Shape, order: Order, change: Option<&ChangeModel>, p
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,14 +158,19 @@ mod tests {
         assert!(Choice::parse(DEFAULT).is_ok());
         assert!(Choice::parse("pct+pair").unwrap_err().contains("after `pct+`"));
         assert!(Choice::parse("LOX").unwrap_err().contains("unknown heuristic `LOX`"));
-        assert!(!Choice::parse("basic").unwrap().is_change_aware() && Choice::parse("pct+LA").unwrap().is_change_aware());
+        assert!(
+            !Choice::parse("basic").unwrap().is_change_aware() && Choice::parse("pct+LA").unwrap().is_change_aware()
+        );
         assert_eq!(Choice::parse("pos"), Ok(Choice { order: Order::Unordered, sampling: Some(Sampling::Pos) }));
         assert_eq!(Choice::parse("random"), Ok(Choice { order: Order::Unordered, sampling: Some(Sampling::Walk) }));
         assert_eq!(Choice::parse("pct+LA+pos").map(|c| c.sampling), Ok(Some(Sampling::Pos)));
         assert_eq!(Choice::parse("pct+LA"), Choice::parse("pct+LA+pos"));
         assert_eq!(Choice::parse("pct+LA+none").map(|c| c.sampling), Ok(None));
         assert_eq!(Choice::parse("LA").map(|c| c.sampling), Ok(None));
-        assert_eq!(Choice::parse("basic+random").map(|c| (c.order, c.sampling)), Ok((Order::Basic, Some(Sampling::Walk))));
+        assert_eq!(
+            Choice::parse("basic+random").map(|c| (c.order, c.sampling)),
+            Ok((Order::Basic, Some(Sampling::Walk)))
+        );
         assert!(Choice::parse("pos+pos").is_err() && !Choice::parse("pos").unwrap().is_change_aware());
     }
 }

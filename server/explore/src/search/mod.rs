@@ -39,7 +39,13 @@ use tree::{Branch, Config, Tree};
 pub trait Prioritizer {
     /// `alternatives` are the other threads at decision `index` of `exec`. Returns the ones
     /// to explore first, best last, and the ones postponed.
-    fn partition(&mut self, exec: &Execution, index: usize, alternatives: Vec<ThreadId>, known: Known) -> (Vec<ThreadId>, Vec<ThreadId>);
+    fn partition(
+        &mut self,
+        exec: &Execution,
+        index: usize,
+        alternatives: Vec<ThreadId>,
+        known: Known,
+    ) -> (Vec<ThreadId>, Vec<ThreadId>);
 
     /// Options for the agent's `RUN` request (`stacks` when the prioritizer needs them).
     fn run_options(&self) -> Vec<String> {
@@ -62,7 +68,13 @@ pub trait Prioritizer {
 pub struct Basic;
 
 impl Prioritizer for Basic {
-    fn partition(&mut self, _: &Execution, _: usize, alternatives: Vec<ThreadId>, _: Known) -> (Vec<ThreadId>, Vec<ThreadId>) {
+    fn partition(
+        &mut self,
+        _: &Execution,
+        _: usize,
+        alternatives: Vec<ThreadId>,
+        _: Known,
+    ) -> (Vec<ThreadId>, Vec<ThreadId>) {
         (alternatives, Vec::new())
     }
 }
@@ -178,13 +190,33 @@ pub struct Claim {
 
 impl Search {
     /// `pct` first (its own budget), then the systematic search of `strategy` if any.
-    pub fn new(strategy: Option<(Strategy, Option<u64>, bool)>, pct: Option<Pct>, prioritizer: Box<dyn Prioritizer>) -> Search {
+    pub fn new(
+        strategy: Option<(Strategy, Option<u64>, bool)>,
+        pct: Option<Pct>,
+        prioritizer: Box<dyn Prioritizer>,
+    ) -> Search {
         let (exhaustive, bounded) = match strategy {
             None => (None, None),
             Some((Strategy::Dfs, seed, select)) => (Some(Tree::new(Config::exhaustive(false, select), seed)), None),
-            Some((Strategy::Icb { max_bound }, seed, select)) => (Some(Tree::new(Config::exhaustive(true, select), seed)), Some(Tree::new(Config::bounded(max_bound, select), seed))),
+            Some((Strategy::Icb { max_bound }, seed, select)) => (
+                Some(Tree::new(Config::exhaustive(true, select), seed)),
+                Some(Tree::new(Config::bounded(max_bound, select), seed)),
+            ),
         };
-        Search { exhaustive, bounded, pct, sampler: None, runs: 0, threads: 0, prioritizer, classes: Default::default(), last_bounded: true, turns: 0, bound: 0, part: Part::WHOLE }
+        Search {
+            exhaustive,
+            bounded,
+            pct,
+            sampler: None,
+            runs: 0,
+            threads: 0,
+            prioritizer,
+            classes: Default::default(),
+            last_bounded: true,
+            turns: 0,
+            bound: 0,
+            part: Part::WHOLE,
+        }
     }
 
     /// The search of `part` of the schedules ([`part`]): the bounded tree deals the first
@@ -258,7 +290,12 @@ impl Search {
             options.push("stepsites".into());
         }
         options.extend(tree.sleep_option(branch));
-        Some(Request { choices: tree.choices(branch), mode: Mode::Fast, options, kind: Kind::Branch { branch, bounded: use_bounded } })
+        Some(Request {
+            choices: tree.choices(branch),
+            mode: Mode::Fast,
+            options,
+            kind: Kind::Branch { branch, bounded: use_bounded },
+        })
     }
 
     /// Whether a claim is made: the exhaustive tree has nothing left, or the bounded one
@@ -272,7 +309,8 @@ impl Search {
     fn is_over(&self) -> bool {
         let done = |t: &Option<Tree>| t.as_ref().is_none_or(|t| !t.has_next());
         if self.selects() {
-            self.exhaustive.as_ref().is_some_and(Tree::ran_everything) || (done(&self.exhaustive) && done(&self.bounded))
+            self.exhaustive.as_ref().is_some_and(Tree::ran_everything)
+                || (done(&self.exhaustive) && done(&self.bounded))
         } else {
             (self.exhaustive.is_some() && done(&self.exhaustive)) || (self.bounded.is_some() && done(&self.bounded))
         }
@@ -299,7 +337,13 @@ impl Search {
         let impacted_steps: Vec<bool> = match &exec.trace {
             Some(t) if self.selects() => {
                 let mut by_site: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
-                let here: Vec<bool> = (0..t.steps.len()).map(|k| t.site_of(k).is_some_and(|s| *by_site.entry(s).or_insert_with(|| self.prioritizer.impacted_site(s, known)))).collect();
+                let here: Vec<bool> = (0..t.steps.len())
+                    .map(|k| {
+                        t.site_of(k).is_some_and(|s| {
+                            *by_site.entry(s).or_insert_with(|| self.prioritizer.impacted_site(s, known))
+                        })
+                    })
+                    .collect();
                 let mut later: std::collections::HashMap<ThreadId, bool> = std::collections::HashMap::new();
                 let mut from = vec![false; here.len()];
                 for k in (0..here.len()).rev() {
@@ -312,7 +356,8 @@ impl Search {
             _ => Vec::new(),
         };
         let is_impacted = |k: u32| impacted_steps.get(k as usize).copied().unwrap_or(false);
-        let impacted: dpor::ImpactedSteps = (!impacted_steps.is_empty()).then_some(&is_impacted as &dyn Fn(u32) -> bool);
+        let impacted: dpor::ImpactedSteps =
+            (!impacted_steps.is_empty()).then_some(&is_impacted as &dyn Fn(u32) -> bool);
         // Each decision point's prioritization, asked once whichever tree needs it.
         let prioritizer = &mut self.prioritizer;
         let mut memo: std::collections::HashMap<usize, tree::Ranks> = std::collections::HashMap::new();
@@ -323,7 +368,11 @@ impl Search {
                     let (now, later) = prioritizer.partition(exec, d, alternatives, known);
                     // The partition lists the best last.
                     let n = now.len() as u32;
-                    now.iter().enumerate().map(|(i, &t)| (t, Some(n - 1 - i as u32))).chain(later.into_iter().map(|t| (t, None))).collect()
+                    now.iter()
+                        .enumerate()
+                        .map(|(i, &t)| (t, Some(n - 1 - i as u32)))
+                        .chain(later.into_iter().map(|t| (t, None)))
+                        .collect()
                 })
                 .clone()
         };

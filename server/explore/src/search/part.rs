@@ -54,7 +54,10 @@ impl Part {
     pub fn new(index: u32, count: u32) -> Result<Part, String> {
         match index < count {
             true => Ok(Part { index, count }),
-            false => Err(format!("part {index} of {count} does not exist: parts are numbered from 0 to {}", count.saturating_sub(1))),
+            false => Err(format!(
+                "part {index} of {count} does not exist: parts are numbered from 0 to {}",
+                count.saturating_sub(1)
+            )),
         }
     }
 
@@ -110,7 +113,8 @@ mod tests {
         assert!(Part::new(4, 4).is_err());
         assert_eq!(Part::WHOLE.seed(Some(7)), Some(7));
         assert_eq!(Part::WHOLE.seed(None), None);
-        let seeds: std::collections::BTreeSet<Option<u64>> = (0..4).map(|i| Part::new(i, 4).unwrap().seed(None)).collect();
+        let seeds: std::collections::BTreeSet<Option<u64>> =
+            (0..4).map(|i| Part::new(i, 4).unwrap().seed(None)).collect();
         assert_eq!(seeds.len(), 4);
     }
 }

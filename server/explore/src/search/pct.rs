@@ -44,8 +44,11 @@ impl Pct {
     /// The probe's execution gives the horizon.
     pub fn record(&mut self, exec: &Execution, known: Known) {
         if self.horizon.is_none() {
-            let impacted = |id: u32| known.sites.get(&id).is_some_and(|s| self.sites.iter().any(|x| x == &format!("{}:{}", s.class, s.line)));
-            self.horizon = Some(exec.events.iter().filter(|e| self.sites.is_empty() || impacted(e.site)).count().max(1));
+            let impacted = |id: u32| {
+                known.sites.get(&id).is_some_and(|s| self.sites.iter().any(|x| x == &format!("{}:{}", s.class, s.line)))
+            };
+            self.horizon =
+                Some(exec.events.iter().filter(|e| self.sites.is_empty() || impacted(e.site)).count().max(1));
         }
     }
 }

@@ -26,21 +26,42 @@ use crate::search::{Basic, Claim, Search, Strategy as Shape};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    Read { var: u8, reg: u8 },
+    Read {
+        var: u8,
+        reg: u8,
+    },
     /// Writes `value`, plus register `plus` if given.
-    Write { var: u8, value: i32, plus: Option<u8> },
+    Write {
+        var: u8,
+        value: i32,
+        plus: Option<u8>,
+    },
     /// Adds `value` to the variable, atomically, the result unused (`incrementAndGet();`).
-    Add { var: u8, value: i32 },
+    Add {
+        var: u8,
+        value: i32,
+    },
     Lock(u8),
     Unlock(u8),
     Start(ThreadId),
     Join(ThreadId),
     /// Skips the next `skip` operations when register `reg` holds `value` (local).
-    Skip { reg: u8, value: i32, skip: u8 },
+    Skip {
+        reg: u8,
+        value: i32,
+        skip: u8,
+    },
     /// `while (var != value) wait()` on `lock`, held (the value read is not kept).
-    Await { lock: u8, var: u8, value: i32 },
+    Await {
+        lock: u8,
+        var: u8,
+        value: i32,
+    },
     /// `notify()` (`all`: `notifyAll()`) on `lock`, held.
-    Notify { lock: u8, all: bool },
+    Notify {
+        lock: u8,
+        all: bool,
+    },
 }
 
 /// Where a thread is in an [`Op::Await`].
@@ -104,7 +125,17 @@ impl<'p> Machine<'p> {
         started[0] = true;
         let mut begun = vec![false; n];
         begun[0] = true;
-        let mut m = Machine { program, pc: vec![0; n], regs: vec![[0; REGS]; n], memory: [0; VARS], owner: BTreeMap::new(), started, begun, waiting: vec![Waiting::Check; n], wait_sets: BTreeMap::new() };
+        let mut m = Machine {
+            program,
+            pc: vec![0; n],
+            regs: vec![[0; REGS]; n],
+            memory: [0; VARS],
+            owner: BTreeMap::new(),
+            started,
+            begun,
+            waiting: vec![Waiting::Check; n],
+            wait_sets: BTreeMap::new(),
+        };
         m.run_local(0);
         m
     }
@@ -166,13 +197,22 @@ impl<'p> Machine<'p> {
         match *op {
             Op::Await { lock, var: v, .. } => match self.waiting[t] {
                 Waiting::Check => vec![Effect { access: Access::Read, var: var(v) }],
-                Waiting::Wait => vec![Effect { access: Access::Release, var: Var::lock(lock_obj(lock)) }, Effect { access: Access::Write, var: wait_set(lock) }, Effect { access: Access::Write, var: wait_state(t) }],
-                Waiting::Asleep | Waiting::Retake => vec![Effect { access: Access::Write, var: wait_state(t) }, Effect { access: Access::Acquire, var: Var::lock(lock_obj(lock)) }],
+                Waiting::Wait => vec![
+                    Effect { access: Access::Release, var: Var::lock(lock_obj(lock)) },
+                    Effect { access: Access::Write, var: wait_set(lock) },
+                    Effect { access: Access::Write, var: wait_state(t) },
+                ],
+                Waiting::Asleep | Waiting::Retake => vec![
+                    Effect { access: Access::Write, var: wait_state(t) },
+                    Effect { access: Access::Acquire, var: Var::lock(lock_obj(lock)) },
+                ],
             },
             Op::Notify { lock, all } => {
                 let set = self.wait_sets.get(&lock).map_or(&[][..], Vec::as_slice);
                 let woken = if all { set } else { &set[..set.len().min(1)] };
-                std::iter::once(Effect { access: Access::Write, var: wait_set(lock) }).chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) })).collect()
+                std::iter::once(Effect { access: Access::Write, var: wait_set(lock) })
+                    .chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) }))
+                    .collect()
             }
             _ => Vec::new(),
         }
@@ -214,12 +254,18 @@ impl<'p> Machine<'p> {
             std::mem::take(set)
         } else {
             let at = chosen.and_then(|c| set.iter().position(|&w| w as ThreadId == c)).unwrap_or(0);
-            if set.is_empty() { Vec::new() } else { vec![set.remove(at)] }
+            if set.is_empty() {
+                Vec::new()
+            } else {
+                vec![set.remove(at)]
+            }
         };
         for &w in &woken {
             self.waiting[w] = Waiting::Retake;
         }
-        std::iter::once(Effect { access: Access::Write, var: wait_set(lock) }).chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) })).collect()
+        std::iter::once(Effect { access: Access::Write, var: wait_set(lock) })
+            .chain(woken.iter().map(|&w| Effect { access: Access::Write, var: wait_state(w) }))
+            .collect()
     }
 
     /// Runs `t`'s next step; returns its effects. `chosen`: the waiter a `notify` wakes.
@@ -227,7 +273,11 @@ impl<'p> Machine<'p> {
         if !self.begun[t] {
             self.begun[t] = true;
             self.run_local(t);
-            return if self.finished(t) { vec![Effect { access: Access::Write, var: Var::life(t as ThreadId) }] } else { Vec::new() };
+            return if self.finished(t) {
+                vec![Effect { access: Access::Write, var: Var::life(t as ThreadId) }]
+            } else {
+                Vec::new()
+            };
         }
         let op = self.program.threads[t][self.pc[t]].clone();
         let mut effects = op_effects(&op);
@@ -240,7 +290,9 @@ impl<'p> Machine<'p> {
             }
             Op::Notify { lock, all } => effects = self.step_notify(lock, all, chosen),
             Op::Read { var, reg } => self.regs[t][reg as usize] = self.memory[var as usize],
-            Op::Write { var, value, plus } => self.memory[var as usize] = value + plus.map_or(0, |r| self.regs[t][r as usize]),
+            Op::Write { var, value, plus } => {
+                self.memory[var as usize] = value + plus.map_or(0, |r| self.regs[t][r as usize])
+            }
             Op::Add { var, value } => self.memory[var as usize] += value,
             Op::Lock(l) => {
                 self.owner.insert(l, t as ThreadId);
@@ -307,7 +359,15 @@ pub fn run(program: &Program, choices: &[ThreadId]) -> (Execution, Observation) 
             let first = waiters.first().expect("several waiters");
             let w = choices.get(decisions.len()).copied().unwrap_or(first);
             assert!(waiters.contains(w), "waiter {w} not waiting at decision {}", decisions.len());
-            decisions.push(Decision { step, thread: w, site: 0, enabled: waiters.clone(), waiters: Some(waiters), current: Some(t), pending: Vec::new() });
+            decisions.push(Decision {
+                step,
+                thread: w,
+                site: 0,
+                enabled: waiters.clone(),
+                waiters: Some(waiters),
+                current: Some(t),
+                pending: Vec::new(),
+            });
             w
         });
         let effects = m.step(t as usize, chosen);
@@ -324,7 +384,20 @@ pub fn run(program: &Program, choices: &[ThreadId]) -> (Execution, Observation) 
         trace.pending.push((t as ThreadId, start..trace.effects.len() as u32));
     }
     let outcome = if deadlock { Outcome::Deadlock(Vec::new()) } else { Outcome::Pass };
-    let exec = Execution { run: 0, outcome, steps: step, decisions, events: Vec::new(), switches: Vec::new(), threads: Default::default(), millis: 0, trace: Some(trace), sequential: Vec::new(), objects: Default::default(), invocation: None };
+    let exec = Execution {
+        run: 0,
+        outcome,
+        steps: step,
+        decisions,
+        events: Vec::new(),
+        switches: Vec::new(),
+        threads: Default::default(),
+        millis: 0,
+        trace: Some(trace),
+        sequential: Vec::new(),
+        objects: Default::default(),
+        invocation: None,
+    };
     (exec, m.observe(deadlock))
 }
 
@@ -365,7 +438,12 @@ pub fn reduced(program: &Program, config: Config, seed: Option<u64>) -> (BTreeSe
 }
 
 /// [`reduced`] over one part of the schedules.
-pub fn reduced_part(program: &Program, config: Config, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Coverage) {
+pub fn reduced_part(
+    program: &Program,
+    config: Config,
+    seed: Option<u64>,
+    part: Part,
+) -> (BTreeSet<Observation>, u64, Coverage) {
     let mut tree = Tree::new(config, seed).in_part(part);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
@@ -385,7 +463,12 @@ pub fn searched(program: &Program, strategy: Shape, seed: Option<u64>) -> (BTree
 }
 
 /// [`searched`] over one part of the schedules.
-pub fn searched_part(program: &Program, strategy: Shape, seed: Option<u64>, part: Part) -> (BTreeSet<Observation>, u64, Claim) {
+pub fn searched_part(
+    program: &Program,
+    strategy: Shape,
+    seed: Option<u64>,
+    part: Part,
+) -> (BTreeSet<Observation>, u64, Claim) {
     let mut search = Search::new(Some((strategy, seed, false)), None, Box::new(Basic)).in_part(part);
     let mut seen = BTreeSet::new();
     let mut runs = 0;
@@ -404,12 +487,14 @@ pub fn searched_part(program: &Program, strategy: Shape, seed: Option<u64>, part
 /// Straight-line code for one worker: operations on three variables, lock blocks on two
 /// locks, branches on values read.
 fn worker() -> impl Strategy<Value = Vec<Op>> {
-    let plain = prop_oneof![
-        (0..VARS as u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }]),
-        (0..VARS as u8, 1..4i32, proptest::option::of(0..REGS as u8)).prop_map(|(var, value, plus)| vec![Op::Write { var, value, plus }]),
-        (0..VARS as u8, 1..3i32).prop_map(|(var, value)| vec![Op::Add { var, value }]),
-        (0..REGS as u8, 0..3i32, 1..3u8).prop_map(|(reg, value, skip)| vec![Op::Skip { reg, value, skip }]),
-    ];
+    let plain =
+        prop_oneof![
+            (0..VARS as u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }]),
+            (0..VARS as u8, 1..4i32, proptest::option::of(0..REGS as u8))
+                .prop_map(|(var, value, plus)| vec![Op::Write { var, value, plus }]),
+            (0..VARS as u8, 1..3i32).prop_map(|(var, value)| vec![Op::Add { var, value }]),
+            (0..REGS as u8, 0..3i32, 1..3u8).prop_map(|(reg, value, skip)| vec![Op::Skip { reg, value, skip }]),
+        ];
     let block = (0..2u8, proptest::collection::vec(plain.clone(), 1..3)).prop_map(|(l, body)| {
         let mut v = vec![Op::Lock(l)];
         v.extend(body.into_iter().flatten());
@@ -426,7 +511,13 @@ fn worker() -> impl Strategy<Value = Vec<Op>> {
             match ops[i] {
                 Op::Lock(_) => depth += 1,
                 Op::Unlock(_) => depth -= 1,
-                Op::Skip { skip, .. } if depth > 0 || ops[i + 1..].iter().take(skip as usize).any(|o| matches!(o, Op::Lock(_) | Op::Unlock(_))) => {
+                Op::Skip { skip, .. }
+                    if depth > 0
+                        || ops[i + 1..]
+                            .iter()
+                            .take(skip as usize)
+                            .any(|o| matches!(o, Op::Lock(_) | Op::Unlock(_))) =>
+                {
                     ops.remove(i);
                     continue;
                 }
@@ -450,17 +541,28 @@ fn waiting_worker() -> impl Strategy<Value = Vec<Op>> {
     let write = (0..2u8, 1..3i32).prop_map(|(var, value)| Op::Write { var, value, plus: None });
     // One monitor mostly; some blocks only write and notify (`waits: false`).
     let lock = prop_oneof![4 => Just(0u8), 1 => Just(1u8)];
-    let guarded = (lock, 0..2u8, 1..3i32, proptest::collection::vec(write.clone(), 0..3), proptest::bool::weighted(0.7), proptest::bool::weighted(0.7)).prop_map(|(lock, var, value, body, all, waits)| {
-        let mut v = vec![Op::Lock(lock)];
-        if waits {
-            v.push(Op::Await { lock, var, value });
-        }
-        v.extend(body);
-        v.push(Op::Notify { lock, all });
-        v.push(Op::Unlock(lock));
-        v
-    });
-    let plain = prop_oneof![write.prop_map(|w| vec![w]), (0..2u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }])];
+    let guarded = (
+        lock,
+        0..2u8,
+        1..3i32,
+        proptest::collection::vec(write.clone(), 0..3),
+        proptest::bool::weighted(0.7),
+        proptest::bool::weighted(0.7),
+    )
+        .prop_map(|(lock, var, value, body, all, waits)| {
+            let mut v = vec![Op::Lock(lock)];
+            if waits {
+                v.push(Op::Await { lock, var, value });
+            }
+            v.extend(body);
+            v.push(Op::Notify { lock, all });
+            v.push(Op::Unlock(lock));
+            v
+        });
+    let plain = prop_oneof![
+        write.prop_map(|w| vec![w]),
+        (0..2u8, 0..REGS as u8).prop_map(|(var, reg)| vec![Op::Read { var, reg }])
+    ];
     proptest::collection::vec(prop_oneof![guarded, plain], 1..4).prop_map(|parts| parts.into_iter().flatten().collect())
 }
 
@@ -475,18 +577,20 @@ pub fn waiting_program() -> impl Strategy<Value = Program> {
 
 /// Thread 0 starts 1 to 3 workers, may read shared variables itself, and joins some.
 pub fn program() -> impl Strategy<Value = Program> {
-    (proptest::collection::vec(worker(), 2..4), proptest::collection::vec(0..VARS as u8, 0..2), any::<bool>()).prop_map(|(workers, main_reads, join)| {
-        let n = workers.len();
-        let mut main: Vec<Op> = (1..=n as ThreadId).map(Op::Start).collect();
-        main.extend(main_reads.iter().map(|&var| Op::Read { var, reg: 0 }));
-        if join {
-            main.extend((1..=n as ThreadId).map(Op::Join));
-            main.push(Op::Read { var: 0, reg: 1 });
-        }
-        let mut threads = vec![main];
-        threads.extend(workers);
-        Program { threads }
-    })
+    (proptest::collection::vec(worker(), 2..4), proptest::collection::vec(0..VARS as u8, 0..2), any::<bool>()).prop_map(
+        |(workers, main_reads, join)| {
+            let n = workers.len();
+            let mut main: Vec<Op> = (1..=n as ThreadId).map(Op::Start).collect();
+            main.extend(main_reads.iter().map(|&var| Op::Read { var, reg: 0 }));
+            if join {
+                main.extend((1..=n as ThreadId).map(Op::Join));
+                main.push(Op::Read { var: 0, reg: 1 });
+            }
+            let mut threads = vec![main];
+            threads.extend(workers);
+            Program { threads }
+        },
+    )
 }
 
 #[cfg(test)]
@@ -561,7 +665,9 @@ mod tests {
                 union.extend(found);
                 claims.push(claim);
             }
-            if let Some(k) = claims.iter().map(|c| if c.exhausted { Some(u32::MAX) } else { c.complete_bound }).min().flatten() {
+            if let Some(k) =
+                claims.iter().map(|c| if c.exhausted { Some(u32::MAX) } else { c.complete_bound }).min().flatten()
+            {
                 if let Some((within, _)) = exhaustive(p, Some(k), CAP) {
                     assert!(union.is_superset(&within), "the search in {count} parts claims bound {k} of {p:#?}");
                 }
@@ -579,7 +685,13 @@ mod tests {
             }
             v
         };
-        Program { threads: vec![vec![Op::Start(1), Op::Start(2), Op::Join(1), Op::Join(2), Op::Read { var: 0, reg: 1 }], inc(locked), inc(locked)] }
+        Program {
+            threads: vec![
+                vec![Op::Start(1), Op::Start(2), Op::Join(1), Op::Join(2), Op::Read { var: 0, reg: 1 }],
+                inc(locked),
+                inc(locked),
+            ],
+        }
     }
 
     #[test]
@@ -589,7 +701,10 @@ mod tests {
             check(&counter(true), bound);
         }
         let (obs, _, _) = searched(&counter(false), Shape::Icb { max_bound: Some(2) }, None);
-        assert!(obs.iter().any(|o| o.1[0][1] == 1) && obs.iter().any(|o| o.1[0][1] == 2), "both the lost update and the correct sum");
+        assert!(
+            obs.iter().any(|o| o.1[0][1] == 1) && obs.iter().any(|o| o.1[0][1] == 2),
+            "both the lost update and the correct sum"
+        );
         let (obs, _, claim) = searched(&counter(true), Shape::Icb { max_bound: Some(2) }, None);
         assert!(obs.iter().all(|o| o.1[0][1] == 2), "with the lock every schedule counts both");
         assert!(claim.exhausted, "{claim:?}");
@@ -600,8 +715,16 @@ mod tests {
         let p = Program {
             threads: vec![
                 vec![Op::Start(1), Op::Start(2)],
-                vec![Op::Write { var: 0, value: 1, plus: None }, Op::Read { var: 0, reg: 0 }, Op::Write { var: 0, value: 2, plus: None }],
-                vec![Op::Write { var: 1, value: 1, plus: None }, Op::Read { var: 1, reg: 0 }, Op::Write { var: 1, value: 2, plus: None }],
+                vec![
+                    Op::Write { var: 0, value: 1, plus: None },
+                    Op::Read { var: 0, reg: 0 },
+                    Op::Write { var: 0, value: 2, plus: None },
+                ],
+                vec![
+                    Op::Write { var: 1, value: 1, plus: None },
+                    Op::Read { var: 1, reg: 0 },
+                    Op::Write { var: 1, value: 2, plus: None },
+                ],
             ],
         };
         let (unreduced, runs) = check(&p, Some(2));
@@ -666,8 +789,21 @@ mod tests {
             threads: vec![
                 vec![Op::Start(1), Op::Start(2), Op::Start(3)],
                 vec![Op::Write { var: 0, value: 3, plus: None }],
-                vec![Op::Lock(0), Op::Read { var: 0, reg: 0 }, Op::Unlock(0), Op::Write { var: 0, value: 1, plus: None }, Op::Write { var: 2, value: 1, plus: None }],
-                vec![Op::Lock(1), Op::Write { var: 2, value: 2, plus: None }, Op::Unlock(1), Op::Lock(0), Op::Read { var: 0, reg: 0 }, Op::Unlock(0)],
+                vec![
+                    Op::Lock(0),
+                    Op::Read { var: 0, reg: 0 },
+                    Op::Unlock(0),
+                    Op::Write { var: 0, value: 1, plus: None },
+                    Op::Write { var: 2, value: 1, plus: None },
+                ],
+                vec![
+                    Op::Lock(1),
+                    Op::Write { var: 2, value: 2, plus: None },
+                    Op::Unlock(1),
+                    Op::Lock(0),
+                    Op::Read { var: 0, reg: 0 },
+                    Op::Unlock(0),
+                ],
             ],
         };
         for bound in [Some(0), Some(1), Some(2), None] {
@@ -685,8 +821,21 @@ mod tests {
             threads: vec![
                 vec![Op::Start(1), Op::Start(2), Op::Start(3), Op::Read { var: 2, reg: 0 }],
                 vec![Op::Write { var: 0, value: 3, plus: None }],
-                vec![Op::Lock(0), Op::Read { var: 0, reg: 0 }, Op::Unlock(0), Op::Write { var: 0, value: 1, plus: None }, Op::Write { var: 2, value: 1, plus: None }],
-                vec![Op::Lock(0), Op::Write { var: 2, value: 2, plus: None }, Op::Unlock(0), Op::Lock(0), Op::Read { var: 0, reg: 0 }, Op::Unlock(0)],
+                vec![
+                    Op::Lock(0),
+                    Op::Read { var: 0, reg: 0 },
+                    Op::Unlock(0),
+                    Op::Write { var: 0, value: 1, plus: None },
+                    Op::Write { var: 2, value: 1, plus: None },
+                ],
+                vec![
+                    Op::Lock(0),
+                    Op::Write { var: 2, value: 2, plus: None },
+                    Op::Unlock(0),
+                    Op::Lock(0),
+                    Op::Read { var: 0, reg: 0 },
+                    Op::Unlock(0),
+                ],
             ],
         };
         for bound in [Some(0), Some(1), Some(2), None] {
@@ -701,7 +850,13 @@ mod tests {
         let p = Program {
             threads: vec![
                 vec![Op::Start(1), Op::Start(2), Op::Read { var: 1, reg: 0 }],
-                vec![Op::Write { var: 1, value: 3, plus: None }, Op::Lock(0), Op::Read { var: 1, reg: 0 }, Op::Unlock(0), Op::Read { var: 1, reg: 1 }],
+                vec![
+                    Op::Write { var: 1, value: 3, plus: None },
+                    Op::Lock(0),
+                    Op::Read { var: 1, reg: 0 },
+                    Op::Unlock(0),
+                    Op::Read { var: 1, reg: 1 },
+                ],
                 vec![Op::Write { var: 1, value: 1, plus: None }],
             ],
         };
@@ -714,8 +869,24 @@ mod tests {
     /// `producers` threads that put once and `consumers` that take once, each in a wait
     /// loop; `all`: producers and consumers wake with `notifyAll`, else with `notify`.
     fn buffer(producers: usize, consumers: usize, all: bool) -> Program {
-        let put = |item: i32| vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 0 }, Op::Write { var: 1, value: item, plus: None }, Op::Write { var: 0, value: 1, plus: None }, Op::Notify { lock: 0, all }, Op::Unlock(0)];
-        let take = vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 1 }, Op::Read { var: 1, reg: 0 }, Op::Write { var: 0, value: 0, plus: None }, Op::Notify { lock: 0, all }, Op::Unlock(0)];
+        let put = |item: i32| {
+            vec![
+                Op::Lock(0),
+                Op::Await { lock: 0, var: 0, value: 0 },
+                Op::Write { var: 1, value: item, plus: None },
+                Op::Write { var: 0, value: 1, plus: None },
+                Op::Notify { lock: 0, all },
+                Op::Unlock(0),
+            ]
+        };
+        let take = vec![
+            Op::Lock(0),
+            Op::Await { lock: 0, var: 0, value: 1 },
+            Op::Read { var: 1, reg: 0 },
+            Op::Write { var: 0, value: 0, plus: None },
+            Op::Notify { lock: 0, all },
+            Op::Unlock(0),
+        ];
         let n = producers + consumers;
         let mut threads = vec![(1..=n as ThreadId).map(Op::Start).collect::<Vec<_>>()];
         threads.extend((0..producers).map(|p| put(p as i32 + 1)));
@@ -740,7 +911,10 @@ mod tests {
         let taken: BTreeSet<(i32, i32)> = obs.iter().map(|o| (o.1[3][0], o.1[4][0])).collect();
         assert_eq!(taken, BTreeSet::from([(1, 2), (2, 1)]), "either consumer takes either item");
         let (obs, _, _) = searched(&buffer(1, 2, false), Shape::Icb { max_bound: None }, None);
-        assert!(obs.iter().any(|o| o.2), "notify: a consumer wakes the other, the producer's item is never taken twice");
+        assert!(
+            obs.iter().any(|o| o.2),
+            "notify: a consumer wakes the other, the producer's item is never taken twice"
+        );
     }
 
     /// A wait-loop check that failed races with a write that did not wake it: thread 1 can
@@ -752,8 +926,19 @@ mod tests {
         let p = Program {
             threads: vec![
                 vec![Op::Start(1), Op::Start(2)],
-                vec![Op::Lock(0), Op::Await { lock: 0, var: 0, value: 1 }, Op::Write { var: 2, value: 1, plus: None }, Op::Unlock(0)],
-                vec![Op::Write { var: 0, value: 1, plus: None }, Op::Write { var: 0, value: 2, plus: None }, Op::Lock(0), Op::Notify { lock: 0, all: true }, Op::Unlock(0)],
+                vec![
+                    Op::Lock(0),
+                    Op::Await { lock: 0, var: 0, value: 1 },
+                    Op::Write { var: 2, value: 1, plus: None },
+                    Op::Unlock(0),
+                ],
+                vec![
+                    Op::Write { var: 0, value: 1, plus: None },
+                    Op::Write { var: 0, value: 2, plus: None },
+                    Op::Lock(0),
+                    Op::Notify { lock: 0, all: true },
+                    Op::Unlock(0),
+                ],
             ],
         };
         for bound in [Some(0), Some(1), Some(2), None] {
@@ -785,7 +970,14 @@ mod tests {
             Op::Unlock(0),
         ];
         // `startWrite`: wait while readers are in, then write.
-        let writer = [Op::Lock(0), Op::Read { var: 1, reg: 1 }, Op::Await { lock: 0, var: 0, value: 0 }, Op::Write { var: 1, value: 1, plus: None }, Op::Unlock(0), Op::Write { var: 2, value: 5, plus: None }];
+        let writer = [
+            Op::Lock(0),
+            Op::Read { var: 1, reg: 1 },
+            Op::Await { lock: 0, var: 0, value: 0 },
+            Op::Write { var: 1, value: 1, plus: None },
+            Op::Unlock(0),
+            Op::Write { var: 2, value: 5, plus: None },
+        ];
         let main: Vec<Op> = [Op::Start(1), Op::Start(2)].into_iter().chain(writer).collect();
         let p = Program { threads: vec![main, reader.clone(), reader] };
         for bound in [Some(0), Some(1), Some(2), None] {
@@ -818,4 +1010,3 @@ mod tests {
         }
     }
 }
-

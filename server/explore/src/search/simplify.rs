@@ -48,7 +48,11 @@ fn places(exec: &Execution) -> Vec<Place> {
 }
 
 fn switches(exec: &Execution) -> Vec<Switch> {
-    exec.decisions.iter().zip(places(exec)).map(|(d, place)| Switch { place, to: d.thread, preemption: d.preempts(d.thread) }).collect()
+    exec.decisions
+        .iter()
+        .zip(places(exec))
+        .map(|(d, place)| Switch { place, to: d.thread, preemption: d.preempts(d.thread) })
+        .collect()
 }
 
 fn allowed(d: &Decision, t: ThreadId) -> bool {
@@ -110,7 +114,8 @@ pub fn fewer_preemptions(failing: Execution, budget: u32, run: &mut Run) -> Resu
         let singles = at.iter().map(|&i| vec![i]);
         let pairs = at.windows(2).map(|w| w.to_vec());
         for drop in singles.chain(pairs) {
-            let trial: Vec<Switch> = kept.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, s)| *s).collect();
+            let trial: Vec<Switch> =
+                kept.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, s)| *s).collect();
             match rebuild(&trial, &mut counted)? {
                 Some(exec) if same_failure(&exec.outcome, &best.outcome) && preemptions(&exec) < preemptions(&best) => {
                     best = exec;
@@ -150,8 +155,19 @@ mod tests {
                 let idx = decisions.len();
                 let default = if cur_enabled { current } else { enabled.first().unwrap() };
                 let t = choices.get(idx).copied().unwrap_or(default);
-                let pending = enabled.iter().map(|t| Pending { thread: t, site: 10 * (u32::from(t) + 1) + done[t as usize], stack: None }).collect();
-                decisions.push(Decision { step: order.len() as u32, thread: t, site: 0, enabled, waiters: None, current: Some(current), pending });
+                let pending = enabled
+                    .iter()
+                    .map(|t| Pending { thread: t, site: 10 * (u32::from(t) + 1) + done[t as usize], stack: None })
+                    .collect();
+                decisions.push(Decision {
+                    step: order.len() as u32,
+                    thread: t,
+                    site: 0,
+                    enabled,
+                    waiters: None,
+                    current: Some(current),
+                    pending,
+                });
                 t
             } else {
                 enabled.first().unwrap()
@@ -162,8 +178,31 @@ mod tests {
         }
         let pos = |t, k| order.iter().position(|&o| o == (t, k)).unwrap();
         let fails = pos(1, 2) > pos(0, 2) && pos(1, 2) < pos(0, 3);
-        let outcome = if fails { Outcome::Fail(Failure { thread: 0, exception: "java.lang.AssertionError".into(), message: "lost".into(), frames: vec![], model: None }) } else { Outcome::Pass };
-        Execution { run: 0, outcome, steps: order.len() as u32, decisions, events: vec![], switches: vec![], threads: Default::default(), millis: 0, trace: None, sequential: vec![], objects: Default::default(), invocation: None }
+        let outcome = if fails {
+            Outcome::Fail(Failure {
+                thread: 0,
+                exception: "java.lang.AssertionError".into(),
+                message: "lost".into(),
+                frames: vec![],
+                model: None,
+            })
+        } else {
+            Outcome::Pass
+        };
+        Execution {
+            run: 0,
+            outcome,
+            steps: order.len() as u32,
+            decisions,
+            events: vec![],
+            switches: vec![],
+            threads: Default::default(),
+            millis: 0,
+            trace: None,
+            sequential: vec![],
+            objects: Default::default(),
+            invocation: None,
+        }
     }
 
     #[test]

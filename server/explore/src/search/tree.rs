@@ -238,7 +238,20 @@ pub struct Tree {
 
 impl Tree {
     pub fn new(config: Config, seed: Option<u64>) -> Tree {
-        Tree { config, nodes: Vec::new(), arena: Vec::new(), queue: BTreeMap::new(), waiting: 0, started: false, order: 0, rng: seed.map(XorShift::new), redundant: 0, skipped: 0, runs: BTreeMap::new(), part: Part::WHOLE }
+        Tree {
+            config,
+            nodes: Vec::new(),
+            arena: Vec::new(),
+            queue: BTreeMap::new(),
+            waiting: 0,
+            started: false,
+            order: 0,
+            rng: seed.map(XorShift::new),
+            redundant: 0,
+            skipped: 0,
+            runs: BTreeMap::new(),
+            part: Part::WHOLE,
+        }
     }
 
     /// The tree of `part` of the schedules only.
@@ -272,7 +285,9 @@ impl Tree {
                 self.queue.remove(&key);
             }
             // A branch another tree's run already took is no longer queued.
-            let Some(c) = self.nodes[node as usize].child_mut(thread).filter(|c| c.state == State::Queued) else { continue };
+            let Some(c) = self.nodes[node as usize].child_mut(thread).filter(|c| c.state == State::Queued) else {
+                continue;
+            };
             c.state = State::Running;
             self.waiting -= 1;
             let cost = c.cost;
@@ -332,7 +347,12 @@ impl Tree {
     /// Takes in a run another tree asked for: where it leaves this tree's explored paths,
     /// it counts as a branch of this tree. Nothing happens when it follows them all the way
     /// or runs a thread asleep here.
-    pub fn adopt(&mut self, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks, impacted: ImpactedSteps) -> Result<Recorded, String> {
+    pub fn adopt(
+        &mut self,
+        exec: &Execution,
+        ranks: &mut dyn FnMut(usize) -> Ranks,
+        impacted: ImpactedSteps,
+    ) -> Result<Recorded, String> {
         if !self.started {
             self.started = true;
             *self.runs.entry(0).or_default() += 1;
@@ -385,7 +405,13 @@ impl Tree {
     /// branches its conflicts call for. `ranks` is the prioritization of a decision point
     /// of `exec`. Fails when the execution does not follow the tree (the test is not
     /// deterministic).
-    pub fn record(&mut self, branch: Branch, exec: &Execution, ranks: &mut dyn FnMut(usize) -> Ranks, impacted: ImpactedSteps) -> Result<Recorded, String> {
+    pub fn record(
+        &mut self,
+        branch: Branch,
+        exec: &Execution,
+        ranks: &mut dyn FnMut(usize) -> Ranks,
+        impacted: ImpactedSteps,
+    ) -> Result<Recorded, String> {
         let trace = exec.trace.as_ref().ok_or("the agent sent no trace of the execution (RUN option `trace`)")?;
         let mut path = self.path_to(branch);
         self.check_prefix(&path, branch, exec)?;
@@ -416,7 +442,10 @@ impl Tree {
                 let asleep = sleep.iter().any(|(t, _)| *t == runner);
                 if let Some(d) = here.iter().copied().find(|&d| exec.decisions[d].waiters.is_none()) {
                     if exec.decisions[d].thread != runner {
-                        return Err(format!("the agent's trace disagrees with its decision {d}: step {k} ran thread {runner}, not {}", exec.decisions[d].thread));
+                        return Err(format!(
+                            "the agent's trace disagrees with its decision {d}: step {k} ran thread {runner}, not {}",
+                            exec.decisions[d].thread
+                        ));
                     }
                     let id = self.add_node(parent, d, exec, trace, &sleep, preemptions[d], ranks(d));
                     path.push(id);
@@ -453,15 +482,31 @@ impl Tree {
             self.redundant += 1;
         }
         // The conflicts of what ran, as branches at the nodes of this execution's path.
-        let node_at: std::collections::HashMap<u32, NodeId> = path.iter().copied().filter(|&n| !self.nodes[n as usize].notify).map(|n| (self.nodes[n as usize].step, n)).collect();
+        let node_at: std::collections::HashMap<u32, NodeId> = path
+            .iter()
+            .copied()
+            .filter(|&n| !self.nodes[n as usize].notify)
+            .map(|n| (self.nodes[n as usize].step, n))
+            .collect();
         let impacted = impacted.filter(|_| self.config.select);
-        let backtracks = if self.config.sleep_sets { dpor::source::analyze(trace, limit, !recorded.redundant, impacted) } else { dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted) };
-        let mut adds: Vec<(NodeId, &Backtrack)> = backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b))).collect();
+        let backtracks = if self.config.sleep_sets {
+            dpor::source::analyze(trace, limit, !recorded.redundant, impacted)
+        } else {
+            dpor::bpor::analyze(exec, trace, limit, self.config.conservative, impacted)
+        };
+        let mut adds: Vec<(NodeId, &Backtrack)> =
+            backtracks.iter().filter_map(|b| Some((*node_at.get(&b.step)?, b))).collect();
         // Depth-first: the deepest branches are popped first, lower threads first.
-        adds.sort_by(|&(n, a), &(m, b)| self.nodes[n as usize].depth.cmp(&self.nodes[m as usize].depth).then_with(|| b.threads.cmp(&a.threads)));
+        adds.sort_by(|&(n, a), &(m, b)| {
+            self.nodes[n as usize].depth.cmp(&self.nodes[m as usize].depth).then_with(|| b.threads.cmp(&a.threads))
+        });
         for (n, b) in adds {
             let why = Reversal { conservative: b.conservative, impacted: b.impacted };
-            recorded.branches += if self.config.sleep_sets { usize::from(self.add_initial(n, &b.threads, why)) } else { usize::from(self.add_branch(n, b.threads.first().unwrap_or(0), why)) };
+            recorded.branches += if self.config.sleep_sets {
+                usize::from(self.add_initial(n, &b.threads, why))
+            } else {
+                usize::from(self.add_branch(n, b.threads.first().unwrap_or(0), why))
+            };
         }
         if branch.node.is_none() && !self.part.is_whole() {
             self.deal();
@@ -480,7 +525,9 @@ impl Tree {
     fn deal(&mut self) {
         let mut queued: Vec<(u32, NodeId, ThreadId)> = Vec::new();
         for (id, n) in self.nodes.iter().enumerate() {
-            queued.extend(n.children.iter().filter(|c| c.state == State::Queued).map(|c| (n.depth, id as NodeId, c.thread)));
+            queued.extend(
+                n.children.iter().filter(|c| c.state == State::Queued).map(|c| (n.depth, id as NodeId, c.thread)),
+            );
         }
         queued.sort_unstable();
         for (i, (_, n, thread)) in queued.into_iter().enumerate() {
@@ -510,8 +557,12 @@ impl Tree {
             let Some(dec) = exec.decisions.get(d) else {
                 return Err(format!("the run ended before decision point {d}, which the same schedule reached before"));
             };
-            let same = dec.step == node.step && *dec.choices() == node.choices && dec.current == node.current && dec.waiters.is_some() == node.notify;
-            let chosen = path.get(d + 1).map_or(branch.thread, |&next| self.nodes[next as usize].parent.map_or(0, |(_, t)| t));
+            let same = dec.step == node.step
+                && *dec.choices() == node.choices
+                && dec.current == node.current
+                && dec.waiters.is_some() == node.notify;
+            let chosen =
+                path.get(d + 1).map_or(branch.thread, |&next| self.nodes[next as usize].parent.map_or(0, |(_, t)| t));
             if !same || dec.thread != chosen {
                 return Err(format!(
                     "decision point {d} differs from the same schedule's earlier run (step {} vs {}, threads {:#x} vs {:#x})",
@@ -538,13 +589,18 @@ impl Tree {
         let mine = &self.arena[mine.start as usize..mine.end as usize];
         for c in &node.children {
             let earlier = c.order < me.order && !c.conservative && c.thread != thread;
-            if earlier && matches!(c.state, State::Explored | State::Queued | State::Running) && !sleep.iter().any(|(t, _)| *t == c.thread) {
+            if earlier
+                && matches!(c.state, State::Explored | State::Queued | State::Running)
+                && !sleep.iter().any(|(t, _)| *t == c.thread)
+            {
                 if let Some(r) = node.next_op(c.thread) {
                     sleep.push((c.thread, r));
                 }
             }
         }
-        sleep.retain(|(t, r)| *t != thread && !conflicts_across_runs(&self.arena[r.start as usize..r.end as usize], mine));
+        sleep.retain(|(t, r)| {
+            *t != thread && !conflicts_across_runs(&self.arena[r.start as usize..r.end as usize], mine)
+        });
         sleep
     }
 
@@ -555,7 +611,8 @@ impl Tree {
     fn sleep_blocked(&mut self, n: NodeId, sleep: &[(ThreadId, Range<u32>)]) {
         let node = &self.nodes[n as usize];
         let enabled: Vec<ThreadId> = node.choices.iter().collect();
-        let (asleep, awake): (Vec<ThreadId>, Vec<ThreadId>) = enabled.into_iter().partition(|t| sleep.iter().any(|(s, _)| s == t));
+        let (asleep, awake): (Vec<ThreadId>, Vec<ThreadId>) =
+            enabled.into_iter().partition(|t| sleep.iter().any(|(s, _)| s == t));
         let cost = node.preemptions;
         for t in asleep {
             self.add_child(n, t, State::Asleep, cost, false);
@@ -566,7 +623,16 @@ impl Tree {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_node(&mut self, parent: Option<(NodeId, ThreadId)>, d: usize, exec: &Execution, trace: &Trace, sleep: &[(ThreadId, Range<u32>)], preemptions: u32, ranks: Ranks) -> NodeId {
+    fn add_node(
+        &mut self,
+        parent: Option<(NodeId, ThreadId)>,
+        d: usize,
+        exec: &Execution,
+        trace: &Trace,
+        sleep: &[(ThreadId, Range<u32>)],
+        preemptions: u32,
+        ranks: Ranks,
+    ) -> NodeId {
         let dec = &exec.decisions[d];
         let notify = dec.waiters.is_some();
         let mut next_ops = Vec::new();
@@ -609,7 +675,15 @@ impl Tree {
     fn add_child(&mut self, n: NodeId, thread: ThreadId, state: State, cost: u32, conservative: bool) {
         let order = self.order;
         self.order += 1;
-        self.nodes[n as usize].children.push(Child { thread, state, cost, conservative, impacted: false, order, next: None });
+        self.nodes[n as usize].children.push(Child {
+            thread,
+            state,
+            cost,
+            conservative,
+            impacted: false,
+            order,
+            next: None,
+        });
     }
 
     /// Adds the branch `thread` at node `n` unless it is there already or asleep; true if
@@ -721,8 +795,13 @@ impl Tree {
             min_open = Some(min_open.map_or(c.cost, |m| m.min(c.cost)));
         }
         let exhausted = self.started && min_open.is_none();
-        let complete_bound = if self.config.conservative && !exhausted && self.started { min_open.and_then(|m| m.checked_sub(1)) } else { None };
-        let open = min_open.map(|m| (m, self.runs.get(&m).copied().unwrap_or(0), waiting.get(&m).copied().unwrap_or(0)));
+        let complete_bound = if self.config.conservative && !exhausted && self.started {
+            min_open.and_then(|m| m.checked_sub(1))
+        } else {
+            None
+        };
+        let open =
+            min_open.map(|m| (m, self.runs.get(&m).copied().unwrap_or(0), waiting.get(&m).copied().unwrap_or(0)));
         Coverage { complete_bound, exhausted, open, deferred, skipped, redundant: self.redundant }
     }
 }

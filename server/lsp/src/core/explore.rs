@@ -28,10 +28,13 @@ use tower_lsp_server::{Cancellable, OngoingProgress, Unbounded};
 use super::Core;
 use crate::convert::file_uri;
 use crate::explorations::{self, Job, JobKind};
-use crate::messages::JobEvent;
 use crate::jobs::{self, Running, TestKey};
 use crate::lenses;
-use crate::payloads::{self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, ScheduleStep, ScheduleSteps, TestArgument};
+use crate::messages::JobEvent;
+use crate::payloads::{
+    self, Cancelled, CopyArgument, DocumentLink, Queued, ResultArgument, ScheduleLinks, ScheduleStep, ScheduleSteps,
+    TestArgument,
+};
 use crate::positions::line_range;
 
 pub type Progress = OngoingProgress<Unbounded, Cancellable>;
@@ -53,7 +56,12 @@ fn spec_of(t: &ThreadTest) -> TestSpec {
 
 /// The content of the code a test reaches: its result holds while this does not change.
 pub(super) fn fingerprint(index: &ProjectIndex, test: &ThreadTest, heuristic: &str) -> u64 {
-    let files: BTreeSet<_> = test.reach.methods.iter().filter_map(|m| if let Origin::Project(f) = m.origin { Some(f) } else { None }).collect();
+    let files: BTreeSet<_> = test
+        .reach
+        .methods
+        .iter()
+        .filter_map(|m| if let Origin::Project(f) = m.origin { Some(f) } else { None })
+        .collect();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(test_name(test).as_bytes());
     bytes.extend_from_slice(heuristic.as_bytes());
@@ -71,7 +79,11 @@ pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 fn lens(range: Range, title: String, command: &str, argument: Value) -> CodeLens {
-    CodeLens { range, command: Some(Command { title, command: command.to_string(), arguments: Some(vec![argument]) }), data: None }
+    CodeLens {
+        range,
+        command: Some(Command { title, command: command.to_string(), arguments: Some(vec![argument]) }),
+        data: None,
+    }
 }
 
 /// The priority above which selected tests queue (below a replay's), above any count of
@@ -89,7 +101,12 @@ struct Exploring {
 
 /// An optional field of a command's argument: absent or null is `None`, a wrong type an error
 /// that names the field.
-fn optional<T>(arg: &Value, field: &str, read: impl Fn(&Value) -> Option<T>, expected: &str) -> Result<Option<T>, String> {
+fn optional<T>(
+    arg: &Value,
+    field: &str,
+    read: impl Fn(&Value) -> Option<T>,
+    expected: &str,
+) -> Result<Option<T>, String> {
     match &arg[field] {
         Value::Null => Ok(None),
         v => read(v).map(Some).ok_or_else(|| format!("`{field}` must be {expected}, not {v}")),
@@ -121,11 +138,18 @@ impl Core {
 
     /// The way `racelens.exploreTest`'s argument asks for: the settings' where it says nothing.
     fn exploring_as_asked(&self, arg: &Value) -> Result<Exploring, String> {
-        let heuristic = optional(arg, "heuristic", |v| v.as_str().map(str::to_string), "a heuristic's name such as `pct+LA`")?;
+        let heuristic =
+            optional(arg, "heuristic", |v| v.as_str().map(str::to_string), "a heuristic's name such as `pct+LA`")?;
         let seed = optional(arg, "seed", Value::as_u64, "a whole number (0 or more)")?;
-        let max_schedules = optional(arg, "maxSchedules", |v| v.as_u64().filter(|&n| n >= 1), "a whole number (1 or more)")?;
+        let max_schedules =
+            optional(arg, "maxSchedules", |v| v.as_u64().filter(|&n| n >= 1), "a whole number (1 or more)")?;
         let mut how = match heuristic {
-            Some(h) => Exploring { choice: Choice::parse(&h)?, heuristic: h, seed: None, max_schedules: self.settings.explore.max_schedules },
+            Some(h) => Exploring {
+                choice: Choice::parse(&h)?,
+                heuristic: h,
+                seed: None,
+                max_schedules: self.settings.explore.max_schedules,
+            },
             None => self.exploring()?,
         };
         how.seed = seed;
@@ -136,7 +160,16 @@ impl Core {
     /// A job for a test, on the workspace's current state (unsaved buffers included).
     fn job(&mut self, w: usize, test: &ThreadTest, kind: JobKind, how: Exploring) -> Result<(Job, TestKey), String> {
         let Exploring { heuristic, choice, seed, max_schedules } = how;
-        let settings = Settings { bound: self.settings.explore.bound, max_schedules, max_steps: MAX_STEPS, seed, heuristic: heuristic.clone(), choice, pct_depth: PCT_DEPTH, ..Settings::new(&heuristic)? };
+        let settings = Settings {
+            bound: self.settings.explore.bound,
+            max_schedules,
+            max_steps: MAX_STEPS,
+            seed,
+            heuristic: heuristic.clone(),
+            choice,
+            pct_depth: PCT_DEPTH,
+            ..Settings::new(&heuristic)?
+        };
         let id = self.jobs.next_id();
         let selection = self.selection(w);
         let ws = &mut self.workspaces[w];
@@ -156,12 +189,23 @@ impl Core {
         let change = (matches!(kind, JobKind::Explore) && choice.is_change_aware()).then(|| {
             let model = change::model(&ws.host, &ws.impact);
             let versions = HostVersions::new(&mut ws.host);
-            let base = if ChangeInput::needs_base(None, &versions) { project::base_sources(&ws.host) } else { Ok(None) };
+            let base =
+                if ChangeInput::needs_base(None, &versions) { project::base_sources(&ws.host) } else { Ok(None) };
             ChangeInput { model, icps: None, versions: Arc::new(versions), base }
         });
         let sources = Sources::of(&ws.host);
-        let record = RecordInput { snapshot: history::snapshot(&sources), revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()) };
-        let request = Request { test: spec_of(test), settings, change, places: Places::of(&ws.host), root: ws.root.display().to_string(), record: Some(record) };
+        let record = RecordInput {
+            snapshot: history::snapshot(&sources),
+            revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()),
+        };
+        let request = Request {
+            test: spec_of(test),
+            settings,
+            change,
+            places: Places::of(&ws.host),
+            root: ws.root.display().to_string(),
+            record: Some(record),
+        };
         let job = Job { id, kind, priority, fingerprint, sources, cancel: Arc::new(AtomicBool::new(false)), request };
         Ok((job, (ws.root.clone(), test_name(test))))
     }
@@ -203,7 +247,8 @@ impl Core {
         let root = arg["root"].as_str().ok_or("the command needs the workspace `root`")?;
         let test = arg["test"].as_str().ok_or("the command needs the `test`")?;
         let root = Path::new(root).to_path_buf();
-        let result = self.jobs.results(&root).get(test).cloned().ok_or_else(|| format!("no exploration result for {test}"))?;
+        let result =
+            self.jobs.results(&root).get(test).cloned().ok_or_else(|| format!("no exploration result for {test}"))?;
         Ok((root, test.to_string(), result))
     }
 
@@ -226,10 +271,29 @@ impl Core {
     /// its thread and its place as a location, for the editors' steppers and lists.
     pub(super) fn schedule_steps(&mut self, arg: &Value) -> Result<Value, String> {
         let (root, test, result) = self.result_of(arg)?;
-        let ResultKind::Failed { headline, lanes, .. } = &result.kind else { return Err(format!("no failing schedule of {test}: its exploration did not fail")) };
-        let lanes = lanes.as_ref().ok_or_else(|| format!("the failing schedule of {test} was kept by an earlier racelens without its steps: explore it again"))?;
-        let w = self.workspaces.iter().position(|ws| ws.root == root).ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
-        let steps = lanes.rows.iter().map(|r| ScheduleStep { mark: r.mark, thread: r.lane, text: r.text.clone(), location: r.place.as_ref().and_then(|p| self.place_location(w, p)) }).collect();
+        let ResultKind::Failed { headline, lanes, .. } = &result.kind else {
+            return Err(format!("no failing schedule of {test}: its exploration did not fail"));
+        };
+        let lanes = lanes.as_ref().ok_or_else(|| {
+            format!(
+                "the failing schedule of {test} was kept by an earlier racelens without its steps: explore it again"
+            )
+        })?;
+        let w = self
+            .workspaces
+            .iter()
+            .position(|ws| ws.root == root)
+            .ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
+        let steps = lanes
+            .rows
+            .iter()
+            .map(|r| ScheduleStep {
+                mark: r.mark,
+                thread: r.lane,
+                text: r.text.clone(),
+                location: r.place.as_ref().and_then(|p| self.place_location(w, p)),
+            })
+            .collect();
         Ok(payloads::value(&ScheduleSteps { test, headline: headline.clone(), threads: lanes.threads.clone(), steps }))
     }
 
@@ -241,12 +305,14 @@ impl Core {
         if self.caps.show_document {
             let Ok(parsed) = uri.parse::<Uri>() else { return };
             self.rt.spawn(async move {
-                let params = ShowDocumentParams { uri: parsed, external: Some(false), take_focus: Some(true), selection: None };
+                let params =
+                    ShowDocumentParams { uri: parsed, external: Some(false), take_focus: Some(true), selection: None };
                 let _ = client.show_document(params).await;
             });
         } else {
             let uri = uri.to_string();
-            self.rt.spawn(async move { client.send_notification::<ShowDocumentNotification>(DocumentLink { uri }).await });
+            self.rt
+                .spawn(async move { client.send_notification::<ShowDocumentNotification>(DocumentLink { uri }).await });
         }
     }
 
@@ -258,7 +324,11 @@ impl Core {
             (None, ResultKind::Failed { schedule, .. }) => schedule.clone(),
             _ => return Err(format!("no failing schedule of {test} to replay")),
         };
-        let w = self.workspaces.iter().position(|ws| ws.root == root).ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
+        let w = self
+            .workspaces
+            .iter()
+            .position(|ws| ws.root == root)
+            .ok_or_else(|| format!("{} is not an open workspace", root.display()))?;
         let index = self.workspaces[w].host.index();
         let found = index.entries().flat_map(|(f, _)| select::thread_tests_in(index, f)).find(|t| test_name(t) == test);
         let t = found.ok_or_else(|| format!("the test {test} is no longer in the workspace"))?;
@@ -280,7 +350,10 @@ impl Core {
                     continue;
                 }
                 let name = test_name(&t);
-                let fresh = self.jobs.peek_result(&ws.root, &name).is_some_and(|r| r.fingerprint == fingerprint(index, &t, &r.heuristic));
+                let fresh = self
+                    .jobs
+                    .peek_result(&ws.root, &name)
+                    .is_some_and(|r| r.fingerprint == fingerprint(index, &t, &r.heuristic));
                 if !fresh {
                     wanted.push(t);
                 }
@@ -335,12 +408,16 @@ impl Core {
         }
         let token = NumberOrString::String(token.to_string());
         let client = self.client.clone();
-        let created = self.rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await });
+        let created = self.rt.block_on(async {
+            tokio::time::timeout(Duration::from_secs(5), client.create_work_done_progress(token.clone())).await
+        });
         if !matches!(created, Ok(Ok(()))) {
             return None;
         }
         let client = self.client.clone();
-        Some(self.rt.block_on(async move { client.progress(token, title).with_cancel_button().with_message("starting the JVM").begin().await }))
+        Some(self.rt.block_on(async move {
+            client.progress(token, title).with_cancel_button().with_message("starting the JVM").begin().await
+        }))
     }
 
     pub(super) fn job_event(&mut self, event: JobEvent) {
@@ -362,7 +439,8 @@ impl Core {
                 if let Some(p) = self.progress.get(&id) {
                     // The rate means something once a few schedules ran (the JVM's start counts).
                     let rate = if schedules >= 10 { format!(" · {rate:.0}/s") } else { String::new() };
-                    let message = format!("{} · preemption bound {bound}{rate}", plural(schedules, "schedule", "schedules"));
+                    let message =
+                        format!("{} · preemption bound {bound}{rate}", plural(schedules, "schedule", "schedules"));
                     self.rt.block_on(p.report_with_message(message, Some(true)));
                 }
             }
@@ -388,13 +466,27 @@ impl Core {
                     Ok(kind) if !replay => {
                         let failed = matches!(kind, ResultKind::Failed { .. });
                         let by = produced_by(&running.heuristic, running.seed);
-                        self.jobs.store(&root, TestResult { test: test.clone(), fingerprint: running.fingerprint, kind, heuristic: running.heuristic, seed: running.seed, impact: running.impact });
+                        self.jobs.store(
+                            &root,
+                            TestResult {
+                                test: test.clone(),
+                                fingerprint: running.fingerprint,
+                                kind,
+                                heuristic: running.heuristic,
+                                seed: running.seed,
+                                impact: running.impact,
+                            },
+                        );
                         if failed {
                             self.show(MessageType::WARNING, format!("racelens: {test}: {summary} · {by}"));
                         }
                     }
                     Ok(kind) => {
-                        let typ = if matches!(kind, ResultKind::Failed { .. }) { MessageType::WARNING } else { MessageType::INFO };
+                        let typ = if matches!(kind, ResultKind::Failed { .. }) {
+                            MessageType::WARNING
+                        } else {
+                            MessageType::INFO
+                        };
                         self.show(typ, format!("racelens: replay of {test}: {summary}"));
                         if let ResultKind::Failed { table, .. } = &kind {
                             self.log(MessageType::INFO, format!("racelens: replay of {test}:\n{table}"));
@@ -438,11 +530,24 @@ impl Core {
     pub(super) fn exploration_diagnostics(&mut self, w: usize) -> BTreeMap<Uri, Vec<Diagnostic>> {
         let mut out: BTreeMap<Uri, Vec<Diagnostic>> = BTreeMap::new();
         for (_, result) in self.fresh_results(w) {
-            let ResultKind::Failed { headline, schedules, preemptions, place: Some(place), .. } = &result.kind else { continue };
+            let ResultKind::Failed { headline, schedules, preemptions, place: Some(place), .. } = &result.kind else {
+                continue;
+            };
             let Some(at) = self.place_location(w, place) else { continue };
             let related = self.preemptions_related(w, preemptions);
-            let message = format!("{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)", result.test, plural(*schedules, "schedule", "schedules"), result.produced_by());
-            out.entry(at.uri).or_default().push(exploration_diagnostic(at.range, DiagnosticSeverity::ERROR, "RL200", message, related));
+            let message = format!(
+                "{}: {headline} (a schedule racelens found after {} by {}; Replay on the test's lens)",
+                result.test,
+                plural(*schedules, "schedule", "schedules"),
+                result.produced_by()
+            );
+            out.entry(at.uri).or_default().push(exploration_diagnostic(
+                at.range,
+                DiagnosticSeverity::ERROR,
+                "RL200",
+                message,
+                related,
+            ));
         }
         self.dynamic_hints(w, &mut out);
         out
@@ -473,8 +578,19 @@ impl Core {
                 let Some(at) = self.place_location(w, &Place { file: file.clone(), line: a.line }) else { continue };
                 let reasons: Vec<String> = a.reasons.iter().map(|r| r.describe()).collect();
                 let field = a.target.rsplit('.').next().unwrap_or(&a.target);
-                let message = format!("{} of `{field}` impacted by the change in {}'s run: {}", a.access, report.test, reasons.join("; "));
-                out.entry(at.uri).or_default().push(exploration_diagnostic(at.range, DiagnosticSeverity::HINT, "RL210", message, Vec::new()));
+                let message = format!(
+                    "{} of `{field}` impacted by the change in {}'s run: {}",
+                    a.access,
+                    report.test,
+                    reasons.join("; ")
+                );
+                out.entry(at.uri).or_default().push(exploration_diagnostic(
+                    at.range,
+                    DiagnosticSeverity::HINT,
+                    "RL210",
+                    message,
+                    Vec::new(),
+                ));
             }
         }
     }
@@ -484,12 +600,14 @@ impl Core {
     pub(super) fn dynamic_hover(&mut self, w: usize, rel: &str, line: u32) -> Option<String> {
         let mut out = String::new();
         for report in self.dynamic_impacts(w) {
-            let here: Vec<_> = report.impacted.iter().filter(|a| a.file.as_deref() == Some(rel) && a.line == line + 1).collect();
+            let here: Vec<_> =
+                report.impacted.iter().filter(|a| a.file.as_deref() == Some(rel) && a.line == line + 1).collect();
             if here.is_empty() {
                 continue;
             }
             let base = report.base.as_deref().map(|c| &c[..c.len().min(10)]).unwrap_or("-");
-            out += &format!("**Impacted by the change** in `{}`'s run (dynamic impact, base `{base}`)\n\n", report.test);
+            out +=
+                &format!("**Impacted by the change** in `{}`'s run (dynamic impact, base `{base}`)\n\n", report.test);
             for a in here {
                 let threads = a.threads.join(", ");
                 out += &format!("- {} `{}` ({threads}; {}×)\n", a.access, a.target, a.occurrences);
@@ -504,10 +622,19 @@ impl Core {
 
     /// A failing schedule's preemptions as related locations (`⇄ T1 preempted here ...`):
     /// of its RL200 diagnostic and of its test's state.
-    pub(super) fn preemptions_related(&self, w: usize, preemptions: &[PreemptionPlace]) -> Vec<DiagnosticRelatedInformation> {
+    pub(super) fn preemptions_related(
+        &self,
+        w: usize,
+        preemptions: &[PreemptionPlace],
+    ) -> Vec<DiagnosticRelatedInformation> {
         preemptions
             .iter()
-            .filter_map(|p| Some(DiagnosticRelatedInformation { location: self.place_location(w, p.place.as_ref()?)?, message: format!("⇄ {}", p.text) }))
+            .filter_map(|p| {
+                Some(DiagnosticRelatedInformation {
+                    location: self.place_location(w, p.place.as_ref()?)?,
+                    message: format!("⇄ {}", p.text),
+                })
+            })
             .collect()
     }
 
@@ -515,7 +642,10 @@ impl Core {
         let ws = &self.workspaces[w];
         let index = ws.host.index();
         let entry = index.entry(index.file_id(&place.file)?)?;
-        Some(Location { uri: file_uri(&ws.root, &place.file)?, range: line_range(&entry.facts, place.line, self.encoding()) })
+        Some(Location {
+            uri: file_uri(&ws.root, &place.file)?,
+            range: line_range(&entry.facts, place.line, self.encoding()),
+        })
     }
 
     /// Lenses of explorations in file `rel`: the state of each test's exploration on the
@@ -534,16 +664,24 @@ impl Core {
             let name = test_name(&t);
             let key = (root.clone(), name.clone());
             let id = payloads::value(&ResultArgument { root: root_text.clone(), test: name.clone(), schedule: None });
-            let has_state = self.jobs.running_for(&key).is_some() || self.jobs.is_queued(&key) || results.contains_key(&name);
+            let has_state =
+                self.jobs.running_for(&key).is_some() || self.jobs.is_queued(&key) || results.contains_key(&name);
             if has_state {
                 // The exploration's state takes the place of `▶ Explore schedules`.
                 out.retain(|l| !(l.range == range && lenses::explores(l, &t.class, &t.name)));
             }
-            let again = payloads::value(&TestArgument { again: true, ..TestArgument::new(file_uri(&root, rel).map(|u| u.as_str().to_string()), &t.class, &t.name) });
+            let again = payloads::value(&TestArgument {
+                again: true,
+                ..TestArgument::new(file_uri(&root, rel).map(|u| u.as_str().to_string()), &t.class, &t.name)
+            });
             let again_lens = || lens(range, "↻ Explore again".into(), lenses::EXPLORE_COMMAND, again.clone());
             if let Some(r) = self.jobs.running_for(&key) {
                 let by = produced_by(&r.heuristic, r.seed);
-                let title = if r.schedules == 0 { format!("⏳ exploring… · {by}") } else { format!("⏳ exploring… {} so far · {by}", plural(r.schedules, "schedule", "schedules")) };
+                let title = if r.schedules == 0 {
+                    format!("⏳ exploring… · {by}")
+                } else {
+                    format!("⏳ exploring… {} so far · {by}", plural(r.schedules, "schedule", "schedules"))
+                };
                 out.push(lens(range, title, lenses::CANCEL_COMMAND, id.clone()));
                 out.push(lens(range, "Cancel".into(), lenses::CANCEL_COMMAND, id));
                 out.push(again_lens());
@@ -568,15 +706,28 @@ impl Core {
                 ResultKind::Failed { title, schedules, preemptions, schedule, .. } => {
                     out.push(lens(
                         range,
-                        format!("✗ {title} after {} ({}) · {by}", plural(*schedules, "schedule", "schedules"), plural(preemptions.len() as u64, "preemption", "preemptions")),
+                        format!(
+                            "✗ {title} after {} ({}) · {by}",
+                            plural(*schedules, "schedule", "schedules"),
+                            plural(preemptions.len() as u64, "preemption", "preemptions")
+                        ),
                         lenses::SHOW_COMMAND,
                         id.clone(),
                     ));
                     out.push(lens(range, "Show schedule".into(), lenses::SHOW_COMMAND, id.clone()));
-                    let replay = ResultArgument { root: root_text.clone(), test: name.clone(), schedule: Some(schedule.clone()) };
+                    let replay = ResultArgument {
+                        root: root_text.clone(),
+                        test: name.clone(),
+                        schedule: Some(schedule.clone()),
+                    };
                     out.push(lens(range, "Replay".into(), lenses::REPLAY_COMMAND, payloads::value(&replay)));
                     let command = replay_command(&root_text, &name, schedule);
-                    out.push(lens(range, "Copy".into(), lenses::COPY_COMMAND, payloads::value(&CopyArgument { text: command })));
+                    out.push(lens(
+                        range,
+                        "Copy".into(),
+                        lenses::COPY_COMMAND,
+                        payloads::value(&CopyArgument { text: command }),
+                    ));
                     if self.caps.step_schedule {
                         out.push(lens(range, "Step through".into(), lenses::STEP_COMMAND, id.clone()));
                     }
@@ -586,15 +737,35 @@ impl Core {
                 // Short titles (a lens does not wrap); the progress message has the long form.
                 ResultKind::Passed { coverage, covered } if coverage.is_complete() => out.push(lens(
                     range,
-                    format!("✓ no failure: {} · {} covered · {by}", coverage.brief(), plural(*covered as u64, "impacted point", "impacted points")),
+                    format!(
+                        "✓ no failure: {} · {} covered · {by}",
+                        coverage.brief(),
+                        plural(*covered as u64, "impacted point", "impacted points")
+                    ),
                     lenses::EXPLORE_COMMAND,
                     again.clone(),
                 )),
-                ResultKind::Passed { coverage, .. } => out.push(lens(range, format!("no failure: {} · {by}", coverage.brief()), lenses::EXPLORE_COMMAND, again.clone())),
-                ResultKind::Limit { coverage } => out.push(lens(range, format!("… no failure yet: {} · {by}", coverage.brief()), lenses::EXPLORE_COMMAND, again.clone())),
-                ResultKind::Uncontrolled { message } => out.push(lens(range, format!("! not explored: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
-                ResultKind::Stopped { message } => out.push(lens(range, format!("! stopped: {message}"), lenses::EXPLORE_COMMAND, again.clone())),
-                ResultKind::Unconfirmed { message } => out.push(lens(range, format!("! {message}"), lenses::EXPLORE_COMMAND, again.clone())),
+                ResultKind::Passed { coverage, .. } => out.push(lens(
+                    range,
+                    format!("no failure: {} · {by}", coverage.brief()),
+                    lenses::EXPLORE_COMMAND,
+                    again.clone(),
+                )),
+                ResultKind::Limit { coverage } => out.push(lens(
+                    range,
+                    format!("… no failure yet: {} · {by}", coverage.brief()),
+                    lenses::EXPLORE_COMMAND,
+                    again.clone(),
+                )),
+                ResultKind::Uncontrolled { message } => {
+                    out.push(lens(range, format!("! not explored: {message}"), lenses::EXPLORE_COMMAND, again.clone()))
+                }
+                ResultKind::Stopped { message } => {
+                    out.push(lens(range, format!("! stopped: {message}"), lenses::EXPLORE_COMMAND, again.clone()))
+                }
+                ResultKind::Unconfirmed { message } => {
+                    out.push(lens(range, format!("! {message}"), lenses::EXPLORE_COMMAND, again.clone()))
+                }
             }
             out.push(again_lens());
         }
@@ -605,8 +776,17 @@ impl Core {
             let Some(entry) = index.file_id(rel).and_then(|f| index.entry(f)) else { return };
             for p in preemptions {
                 let Some(place) = p.place.as_ref().filter(|pl| pl.file == rel) else { continue };
-                let id = payloads::value(&ResultArgument { root: root_text.clone(), test: result.test.clone(), schedule: None });
-                out.push(lens(line_range(&entry.facts, place.line, encoding), format!("⇄ {}", p.text), lenses::SHOW_COMMAND, id));
+                let id = payloads::value(&ResultArgument {
+                    root: root_text.clone(),
+                    test: result.test.clone(),
+                    schedule: None,
+                });
+                out.push(lens(
+                    line_range(&entry.facts, place.line, encoding),
+                    format!("⇄ {}", p.text),
+                    lenses::SHOW_COMMAND,
+                    id,
+                ));
             }
         }
     }
@@ -616,9 +796,13 @@ impl Core {
 fn summary(kind: &ResultKind, replay: bool) -> String {
     match (kind, replay) {
         (ResultKind::Failed { headline, .. }, true) => format!("still fails: {headline}"),
-        (ResultKind::Failed { title, schedules, .. }, false) => format!("✗ {title} after {}", plural(*schedules, "schedule", "schedules")),
+        (ResultKind::Failed { title, schedules, .. }, false) => {
+            format!("✗ {title} after {}", plural(*schedules, "schedule", "schedules"))
+        }
         (ResultKind::Passed { .. }, true) => "the schedule passes on the current code".into(),
-        (ResultKind::Passed { coverage, .. }, false) if coverage.is_complete() => format!("✓ no failure: {}", coverage.text()),
+        (ResultKind::Passed { coverage, .. }, false) if coverage.is_complete() => {
+            format!("✓ no failure: {}", coverage.text())
+        }
         (ResultKind::Passed { coverage, .. }, false) => format!("no failure: {}", coverage.text()),
         (ResultKind::Limit { coverage }, _) => format!("no failure yet: {}", coverage.text()),
         (ResultKind::Uncontrolled { message }, _) => format!("not explored: {message}"),
@@ -635,7 +819,13 @@ impl notification::Notification for ShowDocumentNotification {
 }
 
 /// A diagnostic of an exploration's result (`RL2xx`), with a link to its code's page.
-fn exploration_diagnostic(range: Range, severity: DiagnosticSeverity, code: &str, message: String, related: Vec<DiagnosticRelatedInformation>) -> Diagnostic {
+fn exploration_diagnostic(
+    range: Range,
+    severity: DiagnosticSeverity,
+    code: &str,
+    message: String,
+    related: Vec<DiagnosticRelatedInformation>,
+) -> Diagnostic {
     Diagnostic {
         range,
         severity: Some(severity),

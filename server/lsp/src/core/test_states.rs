@@ -48,7 +48,10 @@ impl Core {
         let message = running_message(r.schedules, r.bound);
         let (root, test) = &r.key;
         let sent = self.workspaces.iter_mut().find(|ws| ws.root == *root).and_then(|ws| ws.tests_sent.as_mut());
-        let Some((sent, entry)) = sent.and_then(|s| s.tests.iter().position(|t| t.test == *test).map(|i| (s, i))) else { return self.test_states_due() };
+        let Some((sent, entry)) = sent.and_then(|s| s.tests.iter().position(|t| t.test == *test).map(|i| (s, i)))
+        else {
+            return self.test_states_due();
+        };
         let entry = &mut sent.tests[entry];
         if entry.state == TestStateKind::Running && entry.message == message {
             return;
@@ -130,16 +133,32 @@ impl Core {
         let by = result.produced_by();
         let (state, message) = match &result.kind {
             ResultKind::Failed { headline, schedules, preemptions, place, schedule, .. } => {
-                test.replay = Some(replay_command(&self.workspaces[w].root.display().to_string(), &result.test, schedule));
+                test.replay =
+                    Some(replay_command(&self.workspaces[w].root.display().to_string(), &result.test, schedule));
                 test.location = place.as_ref().and_then(|p| self.place_location(w, p));
                 test.related = self.preemptions_related(w, preemptions);
-                (TestStateKind::Failed, format!("{headline}\n(a schedule racelens found after {} by {by})", plural(*schedules, "schedule", "schedules")))
+                (
+                    TestStateKind::Failed,
+                    format!(
+                        "{headline}\n(a schedule racelens found after {} by {by})",
+                        plural(*schedules, "schedule", "schedules")
+                    ),
+                )
             }
-            ResultKind::Passed { coverage, covered } if coverage.is_complete() => {
-                (TestStateKind::Passed, format!("✓ no failure: {} · {} covered · {by}", coverage.text(), plural(*covered as u64, "impacted point", "impacted points")))
+            ResultKind::Passed { coverage, covered } if coverage.is_complete() => (
+                TestStateKind::Passed,
+                format!(
+                    "✓ no failure: {} · {} covered · {by}",
+                    coverage.text(),
+                    plural(*covered as u64, "impacted point", "impacted points")
+                ),
+            ),
+            ResultKind::Passed { coverage, .. } => {
+                (TestStateKind::Unproven, format!("no failure, and no claim: {} · {by}", coverage.text()))
             }
-            ResultKind::Passed { coverage, .. } => (TestStateKind::Unproven, format!("no failure, and no claim: {} · {by}", coverage.text())),
-            ResultKind::Limit { coverage } => (TestStateKind::Unproven, format!("no failure yet: {} · {by}", coverage.text())),
+            ResultKind::Limit { coverage } => {
+                (TestStateKind::Unproven, format!("no failure yet: {} · {by}", coverage.text()))
+            }
             ResultKind::Uncontrolled { message } => (TestStateKind::Errored, format!("not explored: {message}")),
             ResultKind::Stopped { message } => (TestStateKind::Errored, format!("stopped: {message}")),
             ResultKind::Unconfirmed { message } => (TestStateKind::Errored, message.clone()),

@@ -20,7 +20,15 @@ pub const POOL: &str = "src/main/java/org/example/pool/ObjectPool.java";
 pub const POOL_TEST: &str = "src/test/java/org/example/pool/ObjectPoolTest.java";
 
 /// Messages the server may send without a test looking at them.
-pub const IGNORABLE: &[&str] = &["workspace/configuration", "window/logMessage", "$/progress", "window/workDoneProgress/create", "client/registerCapability", "workspace/codeLens/refresh", "racelens/codeLensRefresh"];
+pub const IGNORABLE: &[&str] = &[
+    "workspace/configuration",
+    "window/logMessage",
+    "$/progress",
+    "window/workDoneProgress/create",
+    "client/registerCapability",
+    "workspace/codeLens/refresh",
+    "racelens/codeLensRefresh",
+];
 
 pub struct Client {
     service: LspService<Backend>,
@@ -49,13 +57,25 @@ impl Client {
             while let Some(req) = requests.next().await {
                 let (method, id, params) = req.into_parts();
                 if let Some(id) = id {
-                    let result = if method == "workspace/configuration" { json!([answers.lock().unwrap().clone()]) } else { Value::Null };
+                    let result = if method == "workspace/configuration" {
+                        json!([answers.lock().unwrap().clone()])
+                    } else {
+                        Value::Null
+                    };
                     let _ = responses.send(Response::from_ok(id, result)).await;
                 }
                 let _ = tx.send((method.to_string(), params.unwrap_or(Value::Null)));
             }
         });
-        Client { service, inbox, config, shutdown, next_id: 1, root: root.canonicalize().unwrap(), patience: Duration::from_secs(30) }
+        Client {
+            service,
+            inbox,
+            config,
+            shutdown,
+            next_id: 1,
+            root: root.canonicalize().unwrap(),
+            patience: Duration::from_secs(30),
+        }
     }
 
     pub async fn call(&mut self, method: &'static str, params: Value) -> Response {
@@ -77,7 +97,12 @@ impl Client {
 
     pub async fn initialize(&mut self, capabilities: Value, options: Value) -> Value {
         let root = format!("file://{}", self.root.display());
-        let result = self.request("initialize", json!({"rootUri": root, "capabilities": capabilities, "initializationOptions": options})).await;
+        let result = self
+            .request(
+                "initialize",
+                json!({"rootUri": root, "capabilities": capabilities, "initializationOptions": options}),
+            )
+            .await;
         self.notify("initialized", json!({})).await;
         result
     }
@@ -85,7 +110,11 @@ impl Client {
     pub async fn open(&mut self, rel: &str) {
         let text = std::fs::read_to_string(self.root.join(rel)).unwrap();
         let uri = uri(&self.root, rel);
-        self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}})).await;
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "java", "version": 1, "text": text}}),
+        )
+        .await;
     }
 
     /// Waits for a message of `method` whose params satisfy `pred`, consuming the others
@@ -106,13 +135,23 @@ impl Client {
             if std::env::var_os("RACELENS_TEST_TRACE").is_some() {
                 eprintln!("skipped {m}: {params}");
             }
-            assert!(m == method || IGNORABLE.contains(&m.as_str()) || ignoring.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unexpected {m}: {params}");
+            assert!(
+                m == method
+                    || IGNORABLE.contains(&m.as_str())
+                    || ignoring.contains(&m.as_str())
+                    || m == "textDocument/publishDiagnostics",
+                "unexpected {m}: {params}"
+            );
         }
     }
 
     pub async fn diagnostics(&mut self, rel: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
         let uri = uri(&self.root, rel);
-        let params = self.expect("textDocument/publishDiagnostics", |p| p["uri"] == uri.as_str() && pred(p["diagnostics"].as_array().unwrap())).await;
+        let params = self
+            .expect("textDocument/publishDiagnostics", |p| {
+                p["uri"] == uri.as_str() && pred(p["diagnostics"].as_array().unwrap())
+            })
+            .await;
         params["diagnostics"].as_array().unwrap().clone()
     }
 
@@ -122,8 +161,10 @@ impl Client {
         assert!(self.shutdown.load(Ordering::SeqCst));
         tokio::time::sleep(Duration::from_millis(200)).await;
         while let Ok((m, params)) = self.inbox.try_recv() {
-            assert!(IGNORABLE.contains(&m.as_str()) || m == "textDocument/publishDiagnostics", "unconsumed {m}: {params}");
+            assert!(
+                IGNORABLE.contains(&m.as_str()) || m == "textDocument/publishDiagnostics",
+                "unconsumed {m}: {params}"
+            );
         }
     }
 }
-

@@ -205,7 +205,17 @@ impl Program {
             let (a, b, c) = (1 + rng.below(9) as i32, 1 + rng.below(9) as i32, 1 + rng.below(9) as i32);
             let single = rng.chance(60);
             let inherited = shapes.chance(35);
-            components.push(Component { kind, test_class: format!("{class}Test"), class, sub, a, b, c, single, inherited });
+            components.push(Component {
+                kind,
+                test_class: format!("{class}Test"),
+                class,
+                sub,
+                a,
+                b,
+                c,
+                single,
+                inherited,
+            });
         }
         Program { seed, components }
     }
@@ -257,7 +267,12 @@ impl Program {
             .components
             .iter()
             .map(|c| match (c.kind, &c.sub) {
-                (Kind::Tally { block, .. }, sub) => format!("{} ({}{})", c.class, if block { "synchronized block" } else { "synchronized methods" }, sub.as_ref().map_or(String::new(), |s| format!(", subclass {s}"))),
+                (Kind::Tally { block, .. }, sub) => format!(
+                    "{} ({}{})",
+                    c.class,
+                    if block { "synchronized block" } else { "synchronized methods" },
+                    sub.as_ref().map_or(String::new(), |s| format!(", subclass {s}"))
+                ),
                 _ => c.class.clone(),
             })
             .collect();
@@ -272,7 +287,11 @@ impl Program {
 }
 
 fn sync(yes: bool) -> &'static str {
-    if yes { "synchronized " } else { "" }
+    if yes {
+        "synchronized "
+    } else {
+        ""
+    }
 }
 
 impl Component {
@@ -328,8 +347,12 @@ impl Component {
             (Kind::Hits, Op::RemoveVolatile, _) => format!("{class}.generation"),
             (Kind::Hits, Op::AddSync, _) => format!("{class}.generation()"),
             (Kind::Hits, Op::RemoveSync, 0) => format!("{class}.endBatch()"),
-            (Kind::Hits, Op::RemoveSync, _) => format!("{class}Count.add() and get(): the counts reach other threads only through {class}'s map"),
-            (Kind::Hits, Op::CheckThenAct, _) => format!("{class}.hit(): the page's count got, then put when absent, instead of computeIfAbsent"),
+            (Kind::Hits, Op::RemoveSync, _) => {
+                format!("{class}Count.add() and get(): the counts reach other threads only through {class}'s map")
+            }
+            (Kind::Hits, Op::CheckThenAct, _) => {
+                format!("{class}.hit(): the page's count got, then put when absent, instead of computeIfAbsent")
+            }
             _ => "?".into(),
         }
     }
@@ -364,7 +387,10 @@ impl Component {
     fn tally(&self, pkg: &str, block: bool, is: &dyn Fn(Op, u8) -> bool) -> Vec<Source> {
         let c = &self.class;
         let add = if !block {
-            format!("    public {}void add(int n) {{\n        count++;\n        total += n;\n    }}\n", sync(!is(Op::RemoveSync, 0)))
+            format!(
+                "    public {}void add(int n) {{\n        count++;\n        total += n;\n    }}\n",
+                sync(!is(Op::RemoveSync, 0))
+            )
         } else if is(Op::SplitSection, 0) {
             "    public void add(int n) {\n        synchronized (this) {\n            count++;\n        }\n        synchronized (this) {\n            total += n;\n        }\n    }\n".to_string()
         } else if is(Op::MoveOutOfLock, 0) {
@@ -380,7 +406,10 @@ impl Component {
         );
         if block {
             // `add` is not a synchronized method, and the blocks say why.
-            text = text.replace("for the threads that add to it. */", "for the threads that add to it; `add` locks only where it must. */");
+            text = text.replace(
+                "for the threads that add to it. */",
+                "for the threads that add to it; `add` locks only where it must. */",
+            );
         }
         let mut files = vec![self.source(pkg, c, text)];
         if let Some(sub) = &self.sub {
@@ -392,7 +421,8 @@ impl Component {
                 members += "    protected long total;\n\n";
             }
             if is(Op::Overriding, 0) {
-                members += "    @Override\n    public void add(int n) {\n        count++;\n        total += n;\n    }\n\n";
+                members +=
+                    "    @Override\n    public void add(int n) {\n        count++;\n        total += n;\n    }\n\n";
             }
             let text = format!(
                 "package {pkg};\n\n/** A {c} that also takes two items at once. */\npublic class {sub} extends {c} {{\n{members}    public synchronized void addPair(int a, int b) {{\n        count += 2;\n        total += a + b;\n    }}\n}}\n"
@@ -404,7 +434,9 @@ impl Component {
 
     fn account(&self, pkg: &str, is: &dyn Fn(Op, u8) -> bool) -> Vec<Source> {
         let c = &self.class;
-        let region = |body: &str| format!("        lock.lock();\n        try {{\n{body}        }} finally {{\n            lock.unlock();\n        }}\n");
+        let region = |body: &str| {
+            format!("        lock.lock();\n        try {{\n{body}        }} finally {{\n            lock.unlock();\n        }}\n")
+        };
         let deposit = if is(Op::SplitSection, 0) {
             format!("{}{}", region("            balance += amount;\n"), region("            deposits++;\n"))
         } else if is(Op::MoveOutOfLock, 0) {
@@ -447,7 +479,8 @@ impl Component {
 
     fn slot(&self, pkg: &str, is: &dyn Fn(Op, u8) -> bool) -> Vec<Source> {
         let c = &self.class;
-        let notify = |v: u8| if is(Op::NotifyAllToNotify, v) || is(Op::NotifyAllToNotify, 2) { "notify" } else { "notifyAll" };
+        let notify =
+            |v: u8| if is(Op::NotifyAllToNotify, v) || is(Op::NotifyAllToNotify, 2) { "notify" } else { "notifyAll" };
         let text = format!(
             "package {pkg};\n\n/** Hands one value at a time from the threads that put to the threads that take. */\npublic class {c} {{\n    private int value;\n    private boolean full;\n\n    public {}void put(int v) throws InterruptedException {{\n        while (full) {{\n            wait();\n        }}\n        value = v;\n        full = true;\n        {}();\n    }}\n\n    public {}int take() throws InterruptedException {{\n        while (!full) {{\n            wait();\n        }}\n        full = false;\n        {}();\n        return value;\n    }}\n}}\n",
             sync(!is(Op::RemoveSync, 0)),
@@ -494,30 +527,59 @@ impl Component {
                     setup: vec![format!("{ty} tally = new {ty}();")],
                     first: vec![format!("tally.add({a});")],
                     second: vec![second],
-                    checks: vec![format!("assertEquals({count}, tally.count());"), format!("assertEquals({total}, tally.total());")],
-                    single: [format!("{c} tally = new {c}();"), format!("tally.add({a});"), format!("tally.add({b});"), "assertEquals(2, tally.count());".into(), format!("assertEquals({}, tally.total());", a + b)].into(),
+                    checks: vec![
+                        format!("assertEquals({count}, tally.count());"),
+                        format!("assertEquals({total}, tally.total());"),
+                    ],
+                    single: [
+                        format!("{c} tally = new {c}();"),
+                        format!("tally.add({a});"),
+                        format!("tally.add({b});"),
+                        "assertEquals(2, tally.count());".into(),
+                        format!("assertEquals({}, tally.total());", a + b),
+                    ]
+                    .into(),
                     ..Scenario::default()
                 }
             }
             Kind::Account => Scenario {
                 setup: vec![format!("{c} account = new {c}();"), "int[] seen = new int[2];".into()],
                 first: vec![format!("account.deposit({a});")],
-                second: ["int[] now = account.snapshot();", "seen[0] = now[0];", "seen[1] = now[1];"].map(String::from).into_iter().chain([format!("account.deposit({b});")]).collect(),
+                second: ["int[] now = account.snapshot();", "seen[0] = now[0];", "seen[1] = now[1];"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain([format!("account.deposit({b});")])
+                    .collect(),
                 checks: vec![
                     format!("assertEquals({}, account.balance());", a + b),
                     "assertEquals(2, account.deposits());".into(),
                     "// the second thread saw no deposit, or the first one whole".into(),
                     format!("assertEquals(seen[1] == 0 ? 0 : {a}, seen[0]);"),
                 ],
-                single: [format!("{c} account = new {c}();"), format!("account.deposit({a});"), format!("assertEquals({a}, account.balance());"), "assertEquals(1, account.deposits());".into()].into(),
+                single: [
+                    format!("{c} account = new {c}();"),
+                    format!("account.deposit({a});"),
+                    format!("assertEquals({a}, account.balance());"),
+                    "assertEquals(1, account.deposits());".into(),
+                ]
+                .into(),
                 ..Scenario::default()
             },
             Kind::Ledger => Scenario {
                 setup: vec![format!("{c} ledger = new {c}();")],
                 first: vec![format!("ledger.moveRight({a});")],
                 second: vec![format!("ledger.moveLeft({b});")],
-                checks: vec!["assertEquals(100, ledger.total());".into(), format!("assertEquals({}, ledger.left());", 100 - a + b)],
-                single: [format!("{c} ledger = new {c}();"), format!("ledger.moveRight({a});"), format!("assertEquals({}, ledger.left());", 100 - a), "assertEquals(100, ledger.total());".into()].into(),
+                checks: vec![
+                    "assertEquals(100, ledger.total());".into(),
+                    format!("assertEquals({}, ledger.left());", 100 - a + b),
+                ],
+                single: [
+                    format!("{c} ledger = new {c}();"),
+                    format!("ledger.moveRight({a});"),
+                    format!("assertEquals({}, ledger.left());", 100 - a),
+                    "assertEquals(100, ledger.total());".into(),
+                ]
+                .into(),
                 ..Scenario::default()
             },
             Kind::Slot => Scenario {
@@ -527,14 +589,32 @@ impl Component {
                 interrupted: true,
                 meanwhile: vec!["int mine = slot.take();".into()],
                 checks: vec![format!("assertEquals({}, mine + taken[0]);", a + b)],
-                single: [format!("{c} slot = new {c}();"), format!("slot.put({a});"), format!("assertEquals({a}, slot.take());")].into(),
+                single: [
+                    format!("{c} slot = new {c}();"),
+                    format!("slot.put({a});"),
+                    format!("assertEquals({a}, slot.take());"),
+                ]
+                .into(),
             },
             Kind::Hits => Scenario {
                 setup: vec![format!("{c} hits = new {c}();")],
                 first: ["hits.hit(\"home\");", "hits.endBatch();"].map(String::from).into(),
                 second: ["hits.hit(\"home\");", "hits.hit(\"about\");", "hits.endBatch();"].map(String::from).into(),
-                checks: ["assertEquals(3, hits.total());", "assertEquals(2, hits.hitsOf(\"home\"));", "assertEquals(2, hits.generation());"].map(String::from).into(),
-                single: [format!("{c} hits = new {c}();"), "hits.hit(\"home\");".into(), "hits.endBatch();".into(), "assertEquals(1, hits.total());".into(), "assertEquals(1, hits.generation());".into()].into(),
+                checks: [
+                    "assertEquals(3, hits.total());",
+                    "assertEquals(2, hits.hitsOf(\"home\"));",
+                    "assertEquals(2, hits.generation());",
+                ]
+                .map(String::from)
+                .into(),
+                single: [
+                    format!("{c} hits = new {c}();"),
+                    "hits.hit(\"home\");".into(),
+                    "hits.endBatch();".into(),
+                    "assertEquals(1, hits.total());".into(),
+                    "assertEquals(1, hits.generation());".into(),
+                ]
+                .into(),
                 ..Scenario::default()
             },
         }
@@ -543,10 +623,13 @@ impl Component {
     /// The test class: the two-thread test, and the single-threaded one when `single`.
     fn test(&self, pkg: &str) -> Source {
         let s = self.scenario();
-        let lines = |body: &[String], indent: usize| body.iter().map(|l| format!("{:indent$}{l}\n", "")).collect::<String>();
-        let thread = |name: &str, body: &[String]| match s.interrupted {
+        let lines =
+            |body: &[String], indent: usize| body.iter().map(|l| format!("{:indent$}{l}\n", "")).collect::<String>();
+        let thread = |name: &str, body: &[String]| {
+            match s.interrupted {
             false => format!("        Thread {name} = new Thread(() -> {{\n{}        }});\n", lines(body, 12)),
             true => format!("        Thread {name} = new Thread(() -> {{\n            try {{\n{}            }} catch (InterruptedException e) {{\n                throw new AssertionError(e);\n            }}\n        }});\n", lines(body, 16)),
+        }
         };
         // Inherited: the tests in an abstract class, run by JUnit under the concrete one.
         let declaring = match self.inherited {
@@ -565,7 +648,11 @@ impl Component {
             lines(&s.checks, 8),
         );
         if self.single {
-            let _ = write!(text, "\n    @Test\n    public void {ST_TEST}() throws Exception {{\n{}    }}\n", lines(&s.single, 8));
+            let _ = write!(
+                text,
+                "\n    @Test\n    public void {ST_TEST}() throws Exception {{\n{}    }}\n",
+                lines(&s.single, 8)
+            );
         }
         text += "}\n";
         Source { path: format!("src/test/java/{pkg}/{declaring}.java"), text }

@@ -41,7 +41,10 @@ pub fn javac(dir: &Path, files: &[Source], out: &Path) -> Result<(), String> {
 /// Runs the test classes with JUnitCore, without racelens; the names (`pkg.Class#method`) of
 /// the tests that failed, or an error when JUnit did not report.
 pub fn junit(classes: &Path, test_classes: &[String]) -> Result<Vec<String>, String> {
-    let cp = std::iter::once(classes.to_string_lossy().to_string()).chain(JUNIT.iter().map(|s| s.to_string())).collect::<Vec<_>>().join(":");
+    let cp = std::iter::once(classes.to_string_lossy().to_string())
+        .chain(JUNIT.iter().map(|s| s.to_string()))
+        .collect::<Vec<_>>()
+        .join(":");
     let mut command = Command::new("java");
     command.arg("-cp").arg(cp).arg("org.junit.runner.JUnitCore").args(test_classes);
     let output = run_with_timeout(command, std::time::Duration::from_secs(60))?;
@@ -63,7 +66,11 @@ pub fn junit(classes: &Path, test_classes: &[String]) -> Result<Vec<String>, Str
 }
 
 fn run_with_timeout(mut command: Command, limit: std::time::Duration) -> Result<std::process::Output, String> {
-    let mut child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().map_err(|e| format!("cannot run java: {e}"))?;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run java: {e}"))?;
     let started = std::time::Instant::now();
     loop {
         if child.try_wait().map_err(|e| e.to_string())?.is_some() {
@@ -72,7 +79,10 @@ fn run_with_timeout(mut command: Command, limit: std::time::Duration) -> Result<
         if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("the plain JUnit run did not end within {} s (a deadlock on the schedule the JVM took?)", limit.as_secs()));
+            return Err(format!(
+                "the plain JUnit run did not end within {} s (a deadlock on the schedule the JVM took?)",
+                limit.as_secs()
+            ));
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -105,24 +115,47 @@ impl Explored {
         let failure = &result["failure"];
         let detail = match failure.is_null() {
             true => result["error"].as_str().unwrap_or("").to_string(),
-            false => format!("{} ({})", failure["message"].as_str().unwrap_or(""), failure["kind"].as_str().unwrap_or("")),
+            false => {
+                format!("{} ({})", failure["message"].as_str().unwrap_or(""), failure["kind"].as_str().unwrap_or(""))
+            }
         };
-        Explored { outcome, detail, schedule: failure["schedule"].as_str().map(String::from), schedules: result["schedules"].as_u64().unwrap_or(0) }
+        Explored {
+            outcome,
+            detail,
+            schedule: failure["schedule"].as_str().map(String::from),
+            schedules: result["schedules"].as_u64().unwrap_or(0),
+        }
     }
 }
 
 impl Racelens {
     fn run(&self, dir: &Path, args: &[&str]) -> Result<(i32, Value), String> {
-        let out = Command::new(&self.binary).args(args).arg("--json").current_dir(dir).env("XDG_CACHE_HOME", &self.cache).output().map_err(|e| format!("cannot run {}: {e}", self.binary.display()))?;
+        let out = Command::new(&self.binary)
+            .args(args)
+            .arg("--json")
+            .current_dir(dir)
+            .env("XDG_CACHE_HOME", &self.cache)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.binary.display()))?;
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let json = serde_json::from_str(&stdout).map_err(|_| format!("racelens {} printed no JSON (exit {:?}):\n{stdout}{}", args.join(" "), out.status.code(), String::from_utf8_lossy(&out.stderr)))?;
+        let json = serde_json::from_str(&stdout).map_err(|_| {
+            format!(
+                "racelens {} printed no JSON (exit {:?}):\n{stdout}{}",
+                args.join(" "),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })?;
         Ok((out.status.code().unwrap_or(-1), json))
     }
 
     /// Every schedule of `test` up to the bound, without prioritization.
     pub fn explore(&self, dir: &Path, test: &str) -> Result<Explored, String> {
         let (bound, budget) = (self.bound.to_string(), self.budget.to_string());
-        let (_, v) = self.run(dir, &["explore", "--test", test, "--bound", &bound, "--heuristic", "basic", "--max-schedules", &budget])?;
+        let (_, v) = self.run(
+            dir,
+            &["explore", "--test", test, "--bound", &bound, "--heuristic", "basic", "--max-schedules", &budget],
+        )?;
         Ok(Explored::of(&v))
     }
 
@@ -136,7 +169,12 @@ impl Racelens {
             .iter()
             .map(|t| {
                 let explored = match t["result"].is_null() {
-                    true => Explored { outcome: "not explored".into(), detail: t["error"].as_str().unwrap_or("").into(), schedule: None, schedules: 0 },
+                    true => Explored {
+                        outcome: "not explored".into(),
+                        detail: t["error"].as_str().unwrap_or("").into(),
+                        schedule: None,
+                        schedules: 0,
+                    },
                     false => Explored::of(&t["result"]),
                 };
                 (t["test"].as_str().unwrap_or("?").to_string(), explored)

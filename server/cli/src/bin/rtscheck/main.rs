@@ -196,7 +196,18 @@ fn write(dir: &Path, files: &[Source]) -> Result<(), String> {
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
-        .args(["-c", "user.name=rtscheck", "-c", "user.email=rtscheck@racelens.invalid", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.autocrlf=false"])
+        .args([
+            "-c",
+            "user.name=rtscheck",
+            "-c",
+            "user.email=rtscheck@racelens.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "core.autocrlf=false",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -234,7 +245,15 @@ impl Checker {
 
         // R5 on the unchanged tree.
         let unchanged = statics::fresh(&dir)?;
-        ok &= self.check(Rule::R5, nothing_selected(&unchanged).map(|m| format!("the unchanged work tree: {m}")), seed, None, &program, &base, &dir);
+        ok &= self.check(
+            Rule::R5,
+            nothing_selected(&unchanged).map(|m| format!("the unchanged work tree: {m}")),
+            seed,
+            None,
+            &program,
+            &base,
+            &dir,
+        );
 
         // R6: the whole program as the first revision.
         ok &= self.first_revision(seed, &program, &base)?;
@@ -258,16 +277,34 @@ impl Checker {
             let typed = incremental.edit(&base, &evolved);
             write(&dir, &evolved)?;
             let scratch = statics::fresh(&dir)?;
-            let differs = (typed != scratch).then(|| format!("the edit typed into a loaded host differs from a fresh analysis:\n{}", typed.difference(&scratch)));
+            let differs = (typed != scratch).then(|| {
+                format!(
+                    "the edit typed into a loaded host differs from a fresh analysis:\n{}",
+                    typed.difference(&scratch)
+                )
+            });
             ok &= self.check(Rule::Incremental, differs, seed, Some(&m), &program, &evolved, &dir);
             if m.op == Op::Cosmetic {
-                ok &= self.check(Rule::R5, nothing_selected(&scratch).map(|e| format!("a no-op change: {e}")), seed, Some(&m), &program, &evolved, &dir);
+                ok &= self.check(
+                    Rule::R5,
+                    nothing_selected(&scratch).map(|e| format!("a no-op change: {e}")),
+                    seed,
+                    Some(&m),
+                    &program,
+                    &evolved,
+                    &dir,
+                );
             } else if let Some(results) = &base_results {
                 ok &= self.newly_failing(seed, &program, &m, &evolved, &dir, results)?;
             }
             write(&dir, &base)?;
             let undone = incremental.undo(&base);
-            let differs = (undone != unchanged).then(|| format!("after the buffers were closed, the loaded host differs from the unchanged tree:\n{}", undone.difference(&unchanged)));
+            let differs = (undone != unchanged).then(|| {
+                format!(
+                    "after the buffers were closed, the loaded host differs from the unchanged tree:\n{}",
+                    undone.difference(&unchanged)
+                )
+            });
             ok &= self.check(Rule::Incremental, differs, seed, Some(&m), &program, &evolved, &dir);
         }
         if ok || !self.args.keep {
@@ -291,7 +328,13 @@ impl Checker {
             let snap = statics::fresh(&dir)?;
             let missing: Vec<&String> = threaded.iter().filter(|t| !snap.selected().contains(t)).collect();
             let message = (!missing.is_empty()).then(|| {
-                format!("first revision, {history}: {} of {} multithreaded tests selected; not selected: {}\n{}", threaded.len() - missing.len(), threaded.len(), missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "), not_selected_reasons(&snap, &missing))
+                format!(
+                    "first revision, {history}: {} of {} multithreaded tests selected; not selected: {}\n{}",
+                    threaded.len() - missing.len(),
+                    threaded.len(),
+                    missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                    not_selected_reasons(&snap, &missing)
+                )
             });
             ok &= self.check(Rule::R6, message, seed, None, program, base, &dir);
         }
@@ -304,18 +347,33 @@ impl Checker {
     /// Runs the base plainly (javac, JUnitCore) and under racelens; checks R7. The
     /// exploration of each test on the base, or `None` when the base itself is broken (a
     /// generator violation, reported).
-    fn base_runs(&mut self, seed: u64, program: &Program, base: &[Source], dir: &Path) -> Result<Option<BTreeMap<String, Explored>>, String> {
+    fn base_runs(
+        &mut self,
+        seed: u64,
+        program: &Program,
+        base: &[Source],
+        dir: &Path,
+    ) -> Result<Option<BTreeMap<String, Explored>>, String> {
         let racelens = self.racelens.clone().expect("with a JVM");
         let classes = self.work.join(format!("seed-{seed}-classes"));
         let plain = jvm::javac(dir, base, &classes).and_then(|()| {
-            let mut classes_run: Vec<String> = program.components.iter().map(|c| format!("{}.{}", gen::PACKAGE, c.test_class)).collect();
+            let mut classes_run: Vec<String> =
+                program.components.iter().map(|c| format!("{}.{}", gen::PACKAGE, c.test_class)).collect();
             classes_run.dedup();
             jvm::junit(&classes, &classes_run)
         });
         let _ = std::fs::remove_dir_all(&classes);
         match plain {
             Ok(f) if f.is_empty() => {}
-            Ok(f) => return self.generator(seed, program, base, dir, format!("the base fails when run plainly: {}", f.join(", "))),
+            Ok(f) => {
+                return self.generator(
+                    seed,
+                    program,
+                    base,
+                    dir,
+                    format!("the base fails when run plainly: {}", f.join(", ")),
+                )
+            }
             Err(e) => return self.generator(seed, program, base, dir, e),
         }
         let mut results = BTreeMap::new();
@@ -330,7 +388,13 @@ impl Checker {
                     *self.tally.inconclusive.entry(Rule::R7).or_default() += 1;
                     None
                 }
-                _ => Some(format!("{} passes plainly on the base but `racelens explore` says {}: {}{}", t.name, explored.outcome, explored.detail, replay(&explored))),
+                _ => Some(format!(
+                    "{} passes plainly on the base but `racelens explore` says {}: {}{}",
+                    t.name,
+                    explored.outcome,
+                    explored.detail,
+                    replay(&explored)
+                )),
             };
             results.insert(t.name.clone(), explored);
             self.check(Rule::R7, message, seed, None, program, base, dir);
@@ -338,7 +402,14 @@ impl Checker {
         Ok(Some(results))
     }
 
-    fn generator(&mut self, seed: u64, program: &Program, base: &[Source], dir: &Path, message: String) -> Result<Option<BTreeMap<String, Explored>>, String> {
+    fn generator(
+        &mut self,
+        seed: u64,
+        program: &Program,
+        base: &[Source],
+        dir: &Path,
+        message: String,
+    ) -> Result<Option<BTreeMap<String, Explored>>, String> {
         self.check(Rule::Generator, Some(message), seed, None, program, base, dir);
         Ok(None)
     }
@@ -348,7 +419,15 @@ impl Checker {
     /// passed on the base and fail now must fail under `explore --affected`. The tests of
     /// the other components run the same code as on the base (no class of one component
     /// names another's), so their base results stand.
-    fn newly_failing(&mut self, seed: u64, program: &Program, m: &Mutation, evolved: &[Source], dir: &Path, base: &BTreeMap<String, Explored>) -> Result<bool, String> {
+    fn newly_failing(
+        &mut self,
+        seed: u64,
+        program: &Program,
+        m: &Mutation,
+        evolved: &[Source],
+        dir: &Path,
+        base: &BTreeMap<String, Explored>,
+    ) -> Result<bool, String> {
         let racelens = self.racelens.clone().expect("with a JVM");
         let mut failing = Vec::new();
         for t in program.tests().into_iter().filter(|t| t.threads && t.component == m.component) {
@@ -359,7 +438,17 @@ impl Checker {
                 Ok(now) if now.outcome == "fail" => failing.push((t.name, now)),
                 Ok(now) if now.outcome == "pass" => {}
                 Ok(_) => *self.tally.inconclusive.entry(Rule::R1).or_default() += 1,
-                Err(e) => return Ok(self.check(Rule::R1, Some(format!("{}: the exhaustive exploration gave no result: {e}", t.name)), seed, Some(m), program, evolved, dir)),
+                Err(e) => {
+                    return Ok(self.check(
+                        Rule::R1,
+                        Some(format!("{}: the exhaustive exploration gave no result: {e}", t.name)),
+                        seed,
+                        Some(m),
+                        program,
+                        evolved,
+                        dir,
+                    ))
+                }
             }
         }
         if failing.is_empty() {
@@ -370,14 +459,40 @@ impl Checker {
         let threaded = program.tests().iter().filter(|t| t.threads).count();
         let affected = match racelens.affected(dir, threaded) {
             Ok(a) => a,
-            Err(e) => return Ok(self.check(Rule::R1, Some(format!("`explore --affected` gave no result: {e}")), seed, Some(m), program, evolved, dir)),
+            Err(e) => {
+                return Ok(self.check(
+                    Rule::R1,
+                    Some(format!("`explore --affected` gave no result: {e}")),
+                    seed,
+                    Some(m),
+                    program,
+                    evolved,
+                    dir,
+                ))
+            }
         };
         let mut ok = true;
         for (test, truth) in failing {
             let message = match affected.iter().find(|(t, _)| *t == test) {
-                None => Some(format!("{test} fails ({}{}) but `explore --affected` does not select it (it explored: {})", truth.detail, replay(&truth), if affected.is_empty() { "nothing".to_string() } else { affected.iter().map(|(t, e)| format!("{t}: {}", e.outcome)).collect::<Vec<_>>().join(", ") })),
+                None => Some(format!(
+                    "{test} fails ({}{}) but `explore --affected` does not select it (it explored: {})",
+                    truth.detail,
+                    replay(&truth),
+                    if affected.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        affected.iter().map(|(t, e)| format!("{t}: {}", e.outcome)).collect::<Vec<_>>().join(", ")
+                    }
+                )),
                 Some((_, e)) if e.outcome == "fail" => None,
-                Some((_, e)) => Some(format!("{test} fails ({}{}) but `explore --affected` selected it and says {} after {} schedules: {}", truth.detail, replay(&truth), e.outcome, e.schedules, e.detail)),
+                Some((_, e)) => Some(format!(
+                    "{test} fails ({}{}) but `explore --affected` selected it and says {} after {} schedules: {}",
+                    truth.detail,
+                    replay(&truth),
+                    e.outcome,
+                    e.schedules,
+                    e.detail
+                )),
             };
             ok &= self.check(Rule::R1, message, seed, Some(m), program, evolved, dir);
         }
@@ -387,7 +502,16 @@ impl Checker {
     /// Counts a check of `rule`, and prints the violation when there is a message; false
     /// then.
     #[allow(clippy::too_many_arguments)]
-    fn check(&mut self, rule: Rule, violation: Option<String>, seed: u64, m: Option<&Mutation>, program: &Program, files: &[Source], dir: &Path) -> bool {
+    fn check(
+        &mut self,
+        rule: Rule,
+        violation: Option<String>,
+        seed: u64,
+        m: Option<&Mutation>,
+        program: &Program,
+        files: &[Source],
+        dir: &Path,
+    ) -> bool {
         *self.tally.checks.entry(rule).or_default() += 1;
         let Some(message) = violation else { return true };
         *self.tally.violations.entry(rule).or_default() += 1;
@@ -407,7 +531,11 @@ impl Checker {
         println!("  the program:");
         print_files(files);
         if self.args.keep {
-            let kept = self.work.join("kept").join(format!("seed-{seed}-{}-v{}", m.map_or("base", |m| m.op.name()), m.map_or(0, |m| m.variant)));
+            let kept = self.work.join("kept").join(format!(
+                "seed-{seed}-{}-v{}",
+                m.map_or("base", |m| m.op.name()),
+                m.map_or(0, |m| m.variant)
+            ));
             if !kept.exists() && repository(&kept, &program.files(None), m.is_some().then_some(files)).is_ok() {
                 println!("  kept in {} (the base committed, the evolution in the work tree)", kept.display());
             }
@@ -418,18 +546,38 @@ impl Checker {
 
     fn summary(&self, seconds: f64) {
         let t = &self.tally;
-        println!("rtscheck: {} programs (seeds {}..{}), {} evolutions, {:.1} s{}", t.programs, self.args.first, self.args.first + self.args.seeds - 1, t.evolutions, seconds, if self.args.no_jvm { " (static rules only)" } else { "" });
+        println!(
+            "rtscheck: {} programs (seeds {}..{}), {} evolutions, {:.1} s{}",
+            t.programs,
+            self.args.first,
+            self.args.first + self.args.seeds - 1,
+            t.evolutions,
+            seconds,
+            if self.args.no_jvm { " (static rules only)" } else { "" }
+        );
         for (rule, checks) in &t.checks {
             let violations = t.violations.get(rule).copied().unwrap_or(0);
-            let inconclusive = t.inconclusive.get(rule).map_or(String::new(), |n| format!(", {n} inconclusive (budget)"));
+            let inconclusive =
+                t.inconclusive.get(rule).map_or(String::new(), |n| format!(", {n} inconclusive (budget)"));
             println!("  {rule:<12} {checks:>6} checks, {violations} violations{inconclusive}");
         }
         if !t.newly_failing.is_empty() {
             let per_op: Vec<String> = t.newly_failing.iter().map(|(op, n)| format!("{op} {n}")).collect();
-            println!("  newly failing multithreaded tests (exhaustive exploration, bound {}): {}", self.args.bound, per_op.join(", "));
+            println!(
+                "  newly failing multithreaded tests (exhaustive exploration, bound {}): {}",
+                self.args.bound,
+                per_op.join(", ")
+            );
         }
         let total: u64 = t.violations.values().sum();
-        println!("rtscheck: {}", if total == 0 { "no violation".to_string() } else { format!("{total} violation{}", if total == 1 { "" } else { "s" }) });
+        println!(
+            "rtscheck: {}",
+            if total == 0 {
+                "no violation".to_string()
+            } else {
+                format!("{total} violation{}", if total == 1 { "" } else { "s" })
+            }
+        );
     }
 }
 

@@ -50,16 +50,53 @@ impl Snapshot {
                 _ => "-".into(),
             };
             let line = i.line.map_or("_".into(), |l| l.to_string());
-            format!("<{}, {}, {line}, {}> {} {file}", i.class.as_deref().unwrap_or("_"), i.method.as_deref().unwrap_or("_"), i.field.as_deref().unwrap_or("_"), i.reason.code())
+            format!(
+                "<{}, {}, {line}, {}> {} {file}",
+                i.class.as_deref().unwrap_or("_"),
+                i.method.as_deref().unwrap_or("_"),
+                i.field.as_deref().unwrap_or("_"),
+                i.reason.code()
+            )
         };
         let end = |e: &racelens_analysis::impact::PairEnd| {
             let locks: Vec<&str> = e.locks.iter().map(|l| l.display.as_str()).collect();
-            format!("{} {}:{} {} [{}]{}", e.access.as_str(), path(e.file), e.span.line, e.method, locks.join(","), if e.impacted { "*" } else { "" })
+            format!(
+                "{} {}:{} {} [{}]{}",
+                e.access.as_str(),
+                path(e.file),
+                e.span.line,
+                e.method,
+                locks.join(","),
+                if e.impacted { "*" } else { "" }
+            )
         };
         let mut lines = BTreeMap::new();
         lines.insert("icp", impact.icps.iter().map(icp).collect());
-        lines.insert("pair", impact.pairs.iter().map(|p| format!("{} {}{}: {} <-> {}", p.kind.as_str(), p.field.display_name(), if p.protected { " protected" } else { "" }, end(&p.a), end(&p.b))).collect());
-        lines.insert("diagnostic", impact.diagnostics.iter().map(|d| format!("{}:{} {} {}", path(d.file), d.span.line, d.code, d.message)).collect());
+        lines.insert(
+            "pair",
+            impact
+                .pairs
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} {}{}: {} <-> {}",
+                        p.kind.as_str(),
+                        p.field.display_name(),
+                        if p.protected { " protected" } else { "" },
+                        end(&p.a),
+                        end(&p.b)
+                    )
+                })
+                .collect(),
+        );
+        lines.insert(
+            "diagnostic",
+            impact
+                .diagnostics
+                .iter()
+                .map(|d| format!("{}:{} {} {}", path(d.file), d.span.line, d.code, d.message))
+                .collect(),
+        );
         lines.insert("selected", selection.tests[..selection.selected].iter().map(|t| t.test.clone()).collect());
         let ranking = serde_json::to_string_pretty(&selection).expect("the selection serializes");
         Snapshot { lines, ranking }
@@ -88,8 +125,12 @@ impl Snapshot {
         let mut out = String::new();
         for (kind, mine) in &self.lines {
             let theirs = scratch.get(kind);
-            out.extend(mine.iter().filter(|x| !theirs.contains(x)).map(|x| format!("  {kind} only incremental: {x}\n")));
-            out.extend(theirs.iter().filter(|x| !mine.contains(x)).map(|x| format!("  {kind} only from scratch: {x}\n")));
+            out.extend(
+                mine.iter().filter(|x| !theirs.contains(x)).map(|x| format!("  {kind} only incremental: {x}\n")),
+            );
+            out.extend(
+                theirs.iter().filter(|x| !mine.contains(x)).map(|x| format!("  {kind} only from scratch: {x}\n")),
+            );
         }
         if out.is_empty() && self.ranking != scratch.ranking {
             out += "  the rankings differ (the same tests selected)\n";

@@ -19,7 +19,8 @@ fn a_seed_always_gives_the_same_program_and_different_seeds_differ() {
             assert_eq!(p.files(Some(&m)), Program::generate(seed).files(Some(&m)));
         }
     }
-    let distinct: BTreeSet<String> = SEEDS.map(|s| Program::generate(s).files(None).iter().map(|f| f.text.clone()).collect()).collect();
+    let distinct: BTreeSet<String> =
+        SEEDS.map(|s| Program::generate(s).files(None).iter().map(|f| f.text.clone()).collect()).collect();
     assert!(distinct.len() >= 10, "{} distinct programs of 12", distinct.len());
 }
 
@@ -69,7 +70,11 @@ fn each_operator_changes_what_its_name_says() {
             if m.op == Op::Cosmetic {
                 let changed: Vec<_> = base.iter().zip(&evolved).filter(|(a, b)| a.text != b.text).collect();
                 assert_eq!(changed.len(), 1, "{what}");
-                assert_eq!(tokens(&changed[0].0.text), tokens(&changed[0].1.text), "{what}: only comments and white space change");
+                assert_eq!(
+                    tokens(&changed[0].0.text),
+                    tokens(&changed[0].1.text),
+                    "{what}: only comments and white space change"
+                );
                 continue;
             }
             let (path, a, b) = changed_file(&base, &evolved);
@@ -85,9 +90,15 @@ fn each_operator_changes_what_its_name_says() {
                 Op::CheckThenAct => {
                     let added: Vec<&str> = b.iter().filter(|l| !a.contains(l)).map(|l| l.trim()).collect();
                     let removed: Vec<&str> = a.iter().filter(|l| !b.contains(l)).map(|l| l.trim()).collect();
-                    assert!(removed.len() == 1 && removed[0].contains(".computeIfAbsent(page, "), "{what}: {removed:?}");
+                    assert!(
+                        removed.len() == 1 && removed[0].contains(".computeIfAbsent(page, "),
+                        "{what}: {removed:?}"
+                    );
                     let gets = |l: &[String]| l.iter().filter(|x| x.contains("= perPage.get(page);")).count();
-                    assert!(gets(&b) == gets(&a) + 1 && added.contains(&"perPage.put(page, count);"), "{what}: {added:?}");
+                    assert!(
+                        gets(&b) == gets(&a) + 1 && added.contains(&"perPage.put(page, count);"),
+                        "{what}: {added:?}"
+                    );
                 }
                 Op::AddSync => one_line_changed(&a, &b, "public ", "public synchronized "),
                 Op::RemoveVolatile => one_line_changed(&a, &b, "volatile ", ""),
@@ -95,25 +106,37 @@ fn each_operator_changes_what_its_name_says() {
                     assert_eq!(a.len(), b.len(), "{what}");
                     let diffs: Vec<(&String, &String)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
                     assert_eq!(diffs.len(), if m.variant == 2 { 2 } else { 1 }, "{what}: {diffs:?}");
-                    assert!(diffs.iter().all(|(x, y)| x.replace("notifyAll();", "notify();") == **y), "{what}: {diffs:?}");
+                    assert!(
+                        diffs.iter().all(|(x, y)| x.replace("notifyAll();", "notify();") == **y),
+                        "{what}: {diffs:?}"
+                    );
                 }
                 Op::SwapLockOrder => {
                     assert_eq!(trimmed(&a), trimmed(&b), "{what}: the same lines");
                     let moved: Vec<(&String, &String)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
                     assert_eq!(moved.len(), 2, "{what}: {moved:?}");
-                    assert_eq!((moved[0].0.trim(), moved[1].0.trim()), (moved[1].1.trim(), moved[0].1.trim()), "{what}: two acquisitions swap");
+                    assert_eq!(
+                        (moved[0].0.trim(), moved[1].0.trim()),
+                        (moved[1].1.trim(), moved[0].1.trim()),
+                        "{what}: two acquisitions swap"
+                    );
                     assert!(moved.iter().all(|(x, _)| x.contains("synchronized (")), "{what}");
                 }
                 Op::SplitSection => {
                     assert_eq!(acquisitions(&b), acquisitions(&a) + 1, "{what}: one more acquisition");
-                    let statements = |l: &[String]| trimmed(l).into_iter().filter(|s| s.ends_with(';') && !s.contains("lock")).collect::<Vec<_>>();
+                    let statements = |l: &[String]| {
+                        trimmed(l).into_iter().filter(|s| s.ends_with(';') && !s.contains("lock")).collect::<Vec<_>>()
+                    };
                     assert_eq!(statements(&a), statements(&b), "{what}: the same statements");
                 }
                 Op::MoveOutOfLock => {
                     assert_eq!(trimmed(&a), trimmed(&b), "{what}: the same lines, one moved");
                     assert_eq!(acquisitions(&a), acquisitions(&b), "{what}");
-                    let indent = |l: &[String], s: &str| l.iter().find(|x| x.trim() == s).map(|x| x.len() - x.trim_start().len());
-                    let out = a.iter().map(|x| x.trim()).filter(|s| s.ends_with(';')).any(|s| indent(&b, s) < indent(&a, s));
+                    let indent = |l: &[String], s: &str| {
+                        l.iter().find(|x| x.trim() == s).map(|x| x.len() - x.trim_start().len())
+                    };
+                    let out =
+                        a.iter().map(|x| x.trim()).filter(|s| s.ends_with(';')).any(|s| indent(&b, s) < indent(&a, s));
                     assert!(out, "{what}: a statement is less nested");
                 }
                 Op::FieldHiding => {
@@ -122,14 +145,20 @@ fn each_operator_changes_what_its_name_says() {
                     assert_eq!(b.len(), a.len() + 2, "{what}: a field and a blank line");
                     let added: Vec<&String> = b.iter().filter(|l| !a.contains(l)).collect();
                     assert_eq!(added.len(), 1, "{what}: {added:?}");
-                    let class = base.iter().find(|f| f.path.ends_with(&format!("/{}.java", p.components[m.component].class))).unwrap();
+                    let class = base
+                        .iter()
+                        .find(|f| f.path.ends_with(&format!("/{}.java", p.components[m.component].class)))
+                        .unwrap();
                     assert!(class.text.lines().any(|l| l == added[0]), "{what}: the superclass declares {}", added[0]);
                 }
                 Op::Overriding => {
                     let sub = p.components[m.component].sub.clone().unwrap();
                     assert!(path.ends_with(&format!("/{sub}.java")), "{what}: {path}");
                     let added: Vec<&str> = b.iter().filter(|l| !a.contains(l)).map(|l| l.trim()).collect();
-                    assert!(added.contains(&"@Override") && added.contains(&"public void add(int n) {"), "{what}: {added:?}");
+                    assert!(
+                        added.contains(&"@Override") && added.contains(&"public void add(int n) {"),
+                        "{what}: {added:?}"
+                    );
                     assert!(!added.iter().any(|l| l.contains("synchronized")), "{what}");
                 }
                 Op::Cosmetic => unreachable!(),
@@ -141,7 +170,9 @@ fn each_operator_changes_what_its_name_says() {
 
 #[test]
 fn the_smallest_edit_makes_the_new_text() {
-    for (old, new) in [("abc", "abc"), ("abc", "abxc"), ("abc", "c"), ("é1", "é2"), ("aa", "aaa"), ("", "x"), ("xy", "")] {
+    for (old, new) in
+        [("abc", "abc"), ("abc", "abxc"), ("abc", "c"), ("é1", "é2"), ("aa", "aaa"), ("", "x"), ("xy", "")]
+    {
         let (s, e, ins) = smallest_edit(old, new);
         assert_eq!(format!("{}{ins}{}", &old[..s], &old[e..]), new, "{old:?} -> {new:?}");
     }
@@ -157,13 +188,20 @@ fn inherited_tests_are_declared_in_an_abstract_base_and_named_by_the_concrete_cl
         let files = p.files(None);
         for c in &p.components {
             let base = files.iter().find(|f| f.path.ends_with(&format!("/Abstract{}.java", c.test_class)));
-            let concrete = files.iter().find(|f| f.path.ends_with(&format!("/{}.java", c.test_class))).expect("the test class");
+            let concrete =
+                files.iter().find(|f| f.path.ends_with(&format!("/{}.java", c.test_class))).expect("the test class");
             match c.inherited {
                 true => {
                     inherited += 1;
                     let base = base.expect("the abstract base");
-                    assert!(base.text.contains(&format!("public abstract class Abstract{} {{", c.test_class)) && base.text.contains("@Test"));
-                    assert!(concrete.text.contains(&format!("public class {0} extends Abstract{0} {{\n}}", c.test_class)) && !concrete.text.contains("@Test"));
+                    assert!(
+                        base.text.contains(&format!("public abstract class Abstract{} {{", c.test_class))
+                            && base.text.contains("@Test")
+                    );
+                    assert!(
+                        concrete.text.contains(&format!("public class {0} extends Abstract{0} {{\n}}", c.test_class))
+                            && !concrete.text.contains("@Test")
+                    );
                 }
                 false => {
                     plain += 1;
@@ -172,7 +210,10 @@ fn inherited_tests_are_declared_in_an_abstract_base_and_named_by_the_concrete_cl
             }
         }
         let names: Vec<String> = p.tests().into_iter().map(|t| t.name).collect();
-        assert!(p.components.iter().all(|c| names.contains(&format!("app.{}#concurrentUpdatesAddUp", c.test_class))), "{names:?}");
+        assert!(
+            p.components.iter().all(|c| names.contains(&format!("app.{}#concurrentUpdatesAddUp", c.test_class))),
+            "{names:?}"
+        );
     }
     assert!(inherited >= 5 && plain >= 5, "{inherited} inherited, {plain} not");
 }

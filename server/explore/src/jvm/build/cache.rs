@@ -28,8 +28,16 @@ const SKIP: &[&str] = &["target", "build", "out", "node_modules", ".git", ".grad
 const KEEP: usize = 16;
 
 fn is_build_file(name: &str) -> bool {
-    matches!(name, "pom.xml" | "gradle.properties" | "gradle-wrapper.properties" | "maven-wrapper.properties" | "maven.config" | "jvm.config" | "extensions.xml")
-        || name.ends_with(".gradle")
+    matches!(
+        name,
+        "pom.xml"
+            | "gradle.properties"
+            | "gradle-wrapper.properties"
+            | "maven-wrapper.properties"
+            | "maven.config"
+            | "jvm.config"
+            | "extensions.xml"
+    ) || name.ends_with(".gradle")
         || name.ends_with(".gradle.kts")
         || name.ends_with(".versions.toml")
 }
@@ -45,7 +53,8 @@ fn build_files(dir: &Path, out: &mut Vec<PathBuf>) {
         if kind.is_dir() {
             let hidden = name.starts_with('.') && name != ".mvn";
             // `src/<set>/java` holds sources only; `src/main/groovy` may hold convention plugins.
-            let sources = matches!(name.as_str(), "java" | "resources") && dir.parent().is_some_and(|p| p.file_name().is_some_and(|n| n == "src"));
+            let sources = matches!(name.as_str(), "java" | "resources")
+                && dir.parent().is_some_and(|p| p.file_name().is_some_and(|n| n == "src"));
             if !hidden && !sources && !SKIP.contains(&name.as_str()) {
                 build_files(&e.path(), out);
             }
@@ -94,10 +103,13 @@ pub fn key(located: &Located, config: &Config) -> String {
     };
     add("args", args.join("\0").as_bytes());
     add("offline", &[config.offline.unwrap_or(true) as u8]);
-    add("reader", match located.tool {
-        Tool::Maven => maven::EXTENSION_SOURCE.as_bytes(),
-        Tool::Gradle => gradle::INIT_SCRIPT.as_bytes(),
-    });
+    add(
+        "reader",
+        match located.tool {
+            Tool::Maven => maven::EXTENSION_SOURCE.as_bytes(),
+            Tool::Gradle => gradle::INIT_SCRIPT.as_bytes(),
+        },
+    );
     format!("{}-{:016x}", located.tool.name(), stable_hash(&bytes))
 }
 
@@ -148,7 +160,9 @@ fn store_in(dir: &Path, key: &str, model: &BuildModel) {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json") || e.file_name().to_string_lossy().ends_with(".txt"))
+        .filter(|e| {
+            e.file_name().to_string_lossy().ends_with(".json") || e.file_name().to_string_lossy().ends_with(".txt")
+        })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
     models.sort_by(|a, b| b.cmp(a));
@@ -165,7 +179,13 @@ mod tests {
     fn the_key_follows_build_files_and_nothing_else() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path();
-        for (f, text) in [("pom.xml", "<project/>"), ("core/pom.xml", "<project/>"), ("core/src/test/java/T.java", "class T {}"), ("core/target/x.pom.xml", ""), (".mvn/maven.config", "-Pa")] {
+        for (f, text) in [
+            ("pom.xml", "<project/>"),
+            ("core/pom.xml", "<project/>"),
+            ("core/src/test/java/T.java", "class T {}"),
+            ("core/target/x.pom.xml", ""),
+            (".mvn/maven.config", "-Pa"),
+        ] {
             std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
             std::fs::write(root.join(f), text).unwrap();
         }
@@ -223,6 +243,10 @@ mod tests {
         let mut gone = b;
         gone.classpath = vec![root.join("deleted.jar")];
         store_in(&dir, "gradle-3", &gone);
-        assert_eq!(load_in(&dir, "gradle-3", &root.join("b/src/test/java/p/T.java")), None, "a jar is gone: read again");
+        assert_eq!(
+            load_in(&dir, "gradle-3", &root.join("b/src/test/java/p/T.java")),
+            None,
+            "a jar is gone: read again"
+        );
     }
 }

@@ -48,7 +48,11 @@ pub fn run(root: &Path, command: &str) -> Result<Printed, String> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         let log = stdout.into_owned() + &String::from_utf8_lossy(&out.stderr);
-        return Err(format!("`[java] classpath_command` `{command}` failed ({}); its last lines:\n{}", out.status, super::tail_of(&log, 20)));
+        return Err(format!(
+            "`[java] classpath_command` `{command}` failed ({}); its last lines:\n{}",
+            out.status,
+            super::tail_of(&log, 20)
+        ));
     }
     let entries: Vec<PathBuf> = stdout
         .split(['\n', ':'])
@@ -60,7 +64,10 @@ pub fn run(root: &Path, command: &str) -> Result<Printed, String> {
         return Err(format!("`[java] classpath_command` `{command}` printed no classpath"));
     }
     if let Some(missing) = entries.iter().find(|e| !e.exists()) {
-        return Err(format!("`[java] classpath_command` `{command}` printed {}, which does not exist", missing.display()));
+        return Err(format!(
+            "`[java] classpath_command` `{command}` printed {}, which does not exist",
+            missing.display()
+        ));
     }
     let _ = std::fs::create_dir_all(cache::folder(root));
     let text: String = entries.iter().map(|e| format!("{}\n", e.display())).collect();

@@ -25,14 +25,25 @@ use super::{output_of, program, Located};
 pub const INIT_SCRIPT: &str = include_str!("racelens-model.gradle");
 
 /// Runs Gradle with the init script; the answer is in `out` when it worked.
-pub fn run(located: &Located, root: &Path, config: &Config, file: &Path, out: &Path) -> Result<(String, Output), String> {
+pub fn run(
+    located: &Located,
+    root: &Path,
+    config: &Config,
+    file: &Path,
+    out: &Path,
+) -> Result<(String, Output), String> {
     let script = cache_root().join(format!("racelens-model-{:016x}.gradle", stable_hash(INIT_SCRIPT.as_bytes())));
     if !script.is_file() {
         std::fs::create_dir_all(cache_root()).map_err(|e| format!("cannot create {}: {e}", cache_root().display()))?;
         racelens_analysis::cache_dir::write_whole(&script, INIT_SCRIPT)?;
     }
-    let mut cmd = program(&located.build_root, "gradlew", "gradle")
-        .map_err(|e| format!("cannot read the Gradle build in {}: {e}. {}", located.build_root.display(), super::avoid(super::Tool::Gradle)))?;
+    let mut cmd = program(&located.build_root, "gradlew", "gradle").map_err(|e| {
+        format!(
+            "cannot read the Gradle build in {}: {e}. {}",
+            located.build_root.display(),
+            super::avoid(super::Tool::Gradle)
+        )
+    })?;
     cmd.current_dir(&located.build_root).arg("-q");
     if config.offline.unwrap_or(true) {
         cmd.arg("--offline");

@@ -60,7 +60,9 @@ struct Module {
 /// The model in `text` (the file the tool wrote; `None` when it wrote none), or why there
 /// is none.
 pub fn parse(text: Option<&str>, located: &Located, file: &Path) -> Result<BuildModel, String> {
-    let text = text.ok_or_else(|| "it wrote no answer (racelens's reader did not run: the build failed before it, see the last lines)".to_string())?;
+    let text = text.ok_or_else(|| {
+        "it wrote no answer (racelens's reader did not run: the build failed before it, see the last lines)".to_string()
+    })?;
     let mut modules: BTreeMap<String, Module> = BTreeMap::new();
     let (mut tool, mut version) = (None, String::new());
     let mut target = None;
@@ -119,7 +121,8 @@ pub fn parse(text: Option<&str>, located: &Located, file: &Path) -> Result<Build
     }
     if !errors.is_empty() {
         // One error a paragraph: its own lines indented under it.
-        let listed: Vec<String> = errors.iter().map(|e| e.trim_end().lines().map(str::trim).collect::<Vec<_>>().join("\n      ")).collect();
+        let listed: Vec<String> =
+            errors.iter().map(|e| e.trim_end().lines().map(str::trim).collect::<Vec<_>>().join("\n      ")).collect();
         return Err(format!("it could not resolve what the test needs:\n  - {}", listed.join("\n  - ")));
     }
     if !complete {
@@ -130,7 +133,13 @@ pub fn parse(text: Option<&str>, located: &Located, file: &Path) -> Result<Build
     let (target, set) = target.ok_or_else(|| format!("no module of the build holds {}", file.display()))?;
     let sources = |id: &str, sets: &[&str]| -> Result<ModuleSources, String> {
         let m = modules.get(id).ok_or_else(|| format!("the answer names a module `{id}` it does not list"))?;
-        let mut out = ModuleSources { id: id.to_string(), name: m.name.clone(), dir: m.dir.clone(), sources: Vec::new(), resources: Vec::new() };
+        let mut out = ModuleSources {
+            id: id.to_string(),
+            name: m.name.clone(),
+            dir: m.dir.clone(),
+            sources: Vec::new(),
+            resources: Vec::new(),
+        };
         for s in sets {
             if let Some((src, res)) = m.sets.get(*s) {
                 out.sources.extend(src.iter().cloned());
@@ -152,7 +161,16 @@ pub fn parse(text: Option<&str>, located: &Located, file: &Path) -> Result<Build
             None => dependencies.push(more),
         }
     }
-    Ok(BuildModel { tool, version, build_root: located.build_root.clone(), module, dependencies, classpath, processors, test })
+    Ok(BuildModel {
+        tool,
+        version,
+        build_root: located.build_root.clone(),
+        module,
+        dependencies,
+        classpath,
+        processors,
+        test,
+    })
 }
 
 /// Splits Surefire's `argLine` the way Surefire hands it to the forked JVM (plexus-utils'
@@ -191,7 +209,10 @@ mod tests {
 
     #[test]
     fn arg_lines_split_like_surefire() {
-        assert_eq!(split_arg_line("  -Xmx1g\n -Dname=\"a b\" '-Dq=x y' @{argLine}"), vec!["-Xmx1g", "-Dname=a b", "-Dq=x y", "@{argLine}"]);
+        assert_eq!(
+            split_arg_line("  -Xmx1g\n -Dname=\"a b\" '-Dq=x y' @{argLine}"),
+            vec!["-Xmx1g", "-Dname=a b", "-Dq=x y", "@{argLine}"]
+        );
         assert_eq!(split_arg_line(""), Vec::<String>::new());
         assert_eq!(split_arg_line("-Dempty=\"\" \"\""), vec!["-Dempty=", ""]);
     }
@@ -209,10 +230,17 @@ mod tests {
             target\tg:core\ttest\nreactor\tg:util\tmain\ncp\t/m2/a\\tb.jar\n\
             argline\t-Xmx1g -Dx=\"1 2\"\nsysprop\tk\tv\nsysprop\tk\tw\nworkdir\t/r/core\nassertions\tfalse\nend\n";
         let m = parse(Some(text), &located(), Path::new("/r/core/src/test/java/T.java")).unwrap();
-        assert_eq!(m.module.sources, vec![PathBuf::from("/r/core/src/main/java"), PathBuf::from("/r/core/src/test/java")]);
+        assert_eq!(
+            m.module.sources,
+            vec![PathBuf::from("/r/core/src/main/java"), PathBuf::from("/r/core/src/test/java")]
+        );
         assert_eq!(m.module.resources, vec![PathBuf::from("/r/core/src/test/res")]);
         assert_eq!(m.dependencies.len(), 1);
-        assert_eq!(m.dependencies[0].sources, vec![PathBuf::from("/r/util/src/main/java")], "a dependency's tests are not compiled");
+        assert_eq!(
+            m.dependencies[0].sources,
+            vec![PathBuf::from("/r/util/src/main/java")],
+            "a dependency's tests are not compiled"
+        );
         assert_eq!(m.classpath, vec![PathBuf::from("/m2/a\tb.jar")]);
         assert_eq!(m.test.jvm_args, vec!["-Xmx1g", "-Dx=1 2"]);
         assert_eq!(m.test.system_properties, vec![("k".to_string(), "w".to_string())]);
@@ -222,9 +250,12 @@ mod tests {
     #[test]
     fn errors_and_cut_answers_are_refused() {
         let file = Path::new("/r/T.java");
-        let err = parse(Some("tool\tmaven\t3\nerror\tCannot access central in offline mode\nend\n"), &located(), file).unwrap_err();
+        let err = parse(Some("tool\tmaven\t3\nerror\tCannot access central in offline mode\nend\n"), &located(), file)
+            .unwrap_err();
         assert!(err.contains("Cannot access central in offline mode"), "{err}");
-        assert!(parse(Some("tool\tmaven\t3\nmodule\tg:a\ta\t/r\ntarget\tg:a\ttest\n"), &located(), file).unwrap_err().contains("cut short"));
+        assert!(parse(Some("tool\tmaven\t3\nmodule\tg:a\ta\t/r\ntarget\tg:a\ttest\n"), &located(), file)
+            .unwrap_err()
+            .contains("cut short"));
         assert!(parse(None, &located(), file).unwrap_err().contains("wrote no answer"));
         assert!(parse(Some("tool\tmaven\t3\nend\n"), &located(), file).unwrap_err().contains("no module"));
     }

@@ -28,7 +28,13 @@ const EXTENSION_CLASS: &str = "racelens.maven.RacelensBuildModel";
 
 /// The `mvn` (or `mvnw`) command for a build, with Maven's batch mode.
 fn mvn(located: &Located) -> Result<Command, String> {
-    let mut cmd = program(&located.build_root, "mvnw", "mvn").map_err(|e| format!("cannot read the Maven build in {}: {e}. {}", located.build_root.display(), super::avoid(super::Tool::Maven)))?;
+    let mut cmd = program(&located.build_root, "mvnw", "mvn").map_err(|e| {
+        format!(
+            "cannot read the Maven build in {}: {e}. {}",
+            located.build_root.display(),
+            super::avoid(super::Tool::Maven)
+        )
+    })?;
     cmd.current_dir(&located.build_root).args(["-B", "-Dstyle.color=never"]);
     Ok(cmd)
 }
@@ -77,7 +83,12 @@ fn maven_home(located: &Located) -> Result<PathBuf, String> {
 /// Sisu index), compiled into the cache when missing.
 fn extension(home: &Path, jdk: &Jdk) -> Result<PathBuf, String> {
     let lib = home.join("lib");
-    let mut jars: Vec<String> = std::fs::read_dir(&lib).into_iter().flatten().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut jars: Vec<String> = std::fs::read_dir(&lib)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     jars.sort();
     let key = stable_hash(format!("{EXTENSION_SOURCE}\0{}\0{}", lib.display(), jars.join("\0")).as_bytes());
     let dir = cache_root().join(format!("maven-extension-{key:016x}"));
@@ -88,7 +99,8 @@ fn extension(home: &Path, jdk: &Jdk) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(&work);
     let src = work.join("src/RacelensBuildModel.java");
     let classes = work.join("classes");
-    std::fs::create_dir_all(src.parent().expect("has a parent")).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    std::fs::create_dir_all(src.parent().expect("has a parent"))
+        .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     std::fs::write(&src, EXTENSION_SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     // Maven may run on an older JVM than racelens's: Java 8 class files.
     let compile = |release: Option<&str>| {
@@ -118,8 +130,10 @@ fn extension(home: &Path, jdk: &Jdk) -> Result<PathBuf, String> {
         ));
     }
     let index = classes.join("META-INF/sisu/javax.inject.Named");
-    std::fs::create_dir_all(index.parent().expect("has a parent")).map_err(|e| format!("cannot create {}: {e}", index.display()))?;
-    std::fs::write(&index, format!("{EXTENSION_CLASS}\n")).map_err(|e| format!("cannot write {}: {e}", index.display()))?;
+    std::fs::create_dir_all(index.parent().expect("has a parent"))
+        .map_err(|e| format!("cannot create {}: {e}", index.display()))?;
+    std::fs::write(&index, format!("{EXTENSION_CLASS}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", index.display()))?;
     // Another racelens may have finished first: either copy is the same.
     if std::fs::rename(&classes, &dir).is_err() && !dir.join("META-INF/sisu/javax.inject.Named").is_file() {
         let _ = std::fs::remove_dir_all(&work);

@@ -130,7 +130,11 @@ impl BuildModel {
 
     /// Every resource folder that exists, the module's first.
     pub fn resource_dirs(&self) -> Vec<PathBuf> {
-        std::iter::once(&self.module).chain(&self.dependencies).flat_map(|m| m.resources.iter().cloned()).filter(|d| d.is_dir()).collect()
+        std::iter::once(&self.module)
+            .chain(&self.dependencies)
+            .flat_map(|m| m.resources.iter().cloned())
+            .filter(|d| d.is_dir())
+            .collect()
     }
 }
 
@@ -154,7 +158,13 @@ impl Read {
         };
         let jars = m.classpath.len();
         let how = if self.cached { "cached".to_string() } else { format!("read in {:.1} s", self.took.as_secs_f64()) };
-        format!("classpath: {} {}, module {}{deps}, {jars} jar{}, {how}", m.tool.name(), m.version, m.module.name, if jars == 1 { "" } else { "s" })
+        format!(
+            "classpath: {} {}, module {}{deps}, {jars} jar{}, {how}",
+            m.tool.name(),
+            m.version,
+            m.module.name,
+            if jars == 1 { "" } else { "s" }
+        )
     }
 }
 
@@ -198,8 +208,18 @@ pub fn locate(root: &Path, file: &Path, choice: Option<BuildTool>) -> Result<Opt
     let pick = match (choice, maven, gradle) {
         (Some(BuildTool::Maven), Some(m), _) => Some(Located { tool: Tool::Maven, build_root: m }),
         (Some(BuildTool::Gradle), _, Some(g)) => Some(Located { tool: Tool::Gradle, build_root: g }),
-        (Some(BuildTool::Maven), None, _) => return Err(format!("`[java] build_tool = \"maven\"` in racelens.toml, but no pom.xml holds {}", file.display())),
-        (Some(BuildTool::Gradle), _, None) => return Err(format!("`[java] build_tool = \"gradle\"` in racelens.toml, but no Gradle build holds {}", file.display())),
+        (Some(BuildTool::Maven), None, _) => {
+            return Err(format!(
+                "`[java] build_tool = \"maven\"` in racelens.toml, but no pom.xml holds {}",
+                file.display()
+            ))
+        }
+        (Some(BuildTool::Gradle), _, None) => {
+            return Err(format!(
+                "`[java] build_tool = \"gradle\"` in racelens.toml, but no Gradle build holds {}",
+                file.display()
+            ))
+        }
         (_, Some(m), Some(g)) if depth(&g) < depth(&m) => Some(Located { tool: Tool::Gradle, build_root: g }),
         (_, Some(m), _) => Some(Located { tool: Tool::Maven, build_root: m }),
         (_, None, Some(g)) => Some(Located { tool: Tool::Gradle, build_root: g }),
@@ -226,7 +246,8 @@ pub fn read(root: &Path, config: &Config, file: &Path, jdk: &Jdk) -> Result<Opti
     let text = std::fs::read_to_string(&out).ok();
     let _ = std::fs::remove_file(&out);
     let (ran, output) = result?;
-    let model = lines::parse(text.as_deref(), &located, file).map_err(|why| failed(&located, &ran, &output, &why, config))?;
+    let model =
+        lines::parse(text.as_deref(), &located, file).map_err(|why| failed(&located, &ran, &output, &why, config))?;
     if !output.status.success() {
         return Err(failed(&located, &ran, &output, &format!("it ended with {}", output.status), config));
     }
@@ -236,13 +257,20 @@ pub fn read(root: &Path, config: &Config, file: &Path, jdk: &Jdk) -> Result<Opti
 
 /// A command as a user would type it, to name it in messages.
 pub fn shown(cmd: &Command) -> String {
-    std::iter::once(cmd.get_program()).chain(cmd.get_args()).map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Runs a build tool's command, or says that it cannot be started.
 fn output_of(mut cmd: Command, located: &Located) -> Result<(String, Output), String> {
     let ran = shown(&cmd);
-    let output = cmd.stdin(std::process::Stdio::null()).output().map_err(|e| format!("cannot run `{ran}` in {}: {e}\n{}", located.build_root.display(), avoid(located.tool)))?;
+    let output = cmd
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{ran}` in {}: {e}\n{}", located.build_root.display(), avoid(located.tool)))?;
     Ok((ran, output))
 }
 
@@ -262,8 +290,15 @@ fn failed(located: &Located, ran: &str, output: &Output, why: &str, config: &Con
     let log = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
     let tail = tail_of(&log, 25);
     let offline = config.offline.unwrap_or(true);
-    let network = offline && ["offline", "Offline", "No cached version", "has not been downloaded"].iter().any(|w| log.contains(w) || why.contains(w));
-    let hint = if network { " It ran offline and needs something it has not downloaded: run the build once online (or set `[java] offline = false`)." } else { "" };
+    let network = offline
+        && ["offline", "Offline", "No cached version", "has not been downloaded"]
+            .iter()
+            .any(|w| log.contains(w) || why.contains(w));
+    let hint = if network {
+        " It ran offline and needs something it has not downloaded: run the build once online (or set `[java] offline = false`)."
+    } else {
+        ""
+    };
     let why = why.trim_end().trim_end_matches('.');
     format!(
         "cannot read the {} build in {}: {why}.{hint}\nracelens ran: {ran}\n{}{}",
@@ -318,7 +353,13 @@ fn program(build_root: &Path, wrapper: &str, name: &str) -> Result<Command, Stri
         .map(|d| d.join(name))
         .find(|p| p.is_file() && is_executable(p))
         .map(Command::new)
-        .ok_or_else(|| format!("`{name}` not found (not on PATH, and no `{}` in {})", wrapper.file_name().unwrap_or_default().to_string_lossy(), build_root.display()))
+        .ok_or_else(|| {
+            format!(
+                "`{name}` not found (not on PATH, and no `{}` in {})",
+                wrapper.file_name().unwrap_or_default().to_string_lossy(),
+                build_root.display()
+            )
+        })
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -342,16 +383,26 @@ mod tests {
 
     #[test]
     fn the_reactor_root_is_the_topmost_build_file_above_the_test() {
-        let t = tree(&["pom.xml", "core/pom.xml", "core/src/test/java/A.java", "tools/build.gradle", "tools/sub/build.gradle", "tools/sub/src/test/java/B.java"]);
+        let t = tree(&[
+            "pom.xml",
+            "core/pom.xml",
+            "core/src/test/java/A.java",
+            "tools/build.gradle",
+            "tools/sub/build.gradle",
+            "tools/sub/src/test/java/B.java",
+        ]);
         let root = t.path();
         let maven = locate(root, &root.join("core/src/test/java/A.java"), None).unwrap().unwrap();
         assert_eq!(maven, Located { tool: Tool::Maven, build_root: root.to_path_buf() });
         let gradle = locate(root, &root.join("tools/sub/src/test/java/B.java"), None).unwrap().unwrap();
         assert_eq!((gradle.tool, gradle.build_root), (Tool::Maven, root.to_path_buf()), "the root pom is higher");
-        let gradle = locate(root, &root.join("tools/sub/src/test/java/B.java"), Some(BuildTool::Gradle)).unwrap().unwrap();
+        let gradle =
+            locate(root, &root.join("tools/sub/src/test/java/B.java"), Some(BuildTool::Gradle)).unwrap().unwrap();
         assert_eq!(gradle, Located { tool: Tool::Gradle, build_root: root.join("tools") });
         assert_eq!(locate(root, &root.join("core/src/test/java/A.java"), Some(BuildTool::None)).unwrap(), None);
-        assert!(locate(root, &root.join("core/src/test/java/A.java"), Some(BuildTool::Gradle)).unwrap_err().contains("no Gradle build"));
+        assert!(locate(root, &root.join("core/src/test/java/A.java"), Some(BuildTool::Gradle))
+            .unwrap_err()
+            .contains("no Gradle build"));
     }
 
     #[test]

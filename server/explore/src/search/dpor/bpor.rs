@@ -141,7 +141,16 @@ fn join(into: &mut Clock, other: &Clock) {
 impl Clocks {
     fn new(threads: usize) -> Clocks {
         let zero = vec![0; threads];
-        Clocks { now: vec![zero.clone(); threads], index: Vec::new(), writes: HashMap::new(), accesses: HashMap::new(), not_adds: HashMap::new(), releases: HashMap::new(), everything: zero, global: None }
+        Clocks {
+            now: vec![zero.clone(); threads],
+            index: Vec::new(),
+            writes: HashMap::new(),
+            accesses: HashMap::new(),
+            not_adds: HashMap::new(),
+            releases: HashMap::new(),
+            everything: zero,
+            global: None,
+        }
     }
 
     /// Thread `v` takes its next step, with `effects`: it happens after its own past and
@@ -203,7 +212,7 @@ impl Clocks {
 
 impl<'a> Scan<'a> {
     fn new(trace: &'a Trace, enabled: &'a [Threads], conservative: bool) -> Scan<'a> {
-        let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
+        let threads = trace.thread_count();
         let mut steps_of = vec![Vec::new(); threads];
         let mut switch_before = Vec::with_capacity(trace.steps.len());
         let mut last_switch = None;
@@ -295,7 +304,13 @@ impl<'a> Scan<'a> {
 
 /// The backtracking points of an execution (its first `limit` steps). `conservative`: add
 /// BPOR's point (2) (a preemption bound is in force).
-pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
+pub fn analyze(
+    exec: &Execution,
+    trace: &Trace,
+    limit: usize,
+    conservative: bool,
+    impacted: ImpactedSteps,
+) -> Vec<Backtrack> {
     let enabled = enabled_before(exec, trace);
     let limit = limit.min(trace.steps.len());
     let mut scan = Scan::new(trace, &enabled, conservative);
@@ -327,7 +342,16 @@ pub fn analyze(exec: &Execution, trace: &Trace, limit: usize, conservative: bool
             }
         }
     }
-    let mut backtracks: Vec<Backtrack> = scan.out.into_iter().map(|((step, thread), (conservative, impacted))| Backtrack { step, threads: Threads::single(thread), conservative, impacted }).collect();
+    let mut backtracks: Vec<Backtrack> = scan
+        .out
+        .into_iter()
+        .map(|((step, thread), (conservative, impacted))| Backtrack {
+            step,
+            threads: Threads::single(thread),
+            conservative,
+            impacted,
+        })
+        .collect();
     backtracks.sort_by(|a, b| (a.step, &a.threads).cmp(&(b.step, &b.threads)));
     backtracks
 }

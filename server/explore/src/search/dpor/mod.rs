@@ -32,7 +32,9 @@ pub fn conflicts(a: &[Effect], b: &[Effect]) -> bool {
 /// the steps of another): an object numbered by first use may be another object there, so
 /// it stands for any object on the same slot.
 pub fn conflicts_across_runs(a: &[Effect], b: &[Effect]) -> bool {
-    any_conflict(a, b, |x, y| x.var.slot == y.var.slot && (x.var.obj == y.var.obj || !x.var.is_named() || !y.var.is_named()))
+    any_conflict(a, b, |x, y| {
+        x.var.slot == y.var.slot && (x.var.obj == y.var.obj || !x.var.is_named() || !y.var.is_named())
+    })
 }
 
 fn any_conflict(a: &[Effect], b: &[Effect], same_var: impl Fn(&Effect, &Effect) -> bool) -> bool {

@@ -62,12 +62,17 @@ impl Events {
 /// schedules that reverse it. `pending`: also the races of the operations live threads
 /// were about to perform when the execution ended.
 pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSteps) -> Vec<Backtrack> {
-    let impacted_race = |i: usize, k: Option<usize>| impacted.is_some_and(|f| f(i as u32) || k.is_some_and(|k| f(k as u32)));
+    let impacted_race =
+        |i: usize, k: Option<usize>| impacted.is_some_and(|f| f(i as u32) || k.is_some_and(|k| f(k as u32)));
     let limit = limit.min(trace.steps.len());
-    let threads = trace.steps.iter().map(|s| s.thread as usize + 1).chain(trace.pending.iter().map(|p| p.0 as usize + 1)).max().unwrap_or(1);
+    let threads = trace.thread_count();
     let zero = vec![0u32; threads];
     let mut cur: Vec<Clock> = vec![zero.clone(); threads];
-    let mut ev = Events { thread: Vec::with_capacity(limit), index: Vec::with_capacity(limit), clock: Vec::with_capacity(limit) };
+    let mut ev = Events {
+        thread: Vec::with_capacity(limit),
+        index: Vec::with_capacity(limit),
+        clock: Vec::with_capacity(limit),
+    };
     let mut vars: HashMap<Var, VarState> = HashMap::new();
     let mut released: HashMap<Var, Clock> = HashMap::new();
     let mut last_of: Vec<Option<usize>> = vec![None; threads];
@@ -82,7 +87,11 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
         let candidates = candidates(p, effects, &vars, &last_of, last_global, &ev);
         for &i in &candidates {
             if is_race(i, &candidates, &pre, &ev) {
-                out.push((i as u32, initials(i, k, p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, Some(k))));
+                out.push((
+                    i as u32,
+                    initials(i, k, p, &before_but(i, &pre, &candidates, &ev), &ev),
+                    impacted_race(i, Some(k)),
+                ));
             }
         }
         // This step's clock.
@@ -170,7 +179,11 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
             let candidates = candidates(*p, effects, &vars, &last_of, last_global, &ev);
             for &i in &candidates {
                 if is_race(i, &candidates, &pre, &ev) {
-                    out.push((i as u32, initials(i, limit, *p, &before_but(i, &pre, &candidates, &ev), &ev), impacted_race(i, None)));
+                    out.push((
+                        i as u32,
+                        initials(i, limit, *p, &before_but(i, &pre, &candidates, &ev), &ev),
+                        impacted_race(i, None),
+                    ));
                 }
             }
         }
@@ -193,12 +206,21 @@ pub fn analyze(trace: &Trace, limit: usize, pending: bool, impacted: ImpactedSte
 /// since the last write, or the last write, before an update; the reads and updates since
 /// the last write, or the last write, before a write; every thread's last step for a global
 /// step.
-fn candidates(p: ThreadId, effects: &[Effect], vars: &HashMap<Var, VarState>, last_of: &[Option<usize>], last_global: Option<usize>, ev: &Events) -> Vec<usize> {
+fn candidates(
+    p: ThreadId,
+    effects: &[Effect],
+    vars: &HashMap<Var, VarState>,
+    last_of: &[Option<usize>],
+    last_global: Option<usize>,
+    ev: &Events,
+) -> Vec<usize> {
     let mut out = Vec::new();
     for e in effects {
         match e.access {
             Access::Release => {}
-            Access::Global => out.extend(last_of.iter().enumerate().filter(|(t, _)| *t != p as usize).filter_map(|(_, l)| *l)),
+            Access::Global => {
+                out.extend(last_of.iter().enumerate().filter(|(t, _)| *t != p as usize).filter_map(|(_, l)| *l))
+            }
             Access::Read | Access::Join(_) => {
                 if let Some(s) = vars.get(&e.var) {
                     out.extend(s.last_write);
@@ -208,7 +230,8 @@ fn candidates(p: ThreadId, effects: &[Effect], vars: &HashMap<Var, VarState>, la
             Access::Write | Access::Start(_) | Access::Acquire | Access::Add => {
                 if let Some(s) = vars.get(&e.var) {
                     let adds: &[usize] = if e.access == Access::Add { &[] } else { &s.adds_since };
-                    let others: Vec<usize> = s.reads_since.iter().chain(adds).copied().filter(|&r| ev.thread[r] != p).collect();
+                    let others: Vec<usize> =
+                        s.reads_since.iter().chain(adds).copied().filter(|&r| ev.thread[r] != p).collect();
                     if others.is_empty() {
                         out.extend(s.last_write);
                     } else {
