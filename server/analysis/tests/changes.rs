@@ -847,6 +847,126 @@ fn a_callback_given_to_a_setter_of_a_jdk_functional_field_runs_its_method() {
     );
 }
 
+const EVENT_BUS: &str = r#"package app;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+public class EventBus {
+    private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+    private int published;
+
+    public void subscribe(Consumer<String> listener) {
+        listeners.add(listener);
+    }
+
+    public void publish(String event) {
+        synchronized (this) {
+            published++;
+        }
+        for (Consumer<String> listener : listeners) {
+            listener.accept(event);
+        }
+    }
+
+    public synchronized int published() {
+        return published;
+    }
+}
+"#;
+
+const DASHBOARD: &str = r#"package app;
+
+public class Dashboard {
+    private final EventBus bus;
+    private String last = "";
+
+    public Dashboard(EventBus bus) {
+        this.bus = bus;
+        bus.subscribe(this::onEvent);
+    }
+
+    private synchronized void onEvent(String event) {
+        last = event;
+    }
+
+    public synchronized String summary() {
+        return last + " after " + bus.published() + " events";
+    }
+}
+"#;
+
+/// `publish()` now calls its listeners holding the bus's monitor (an alien call under a
+/// lock, JCIP §10.1.3).
+fn publish_under_lock(bus: &str, call: &str) -> String {
+    let open = format!("        synchronized (this) {{\n            published++;\n        }}\n{call}");
+    let held = format!(
+        "        synchronized (this) {{\n            published++;\n{}        }}\n",
+        call.replace("\n        ", "\n            ").replacen("        ", "            ", 1)
+    );
+    assert!(bus.contains(&open), "the fixture changed");
+    bus.replace(&open, &held)
+}
+
+const FOR_EACH_CALL: &str =
+    "        for (Consumer<String> listener : listeners) {\n            listener.accept(event);\n        }\n";
+
+#[test]
+fn listeners_kept_in_a_collection_run_what_was_subscribed() {
+    // The dashboard subscribed `this::onEvent` (synchronized), and `summary()` asks the bus
+    // its count holding the dashboard's monitor: calling the listeners under the bus's
+    // monitor closes the cycle.
+    let base = [("src/app/EventBus.java", EVENT_BUS), ("src/app/Dashboard.java", DASHBOARD)];
+    let under = publish_under_lock(EVENT_BUS, FOR_EACH_CALL);
+    expect_test::expect!["EventBus.java:19 RL007 lock-order inversion: `EventBus.publish()` takes `this` then `Dashboard.this` (line 19, in `Dashboard.onEvent()`), while `Dashboard.summary()` takes them the other way round (line 17, in `EventBus.published()`): two threads can deadlock"]
+        .assert_eq(&lock_order_warnings(&base, &[("src/app/EventBus.java", &under)]).join("\n"));
+
+    // The same walk as `forEach` with a lambda.
+    let for_each = EVENT_BUS.replace(FOR_EACH_CALL, "        listeners.forEach(listener -> listener.accept(event));\n");
+    let under = publish_under_lock(&for_each, "        listeners.forEach(listener -> listener.accept(event));\n");
+    expect_test::expect!["EventBus.java:18 RL007 lock-order inversion: `EventBus.publish()` takes `this` then `Dashboard.this` (line 18, in `Dashboard.onEvent()`), while `Dashboard.summary()` takes them the other way round (line 17, in `EventBus.published()`): two threads can deadlock"]
+        .assert_eq(&lock_order_warnings(&[("src/app/EventBus.java", &for_each), ("src/app/Dashboard.java", DASHBOARD)], &[("src/app/EventBus.java", &under)]).join("\n"));
+
+    // Near misses: a change to `publish()` that still calls the listeners outside the
+    // lock, and a subscriber whose handler takes no lock.
+    let outside = EVENT_BUS.replace("            published++;\n", "            published += 1;\n");
+    assert_eq!(lock_order_warnings(&base, &[("src/app/EventBus.java", &outside)]), Vec::<String>::new());
+    let plain = DASHBOARD.replace("    private synchronized void onEvent(", "    private void onEvent(");
+    let under = publish_under_lock(EVENT_BUS, FOR_EACH_CALL);
+    assert_eq!(
+        lock_order_warnings(
+            &[("src/app/EventBus.java", EVENT_BUS), ("src/app/Dashboard.java", &plain)],
+            &[("src/app/EventBus.java", &under)]
+        ),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_lock_taken_in_a_lambda_callbacks_own_body_is_seen() {
+    // The subscriber is a lambda that synchronizes itself, with no method of its own.
+    let lambda = DASHBOARD.replace(
+        "        bus.subscribe(this::onEvent);\n",
+        "        bus.subscribe(event -> {\n            synchronized (this) {\n                last = event;\n            }\n        });\n",
+    );
+    let under = publish_under_lock(EVENT_BUS, FOR_EACH_CALL);
+    expect_test::expect!["EventBus.java:19 RL007 lock-order inversion: `EventBus.publish()` takes `this` then `Dashboard.this` (line 19, in `accept()`), while `Dashboard.summary()` takes them the other way round (line 21, in `EventBus.published()`): two threads can deadlock"]
+        .assert_eq(&lock_order_warnings(&[("src/app/EventBus.java", EVENT_BUS), ("src/app/Dashboard.java", &lambda)], &[("src/app/EventBus.java", &under)]).join("\n"));
+    // A lambda that locks nothing of the dashboard's closes no cycle.
+    let unlocked = lambda.replace(
+        "            synchronized (this) {\n                last = event;\n            }\n",
+        "            last = event;\n",
+    );
+    assert_eq!(
+        lock_order_warnings(
+            &[("src/app/EventBus.java", EVENT_BUS), ("src/app/Dashboard.java", &unlocked)],
+            &[("src/app/EventBus.java", &under)]
+        ),
+        Vec::<String>::new()
+    );
+}
+
 const GATE_DRAIN: &str = r#"package app;
 
 import java.util.concurrent.TimeUnit;

@@ -79,7 +79,7 @@ while other code takes the two the other way round: each of two threads can hold
 forever. The same holds for one class's lock taken from two objects that the callers choose (`from.lock` then \
 `to.lock`): two calls with the arguments swapped deadlock. Locks are named by class and field, so the two orders \
 may be in different files; a lock held around both orders, `tryLock()`, and read locks on both sides do not \
-deadlock and are not reported. The related locations are both acquisition paths: where the first lock is taken, \
+deadlock and are not reported. Calls to callbacks are followed to what the project gave them: a method reference or lambda set in a field (by its initializer, constructor or a setter), or added to a collection of listeners (`listeners.add(l)`, called in `for (Listener l : listeners)` or `listeners.forEach(...)`), a lambda's own `synchronized` blocks included. The related locations are both acquisition paths: where the first lock is taken, \
 the call made holding it, and where the second is taken. Also reported: a wait the change made while holding a \
 lock (a call, holding it, to a method that waits on its own monitor or condition: `gate.awaitDrained()`) where the \
 thread that would end the wait takes that lock first (the waking method, or a caller of it, before the wake-up): \

@@ -537,14 +537,10 @@ fn takes_before(
         if last.as_ref().is_some_and(|(span, _): &(Span, Option<String>)| span.start > call.span.start) {
             continue;
         }
-        for callee in graph.callees(origin, facts, call) {
-            if graph.acquisitions(callee, 0).iter().any(|a| a.lock.key == key) {
-                last = Some((
-                    call.span,
-                    Some(graph.index().facts(callee.origin).map(|f| f.method_display(callee.idx)).unwrap_or_default()),
-                ));
-                break;
-            }
+        if let Some((callee, _)) =
+            graph.call_acquisitions(origin, facts, call, 0).into_iter().find(|(_, a)| a.lock.key == key)
+        {
+            last = Some((call.span, Some(callee)));
         }
     }
     last

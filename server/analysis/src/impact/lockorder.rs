@@ -6,17 +6,23 @@
 //! Locks are named by `locks::lock_of` (class and field), so the graph joins files. Only
 //! the edges that matter are built: those from lock regions of the changed files, then,
 //! for a cycle's way back, those from regions holding a lock the change takes. What a
-//! callee acquires is followed a few calls deep and computed once per method; a call on a
-//! field holding a callback that no project class implements runs the methods referenced
-//! where the field gets its value (`new JobQueue(cap, this::onRejected)`). A change that
-//! made both orders is reported at both ends. Waits made holding a lock the waker needs
-//! are `holdwait`'s.
+//! callee acquires is followed a few calls deep and computed once per method, with the
+//! lambdas it runs inline (`forEach`, `compute*`), which hold what it holds there.
+//!
+//! Callbacks: a call on a field holding a callback that no project class implements (or a
+//! JDK functional interface) runs the code the project puts there: method references and
+//! lambdas given to its initializer, its constructor or a setter (`new JobQueue(cap,
+//! this::onRejected)`). A call on an element of a collection field of callbacks (a
+//! for-each variable over `listeners`, the parameter of `listeners.forEach(l -> ...)`)
+//! runs what its class adds to the collection (`listeners.add(l)` in `subscribe(l)`, from
+//! each `bus.subscribe(this::onEvent)`). A lambda's own lock regions count as taken by the
+//! call. A change that made both orders is reported at both ends. Waits made holding a
+//! lock the waker needs are `holdwait`'s.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
 
 use super::{Cx, Diagnostic, Related, Severity};
-use crate::index::{FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver};
+use crate::index::{ClassRef, FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver, Ty};
 use crate::java::{
     expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx,
 };
@@ -49,6 +55,37 @@ pub(super) struct Acq {
     /// The acquisition, or a call on the way to it, is on a line the change added or modified.
     touched: bool,
 }
+
+/// Where a call's receiver, a callback, is kept: a field of `class`, or the elements of a
+/// collection field (`elements`).
+#[derive(Clone, Copy)]
+struct Slot {
+    class: ClassRef,
+    field: u32,
+    elements: bool,
+}
+
+/// Code a callback runs: a method (referenced, or called by a lambda), or a lambda's body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Callback {
+    Method(MethodRef),
+    Lambda(FileId, UnitIdx),
+}
+
+/// Calls that put an element in a collection (the element is their last argument).
+const ADDERS: &[&str] = &[
+    "add",
+    "addIfAbsent",
+    "addFirst",
+    "addLast",
+    "offer",
+    "offerFirst",
+    "offerLast",
+    "push",
+    "put",
+    "putIfAbsent",
+    "set",
+];
 
 /// Code holding `outer` acquires `inner`.
 #[derive(Clone)]
@@ -385,8 +422,9 @@ pub(super) struct Graph<'a> {
     changed: HashMap<FileId, &'a BTreeSet<u32>>,
     /// What each method acquires, its own holders (`This`, `Param`) unmapped.
     memo: HashMap<MethodRef, Vec<Acq>>,
-    /// The method references each field holding a callback was given (`handler_targets`).
-    handlers: HashMap<(Origin, u32, u32), Vec<MethodRef>>,
+    /// The code each slot holding callbacks was given (`handler_targets`), by class, field
+    /// and whether the slot is the field's elements.
+    handlers: HashMap<(Origin, u32, u32, bool), Vec<Callback>>,
 }
 
 impl<'a> Graph<'a> {
@@ -455,14 +493,13 @@ impl<'a> Graph<'a> {
                 inner_holder,
                 call,
             };
+            // Code of the region's unit inside it, or of a lambda run inline there (`forEach`),
+            // runs holding it.
+            let holds =
+                |u: UnitIdx, at: u32| region.span.contains(at) && (u == unit || facts.held_regions(u, at).contains(&i));
             let mut found = Vec::new();
             for (j, (q, id)) in facts.locks.iter().zip(&resolved.locks).enumerate() {
-                if j == i
-                    || q.unit != unit
-                    || q.span.start <= region.span.start
-                    || !region.span.contains(q.span.start)
-                    || try_lock(&facts, q)
-                {
+                if j == i || q.span.start <= region.span.start || !holds(q.unit, q.span.start) || try_lock(&facts, q) {
                     continue;
                 }
                 let h = holder(&self.r, origin, &facts, unit, id, &q.lock, 0);
@@ -479,14 +516,11 @@ impl<'a> Graph<'a> {
                 let new = created(&inner, None);
                 found.push(edge(inner, h, None, new));
             }
-            for call in facts.calls.iter().filter(|c| c.unit == unit && region.span.contains(c.span.start)) {
-                for callee in self.callees(origin, &facts, call) {
-                    let callee_name = callee_name(self.index, callee);
-                    for acq in self.acquisitions(callee, 1) {
-                        let h = map_holder(&facts, call, acq.holder);
-                        let new = created(&acq, Some(call));
-                        found.push(edge(acq, h, Some((call.span, callee_name.clone())), new));
-                    }
+            for call in facts.calls.iter().filter(|c| holds(c.unit, c.span.start)) {
+                for (callee_name, acq) in self.call_acquisitions(origin, &facts, call, 1) {
+                    let h = map_holder(&facts, call, acq.holder);
+                    let new = created(&acq, Some(call));
+                    found.push(edge(acq, h, Some((call.span, callee_name)), new));
                 }
             }
             // Taking the same lock of the same object again is re-entrant, not an edge; so is
@@ -514,97 +548,215 @@ impl<'a> Graph<'a> {
     }
 
     pub(super) fn callees(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
+        let mut out = self.direct_callees(origin, facts, call);
+        for code in self.callbacks(origin, facts, call, !out.is_empty()) {
+            match code {
+                Callback::Method(m) => out.push(m),
+                // What the lambda's body calls; the locks it takes itself are
+                // `call_acquisitions`'.
+                Callback::Lambda(file, unit) => out.extend(self.lambda_callees(file, unit)),
+            }
+        }
+        out.sort_by_key(|m| (m.origin, m.idx));
+        out.dedup();
+        out
+    }
+
+    /// The project methods a call resolves to, as declared (no callback followed).
+    fn direct_callees(&self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
         if matches!(call.kind, CallKind::Reference) {
             return Vec::new();
         }
-        let found: Vec<MethodRef> = self
-            .r
-            .callees(origin, facts, call)
-            .into_iter()
-            .filter(|m| matches!(m.origin, Origin::Project(_)))
-            .collect();
+        self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect()
+    }
+
+    /// Every lock the code a call runs takes, with the name of the callee on the way
+    /// (`depth` calls down already): its project callees', and the locks a lambda handed
+    /// to it as a callback takes in its own body.
+    pub(super) fn call_acquisitions(
+        &mut self,
+        origin: Origin,
+        facts: &FileFacts,
+        call: &Call,
+        depth: u32,
+    ) -> Vec<(String, Acq)> {
+        let mut out = Vec::new();
+        for callee in self.callees(origin, facts, call) {
+            let name = callee_name(self.index, callee);
+            out.extend(self.acquisitions(callee, depth).into_iter().map(|a| (name.clone(), a)));
+        }
+        let found = !self.direct_callees(origin, facts, call).is_empty();
+        for code in self.callbacks(origin, facts, call, found) {
+            if let Callback::Lambda(file, unit) = code {
+                // The callee is the callback's method as the call names it (`accept`).
+                let acquired = self.lambda_locks(file, unit);
+                out.extend(acquired.into_iter().map(|a| (call.name.clone(), a)));
+            }
+        }
+        out
+    }
+
+    /// The code a call on a callback runs: the callback is a field, or the element of a
+    /// collection field, declared as a project interface no project class implements (only
+    /// its abstract method is found) or as a JDK functional interface; the code is what
+    /// the project puts there ([`Graph::handler_targets`]). `found`: whether the call has
+    /// project callees.
+    fn callbacks(&mut self, origin: Origin, facts: &FileFacts, call: &Call, found: bool) -> Vec<Callback> {
+        if matches!(call.kind, CallKind::Reference) {
+            return Vec::new();
+        }
+        let Some(slot) = self.callback_slot(origin, facts, call) else { return Vec::new() };
+        let callees = self.direct_callees(origin, facts, call);
         // Only a project interface's abstract method: the callback runs what it was given.
         // (No project callee at all, as for a JDK collection's method, is no callback.)
-        let abstract_only = !found.is_empty()
-            && found.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
-        // Or a JDK functional interface held in a field (`onIdle.run()`, `listener.accept(x)`).
-        if abstract_only || (found.is_empty() && self.functional_field(origin, facts, call)) {
-            let mut out = found;
-            out.extend(self.handler_targets(origin, facts, call));
-            return out;
+        let abstract_only = found
+            && callees
+                .iter()
+                .all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+        if abstract_only || (!found && self.holds_functional(origin, facts, call, slot)) {
+            self.handler_targets(slot)
+        } else {
+            Vec::new()
         }
-        found
     }
 
-    /// Whether the call is on a field declared as a JDK functional interface (`Runnable`,
-    /// `Callable`, `java.util.function.*`): a callback the project gives it.
-    fn functional_field(&self, origin: Origin, facts: &FileFacts, call: &Call) -> bool {
-        let Some(recv) = call.receiver.as_ref() else { return false };
-        let Some(field) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return false };
-        let Some(q) = self.r.field_type(field).filter(|t| t.dims == 0).and_then(|t| self.r.qualified_name(&t.name))
-        else {
-            return false;
+    /// Where the receiver of a call is kept: a field (`onIdle.run()`), or an element of a
+    /// collection field, through a for-each variable (`for (Listener l : listeners)`, also
+    /// over `listeners.values()`) or the parameter of a lambda given to the field's
+    /// `forEach` (`listeners.forEach(l -> l.onEvent(e))`).
+    fn callback_slot(&self, origin: Origin, facts: &FileFacts, call: &Call) -> Option<Slot> {
+        let recv = call.receiver.as_ref()?;
+        if let Some((class, field)) = self.r.field_of_expr(origin, facts, call.unit, recv) {
+            return Some(Slot { class, field, elements: false });
+        }
+        let Expr::Local(l) = recv else { return None };
+        let local = &facts.locals[*l as usize];
+        let walked = match &local.walks {
+            Some(w) => w.clone(),
+            None => {
+                // A lambda's parameter: the lambda whose span is its scope, given to `forEach`.
+                let lambda = (0..facts.units.len() as UnitIdx).find(|&u| {
+                    let unit = &facts.units[u as usize];
+                    unit.is_lambda && unit.span == local.scope
+                })?;
+                let each = facts.calls.iter().find(|c| {
+                    c.name == "forEach" && c.args.first() == Some(&Expr::Lambda(lambda)) && c.receiver.is_some()
+                })?;
+                each.receiver.clone()?
+            }
         };
-        q.starts_with("java.util.function.") || q == "java.lang.Runnable" || q == "java.util.concurrent.Callable"
+        // `listeners.values()`: the values of a map of listeners.
+        let collection = match walked {
+            Expr::Call { receiver: Some(r), name, args } if args.is_empty() && name == "values" => *r,
+            other => other,
+        };
+        let (class, field) = self.r.field_of_expr(origin, facts, call.unit, &collection)?;
+        Some(Slot { class, field, elements: true })
     }
 
-    /// What a call on a field holding a callback runs (`rejectionHandler.rejected(job)`),
-    /// when no project class implements its interface: the methods referenced where the
-    /// field gets its value, in its initializer (`= this::onRejected`) or through a
-    /// constructor parameter from each `new` of the class (`new JobQueue(cap,
-    /// this::onRejected)`), or through a setter's parameter from each call of the setter
-    /// (`gate.setOnIdle(server::markIdle)`); for a lambda, the methods its body calls (a
-    /// lock its body takes itself is not seen: its code is no method of its own).
-    fn handler_targets(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
-        let Some(recv) = call.receiver.as_ref() else { return Vec::new() };
-        let Some((class, field)) = self.r.field_of_expr(origin, facts, call.unit, recv) else { return Vec::new() };
-        let key = (class.origin, class.idx, field);
+    /// Whether the slot holds a JDK functional interface (`Runnable`, `Callable`,
+    /// `java.util.function.*`): the field's type, or for a collection, the receiver's
+    /// declared type or one of the field's type arguments.
+    fn holds_functional(&self, origin: Origin, facts: &FileFacts, call: &Call, slot: Slot) -> bool {
+        let functional = |t: &Ty| {
+            t.dims == 0
+                && self.r.qualified_name(&t.name).is_some_and(|q| {
+                    q.starts_with("java.util.function.")
+                        || q == "java.lang.Runnable"
+                        || q == "java.util.concurrent.Callable"
+                })
+        };
+        let Some(field) = self.r.field_type((slot.class, slot.field)) else { return false };
+        if !slot.elements {
+            return functional(&field);
+        }
+        let declared = call.receiver.as_ref().and_then(|r| self.r.type_of(origin, facts, call.unit, r));
+        declared.as_ref().is_some_and(functional) || field.args.iter().any(functional)
+    }
+
+    /// What the project puts in a slot holding callbacks, when no project class implements
+    /// its interface: the methods referenced, and the lambdas given,
+    /// - in the field's initializer (`= this::onRejected`);
+    /// - through a constructor parameter from each `new` of the class (`new JobQueue(cap,
+    ///   this::onRejected)`), or through a setter's parameter from each call of the setter
+    ///   (`gate.setOnIdle(server::markIdle)`);
+    /// - for a collection field, in its class's calls that add to it (`listeners.add(l)`,
+    ///   `put(k, l)`), directly or through the parameter of the method making the call,
+    ///   from each call of that method (`bus.subscribe(this::onEvent)`).
+    fn handler_targets(&mut self, slot: Slot) -> Vec<Callback> {
+        let Slot { class, field, elements } = slot;
+        let key = (class.origin, class.idx, field, elements);
         if let Some(known) = self.handlers.get(&key) {
             return known.clone();
         }
         self.handlers.insert(key, Vec::new());
         let Some(ff) = self.index.facts(class.origin) else { return Vec::new() };
         let decl = &ff.fields[field as usize];
-        // The calls whose callees the callback runs: a method reference, or the calls of a
-        // lambda's own body (`job -> onRejected(job)`).
-        let mut refs: Vec<(Origin, Arc<FileFacts>, usize)> = Vec::new();
-        let lambda_calls = |f: &FileFacts, unit: UnitIdx| -> Vec<usize> {
-            f.calls
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.unit == unit && c.kind == CallKind::Method)
-                .map(|(i, _)| i)
-                .collect()
-        };
-        match decl.init {
-            Some(Expr::MethodReference) => {
-                refs.extend(
-                    ff.calls
-                        .iter()
-                        .position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start))
-                        .map(|i| (class.origin, ff.clone(), i)),
-                );
+        let mut out: Vec<Callback> = Vec::new();
+        // Where the code was given: a method reference (the call that names it), or a lambda.
+        let mut given = |origin: Origin, f: &FileFacts, arg: &Expr, reference: Option<usize>| match arg {
+            Expr::Lambda(unit) => {
+                if let Origin::Project(file) = origin {
+                    out.push(Callback::Lambda(file, *unit));
+                }
             }
-            Some(Expr::Lambda(unit)) => {
-                refs.extend(lambda_calls(&ff, unit).into_iter().map(|i| (class.origin, ff.clone(), i)))
+            Expr::MethodReference => {
+                if let Some(i) = reference {
+                    out.extend(
+                        self.r
+                            .callees(origin, f, &f.calls[i])
+                            .into_iter()
+                            .filter(|m| matches!(m.origin, Origin::Project(_)))
+                            .map(Callback::Method),
+                    );
+                }
             }
             _ => {}
+        };
+        // Parameters whose value is put in the slot: (method, arity, position).
+        let mut params: Vec<(MethodIdx, usize, usize)> = Vec::new();
+        let param_of = |unit: UnitIdx, value: &Expr| -> Option<(MethodIdx, usize, usize)> {
+            let m = ff.unit_method(unit);
+            let Expr::Local(l) = value else { return None };
+            let k = m.params.iter().position(|p| p.name == ff.locals[*l as usize].name)?;
+            (m.class == class.idx && !m.is_static).then_some((ff.units[unit as usize].method, m.params.len(), k))
+        };
+        if elements {
+            let names_field = |e: &Expr| match e {
+                Expr::Name(n) => *n == decl.name,
+                Expr::Field(o, n) => **o == Expr::This && *n == decl.name,
+                _ => false,
+            };
+            for (i, c) in ff.calls.iter().enumerate() {
+                if !(ADDERS.contains(&c.name.as_str()) && c.receiver.as_ref().is_some_and(names_field)) {
+                    continue;
+                }
+                let Some(value) = c.args.last() else { continue };
+                // The element is the last argument: the last method reference inside the call.
+                let reference =
+                    ff.calls.iter().enumerate().skip(i + 1).rfind(|(_, r)| {
+                        r.kind == CallKind::Reference && c.full.contains(r.span.start) && r.unit == c.unit
+                    });
+                given(class.origin, &ff, value, reference.map(|(j, _)| j));
+                params.extend(param_of(c.unit, value));
+            }
+        } else {
+            let reference =
+                ff.calls.iter().position(|c| c.kind == CallKind::Reference && decl.decl_span.contains(c.span.start));
+            if let Some(init) = &decl.init {
+                given(class.origin, &ff, init, reference);
+            }
+            params.extend(
+                ff.accesses
+                    .iter()
+                    .filter(|a| {
+                        a.kind == AccessKind::Write
+                            && a.name == decl.name
+                            && matches!(a.receiver, None | Some(Expr::This))
+                    })
+                    .filter_map(|a| param_of(a.unit, a.value.as_ref()?)),
+            );
         }
-        // Parameters assigned to the field, of a constructor or a setter: (method, arity,
-        // position).
-        let params: Vec<(MethodIdx, usize, usize)> = ff
-            .accesses
-            .iter()
-            .filter(|a| {
-                a.kind == AccessKind::Write && a.name == decl.name && matches!(a.receiver, None | Some(Expr::This))
-            })
-            .filter_map(|a| {
-                let m = ff.unit_method(a.unit);
-                let Some(Expr::Local(l)) = &a.value else { return None };
-                let k = m.params.iter().position(|p| p.name == ff.locals[*l as usize].name)?;
-                (m.class == class.idx && !m.is_static).then_some((ff.units[a.unit as usize].method, m.params.len(), k))
-            })
-            .collect();
         let simple = ff.classes[class.idx as usize].simple_name.clone();
         for &(m, arity, k) in &params {
             let name = &ff.methods[m as usize].name;
@@ -629,34 +781,66 @@ impl<'a> Graph<'a> {
                         }
                 };
                 for c in f.calls.iter().filter(|c| gives(c)) {
-                    if let Expr::Lambda(unit) = c.args[k] {
-                        refs.extend(lambda_calls(&f, unit).into_iter().map(|i| (origin, f.clone(), i)));
-                        continue;
-                    }
-                    if !matches!(c.args[k], Expr::MethodReference) {
-                        continue;
-                    }
                     // The k-th argument is the j-th method reference inside the call.
                     let j = c.args[..k].iter().filter(|a| matches!(a, Expr::MethodReference)).count();
                     let inside = f.calls.iter().enumerate().filter(|(_, r)| {
                         r.kind == CallKind::Reference && c.full.contains(r.span.start) && r.unit == c.unit
                     });
-                    if let Some((i, _)) = inside.collect::<Vec<_>>().get(j) {
-                        refs.push((origin, f.clone(), *i));
-                    }
+                    let reference = inside.map(|(i, _)| i).nth(j);
+                    given(origin, &f, &c.args[k], reference);
                 }
             }
         }
-        let mut out: Vec<MethodRef> = Vec::new();
-        for (o, f, i) in &refs {
-            out.extend(
-                self.r.callees(*o, f, &f.calls[*i]).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))),
-            );
-        }
-        out.sort_by_key(|m| (m.origin, m.idx));
+        out.sort_by_key(|c| match c {
+            Callback::Method(m) => (0, m.origin, m.idx),
+            Callback::Lambda(file, unit) => (1, Origin::Project(*file), *unit),
+        });
         out.dedup();
         self.handlers.insert(key, out.clone());
         out
+    }
+
+    /// The project methods a lambda's own body calls.
+    fn lambda_callees(&self, file: FileId, unit: UnitIdx) -> Vec<MethodRef> {
+        let Some(entry) = self.index.entry(file) else { return Vec::new() };
+        let f = &entry.facts;
+        f.calls
+            .iter()
+            .filter(|c| c.unit == unit && c.kind == CallKind::Method)
+            .flat_map(|c| self.direct_callees(Origin::Project(file), f, c))
+            .collect()
+    }
+
+    /// The locks a lambda's own body takes (`e -> { synchronized (stats) { ... } }`).
+    fn lambda_locks(&self, file: FileId, unit: UnitIdx) -> Vec<Acq> {
+        let Some(entry) = self.index.entry(file) else { return Vec::new() };
+        let (facts, resolved) = (&entry.facts, &entry.resolved);
+        // Named by the method that wrote it (the span shows the lambda).
+        let method = facts.method_display(facts.units[unit as usize].method);
+        facts
+            .locks
+            .iter()
+            .zip(&resolved.locks)
+            .filter(|(q, _)| q.unit == unit && !try_lock(facts, q))
+            .map(|(q, id)| {
+                let span = acquisition_span(facts, q);
+                // Its `this` is the object that registered it, not the callee's receiver: only
+                // a lock of the whole program keeps its holder through the call.
+                let holder = match holder(&self.r, Origin::Project(file), facts, q.unit, id, &q.lock, 0) {
+                    Holder::Global => Holder::Global,
+                    _ => Holder::Unknown,
+                };
+                Acq {
+                    lock: id.clone(),
+                    holder,
+                    file,
+                    span,
+                    method: method.clone(),
+                    display: q.text.clone(),
+                    touched: self.touched(file, span.line),
+                }
+            })
+            .collect()
     }
 
     /// Every lock `m` takes, itself or in what it calls (`depth` calls down already).
@@ -670,8 +854,10 @@ impl<'a> Graph<'a> {
         // Recursion reaches this method again: it adds nothing new on the way.
         self.memo.insert(m, Vec::new());
         let name = facts.method_display(m.idx);
+        // Its own code, and lambdas it runs inline (`forEach`, `compute*`): not a lambda it
+        // hands on to run later.
         let units: Vec<UnitIdx> = (0..facts.units.len() as UnitIdx)
-            .filter(|&u| facts.units[u as usize].method == m.idx && !facts.units[u as usize].is_lambda)
+            .filter(|&u| facts.units[u as usize].method == m.idx && facts.holding_unit(u).is_some())
             .collect();
         let mut out = Vec::new();
         for (q, id) in facts.locks.iter().zip(&resolved.locks) {
@@ -693,11 +879,9 @@ impl<'a> Graph<'a> {
         if depth < MAX_CALL_DEPTH {
             for call in facts.calls.iter().filter(|c| units.contains(&c.unit)) {
                 let on_changed_line = self.touched(file, call.span.line);
-                for callee in self.callees(m.origin, &facts, call) {
-                    for acq in self.acquisitions(callee, depth + 1) {
-                        let holder = map_holder(&facts, call, acq.holder);
-                        out.push(Acq { holder, touched: acq.touched || on_changed_line, ..acq });
-                    }
+                for (_, acq) in self.call_acquisitions(m.origin, &facts, call, depth + 1) {
+                    let holder = map_holder(&facts, call, acq.holder);
+                    out.push(Acq { holder, touched: acq.touched || on_changed_line, ..acq });
                 }
             }
         }

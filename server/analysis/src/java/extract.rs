@@ -33,6 +33,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
         anonymous_counters: HashMap::new(),
         local_class_counters: HashMap::new(),
         lambda_units: HashMap::new(),
+        walked: Vec::new(),
     };
     // One pass of all queries; the captures are then processed kind by kind.
     let mut captures = Captures::default();
@@ -49,6 +50,7 @@ pub fn extract(tree: &Tree, text: Arc<str>) -> FileFacts {
     ex.declarations(&captures.declarations);
     ex.locks(&captures.locks);
     ex.initializer_shapes(&declarators);
+    ex.walked_shapes();
     ex.accesses(&captures.accesses);
     ex.calls(&captures.calls);
     super::inline::mark_inline_units(&mut ex.facts);
@@ -82,6 +84,8 @@ struct Extractor<'t> {
     /// Local classes: `Outer$1Local`, `Outer$2Local` for the second `Local` in `Outer`.
     local_class_counters: HashMap<(ClassIdx, String), u32>,
     lambda_units: HashMap<usize, UnitIdx>,
+    /// For-each variables and the expression each loop walks, shaped once every local is known.
+    walked: Vec<(LocalIdx, Node<'t>)>,
 }
 
 /// Runs a query and calls `f` with every capture, in document order.
@@ -492,7 +496,7 @@ impl<'t> Extractor<'t> {
 
     fn push_local(&mut self, name: &str, ty: Option<TypeRef>, scope: Span, init: Option<Expr>) {
         let idx = self.facts.locals.len() as LocalIdx;
-        self.facts.locals.push(LocalVar { name: name.to_string(), ty, scope, init, reassigned: false });
+        self.facts.locals.push(LocalVar { name: name.to_string(), ty, scope, init, reassigned: false, walks: None });
         self.locals_by_name.entry(name.to_string()).or_default().push(idx);
     }
 
@@ -547,10 +551,13 @@ impl<'t> Extractor<'t> {
         self.push_local(text(name, src), ty, scope, None);
     }
 
-    fn foreach(&mut self, node: Node, src: &[u8]) {
+    fn foreach(&mut self, node: Node<'t>, src: &[u8]) {
         let Some(name) = node.child_by_field_name("name") else { return };
         let ty = node.child_by_field_name("type").map(|t| type_ref(t, src)).filter(|t| t.name != "var");
         self.push_local(text(name, src), ty, span(node), None);
+        if let Some(value) = node.child_by_field_name("value") {
+            self.walked.push((self.facts.locals.len() as LocalIdx - 1, value));
+        }
     }
 
     fn resource(&mut self, node: Node, src: &[u8]) {
@@ -744,6 +751,14 @@ impl<'t> Extractor<'t> {
                     write: true,
                 });
             }
+        }
+    }
+
+    /// What each for-each loop walks, once every local is known.
+    fn walked_shapes(&mut self) {
+        for (l, value) in std::mem::take(&mut self.walked) {
+            let shape = self.expr(value, self.src);
+            self.facts.locals[l as usize].walks = Some(shape);
         }
     }
 

@@ -222,6 +222,9 @@ pub struct LocalVar {
     pub init: Option<Expr>,
     /// Assigned again after its declaration (then it is no alias of its initializer).
     pub reassigned: bool,
+    /// For the variable of a for-each loop, what the loop walks (`listeners` in `for (Listener
+    /// l : listeners)`): the variable holds each of its elements in turn.
+    pub walks: Option<Expr>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
