@@ -45,7 +45,7 @@ server's `racelens:/codes/` documents and the rules of the SARIF logs carry. RL0
 warnings of `racelens check` and the editor, RL100 a hint (`--show hints`), RL200 to RL202 the \
 results of an exploration, RL210 a hint of a test's dynamic change impact. \
 `@SuppressWarnings(\"racelens\")` (or `\"racelens:RL001\"`) silences a warning. What each analysis \
-computes is in the [manual](manual.md#what-it-computes); how well the warnings do, in the \
+computes is in the [manual](manual/check.md#what-it-computes); how well the warnings do, in the \
 [evaluation](evaluation.md#how-well-the-warnings-do).\n\n",
     );
     out.push_str("| code | name | what |\n|---|---|---|\n");

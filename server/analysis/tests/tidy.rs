@@ -10,7 +10,9 @@
 //! - no file includes another by `#[path]`: what tests and benchmarks share is the crate
 //!   `racelens-test-support`;
 //! - the workspace is formatted as `rustfmt.toml` says (`cargo fmt --all --check`), so that a
-//!   diff shows what changed and not how someone's editor wraps lines.
+//!   diff shows what changed and not how someone's editor wraps lines;
+//! - every relative link of the Markdown documents reaches a file, and its `#anchor` a
+//!   heading of that file (GitHub's anchors), so that the manual's pages cannot drift apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -242,4 +244,80 @@ fn the_circle_finder_finds_a_circle() {
     let text = "use crate::x::{y, z::w};\nlet v = super::q::r();";
     assert_eq!(paths_after(text, "crate::"), vec!["x::y", "x::z::w", "x"]);
     assert_eq!(paths_after(text, "super::"), vec!["q::r"]);
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation dropped, spaces to `-`.
+fn anchor_of(heading: &str) -> String {
+    let text = heading.trim_start_matches('#').trim().to_lowercase();
+    text.chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside fenced code).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.insert(anchor_of(line));
+        }
+    }
+    out
+}
+
+/// The Markdown files of the repository (build output and installed packages left out).
+fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | "node_modules" | ".git" | "build" | "out") {
+                markdown_files(&path, out);
+            }
+        } else if name.ends_with(".md") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_relative_link_of_the_docs_reaches_its_file_and_heading() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+    let mut files = Vec::new();
+    markdown_files(&root, &mut files);
+    assert!(files.iter().any(|f| f.ends_with("server/docs/manual/README.md")), "the manual was not found");
+    let mut broken = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (i, _) in text.match_indices("](") {
+            let target: String = text[i + 2..].chars().take_while(|c| *c != ')' && !c.is_whitespace()).collect();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let reached = if path.is_empty() { file.clone() } else { file.parent().unwrap().join(path) };
+            let shown = file.strip_prefix(&root).unwrap_or(file).display();
+            if !reached.exists() {
+                broken.push(format!("{shown}: `{target}`: no such file"));
+            } else if !anchor.is_empty() && reached.extension().is_some_and(|e| e == "md") {
+                if !anchors(&std::fs::read_to_string(&reached).unwrap()).contains(anchor) {
+                    broken.push(format!("{shown}: `{target}`: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links in the docs:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn anchors_are_githubs() {
+    assert_eq!(
+        anchor_of("## CI at scale: `--shard I/N` and `racelens merge`"),
+        "ci-at-scale---shard-in-and-racelens-merge"
+    );
+    assert_eq!(anchor_of("### SARIF / GitHub code scanning"), "sarif--github-code-scanning");
 }

@@ -11,7 +11,7 @@
 //! The init script (`racelens-model.gradle`) is written into the racelens cache. The
 //! project cache dir (Gradle's `.gradle/` folder) goes to the work tree's racelens cache, so
 //! that nothing is written in the work tree; a `buildSrc` folder is still built by Gradle,
-//! into `buildSrc/build` (server/docs/manual.md). The configuration cache is off for this run: the
+//! into `buildSrc/build` (server/docs/manual/classpath.md). The configuration cache is off for this run: the
 //! script's task reads the project while it runs.
 
 use std::path::Path;

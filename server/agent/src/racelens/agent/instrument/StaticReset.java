@@ -36,7 +36,7 @@ import org.objectweb.asm.tree.TryCatchBlockNode;
  * reset would break: a class initialiser that reads state the test set before (a property, a
  * configuration field) sees it, as in a fresh JVM.
  *
- * <p>Not reset (said in server/docs/manual.md): interfaces (their fields are constants or set once by
+ * <p>Not reset (said in server/docs/manual/explore.md): interfaces (their fields are constants or set once by
  * their initialiser), enums and their constant bodies (the JDK caches an enum's constants in
  * its {@code Class}: new ones would not be {@code ==} to {@code valueOf}'s), fields read by
  * reflection before the class is touched in an execution, and everything outside application

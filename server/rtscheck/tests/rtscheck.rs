@@ -3,18 +3,22 @@
 //! three whose evolutions make tests fail, all without a violation; and field hiding, the
 //! violation rtscheck found first (below).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+/// The `racelens` binary of this build, beside `rtscheck` in the target folder (`cargo test
+/// --workspace` builds it; alone, `cargo build -p racelens` first).
+fn racelens() -> PathBuf {
+    let binary =
+        Path::new(env!("CARGO_BIN_EXE_rtscheck")).with_file_name(format!("racelens{}", std::env::consts::EXE_SUFFIX));
+    assert!(binary.is_file(), "no racelens binary at {}: run `cargo build -p racelens` first", binary.display());
+    binary
+}
 
 /// Starts `rtscheck <args>` with the `racelens` binary of this build.
 fn start(args: &[&str]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rtscheck"));
-    command
-        .args(args)
-        .arg("--racelens")
-        .arg(env!("CARGO_BIN_EXE_racelens"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    command.args(args).arg("--racelens").arg(racelens()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.spawn().unwrap()
 }
 

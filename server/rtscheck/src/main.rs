@@ -7,7 +7,7 @@
 //! and have no counterpart here.
 //!
 //! ```text
-//! cargo build -p racelens && cargo run -p racelens --bin rtscheck -- --seeds 1000 [--first S] [--no-jvm] [--keep]
+//! cargo build -p racelens && cargo run -p racelens-rtscheck -- --seeds 1000 [--first S] [--no-jvm] [--keep]
 //! ```
 //!
 //! Each violation is printed with its rule, seed, operator and the program (the change and
