@@ -284,7 +284,10 @@ fn a_module_that_does_not_compile_names_the_missing_package_and_keeps_javacs_out
     let needing: Vec<&String> = javac.summary.missing_packages["org.apache.commons.text"].iter().collect();
     assert_eq!(needing, ["inventory/src/main/java/org/example/inventory/Stock.java"]);
     assert!(
-        err.message.starts_with("the project does not compile (javac, module inventory (+ ids): 2 errors in 1 file):"),
+        err.message.starts_with(
+            "the project as a whole (module inventory (+ ids)) does not compile (2 errors in inventory/src/main/java/org/example/inventory/Stock.java), \
+             nor does what the test reaches (javac, what inventory/src/test/java/org/example/inventory/StockTest.java reaches: 2 errors in 1 file):"
+        ),
         "{}",
         err.message
     );
@@ -307,12 +310,14 @@ fn racelens_toml_classpath_wins_over_the_build() {
     let dir = repo.path();
     let mut sources = sources(dir);
     sources.config.classpath = vec!["/usr/share/maven-repo/org/apache/commons/commons-lang3/3.12.0/*.jar".into()];
-    // No Maven: every analysed source is compiled, `reports` too, which does not compile.
+    // No Maven: every analysed source is compiled, `reports` too, which does not compile; then
+    // what the test reaches, `ids` and its logger among it, which does not compile either.
     let err = project::prepare(&sources, &jdk(), Some(Path::new(TEST_FILE))).unwrap_err();
     let summary = &err.javac.as_ref().expect("javac ran").summary;
     assert!(
-        summary.missing_packages.contains_key("org.example.billing")
-            && summary.missing_packages.contains_key("org.slf4j"),
+        !summary.missing_packages.contains_key("org.example.billing")
+            && summary.missing_packages.contains_key("org.slf4j")
+            && err.message.contains("reports/src/main/java/org/example/reports/DailyReport.java"),
         "{}",
         err.message
     );

@@ -70,10 +70,15 @@ fn files(list: &BTreeSet<String>) -> String {
 impl JavacSummary {
     /// The files with errors.
     pub fn file_count(&self) -> usize {
+        self.error_files().len()
+    }
+
+    /// The files with an error, by name.
+    pub fn error_files(&self) -> BTreeSet<&str> {
         let mut all: BTreeSet<&str> =
             self.missing_packages.values().chain(self.missing_symbols.values()).flatten().map(String::as_str).collect();
         all.extend(self.other.iter().filter_map(|o| o.split(':').next()));
-        all.len()
+        all
     }
 
     /// The summary's lines, indented by two spaces.

@@ -10,11 +10,18 @@
 //! compiled again. With `[java] build = "..."` the project builds itself and
 //! `[java] classes = [...]` says where the classes are.
 //!
+//! When the whole does not compile (upstream repositories often have a file that needs
+//! what the classpath here lacks) and the test's file is known, racelens compiles what the
+//! test reaches instead: the test's file alone, with the sources' roots (found from each
+//! file's package) as javac's source path, so that javac compiles the classes the test
+//! names, transitively, and no other. A note says so, with the whole's errors; the base
+//! revision is compiled the same way. Classes loaded only by name are then missing.
+//!
 //! A compile that fails is summarised ([`crate::jvm::javac_errors`]): the missing packages
 //! and classes with the files that need them, and where the classpath came from; javac's
 //! full output is written next to the classes, and kept in [`PrepareError`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,6 +73,9 @@ pub struct Project {
     pub notes: Vec<String>,
     /// What was compiled, against what: the base revision is compiled the same way.
     unit: Unit,
+    /// How many source files the last compile of what a test reaches took in (javac's own
+    /// count); `None` for any other compile, or when up to date.
+    compiled_files: Option<usize>,
 }
 
 /// A compile: which sources (by root), against what, into which cache folder.
@@ -83,6 +93,10 @@ struct Unit {
     what: String,
     /// Where the classpath came from and how to change it, for a failed compile.
     origin: String,
+    /// Compile only what this source file (relative to the work tree) reaches: javac's
+    /// implicit compilation over the sources' roots ([`compile_reached`]). Set when the
+    /// whole unit does not compile.
+    reached_from: Option<String>,
 }
 
 /// Why a project could not be prepared; javac's own output when it was javac.
@@ -202,7 +216,9 @@ pub fn prepare(sources: &Sources, jdk: &Jdk, test_file: Option<&Path>) -> Result
         None => project_cache(root),
     };
     let compile_started = Instant::now();
-    let mut project = compile_into(root, files, jdk, &unit, &cache)?;
+    let test_rel =
+        test_file.as_deref().and_then(|f| f.strip_prefix(root).ok()).map(|f| f.to_string_lossy().replace('\\', "/"));
+    let mut project = compile_unit(root, files, jdk, &unit, &cache, test_rel.as_deref(), &mut notes)?;
     project.compile_time = if project.summary == "up to date" { Duration::ZERO } else { compile_started.elapsed() };
     project.classpath_time = classpath_time;
     project.classpath_line = line;
@@ -229,6 +245,7 @@ fn unit_for(
         processors: None,
         what: "every analysed source".into(),
         origin,
+        reached_from: None,
     };
     if !config.classpath.is_empty() {
         let libs = libraries(root, &config.classpath)?;
@@ -282,6 +299,7 @@ fn unit_for(
                 processors: Some(m.processors.clone()),
                 what,
                 origin,
+                reached_from: None,
             };
             return Ok((unit, line, jvm));
         }
@@ -400,6 +418,7 @@ fn built(
         processors: None,
         what: "the project".into(),
         origin: String::new(),
+        reached_from: None,
     };
     Ok(Project {
         root: root.to_path_buf(),
@@ -412,6 +431,7 @@ fn built(
         compile_time: started.elapsed(),
         notes,
         unit,
+        compiled_files: None,
     })
 }
 
@@ -487,6 +507,10 @@ pub fn build_base(commit: &str, sources: &Sources, jdk: &Jdk, like: &Project) ->
     };
     let files = select(sources, &like.unit, false);
     let started = Instant::now();
+    let cache = match &like.unit.reached_from {
+        Some(test) => reached_cache(&cache, test),
+        None => cache,
+    };
     let mut project = compile_into(root, files, jdk, &like.unit, &cache)
         .map_err(|e| format!("the base revision {}: {e}", &commit[..commit.len().min(10)]))?;
     project.compile_time = if project.summary == "up to date" { Duration::ZERO } else { started.elapsed() };
@@ -509,6 +533,131 @@ fn prune_bases(bases: &Path, keep: &str) {
     for (_, dir) in dirs.into_iter().take(excess) {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// Compiles `unit`; when it does not compile and the test's file is known, compiles what
+/// the test reaches instead ([`compile_reached`]), and says so in `notes`. A tree whose
+/// whole failed before, unchanged since (`whole-failed.txt`), goes straight to the test's
+/// part, so a repository with a file that never compiles pays for the failure once.
+fn compile_unit(
+    root: &Path,
+    files: Vec<(String, Arc<str>, u64)>,
+    jdk: &Jdk,
+    unit: &Unit,
+    cache: &Path,
+    test: Option<&str>,
+    notes: &mut Vec<String>,
+) -> Result<Project, PrepareError> {
+    let Some(test) = test.filter(|t| files.iter().any(|(p, _, _)| p == t)) else {
+        return compile_into(root, files, jdk, unit, cache);
+    };
+    let whole =
+        format!("{:016x}\n", hash((&files.iter().map(|(p, _, h)| (p, *h)).collect::<Vec<_>>(), join(&unit.libs))));
+    let failed_path = cache.join("whole-failed.txt");
+    let known_failure = std::fs::read_to_string(&failed_path).ok();
+    let why = if known_failure.as_ref().is_some_and(|k| k.starts_with(&whole)) {
+        known_failure.unwrap_or_default()[whole.len()..].to_string()
+    } else {
+        match compile_into(root, files.clone(), jdk, unit, cache) {
+            Ok(project) => {
+                let _ = std::fs::remove_file(&failed_path);
+                return Ok(project);
+            }
+            Err(e) => {
+                let Some(javac) = &e.javac else { return Err(e) };
+                let files = javac.summary.error_files();
+                let shown: Vec<&str> = files.iter().take(3).copied().collect();
+                let more = if files.len() > 3 { format!(" and {} more", files.len() - 3) } else { String::new() };
+                let why = format!(
+                    "the project as a whole ({}) does not compile ({} error{} in {}{more})",
+                    unit.what,
+                    javac.summary.errors,
+                    if javac.summary.errors == 1 { "" } else { "s" },
+                    shown.join(", ")
+                );
+                let _ = std::fs::create_dir_all(cache);
+                let _ = std::fs::write(&failed_path, format!("{whole}{why}"));
+                why
+            }
+        }
+    };
+    let reached = Unit { what: format!("what {test} reaches"), reached_from: Some(test.to_string()), ..unit.clone() };
+    let total = files.len();
+    let at = reached_cache(cache, test);
+    let project = compile_into(root, files, jdk, &reached, &at).map_err(|mut e| {
+        // `the project does not compile (javac, what T reaches: ...)` follows the whole's failure.
+        let rest = e.message.strip_prefix("the project does not compile ").unwrap_or(&e.message);
+        e.message = format!("{why}, nor does what the test reaches {rest}");
+        e
+    })?;
+    // javac counts the files when it compiles; an up-to-date compile reads that count.
+    let count_path = at.join("reached-files.txt");
+    let count = match project.compiled_files {
+        Some(n) => {
+            let _ = std::fs::write(&count_path, n.to_string());
+            Some(n)
+        }
+        None => std::fs::read_to_string(&count_path).ok().and_then(|t| t.trim().parse().ok()),
+    };
+    let count = count.map_or(String::new(), |n| format!(" ({n} of {total} files, by javac's implicit compilation)"));
+    notes.push(format!(
+        "{why}: racelens compiled only what {test} reaches{count}; classes the test loads only by name \
+         (reflection, ServiceLoader) are missing"
+    ));
+    Ok(project)
+}
+
+/// Where the classes of what `test` reaches are kept, beside the unit's.
+fn reached_cache(cache: &Path, test: &str) -> PathBuf {
+    cache.join("reached").join(format!("{:016x}", stable_hash(test.as_bytes())))
+}
+
+/// The source root of a file: its path without the folders of its package
+/// (`src/main/java` for `src/main/java/org/x/A.java` in `package org.x;`); `None` when the
+/// path does not end with them.
+fn source_root(rel: &str, text: &str) -> Option<String> {
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let package = package_of(text).unwrap_or_default();
+    if package.is_empty() {
+        return Some(dir.to_string());
+    }
+    let folders = package.replace('.', "/");
+    if dir == folders {
+        return Some(String::new());
+    }
+    dir.strip_suffix(&format!("/{folders}")).map(str::to_string)
+}
+
+/// The package a Java file declares (`None`: the default package), read past comments and
+/// annotations.
+fn package_of(text: &str) -> Option<String> {
+    let mut in_block = false;
+    for line in text.lines() {
+        let mut line = line.trim();
+        if in_block {
+            match line.find("*/") {
+                Some(end) => {
+                    in_block = false;
+                    line = line[end + 2..].trim();
+                }
+                None => continue,
+            }
+        }
+        if line.starts_with("/*") {
+            match line.find("*/") {
+                Some(end) => line = line[end + 2..].trim(),
+                None => {
+                    in_block = true;
+                    continue;
+                }
+            }
+        }
+        if line.is_empty() || line.starts_with("//") || line.starts_with('@') {
+            continue;
+        }
+        return line.strip_prefix("package ").map(|rest| rest.split(';').next().unwrap_or("").trim().to_string());
+    }
+    None
 }
 
 /// Compiles `files` into `cache` (`src/`, `classes/`, `manifest.txt`), incrementally: the
@@ -553,10 +702,12 @@ fn compile_into(
     let changed: Vec<&String> =
         now.iter().filter(|(p, (c, _))| old.get(*p).map(|o| o.0) != Some(*c)).map(|(p, _)| p).collect();
     let libs_cp = join(&unit.libs);
+    let mut compiled_files = None;
     let summary = if same_api && changed.is_empty() {
         "up to date".to_string()
     } else {
-        let full = !same_api;
+        // What a test reaches is found by javac from its file: the whole, every time.
+        let full = !same_api || unit.reached_from.is_some();
         if full {
             let _ = std::fs::remove_dir_all(&classes);
             let _ = std::fs::remove_dir_all(&src);
@@ -575,7 +726,22 @@ fn compile_into(
                 .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
         }
         let argfile = cache.join("sources.txt");
-        let list: Vec<String> = to_compile.iter().map(|rel| src.join(rel).display().to_string()).collect();
+        // What a test reaches: its file alone, the others found on the source path.
+        let (list, reach_args): (Vec<String>, Vec<String>) = match &unit.reached_from {
+            Some(test) => {
+                let roots: BTreeSet<String> = texts
+                    .iter()
+                    .filter_map(|(rel, text)| source_root(rel, text))
+                    .map(|r| src.join(r).display().to_string())
+                    .collect();
+                let path = roots.into_iter().collect::<Vec<_>>().join(":");
+                (
+                    vec![src.join(test).display().to_string()],
+                    vec!["-sourcepath".into(), path, "-implicit:class".into(), "-verbose".into()],
+                )
+            }
+            None => (to_compile.iter().map(|rel| src.join(rel).display().to_string()).collect(), Vec::new()),
+        };
         std::fs::write(&argfile, list.join("\n")).map_err(|e| format!("cannot write {}: {e}", argfile.display()))?;
         let cp = if full { libs_cp.clone() } else { format!("{}:{libs_cp}", classes.display()) };
         let out = Command::new(jdk.javac()?)
@@ -583,9 +749,19 @@ fn compile_into(
             .arg(&classes)
             .args(["-cp", &cp, "-encoding", "UTF-8", "-g", "-nowarn", "-Xmaxerrs", "1000"])
             .args(&processor_args)
+            .args(&reach_args)
             .arg(format!("@{}", argfile.display()))
             .output()
             .map_err(|e| format!("cannot run javac: {e}"))?;
+        let out = match unit.reached_from {
+            // `-verbose` names each source file javac parsed; the rest of it is noise.
+            Some(_) => {
+                let (parsed, rest) = verbose_split(&out.stderr);
+                compiled_files = Some(parsed);
+                std::process::Output { stderr: rest, ..out }
+            }
+            None => out,
+        };
         if !out.status.success() {
             let _ = std::fs::remove_file(&manifest_path);
             return Err(javac_failed(&src, &out, &log_path, unit));
@@ -594,7 +770,7 @@ fn compile_into(
         write_manifest(&manifest_path, &now)?;
         std::fs::write(&settings_path, &settings)
             .map_err(|e| format!("cannot write {}: {e}", settings_path.display()))?;
-        let n = to_compile.len();
+        let n = compiled_files.unwrap_or(to_compile.len());
         format!("compiled {n} file{}{}", if n == 1 { "" } else { "s" }, if full { "" } else { " (bodies only)" })
     };
     let classpath = std::iter::once(classes.clone())
@@ -613,7 +789,25 @@ fn compile_into(
         compile_time: Duration::ZERO,
         notes: Vec::new(),
         unit: unit.clone(),
+        compiled_files,
     })
+}
+
+/// javac's `-verbose` stderr: how many source files it parsed, and the other lines (its
+/// diagnostics) without the `[...]` progress lines.
+fn verbose_split(stderr: &[u8]) -> (usize, Vec<u8>) {
+    let text = String::from_utf8_lossy(stderr);
+    let mut parsed = BTreeSet::new();
+    let mut rest = String::new();
+    for line in text.lines() {
+        if let Some(file) = line.strip_prefix("[parsing started ") {
+            parsed.insert(file.to_string());
+        } else if !(line.starts_with('[') && line.ends_with(']')) {
+            rest.push_str(line);
+            rest.push('\n');
+        }
+    }
+    (parsed.len(), rest.into_bytes())
 }
 
 /// The error of a failed compile: the summary, where the classpath came from, and the
