@@ -243,6 +243,117 @@ fn splitting_a_critical_section_is_reported() {
     assert!(!w.iter().any(|w| w.contains("RL001")), "{w:#?}");
 }
 
+const POOLED_ENTRY: &str = r#"package pool;
+
+/** A pooled object's bookkeeping: its state changes under its own monitor. */
+public class PooledEntry {
+    public enum State { IDLE, ALLOCATED, INVALID }
+
+    private final Object object;
+    private State state = State.IDLE;
+
+    public PooledEntry(Object object) {
+        this.object = object;
+    }
+
+    public Object object() {
+        return object;
+    }
+
+    public synchronized State state() {
+        return state;
+    }
+
+    /** Lends the entry out: only an idle one. */
+    public synchronized boolean allocate() {
+        if (state != State.IDLE) {
+            return false;
+        }
+        state = State.ALLOCATED;
+        return true;
+    }
+
+    public synchronized void invalidate() {
+        state = State.INVALID;
+    }
+}
+"#;
+
+const ENTRY_POOL: &str = r#"package pool;
+
+import java.util.concurrent.LinkedBlockingDeque;
+
+public class EntryPool {
+    private final LinkedBlockingDeque<PooledEntry> idle = new LinkedBlockingDeque<>();
+
+    public EntryPool() {
+        Thread evictor = new Thread(this::evictAll, "evictor");
+        evictor.setDaemon(true);
+        evictor.start();
+    }
+
+    public void add(Object object) {
+        idle.addLast(new PooledEntry(object));
+    }
+
+    public PooledEntry borrow() {
+        for (PooledEntry e = idle.pollFirst(); e != null; e = idle.pollFirst()) {
+            synchronized (e) {
+                if (e.allocate()) {
+                    return e;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Destroys an entry: taken out of the idle ones only while it is idle (or always). */
+    public boolean destroy(PooledEntry entry, boolean always) {
+        boolean removed = false;
+        synchronized (entry) {
+            boolean isIdle = entry.state() == PooledEntry.State.IDLE;
+            if (isIdle || always) {
+                removed = idle.remove(entry);
+            }
+        }
+        entry.invalidate();
+        return removed;
+    }
+
+    private void evictAll() {
+        for (PooledEntry e : idle) {
+            destroy(e, false);
+        }
+    }
+}
+"#;
+
+#[test]
+fn releasing_the_lock_between_a_check_and_its_act_is_reported() {
+    // POOL-326's shape: the entry's monitor no longer covers the state's check and the
+    // removal it decides (the check still takes the monitor, in `state()`), so `borrow()`
+    // can allocate the entry between them.
+    let released = ENTRY_POOL.replace(
+        "        synchronized (entry) {\n            boolean isIdle = entry.state() == PooledEntry.State.IDLE;\n            if (isIdle || always) {\n                removed = idle.remove(entry);\n            }\n        }\n",
+        "        boolean isIdle = entry.state() == PooledEntry.State.IDLE;\n        if (isIdle || always) {\n            removed = idle.remove(entry);\n        }\n",
+    );
+    let base = [("src/pool/PooledEntry.java", POOLED_ENTRY), ("src/pool/EntryPool.java", ENTRY_POOL)];
+    let repo = repo_with(&base, &[("src/pool/EntryPool.java", &released)]);
+    let (host, impact) = analyze(repo.path());
+    let w: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL003")).collect();
+    expect_test::expect!["EntryPool.java:34 RL003 the change took `entry` away from this write of `idle[]` by `remove()` in `EntryPool.destroy()`, which the base made under it after the read of `state` by `state()` (line 32): the read still takes the lock, this no longer does, so another thread can change `state` between them"].assert_eq(&w.join("\n"));
+
+    // Near miss: the removal re-checks under the monitor (a narrowed lock done right).
+    let rechecked = ENTRY_POOL.replace(
+        "            if (isIdle || always) {\n                removed = idle.remove(entry);\n            }\n        }\n",
+        "        }\n        if (always || entry.state() == PooledEntry.State.IDLE) {\n            synchronized (entry) {\n                if (always || entry.state() == PooledEntry.State.IDLE) {\n                    removed = idle.remove(entry);\n                }\n            }\n        }\n",
+    );
+    let repo = repo_with(&base, &[("src/pool/EntryPool.java", &rechecked)]);
+    let (host, impact) = analyze(repo.path());
+    let w: Vec<String> = warnings(&host, &impact).into_iter().filter(|w| w.contains("RL003")).collect();
+    assert_eq!(w, Vec::<String>::new());
+}
+
 const TRACKED_WORKER: &str = r#"package app;
 
 import java.util.HashMap;

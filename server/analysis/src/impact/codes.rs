@@ -39,7 +39,11 @@ be a call: a check made through a locked getter (`if (size() < max)` with `synch
 under the lock afterwards, or a write moved into a helper that takes the lock again. Another thread can run between \
 them and see, or change, an intermediate state. Reported for the same field read and then written, for two writes \
 (an invariant torn between them), and for a read of one field then a write of another, unless the later section \
-reads the field again before writing (a re-check, which is how a lock is narrowed safely). One warning per method \
+reads the field again before writing (a re-check, which is how a lock is narrowed safely). Also reported when \
+the act no longer takes the lock at all while the check still does: `synchronized (entry)` taken away from around \
+`entry.getState() == IDLE` (a synchronized getter) and `idle.remove(entry)`, which another thread can interleave \
+with `entry.allocate()` (commons-pool's POOL-326); only for acts made by a call (a thread-safe collection's \
+contents, a callee's writes), since a plain field written without its lock is RL001's. One warning per method \
 and lock; the other split accesses are related locations.\n\nFix: keep the accesses in one critical section, or \
 re-check the condition under the lock before acting.",
     },

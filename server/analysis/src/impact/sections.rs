@@ -26,6 +26,11 @@
 //! then `size()` acted on no check); two sections the base already had apart, unchanged,
 //! are not split by a third the change adds between them.
 //!
+//! A check still made under the lock whose act, which the base held with it, now runs
+//! without the lock at all is the same fault ([`released`]; POOL-326's shape): the act is
+//! then a call's (a thread-safe collection's contents, a callee's writes), since a plain
+//! field written without its lock is RL001's data race.
+//!
 //! One warning per method and lock, at the first act, with the other split accesses as
 //! related locations and counted.
 
@@ -149,12 +154,16 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let now = builder.sections(origin, facts, new_m);
-            if now.len() < 2 {
+            if now.is_empty() {
                 continue;
             }
             let before = builder.sections(origin, old, old_m);
             let calls = Calls::new(old, old_m, facts, new_m);
             for split in splits(&before, &now, &calls) {
+                out.push(diagnostic(change.file, facts, new_m, &split));
+            }
+            let outside = builder.outside(origin, facts, new_m, &now);
+            for split in released(&before, &now, &outside, &calls) {
                 out.push(diagnostic(change.file, facts, new_m, &split));
             }
         }
@@ -166,6 +175,8 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
 struct Split<'a> {
     display: String,
     pairs: Vec<(&'a Touch, &'a Touch)>,
+    /// The act runs without the lock at all (not under a second acquisition).
+    released: bool,
 }
 
 fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Split<'a>> {
@@ -176,21 +187,7 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
     let mut out = Vec::new();
     for (lock, sections) in by_lock {
         let old: Vec<&Section> = before.iter().filter(|s| s.lock == *lock).collect();
-        // A check and an act held together: the base read before it wrote, or in one call
-        // (a write the base made before its check, `computeIfAbsent` then `size()`, acted
-        // on no check).
-        let together = |set: &[&Section], a: &Touch, b: &Touch| {
-            set.iter().any(|s| {
-                if a.kind == AccessKind::Read && b.kind == AccessKind::Write {
-                    s.touches
-                        .iter()
-                        .filter(|ta| a.is(ta, calls))
-                        .any(|ta| s.touches.iter().any(|tb| b.is(tb, calls) && ta.span.start <= tb.span.start))
-                } else {
-                    s.has(a, calls) && s.has(b, calls)
-                }
-            })
-        };
+        let together = |set: &[&Section], a: &Touch, b: &Touch| held_together(set, a, b, calls);
         let mut pairs = Vec::new();
         for (i, first) in sections.iter().enumerate() {
             for (j, second) in sections.iter().enumerate().skip(i + 1) {
@@ -222,7 +219,58 @@ fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Spli
         // The same field read and written first: the plainest check-then-act.
         pairs.sort_by_key(|(a, b)| (a.field != b.field, b.span.start, a.span.start, a.kind == AccessKind::Read));
         pairs.dedup_by(|x, y| x.0.field == y.0.field && x.1.field == y.1.field && x.1.span == y.1.span);
-        out.push(Split { display: lock.object.clone(), pairs });
+        out.push(Split { display: lock.object.clone(), pairs, released: false });
+    }
+    out
+}
+
+/// Whether a base section of `set` held `a` and `b` together as a check and its act: the
+/// base read before it wrote, or in one call (a write the base made before its check,
+/// `computeIfAbsent` then `size()`, acted on no check).
+fn held_together(set: &[&Section], a: &Touch, b: &Touch, calls: &Calls) -> bool {
+    set.iter().any(|s| {
+        if a.kind == AccessKind::Read && b.kind == AccessKind::Write {
+            s.touches
+                .iter()
+                .filter(|ta| a.is(ta, calls))
+                .any(|ta| s.touches.iter().any(|tb| b.is(tb, calls) && ta.span.start <= tb.span.start))
+        } else {
+            s.has(a, calls) && s.has(b, calls)
+        }
+    })
+}
+
+/// A check still made under a lock (its own section, often a locked getter: `entry.state()`
+/// with `synchronized State state()`) whose act, which one base section of that lock held
+/// with it, now runs without the lock at all (POOL-326: `synchronized (entry)` taken away
+/// from around `entry.state() == IDLE` and `idle.remove(entry)`). Only acts by a call (a
+/// thread-safe collection's or atomic's contents, a callee's writes): a plain field written
+/// without its lock is a data race, RL001's. A later read of the same field under the lock
+/// before the act (a re-check) keeps it quiet, as for a split.
+fn released<'a>(before: &[Section], now: &'a [Section], outside: &'a [Touch], calls: &Calls) -> Vec<Split<'a>> {
+    let mut by_lock: BTreeMap<&Held, Vec<&'a Section>> = BTreeMap::new();
+    for s in now {
+        by_lock.entry(&s.lock).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for (lock, sections) in by_lock {
+        let old: Vec<&Section> = before.iter().filter(|s| s.lock == *lock).collect();
+        let mut pairs = Vec::new();
+        for a in sections.iter().flat_map(|s| &s.touches).filter(|a| a.kind == AccessKind::Read) {
+            for b in outside.iter().filter(|b| b.kind == AccessKind::Write && b.via.is_some() && b.field != a.field) {
+                let rechecked =
+                    sections.iter().any(|s| s.start > a.span.start && s.start < b.span.start && s.reads(&a.field));
+                if b.span.start > a.span.start && !rechecked && held_together(&old, a, b, calls) {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            continue;
+        }
+        pairs.sort_by_key(|(a, b)| (b.span.start, a.span.start));
+        pairs.dedup_by(|x, y| x.0.field == y.0.field && x.1.field == y.1.field && x.1.span == y.1.span);
+        out.push(Split { display: lock.object.clone(), pairs, released: true });
     }
     out
 }
@@ -252,11 +300,11 @@ fn diagnostic(file: crate::index::FileId, facts: &FileFacts, method: MethodIdx, 
         1 => " (1 more access is split the same way)".to_string(),
         n => format!(" ({n} more accesses are split the same way)"),
     };
-    let mut related = vec![Related {
-        file,
-        span: a.span,
-        message: format!("the first acquisition of `{}` covers this {}", split.display, noun(a.kind)),
-    }];
+    let first = match split.released {
+        false => format!("the first acquisition of `{}` covers this {}", split.display, noun(a.kind)),
+        true => format!("this {} still takes `{}`", noun(a.kind), split.display),
+    };
+    let mut related = vec![Related { file, span: a.span, message: first }];
     for (x, y) in split.pairs[1..].iter().take(MAX_RELATED) {
         related.push(Related {
             file,
@@ -269,14 +317,25 @@ fn diagnostic(file: crate::index::FileId, facts: &FileFacts, method: MethodIdx, 
         span: b.span,
         severity: Severity::Warning,
         code: "RL003",
-        message: format!(
-            "the change split a critical section of `{}()`: the {} (line {}) and this {} now run under two separate acquisitions of `{}`, so another thread can run between them{more}",
-            facts.method_display(method),
-            describe(a),
-            a.span.line,
-            describe(b),
-            split.display,
-        ),
+        message: match split.released {
+            false => format!(
+                "the change split a critical section of `{}()`: the {} (line {}) and this {} now run under two separate acquisitions of `{}`, so another thread can run between them{more}",
+                facts.method_display(method),
+                describe(a),
+                a.span.line,
+                describe(b),
+                split.display,
+            ),
+            true => format!(
+                "the change took `{}` away from this {} in `{}()`, which the base made under it after the {} (line {}): the read still takes the lock, this no longer does, so another thread can change `{}` between them{more}",
+                split.display,
+                describe(b),
+                facts.method_display(method),
+                describe(a),
+                a.span.line,
+                a.field.display_name(),
+            ),
+        },
         related,
     }
 }
@@ -312,8 +371,16 @@ impl Builder<'_> {
             for callee in self.r.callees(origin, facts, call) {
                 let Some((cf, ci)) = self.r.method(callee) else { continue };
                 for (region, lock) in self.own_regions(callee.origin, &cf, ci) {
-                    let lock =
-                        Held { key: lock.key, object: callee_object(facts, call.receiver.as_ref(), &region.lock) };
+                    // The callee's `this` is the receiver: its monitor as the caller names it
+                    // (`synchronized (entry)` on an interface type and the implementation's
+                    // synchronized method lock one object).
+                    let key = match (&region.lock, call.receiver.as_ref()) {
+                        (Expr::This, Some(recv)) if *recv != Expr::This => {
+                            locks::lock_of_expr(&self.r, origin, facts, call.unit, recv, "").key
+                        }
+                        _ => lock.key,
+                    };
+                    let lock = Held { key, object: callee_object(facts, call.receiver.as_ref(), &region.lock) };
                     if own.iter().any(|(r, l)| *l == lock && r.unit == call.unit && r.span.contains(call.span.start)) {
                         continue; // re-entered: part of the caller's section
                     }
@@ -329,6 +396,19 @@ impl Builder<'_> {
             }
         }
         out.sort_by_key(|s| s.start);
+        out
+    }
+
+    /// The touches of `method`'s own code that no section of `now` holds, whatever the lock.
+    fn outside(&mut self, origin: Origin, facts: &FileFacts, method: MethodIdx, now: &[Section]) -> Vec<Touch> {
+        let mut out = Vec::new();
+        for unit in (0..facts.units.len() as UnitIdx).filter(|&u| in_body(facts, u, method)) {
+            let span = facts.units[unit as usize].span;
+            out.extend(self.touches(origin, facts, unit, span).into_iter().filter(|t| {
+                !now.iter()
+                    .any(|s| s.touches.iter().any(|h| h.field == t.field && h.kind == t.kind && h.span == t.span))
+            }));
+        }
         out
     }
 
