@@ -18,8 +18,13 @@ pub const CODES: &[Code] = &[
         explanation: "Two threads can reach the two accesses at once: one of them writes, no lock is held in common, \
 and the field is neither volatile nor atomic nor immutable. The message names the lock that guards the other end (the \
 one this access lacks) and what the change did: removed `synchronized`, moved the access out of a lock, removed \
-`volatile`, or added the access.\n\nFix: take the same lock around this access, or make the field volatile or atomic \
-when a single read or write is all that must be atomic.",
+`volatile`, or added the access. A call on a non-thread-safe collection held in a field is an access of its \
+contents, and so is a work method of a JDK object that changes its own state (`format()` or `parse()` of a \
+`SimpleDateFormat`, a `Calendar`'s setters, a `MessageDigest`'s `update()`, a `Matcher`; not their getters). Two \
+accesses made by JUnit's own thread, in test methods and lifecycle methods (`@BeforeEach`, `setUp()`), run one after \
+the other and are never reported together; a thread the test starts is another thread.\n\nFix: take the same lock \
+around this access, or make the field volatile or atomic when a single read or write is all that must be atomic; for \
+a formatter, one per thread (`ThreadLocal`) or `java.time.format.DateTimeFormatter`, which is immutable.",
     },
     Code {
         code: "RL002",

@@ -21,6 +21,21 @@ fn is_constant_name(name: &str) -> bool {
         && name.starts_with(|c: char| c.is_ascii_uppercase())
 }
 
+/// The annotations of the methods JUnit's runner calls itself, one after another.
+const RUNNER_CALLED: &[&str] = &[
+    "Test",
+    "ParameterizedTest",
+    "RepeatedTest",
+    "Before",
+    "After",
+    "BeforeEach",
+    "AfterEach",
+    "BeforeClass",
+    "AfterClass",
+    "BeforeAll",
+    "AfterAll",
+];
+
 /// Pairs of one field are capped (a field accessed in hundreds of places would
 /// otherwise fill the report); the cap is generous for real code.
 const MAX_PAIRS_PER_FIELD: usize = 2000;
@@ -68,6 +83,10 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                     }
                 }
                 if a == b && ka != AccessKind::Write {
+                    continue;
+                }
+                // Both made by JUnit's runner thread, one after the other: no race.
+                if ends.on_runner_thread(a) && ends.on_runner_thread(b) {
                     continue;
                 }
                 let end_a = ends.access_end(a, ia);
@@ -135,6 +154,27 @@ impl<'a> EndCache<'a> {
         let ty = &facts.fields[f as usize].ty.name;
         let simple = ty.rsplit('.').next().unwrap_or(ty);
         simple.ends_with("Map") || simple.ends_with("Set")
+    }
+
+    /// Whether the access is made on the test runner's thread by the code JUnit calls itself:
+    /// the own body of a test method or of a lifecycle method (`@BeforeEach`, `setUp()` of a
+    /// `TestCase`, ...), or a lambda such a method runs inline. JUnit calls these one after
+    /// another on one thread (its default: parallel execution is opt-in), so two such
+    /// accesses are ordered by the program; a thread the test starts, or a lambda it hands
+    /// to one, is not the runner's.
+    fn on_runner_thread(&self, (file, i): (FileId, usize)) -> bool {
+        let Some(entry) = self.index.entry(file) else { return false };
+        let facts = &entry.facts;
+        let Some(unit) = facts.holding_unit(entry.resolved.sites[i].unit) else { return false };
+        let m = &facts.methods[facts.units[unit as usize].method as usize];
+        let class = crate::index::ClassRef { origin: crate::index::Origin::Project(file), idx: m.class };
+        m.annotations.iter().any(|a| RUNNER_CALLED.contains(&a.name.as_str()))
+            || (matches!(m.name.as_str(), "setUp" | "tearDown")
+                || crate::junit::is_junit3_test(
+                    self.index,
+                    crate::index::MethodRef { origin: class.origin, idx: facts.units[unit as usize].method },
+                ))
+                && crate::junit::is_junit3_class(self.index, class)
     }
 
     fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {

@@ -652,6 +652,8 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
             }
             (Some(_), _) => is_mutator(&call.name),
             (None, true) => is_atomic_update(&call.name),
+            // A formatter, calendar or digest changes its own state in its work methods.
+            (None, false) if is_stateful_jdk_field(r, field) => !is_plain_query(&call.name),
             (None, false) => continue,
         };
         let Some(key) = r.field_key(field, true) else { continue };
@@ -670,6 +672,44 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
             decl,
         });
     }
+}
+
+/// JDK classes that are not thread-safe and whose work methods change the object's own
+/// state, so that two threads calling them on one object race even when the caller only
+/// "reads": `format()` and `parse()` of a `SimpleDateFormat` set its inner `Calendar`
+/// (FindBugs' STCAL), a `MessageDigest` accumulates, a `Matcher` keeps its position.
+const STATEFUL_JDK_CLASSES: &[&str] = &[
+    "java.text.DateFormat",
+    "java.text.SimpleDateFormat",
+    "java.text.NumberFormat",
+    "java.text.DecimalFormat",
+    "java.text.MessageFormat",
+    "java.text.ChoiceFormat",
+    "java.util.Calendar",
+    "java.util.GregorianCalendar",
+    "java.security.MessageDigest",
+    "java.util.zip.CRC32",
+    "java.util.zip.Adler32",
+    "java.util.zip.Deflater",
+    "java.util.zip.Inflater",
+    "java.util.regex.Matcher",
+    "java.util.Formatter",
+    "javax.crypto.Cipher",
+    "javax.crypto.Mac",
+];
+
+/// Whether a field holds one of [`STATEFUL_JDK_CLASSES`] (as declared or as created).
+fn is_stateful_jdk_field(r: &Resolver, field: (ClassRef, u32)) -> bool {
+    r.field_type(field)
+        .filter(|t| t.dims == 0)
+        .and_then(|t| r.qualified_name(&t.name))
+        .is_some_and(|q| STATEFUL_JDK_CLASSES.contains(&q.as_str()))
+}
+
+/// A method of such an object that only looks (`getTimeZone()`, `toPattern()`,
+/// `isLenient()`): the others change its state.
+fn is_plain_query(method: &str) -> bool {
+    ["get", "is", "to", "clone", "equals", "hashCode"].iter().any(|p| method.starts_with(p))
 }
 
 /// A field holding a `LinkedHashMap` made in access order (`new LinkedHashMap<>(n, f,
