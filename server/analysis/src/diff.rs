@@ -4,6 +4,11 @@
 //! CAPP section 3.1 starts from changed lines; its implementation used a structure
 //! diff so that formatting is no change. A token diff gives the same: re-indenting,
 //! re-flowing a statement over two lines, or editing a comment changes no token.
+//!
+//! A method moved within its class with every token as it was ("sort members", moving a
+//! helper next to its caller) is no change either: Java does not care where a method
+//! stands. Such methods are paired first (same class, same tokens) and left out of the
+//! diff of the rest, their lines mapped one for one.
 
 use std::collections::BTreeSet;
 
@@ -41,8 +46,14 @@ impl FileDiff {
     /// tokens, so indentation and comments do not count), then, inside each changed hunk,
     /// single tokens, so that re-flowing a statement over two lines is no change.
     pub fn between(old: &FileFacts, new: &FileFacts) -> FileDiff {
-        let old_lines = token_lines(old);
-        let new_lines = token_lines(new);
+        let moved = intact_methods(old, new);
+        let in_moved = |ranges: &[std::ops::Range<usize>], k: usize| ranges.iter().any(|r| r.contains(&k));
+        let old_moved: Vec<_> = moved.iter().map(|(o, _)| o.clone()).collect();
+        let new_moved: Vec<_> = moved.iter().map(|(_, n)| n.clone()).collect();
+        let kept_old: Vec<usize> = (0..old.tokens.len()).filter(|&k| !in_moved(&old_moved, k)).collect();
+        let kept_new: Vec<usize> = (0..new.tokens.len()).filter(|&k| !in_moved(&new_moved, k)).collect();
+        let old_lines = token_lines(old, &kept_old);
+        let new_lines = token_lines(new, &kept_new);
         let mut input: InternedInput<&str> = InternedInput::default();
         input.reserve(old_lines.len() as u32, new_lines.len() as u32);
         input.update_before(old_lines.iter().map(|l| l.text.as_str()));
@@ -51,7 +62,19 @@ impl FileDiff {
         line_diff.postprocess_no_heuristic(&input);
 
         let mut out = FileDiff::default();
-        let mut aligner = Aligner { old, new, old_to_new_line: vec![None; old.tokens.len()], out: &mut out };
+        let mut aligner = Aligner {
+            old,
+            new,
+            kept_old: &kept_old,
+            kept_new: &kept_new,
+            old_to_new_line: vec![None; old.tokens.len()],
+            out: &mut out,
+        };
+        for (o, n) in &moved {
+            for (i, j) in o.clone().zip(n.clone()) {
+                aligner.old_to_new_line[i] = Some(new.tokens[j].line);
+            }
+        }
         let token_range = |lines: &[TokenLine], range: std::ops::Range<u32>, total: usize| -> std::ops::Range<usize> {
             let start = lines.get(range.start as usize).map_or(total, |l| l.tokens.start);
             let end =
@@ -60,17 +83,20 @@ impl FileDiff {
         };
         let (mut i, mut j) = (0usize, 0usize);
         for hunk in line_diff.hunks() {
-            let old_range = token_range(&old_lines, hunk.before.clone(), old.tokens.len());
-            let new_range = token_range(&new_lines, hunk.after.clone(), new.tokens.len());
+            let old_range = token_range(&old_lines, hunk.before.clone(), kept_old.len());
+            let new_range = token_range(&new_lines, hunk.after.clone(), kept_new.len());
             aligner.same(i..old_range.start, j..new_range.start);
             aligner.align(old_range.clone(), new_range.clone());
             i = old_range.end;
             j = new_range.end;
         }
-        aligner.same(i..old.tokens.len(), j..new.tokens.len());
+        aligner.same(i..kept_old.len(), j..kept_new.len());
         let old_to_new_line = aligner.old_to_new_line;
         out.old_line_map = old_line_map(old, &old_to_new_line, new);
-        out.old_code_lines = old_lines.iter().map(|l| old.tokens[l.tokens.start].line).collect();
+        out.old_code_lines = token_lines(old, &(0..old.tokens.len()).collect::<Vec<_>>())
+            .iter()
+            .map(|l| old.tokens[l.tokens.start].line)
+            .collect();
         out
     }
 
@@ -117,10 +143,12 @@ struct TokenLine {
     tokens: std::ops::Range<usize>,
 }
 
-fn token_lines(facts: &FileFacts) -> Vec<TokenLine> {
+/// The lines of `kept` (indices into the file's tokens); each line's `tokens` are positions
+/// in `kept`.
+fn token_lines(facts: &FileFacts, kept: &[usize]) -> Vec<TokenLine> {
     let mut lines: Vec<TokenLine> = Vec::new();
     let mut current_line = 0;
-    for (k, t) in facts.tokens.iter().enumerate() {
+    for (k, t) in kept.iter().map(|&i| &facts.tokens[i]).enumerate() {
         if t.line != current_line || lines.is_empty() {
             current_line = t.line;
             lines.push(TokenLine { text: String::new(), tokens: k..k });
@@ -139,6 +167,10 @@ fn token_lines(facts: &FileFacts) -> Vec<TokenLine> {
 struct Aligner<'a> {
     old: &'a FileFacts,
     new: &'a FileFacts,
+    /// The tokens diffed (those of methods moved intact left out): ranges below are
+    /// positions in these.
+    kept_old: &'a [usize],
+    kept_new: &'a [usize],
     old_to_new_line: Vec<Option<u32>>,
     out: &'a mut FileDiff,
 }
@@ -147,15 +179,16 @@ impl Aligner<'_> {
     /// Ranges whose tokens are equal one for one.
     fn same(&mut self, old: std::ops::Range<usize>, new: std::ops::Range<usize>) {
         for (i, j) in old.zip(new) {
-            self.old_to_new_line[i] = Some(self.new.tokens[j].line);
+            self.old_to_new_line[self.kept_old[i]] = Some(self.new.tokens[self.kept_new[j]].line);
         }
     }
 
     fn align(&mut self, old: std::ops::Range<usize>, new: std::ops::Range<usize>) {
         let (o, n) = (self.old, self.new);
+        let (ko, kn) = (self.kept_old, self.kept_new);
         let mut input: InternedInput<&str> = InternedInput::default();
-        input.update_before(o.tokens[old.clone()].iter().map(|t| o.token_text(t)));
-        input.update_after(n.tokens[new.clone()].iter().map(|t| n.token_text(t)));
+        input.update_before(ko[old.clone()].iter().map(|&i| o.token_text(&o.tokens[i])));
+        input.update_after(kn[new.clone()].iter().map(|&j| n.token_text(&n.tokens[j])));
         // Myers on tokens (histogram's heuristics are meant for lines); postprocessing slides
         // ambiguous hunks down, so that deleting `b;` in `a; b; c;` removes `b ;`, not `; b`.
         let mut diff = Diff::compute(Algorithm::Myers, &input);
@@ -166,12 +199,12 @@ impl Aligner<'_> {
             let after = hunk.after.start as usize + new.start..hunk.after.end as usize + new.start;
             self.same(i..before.start, j..after.start);
             for k in after.clone() {
-                let t = n.tokens[k];
+                let t = n.tokens[kn[k]];
                 self.out.changed_lines.extend(t.line..=t.end_line);
             }
             if !before.is_empty() {
                 for k in before.clone() {
-                    let t = o.tokens[k];
+                    let t = o.tokens[ko[k]];
                     self.out.removed_old_lines.extend(t.line..=t.end_line);
                 }
                 if after.is_empty() {
@@ -189,15 +222,60 @@ impl Aligner<'_> {
     /// line; deleted whole lines are replaced by the line that follows them.
     fn deletion_anchor(&self, old_start: usize, new_at: usize) -> u32 {
         let (o, n) = (self.old, self.new);
-        let line_of_new = |k: usize| n.tokens.get(k).or(n.tokens.last()).map_or(1, |t| t.line);
+        let (ko, kn) = (self.kept_old, self.kept_new);
+        let line_of_new =
+            |k: usize| kn.get(k).or(kn.last()).map(|&j| n.tokens[j]).or(n.tokens.last().copied()).map_or(1, |t| t.line);
         let starts_mid_line =
-            old_start > 0 && new_at > 0 && o.tokens[old_start - 1].end_line == o.tokens[old_start].line;
+            old_start > 0 && new_at > 0 && o.tokens[ko[old_start - 1]].end_line == o.tokens[ko[old_start]].line;
         if starts_mid_line {
             line_of_new(new_at - 1)
         } else {
             line_of_new(new_at)
         }
     }
+}
+
+/// Methods of named classes that stand in both versions with every token the same (the
+/// declaration, annotations and body), paired one for one in order: their token ranges in
+/// the old and the new file. A method inside another method (an anonymous or local class)
+/// goes with its enclosing method.
+fn intact_methods(old: &FileFacts, new: &FileFacts) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    use std::collections::HashMap;
+    let methods = |f: &FileFacts| -> Vec<(String, std::ops::Range<usize>)> {
+        let spans: Vec<_> = f.methods.iter().map(|m| m.span).collect();
+        f.methods
+            .iter()
+            .filter(|m| {
+                let class = &f.classes[m.class as usize];
+                class.kind != crate::java::ClassKind::Anonymous
+                    && !spans.iter().any(|s| *s != m.span && s.contains_span(&m.span))
+            })
+            .map(|m| {
+                let from = f.tokens.partition_point(|t| t.start < m.span.start);
+                let to = f.tokens.partition_point(|t| t.end <= m.span.end);
+                let text: Vec<&str> = f.tokens[from..to.max(from)].iter().map(|t| f.token_text(t)).collect();
+                (
+                    format!("{}\u{1e}{}", f.classes[m.class as usize].binary_name, text.join("\u{1f}")),
+                    from..to.max(from),
+                )
+            })
+            .filter(|(_, r)| !r.is_empty())
+            .collect()
+    };
+    let mut olds: HashMap<String, Vec<std::ops::Range<usize>>> = HashMap::new();
+    for (key, range) in methods(old) {
+        olds.entry(key).or_default().push(range);
+    }
+    for ranges in olds.values_mut() {
+        ranges.reverse();
+    }
+    let mut out = Vec::new();
+    for (key, range) in methods(new) {
+        if let Some(o) = olds.get_mut(&key).and_then(|v| v.pop()) {
+            out.push((o, range));
+        }
+    }
+    out
 }
 
 fn old_line_map(old: &FileFacts, old_to_new_line: &[Option<u32>], new: &FileFacts) -> Vec<u32> {
@@ -245,6 +323,29 @@ mod tests {
         assert_eq!(d.removed_old_lines.iter().copied().collect::<Vec<_>>(), vec![4]);
         assert_eq!(d.map_old_line(5), 4);
         assert_eq!(d.map_old_line(3), 3);
+    }
+
+    #[test]
+    fn a_method_moved_intact_is_no_change() {
+        let old = "class A {\n  int n;\n  void a() {\n    n++;\n  }\n  void b() {\n    n--;\n  }\n  void c() {}\n}\n";
+        // `a` moved to the end, `c` written on three lines: nothing changed.
+        let new =
+            "class A {\n  int n;\n  void b() {\n    n--;\n  }\n  void c() {\n  }\n  void a() {\n    n++;\n  }\n}\n";
+        let d = diff(old, new);
+        assert!(d.is_empty(), "{d:?}");
+        // Its old lines map to where it stands now.
+        assert_eq!(d.map_old_line(4), 9);
+        // Moved and changed: the change shows where it stands now.
+        let changed = new.replace("    n++;", "    n += 2;");
+        let d = diff(old, &changed);
+        assert!(d.changed_lines.contains(&9), "{d:?}");
+        // A copy of a method is new, whichever of the two is the original.
+        let copied = new
+            .replace("  void a() {\n    n++;\n  }\n}", "  void a() {\n    n++;\n  }\n  void d() {\n    n++;\n  }\n}");
+        assert!(!diff(old, &copied).changed_lines.is_empty());
+        // The same tokens in another class are no move.
+        let other = "class A {\n  int n;\n  void b() {\n    n--;\n  }\n  void c() {}\n  static class B {\n    int n;\n    void a() {\n      n++;\n    }\n  }\n}\n";
+        assert!(!diff(old, other).changed_lines.is_empty());
     }
 
     #[test]
