@@ -635,6 +635,7 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
     let mut access_ordered: std::collections::HashMap<(ClassRef, u32), bool> = std::collections::HashMap::new();
     // Per field, once per file: an interface-typed field's kind reads its file's assignments.
     let mut kinds: std::collections::HashMap<(ClassRef, u32), Option<Collection>> = std::collections::HashMap::new();
+    let mut stateful: std::collections::HashMap<(ClassRef, u32), bool> = std::collections::HashMap::new();
     for (item, call) in facts.calls.iter().enumerate() {
         if call.kind != CallKind::Method {
             continue;
@@ -653,7 +654,9 @@ fn collection_sites(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
             (Some(_), _) => is_mutator(&call.name),
             (None, true) => is_atomic_update(&call.name),
             // A formatter, calendar or digest changes its own state in its work methods.
-            (None, false) if is_stateful_jdk_field(r, field) => !is_plain_query(&call.name),
+            (None, false) if *stateful.entry(field).or_insert_with(|| is_stateful_jdk_field(r, field)) => {
+                !is_plain_query(&call.name)
+            }
             (None, false) => continue,
         };
         let Some(key) = r.field_key(field, true) else { continue };
