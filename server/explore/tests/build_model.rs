@@ -12,7 +12,6 @@ use racelens_test_support as support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_explore::jvm::java::Jdk;
@@ -25,14 +24,7 @@ const DEBIAN_REPO: &str = "-Dmaven.repo.local=/usr/share/maven-repo";
 /// The racelens cache and Gradle's user home of this test process. Every test calls this
 /// first, so the environment is set before any thread reads it.
 fn scratch() -> &'static Path {
-    static DIR: OnceLock<TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        // Never dropped (a static): under cargo's temporary folder for tests, not the system's.
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        std::env::set_var("XDG_CACHE_HOME", dir.path().join("cache"));
-        dir
-    })
-    .path()
+    support::process_cache(env!("CARGO_TARGET_TMPDIR"))
 }
 
 fn jdk() -> Jdk {

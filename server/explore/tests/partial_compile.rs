@@ -8,7 +8,6 @@
 use racelens_test_support as support;
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_explore::jvm::java::Jdk;
@@ -68,13 +67,7 @@ public class CounterTest {
 const TEST_FILE: &str = "src/test/java/org/shop/stock/CounterTest.java";
 
 fn scratch() -> &'static Path {
-    static DIR: OnceLock<TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        std::env::set_var("XDG_CACHE_HOME", dir.path().join("cache"));
-        dir
-    })
-    .path()
+    support::process_cache(env!("CARGO_TARGET_TMPDIR"))
 }
 
 fn repo(files: &[(&str, &str)]) -> TempDir {

@@ -185,6 +185,20 @@ pub fn repo_with(base: &[(&str, &str)], change: &[(&str, &str)]) -> TempDir {
     dir
 }
 
+/// The racelens cache of this test process (`XDG_CACHE_HOME`), made once under `tmpdir`
+/// (the test crate's `CARGO_TARGET_TMPDIR`: cargo's temporary folder for tests, not the
+/// system's) and never dropped. Call it first in every test of the process, so that the
+/// environment is set before any thread reads it.
+pub fn process_cache(tmpdir: &str) -> &'static Path {
+    static DIR: std::sync::OnceLock<TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir_in(tmpdir).unwrap();
+        std::env::set_var("XDG_CACHE_HOME", dir.path().join("cache"));
+        dir
+    })
+    .path()
+}
+
 pub fn write(dir: &Path, path: &str, text: &str) {
     let p = dir.join(path);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();

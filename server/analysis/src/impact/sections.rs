@@ -179,13 +179,18 @@ struct Split<'a> {
     released: bool,
 }
 
-fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Split<'a>> {
-    let mut by_lock: BTreeMap<&Held, Vec<&'a Section>> = BTreeMap::new();
+/// The working version's sections, by lock, in order.
+fn by_lock(now: &[Section]) -> BTreeMap<&Held, Vec<&Section>> {
+    let mut out: BTreeMap<&Held, Vec<&Section>> = BTreeMap::new();
     for s in now {
-        by_lock.entry(&s.lock).or_default().push(s);
+        out.entry(&s.lock).or_default().push(s);
     }
+    out
+}
+
+fn splits<'a>(before: &[Section], now: &'a [Section], calls: &Calls) -> Vec<Split<'a>> {
     let mut out = Vec::new();
-    for (lock, sections) in by_lock {
+    for (lock, sections) in by_lock(now) {
         let old: Vec<&Section> = before.iter().filter(|s| s.lock == *lock).collect();
         let together = |set: &[&Section], a: &Touch, b: &Touch| held_together(set, a, b, calls);
         let mut pairs = Vec::new();
@@ -248,12 +253,8 @@ fn held_together(set: &[&Section], a: &Touch, b: &Touch, calls: &Calls) -> bool 
 /// without its lock is a data race, RL001's. A later read of the same field under the lock
 /// before the act (a re-check) keeps it quiet, as for a split.
 fn released<'a>(before: &[Section], now: &'a [Section], outside: &'a [Touch], calls: &Calls) -> Vec<Split<'a>> {
-    let mut by_lock: BTreeMap<&Held, Vec<&'a Section>> = BTreeMap::new();
-    for s in now {
-        by_lock.entry(&s.lock).or_default().push(s);
-    }
     let mut out = Vec::new();
-    for (lock, sections) in by_lock {
+    for (lock, sections) in by_lock(now) {
         let old: Vec<&Section> = before.iter().filter(|s| s.lock == *lock).collect();
         let mut pairs = Vec::new();
         for a in sections.iter().flat_map(|s| &s.touches).filter(|a| a.kind == AccessKind::Read) {
