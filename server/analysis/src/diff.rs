@@ -47,11 +47,16 @@ impl FileDiff {
     /// single tokens, so that re-flowing a statement over two lines is no change.
     pub fn between(old: &FileFacts, new: &FileFacts) -> FileDiff {
         let moved = intact_methods(old, new);
-        let in_moved = |ranges: &[std::ops::Range<usize>], k: usize| ranges.iter().any(|r| r.contains(&k));
-        let old_moved: Vec<_> = moved.iter().map(|(o, _)| o.clone()).collect();
-        let new_moved: Vec<_> = moved.iter().map(|(_, n)| n.clone()).collect();
-        let kept_old: Vec<usize> = (0..old.tokens.len()).filter(|&k| !in_moved(&old_moved, k)).collect();
-        let kept_new: Vec<usize> = (0..new.tokens.len()).filter(|&k| !in_moved(&new_moved, k)).collect();
+        // The tokens left for the diff: those of no intact method (a mask, one pass each).
+        let kept = |count: usize, ranges: &mut dyn Iterator<Item = std::ops::Range<usize>>| -> Vec<usize> {
+            let mut skip = vec![false; count];
+            for r in ranges {
+                skip[r].fill(true);
+            }
+            (0..count).filter(|&k| !skip[k]).collect()
+        };
+        let kept_old = kept(old.tokens.len(), &mut moved.iter().map(|(o, _)| o.clone()));
+        let kept_new = kept(new.tokens.len(), &mut moved.iter().map(|(_, n)| n.clone()));
         let old_lines = token_lines(old, &kept_old);
         let new_lines = token_lines(new, &kept_new);
         let mut input: InternedInput<&str> = InternedInput::default();

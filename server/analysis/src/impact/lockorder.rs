@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::{Cx, Diagnostic, Related, Severity};
-use crate::index::{ClassRef, FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver, Ty};
+use crate::index::{gives_to_keep, ClassRef, FileId, LockId, MethodRef, Origin, ProjectIndex, Resolver, Ty};
 use crate::java::{
     expr_key, AccessKind, Call, CallKind, Expr, FileFacts, LockKind, LockRegion, MethodIdx, Span, UnitIdx,
 };
@@ -71,21 +71,6 @@ enum Callback {
     Method(MethodRef),
     Lambda(FileId, UnitIdx),
 }
-
-/// Calls that put an element in a collection (the element is their last argument).
-const ADDERS: &[&str] = &[
-    "add",
-    "addIfAbsent",
-    "addFirst",
-    "addLast",
-    "offer",
-    "offerFirst",
-    "offerLast",
-    "push",
-    "put",
-    "putIfAbsent",
-    "set",
-];
 
 /// Code holding `outer` acquires `inner`.
 #[derive(Clone)]
@@ -503,16 +488,7 @@ impl<'a> Graph<'a> {
                     continue;
                 }
                 let h = holder(&self.r, origin, &facts, unit, id, &q.lock, 0);
-                let span = acquisition_span(&facts, q);
-                let inner = Acq {
-                    lock: id.clone(),
-                    holder: h,
-                    file,
-                    span,
-                    method: name.clone(),
-                    display: q.text.clone(),
-                    touched: self.touched(file, span.line),
-                };
+                let inner = self.acquisition(file, &facts, q, id, name.clone(), h);
                 let new = created(&inner, None);
                 found.push(edge(inner, h, None, new));
             }
@@ -547,13 +523,13 @@ impl<'a> Graph<'a> {
         }
     }
 
-    pub(super) fn callees(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> Vec<MethodRef> {
-        let mut out = self.direct_callees(origin, facts, call);
-        for code in self.callbacks(origin, facts, call, !out.is_empty()) {
-            match code {
+    /// A call's project callees with the methods its callbacks run: the referenced ones,
+    /// and what a lambda's body calls (the locks a lambda takes itself are
+    /// `call_acquisitions`').
+    fn callees_with(&self, mut out: Vec<MethodRef>, callbacks: &[Callback]) -> Vec<MethodRef> {
+        for code in callbacks {
+            match *code {
                 Callback::Method(m) => out.push(m),
-                // What the lambda's body calls; the locks it takes itself are
-                // `call_acquisitions`'.
                 Callback::Lambda(file, unit) => out.extend(self.lambda_callees(file, unit)),
             }
         }
@@ -570,6 +546,29 @@ impl<'a> Graph<'a> {
         self.r.callees(origin, facts, call).into_iter().filter(|m| matches!(m.origin, Origin::Project(_))).collect()
     }
 
+    /// What a call runs: its project callees as declared, and the callbacks it runs when it
+    /// is a call on a callback: the callback is a field, or the element of a collection
+    /// field, declared as a project interface no project class implements (only its
+    /// abstract method is found) or as a JDK functional interface; the code is what the
+    /// project puts there ([`Graph::handler_targets`]).
+    fn resolve_call(&mut self, origin: Origin, facts: &FileFacts, call: &Call) -> (Vec<MethodRef>, Vec<Callback>) {
+        let direct = self.direct_callees(origin, facts, call);
+        if matches!(call.kind, CallKind::Reference) {
+            return (direct, Vec::new());
+        }
+        let Some(slot) = self.callback_slot(origin, facts, call) else { return (direct, Vec::new()) };
+        // Only a project interface's abstract method: the callback runs what it was given.
+        // (No project callee at all, as for a JDK collection's method, is no callback.)
+        let abstract_only = !direct.is_empty()
+            && direct.iter().all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
+        let callbacks = if abstract_only || (direct.is_empty() && self.holds_functional(origin, facts, call, slot)) {
+            self.handler_targets(slot)
+        } else {
+            Vec::new()
+        };
+        (direct, callbacks)
+    }
+
     /// Every lock the code a call runs takes, with the name of the callee on the way
     /// (`depth` calls down already): its project callees', and the locks a lambda handed
     /// to it as a callback takes in its own body.
@@ -580,13 +579,13 @@ impl<'a> Graph<'a> {
         call: &Call,
         depth: u32,
     ) -> Vec<(String, Acq)> {
+        let (direct, callbacks) = self.resolve_call(origin, facts, call);
         let mut out = Vec::new();
-        for callee in self.callees(origin, facts, call) {
+        for callee in self.callees_with(direct, &callbacks) {
             let name = callee_name(self.index, callee);
             out.extend(self.acquisitions(callee, depth).into_iter().map(|a| (name.clone(), a)));
         }
-        let found = !self.direct_callees(origin, facts, call).is_empty();
-        for code in self.callbacks(origin, facts, call, found) {
+        for code in callbacks {
             if let Callback::Lambda(file, unit) = code {
                 // The callee is the callback's method as the call names it (`accept`).
                 let acquired = self.lambda_locks(file, unit);
@@ -594,30 +593,6 @@ impl<'a> Graph<'a> {
             }
         }
         out
-    }
-
-    /// The code a call on a callback runs: the callback is a field, or the element of a
-    /// collection field, declared as a project interface no project class implements (only
-    /// its abstract method is found) or as a JDK functional interface; the code is what
-    /// the project puts there ([`Graph::handler_targets`]). `found`: whether the call has
-    /// project callees.
-    fn callbacks(&mut self, origin: Origin, facts: &FileFacts, call: &Call, found: bool) -> Vec<Callback> {
-        if matches!(call.kind, CallKind::Reference) {
-            return Vec::new();
-        }
-        let Some(slot) = self.callback_slot(origin, facts, call) else { return Vec::new() };
-        let callees = self.direct_callees(origin, facts, call);
-        // Only a project interface's abstract method: the callback runs what it was given.
-        // (No project callee at all, as for a JDK collection's method, is no callback.)
-        let abstract_only = found
-            && callees
-                .iter()
-                .all(|m| self.index.facts(m.origin).is_some_and(|f| f.methods[m.idx as usize].is_abstract));
-        if abstract_only || (!found && self.holds_functional(origin, facts, call, slot)) {
-            self.handler_targets(slot)
-        } else {
-            Vec::new()
-        }
     }
 
     /// Where the receiver of a call is kept: a field (`onIdle.run()`), or an element of a
@@ -728,7 +703,9 @@ impl<'a> Graph<'a> {
                 _ => false,
             };
             for (i, c) in ff.calls.iter().enumerate() {
-                if !(ADDERS.contains(&c.name.as_str()) && c.receiver.as_ref().is_some_and(names_field)) {
+                // A call that gives the collection an element to keep (`add`, `put`, `offer`, ...;
+                // the element is its last argument).
+                if !(gives_to_keep(&c.name) && c.receiver.as_ref().is_some_and(names_field)) {
                     continue;
                 }
                 let Some(value) = c.args.last() else { continue };
@@ -800,6 +777,28 @@ impl<'a> Graph<'a> {
         out
     }
 
+    /// The acquisition of the lock region `q` (lock `id`) of `file` by `method`.
+    fn acquisition(
+        &self,
+        file: FileId,
+        facts: &FileFacts,
+        q: &LockRegion,
+        id: &LockId,
+        method: String,
+        holder: Holder,
+    ) -> Acq {
+        let span = acquisition_span(facts, q);
+        Acq {
+            lock: id.clone(),
+            holder,
+            file,
+            span,
+            method,
+            display: q.text.clone(),
+            touched: self.touched(file, span.line),
+        }
+    }
+
     /// The project methods a lambda's own body calls.
     fn lambda_callees(&self, file: FileId, unit: UnitIdx) -> Vec<MethodRef> {
         let Some(entry) = self.index.entry(file) else { return Vec::new() };
@@ -823,22 +822,13 @@ impl<'a> Graph<'a> {
             .zip(&resolved.locks)
             .filter(|(q, _)| q.unit == unit && !try_lock(facts, q))
             .map(|(q, id)| {
-                let span = acquisition_span(facts, q);
                 // Its `this` is the object that registered it, not the callee's receiver: only
                 // a lock of the whole program keeps its holder through the call.
                 let holder = match holder(&self.r, Origin::Project(file), facts, q.unit, id, &q.lock, 0) {
                     Holder::Global => Holder::Global,
                     _ => Holder::Unknown,
                 };
-                Acq {
-                    lock: id.clone(),
-                    holder,
-                    file,
-                    span,
-                    method: method.clone(),
-                    display: q.text.clone(),
-                    touched: self.touched(file, span.line),
-                }
+                self.acquisition(file, facts, q, id, method.clone(), holder)
             })
             .collect()
     }
@@ -864,17 +854,8 @@ impl<'a> Graph<'a> {
             if !units.contains(&q.unit) || try_lock(&facts, q) {
                 continue;
             }
-            let span = acquisition_span(&facts, q);
             let holder = holder(&self.r, m.origin, &facts, q.unit, id, &q.lock, 0);
-            out.push(Acq {
-                lock: id.clone(),
-                holder,
-                file,
-                span,
-                method: name.clone(),
-                display: q.text.clone(),
-                touched: self.touched(file, span.line),
-            });
+            out.push(self.acquisition(file, &facts, q, id, name.clone(), holder));
         }
         if depth < MAX_CALL_DEPTH {
             for call in facts.calls.iter().filter(|c| units.contains(&c.unit)) {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::regions::ChangedRegions;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
-use crate::index::{takes_key, FieldKey, FileId, ProjectIndex};
+use crate::index::{takes_key, ClassRef, FieldKey, FileId, MethodRef, Origin, ProjectIndex};
 use crate::index::{LockId, MonitorOp};
 use crate::java::{AccessKind, Expr, Span};
 
@@ -62,8 +62,9 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
     for (field, sites) in &by_field {
         let mut count = 0;
         let atomic_state = field.element && atomic_state(index, field);
+        let on_runner: Vec<bool> = sites.iter().map(|&s| ends.on_runner_thread(s)).collect();
         for (x, &a) in sites.iter().enumerate() {
-            for &b in &sites[x..] {
+            for (y, &b) in sites.iter().enumerate().skip(x) {
                 if count >= MAX_PAIRS_PER_FIELD {
                     break;
                 }
@@ -86,7 +87,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                     continue;
                 }
                 // Both made by JUnit's runner thread, one after the other: no race.
-                if ends.on_runner_thread(a) && ends.on_runner_thread(b) {
+                if on_runner[x] && on_runner[y] {
                     continue;
                 }
                 let end_a = ends.access_end(a, ia);
@@ -166,15 +167,13 @@ impl<'a> EndCache<'a> {
         let Some(entry) = self.index.entry(file) else { return false };
         let facts = &entry.facts;
         let Some(unit) = facts.holding_unit(entry.resolved.sites[i].unit) else { return false };
-        let m = &facts.methods[facts.units[unit as usize].method as usize];
-        let class = crate::index::ClassRef { origin: crate::index::Origin::Project(file), idx: m.class };
+        let idx = facts.units[unit as usize].method;
+        let m = &facts.methods[idx as usize];
+        let origin = Origin::Project(file);
+        let junit3_called = matches!(m.name.as_str(), "setUp" | "tearDown")
+            || crate::junit::is_junit3_test(self.index, MethodRef { origin, idx });
         m.annotations.iter().any(|a| RUNNER_CALLED.contains(&a.name.as_str()))
-            || (matches!(m.name.as_str(), "setUp" | "tearDown")
-                || crate::junit::is_junit3_test(
-                    self.index,
-                    crate::index::MethodRef { origin: class.origin, idx: facts.units[unit as usize].method },
-                ))
-                && crate::junit::is_junit3_class(self.index, class)
+            || (junit3_called && crate::junit::is_junit3_class(self.index, ClassRef { origin, idx: m.class }))
     }
 
     fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {

@@ -158,6 +158,10 @@ pub(crate) fn collect(cx: &Cx, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             let before = builder.sections(origin, old, old_m);
+            // Nothing the base held together: nothing split or released.
+            if before.is_empty() {
+                continue;
+            }
             let calls = Calls::new(old, old_m, facts, new_m);
             for split in splits(&before, &now, &calls) {
                 out.push(diagnostic(change.file, facts, new_m, &split));

@@ -27,8 +27,8 @@ pub use jdk::Jdk;
 pub use locks::LockId;
 pub use resolve::{Resolver, Ty, TypeName};
 pub(crate) use sites::{
-    collection_kind, field_collection, is_atomic_field, is_collection_interface, is_mutator, resolve_access, takes_key,
-    Collection, THREAD_TYPES,
+    collection_kind, field_collection, gives_to_keep, is_atomic_field, is_collection_interface, is_mutator,
+    resolve_access, takes_key, Collection, THREAD_TYPES,
 };
 pub use sites::{FieldFlags, MonitorCall, MonitorOp, ResolvedFile, Site};
 pub use symbols::Symbols;

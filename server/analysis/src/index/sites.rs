@@ -150,7 +150,7 @@ fn stored_and_taken(r: &Resolver, origin: Origin, facts: &FileFacts, out: &mut R
     };
     for call in &facts.calls {
         let (CallKind::Method, Some(recv)) = (&call.kind, &call.receiver) else { continue };
-        if !STORING_PREFIXES.iter().any(|p| call.name.starts_with(p)) || call.args.is_empty() {
+        if !gives_to_keep(&call.name) || call.args.is_empty() {
             continue;
         }
         let Some(h) = holder(call.unit, recv) else { continue };
@@ -177,6 +177,12 @@ fn taken_under_cast(e: &Expr) -> Option<(&crate::java::TypeRef, &Expr)> {
         }
         _ => None,
     }
+}
+
+/// Whether a call gives its receiver an object to keep (`add`, `put`, `offer`, `register`,
+/// `subscribe`, ...).
+pub(crate) fn gives_to_keep(method: &str) -> bool {
+    STORING_PREFIXES.iter().any(|p| method.starts_with(p))
 }
 
 /// Calls that give the receiver an object to keep.

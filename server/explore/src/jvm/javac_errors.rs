@@ -59,9 +59,15 @@ pub fn summarize(log: &str) -> JavacSummary {
 }
 
 fn files(list: &BTreeSet<String>) -> String {
-    const SHOWN: usize = 4;
-    let mut out: Vec<&str> = list.iter().take(SHOWN).map(String::as_str).collect();
-    let more = list.len().saturating_sub(SHOWN);
+    listed(list.iter().map(String::as_str), 4)
+}
+
+/// The first `shown` of `names` in order, with how many more there are:
+/// `a.java, b.java and 2 more`.
+pub fn listed<'a>(names: impl ExactSizeIterator<Item = &'a str>, shown: usize) -> String {
+    let total = names.len();
+    let mut out: Vec<&str> = names.take(shown).collect();
+    let more = total.saturating_sub(shown);
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     out.sort();
     format!("{}{more}", out.join(", "))

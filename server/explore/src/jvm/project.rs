@@ -565,15 +565,12 @@ fn compile_unit(
             }
             Err(e) => {
                 let Some(javac) = &e.javac else { return Err(e) };
-                let files = javac.summary.error_files();
-                let shown: Vec<&str> = files.iter().take(3).copied().collect();
-                let more = if files.len() > 3 { format!(" and {} more", files.len() - 3) } else { String::new() };
                 let why = format!(
-                    "the project as a whole ({}) does not compile ({} error{} in {}{more})",
+                    "the project as a whole ({}) does not compile ({} error{} in {})",
                     unit.what,
                     javac.summary.errors,
                     if javac.summary.errors == 1 { "" } else { "s" },
-                    shown.join(", ")
+                    javac_errors::listed(javac.summary.error_files().into_iter(), 3)
                 );
                 let _ = std::fs::create_dir_all(cache);
                 let _ = std::fs::write(&failed_path, format!("{whole}{why}"));
