@@ -30,6 +30,10 @@ pub struct FileDiff {
     old_code_lines: Vec<u32>,
     /// The file did not exist in the base: every line is new.
     pub is_new_file: bool,
+    /// Where added or changed tokens of the new text start (sorted).
+    changed_tokens: Vec<u32>,
+    /// For each run of deleted tokens, where the new token after it starts (sorted).
+    deletion_points: Vec<u32>,
 }
 
 impl FileDiff {
@@ -98,6 +102,8 @@ impl FileDiff {
         aligner.same(i..kept_old.len(), j..kept_new.len());
         let old_to_new_line = aligner.old_to_new_line;
         out.old_line_map = old_line_map(old, &old_to_new_line, new);
+        out.changed_tokens.sort_unstable();
+        out.deletion_points.sort_unstable();
         out.old_code_lines = token_lines(old, &(0..old.tokens.len()).collect::<Vec<_>>())
             .iter()
             .map(|l| old.tokens[l.tokens.start].line)
@@ -112,6 +118,18 @@ impl FileDiff {
     /// Whether the change added, changed or deleted something on this new line.
     pub fn touches(&self, line: u32) -> bool {
         self.changed_lines.contains(&line) || self.deletion_lines.contains(&line)
+    }
+
+    /// Whether the change added or changed a token in `span` of the new text, or deleted
+    /// tokens from inside it (every token counts as changed in a new file).
+    pub fn changes_within(&self, span: &crate::java::Span) -> bool {
+        if self.is_new_file {
+            return true;
+        }
+        let added = self.changed_tokens.partition_point(|&t| t < span.start);
+        let deleted = self.deletion_points.partition_point(|&t| t <= span.start);
+        self.changed_tokens.get(added).is_some_and(|&t| t < span.end)
+            || self.deletion_points.get(deleted).is_some_and(|&t| t < span.end)
     }
 
     /// Lines the change touched, changed or standing for a deletion.
@@ -206,6 +224,7 @@ impl Aligner<'_> {
             for k in after.clone() {
                 let t = n.tokens[kn[k]];
                 self.out.changed_lines.extend(t.line..=t.end_line);
+                self.out.changed_tokens.push(t.start);
             }
             if !before.is_empty() {
                 for k in before.clone() {
@@ -214,6 +233,8 @@ impl Aligner<'_> {
                 }
                 if after.is_empty() {
                     self.out.deletion_lines.insert(self.deletion_anchor(before.start, after.start));
+                    let next = kn.get(after.start).map_or(u32::MAX, |&j| n.tokens[j].start);
+                    self.out.deletion_points.push(next);
                 }
             }
             i = before.end;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::diff::FileDiff;
-use crate::git::{Base, FileStatus, GitRepo};
+use crate::git::{Base, ChangedPath, FileStatus, GitRepo};
 use crate::impact::shared::{evidence_hash, Sharing};
 use crate::impact::{self, ChangeSet, ChangedFile, Impact, Options};
 use crate::index::{FileId, Jdk, ProjectIndex};
@@ -63,6 +63,8 @@ pub struct Host {
     base_facts: HashMap<String, Option<(git2::Oid, Arc<FileFacts>)>>,
     /// What git says differs from the base.
     git_changed: BTreeMap<String, FileStatus>,
+    /// Files moved or renamed since the base: their path in the base, by path now.
+    renamed_from: BTreeMap<String, String>,
     /// Diffs by path, with the text hash they were computed for.
     diffs: HashMap<String, (u128, Option<ChangedFile>)>,
     /// Which objects are shared, with the evidence hash it was computed for.
@@ -127,6 +129,7 @@ impl Host {
             overlays: HashMap::new(),
             base_facts: HashMap::new(),
             git_changed: BTreeMap::new(),
+            renamed_from: BTreeMap::new(),
             diffs: HashMap::new(),
             sharing: None,
             notes,
@@ -249,9 +252,17 @@ impl Host {
             self.base = Some(base);
         }
         let base = self.base.as_ref().expect("set above");
-        let changed = git.changed_files(base)?;
-        let ws = &self.workspace;
-        let new: BTreeMap<String, FileStatus> = changed.into_iter().filter(|(p, _)| ws.is_source(p)).collect();
+        let changed: Vec<ChangedPath> =
+            git.changed_files(base)?.into_iter().filter(|c| self.workspace.is_source(&c.path)).collect();
+        let renamed: BTreeMap<String, String> =
+            changed.iter().filter_map(|c| Some((c.path.clone(), c.from.clone()?))).collect();
+        let new: BTreeMap<String, FileStatus> = changed.into_iter().map(|c| (c.path, c.status)).collect();
+        if renamed != self.renamed_from {
+            // A file's base version is read from its old path while it counts as moved.
+            self.base_facts.clear();
+            self.diffs.clear();
+            self.renamed_from = renamed;
+        }
         if new != self.git_changed {
             self.diffs.clear();
             self.git_changed = new;
@@ -324,8 +335,9 @@ impl Host {
         if let Some(cached) = self.base_facts.get(rel) {
             return cached.as_ref().map(|(_, f)| f.clone());
         }
+        let base_path = self.renamed_from.get(rel).map_or(rel, String::as_str);
         let found = match (&self.git, &self.base) {
-            (Some(git), Some(base)) => git.base_blob(base, rel).map(|(oid, bytes)| {
+            (Some(git), Some(base)) => git.base_blob(base, base_path).map(|(oid, bytes)| {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 (oid, java::facts_of(&text))
             }),

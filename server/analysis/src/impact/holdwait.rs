@@ -170,7 +170,7 @@ fn held_waits(cx: &Cx) -> Vec<HeldWait> {
                     }
                     let Some(region) = holding_region(facts, &entry.resolved.locks, call, &l.key) else { continue };
                     if !(touched(call.span.line)
-                        || region.markers.iter().any(|&m| touched(m))
+                        || region.defining.iter().any(|s| change.diff.changes_within(s))
                         || newly_held(change.old.as_deref(), facts, call, &region.text))
                     {
                         continue;

@@ -4,12 +4,20 @@
 use std::collections::HashMap;
 
 pub(crate) use crate::java::expr_key;
-use crate::java::{FileFacts, MethodIdx, MethodKind};
+use crate::java::{ClassIdx, FileFacts, MethodIdx, MethodKind};
 
-/// `pkg.Pool#borrow(int,String)`; initializers are numbered within their class.
-pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
+/// `Pool#borrow(int,String)`: a method as it stands within its file. Initializers are
+/// numbered within their class. The package is left out, and `top` stands for the file's
+/// one top-level class when both versions have one: a file moved to another package, or a
+/// class renamed with its file, keeps its methods (only the moved lines are the change).
+pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx, top: Option<&str>) -> String {
     let method = &facts.methods[m as usize];
-    let class = &facts.classes[method.class as usize].binary_name;
+    let mut class = class_in_file(facts, method.class);
+    let renamed;
+    if let Some(rest) = top.and_then(|t| class.strip_prefix(t)).filter(|r| r.is_empty() || r.starts_with('$')) {
+        renamed = format!("*{rest}");
+        class = &renamed;
+    }
     match method.kind {
         MethodKind::Initializer => {
             let ordinal = facts.methods[..m as usize]
@@ -27,10 +35,31 @@ pub(crate) fn method_key(facts: &FileFacts, m: MethodIdx) -> String {
     }
 }
 
+/// A class's binary name without its package (`Pool$Entry`): what it is within its file.
+pub(crate) fn class_in_file(facts: &FileFacts, class: ClassIdx) -> &str {
+    let binary = &facts.classes[class as usize].binary_name;
+    match &facts.package {
+        Some(p) => binary.strip_prefix(p.as_str()).and_then(|b| b.strip_prefix('.')).unwrap_or(binary),
+        None => binary,
+    }
+}
+
+/// The simple name of the file's only top-level class, if it has exactly one.
+fn only_top_level_class(facts: &FileFacts) -> Option<&str> {
+    let mut tops = facts.classes.iter().filter(|c| c.outer.is_none() && !c.simple_name.is_empty());
+    let first = tops.next()?;
+    tops.next().is_none().then_some(first.simple_name.as_str())
+}
+
 /// New method -> base method with the same key.
 pub(crate) fn method_map(old: &FileFacts, new: &FileFacts) -> HashMap<MethodIdx, MethodIdx> {
-    let old_keys: HashMap<String, MethodIdx> = (0..old.methods.len() as u32).map(|m| (method_key(old, m), m)).collect();
-    (0..new.methods.len() as u32).filter_map(|m| old_keys.get(&method_key(new, m)).map(|&o| (m, o))).collect()
+    let (old_top, new_top) = match (only_top_level_class(old), only_top_level_class(new)) {
+        (Some(o), Some(n)) => (Some(o), Some(n)),
+        _ => (None, None),
+    };
+    let old_keys: HashMap<String, MethodIdx> =
+        (0..old.methods.len() as u32).map(|m| (method_key(old, m, old_top), m)).collect();
+    (0..new.methods.len() as u32).filter_map(|m| old_keys.get(&method_key(new, m, new_top)).map(|&o| (m, o))).collect()
 }
 
 /// Pairs `(new, base)` of items in matched methods that have the same key, matched in

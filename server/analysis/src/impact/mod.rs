@@ -19,6 +19,7 @@
 mod checkact;
 pub mod codes;
 mod condwake;
+mod discipline;
 mod effects;
 pub mod fixes;
 mod holdwait;
@@ -29,6 +30,7 @@ mod matching;
 mod pairs;
 mod publication;
 mod regions;
+mod runner;
 mod sections;
 pub mod shared;
 mod svimpact;

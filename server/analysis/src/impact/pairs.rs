@@ -9,9 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::regions::ChangedRegions;
+use super::runner::RunnerMethods;
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
-use crate::index::{takes_key, ClassRef, FieldKey, FileId, MethodRef, Origin, ProjectIndex};
+use crate::index::{takes_key, FieldKey, FileId, ProjectIndex};
 use crate::index::{LockId, MonitorOp};
 use crate::java::{AccessKind, Expr, Span};
 
@@ -20,21 +21,6 @@ fn is_constant_name(name: &str) -> bool {
     name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         && name.starts_with(|c: char| c.is_ascii_uppercase())
 }
-
-/// The annotations of the methods JUnit's runner calls itself, one after another.
-const RUNNER_CALLED: &[&str] = &[
-    "Test",
-    "ParameterizedTest",
-    "RepeatedTest",
-    "Before",
-    "After",
-    "BeforeEach",
-    "AfterEach",
-    "BeforeClass",
-    "AfterClass",
-    "BeforeAll",
-    "AfterAll",
-];
 
 /// Pairs of one field are capped (a field accessed in hundreds of places would
 /// otherwise fill the report); the cap is generous for real code.
@@ -62,7 +48,7 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
     for (field, sites) in &by_field {
         let mut count = 0;
         let atomic_state = field.element && atomic_state(index, field);
-        let on_runner: Vec<bool> = sites.iter().map(|&s| ends.on_runner_thread(s)).collect();
+        let runner: Vec<RunnerPlace> = sites.iter().map(|&s| ends.runner_place(s)).collect();
         for (x, &a) in sites.iter().enumerate() {
             for (y, &b) in sites.iter().enumerate().skip(x) {
                 if count >= MAX_PAIRS_PER_FIELD {
@@ -86,8 +72,13 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                 if a == b && ka != AccessKind::Write {
                     continue;
                 }
-                // Both made by JUnit's runner thread, one after the other: no race.
-                if on_runner[x] && on_runner[y] {
+                // Both made by JUnit's runner thread, one after the other, or one before or
+                // after the test whose thread makes the other: no race.
+                let around_test = |p: RunnerPlace, q: (FileId, usize)| p == RunnerPlace::Lifecycle && q.0 == a.0;
+                if (runner[x] != RunnerPlace::Elsewhere && runner[y] != RunnerPlace::Elsewhere)
+                    || around_test(runner[x], b)
+                    || around_test(runner[y], a)
+                {
                     continue;
                 }
                 let end_a = ends.access_end(a, ia);
@@ -116,14 +107,27 @@ fn atomic_state(index: &ProjectIndex, field: &FieldKey) -> bool {
 }
 
 /// Builds pair ends, computing each site's locks once.
+/// Where an access runs, as far as JUnit's runner thread goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RunnerPlace {
+    /// In a method run before or after each test (or all of them).
+    Lifecycle,
+    /// In a test, or another method the runner runs.
+    Test,
+    /// Not known to be the runner's.
+    Elsewhere,
+}
+
 struct EndCache<'a> {
     index: &'a ProjectIndex,
     locks: HashMap<(FileId, usize), Vec<LockId>>,
+    /// By file: the methods JUnit's runner thread runs ([`super::runner`]).
+    runner: HashMap<FileId, RunnerMethods>,
 }
 
 impl<'a> EndCache<'a> {
     fn new(index: &'a ProjectIndex) -> Self {
-        EndCache { index, locks: HashMap::new() }
+        EndCache { index, locks: HashMap::new(), runner: HashMap::new() }
     }
 
     /// The constant key a map or set call works on, when the code names one: a string
@@ -157,23 +161,20 @@ impl<'a> EndCache<'a> {
         simple.ends_with("Map") || simple.ends_with("Set")
     }
 
-    /// Whether the access is made on the test runner's thread by the code JUnit calls itself:
-    /// the own body of a test method or of a lifecycle method (`@BeforeEach`, `setUp()` of a
-    /// `TestCase`, ...), or a lambda such a method runs inline. JUnit calls these one after
-    /// another on one thread (its default: parallel execution is opt-in), so two such
-    /// accesses are ordered by the program; a thread the test starts, or a lambda it hands
-    /// to one, is not the runner's.
-    fn on_runner_thread(&self, (file, i): (FileId, usize)) -> bool {
-        let Some(entry) = self.index.entry(file) else { return false };
+    /// Where JUnit's runner thread makes the access ([`super::runner`]): in the own body of
+    /// a method the runner runs (or a lambda it runs inline), and whether around the test.
+    fn runner_place(&mut self, (file, i): (FileId, usize)) -> RunnerPlace {
+        let index = self.index;
+        let Some(entry) = index.entry(file) else { return RunnerPlace::Elsewhere };
         let facts = &entry.facts;
-        let Some(unit) = facts.holding_unit(entry.resolved.sites[i].unit) else { return false };
-        let idx = facts.units[unit as usize].method;
-        let m = &facts.methods[idx as usize];
-        let origin = Origin::Project(file);
-        let junit3_called = matches!(m.name.as_str(), "setUp" | "tearDown")
-            || crate::junit::is_junit3_test(self.index, MethodRef { origin, idx });
-        m.annotations.iter().any(|a| RUNNER_CALLED.contains(&a.name.as_str()))
-            || (junit3_called && crate::junit::is_junit3_class(self.index, ClassRef { origin, idx: m.class }))
+        let Some(unit) = facts.holding_unit(entry.resolved.sites[i].unit) else { return RunnerPlace::Elsewhere };
+        let method = facts.units[unit as usize].method;
+        let runner = self.runner.entry(file).or_insert_with(|| super::runner::runner_methods(index, file));
+        match (runner.lifecycle.contains(&method), runner.runs.contains(&method)) {
+            (true, _) => RunnerPlace::Lifecycle,
+            (false, true) => RunnerPlace::Test,
+            (false, false) => RunnerPlace::Elsewhere,
+        }
     }
 
     fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {

@@ -100,7 +100,7 @@ fn file_regions(change: &ChangedFile, new: &FileFacts) -> Vec<RegionChange> {
                 let was = &old.locks[o];
                 let moved = (diff.map_old_line(was.span.line), diff.map_old_line(was.span.end_line))
                     != (r.span.line, r.span.end_line);
-                if r.markers.iter().any(|&l| diff.touches(l)) {
+                if r.defining.iter().any(|s| diff.changes_within(s)) {
                     Some(RegionCause::Touched)
                 } else if (moved && !diff.is_empty()) || scope_changed(old, new, was, r, &accesses) {
                     Some(RegionCause::Resized)

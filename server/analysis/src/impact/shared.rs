@@ -109,9 +109,11 @@ pub fn field_decl(index: &ProjectIndex, key: &FieldKey) -> Option<(Origin, Arc<F
     Some((class.origin, facts, i as u32))
 }
 
-/// An access no other thread can see yet: to `this`'s instance field inside a constructor
-/// or instance initializer, to a static field inside its class's static initializer, or
-/// to a field of an object the method just created and has not let out yet.
+/// An access no other thread can see yet: to `this`'s instance field inside a constructor,
+/// an instance initializer or a deserializing `readObject` (serialization calls it on an
+/// object it is still building, which nothing has published), to a static field inside its
+/// class's static initializer, or to a field of an object the method just created and has
+/// not let out yet.
 fn confined(facts: &FileFacts, site: &Site, field_is_static: bool) -> bool {
     if !field_is_static && unpublished(facts, site) {
         return true;
@@ -125,8 +127,23 @@ fn confined(facts: &FileFacts, site: &Site, field_is_static: bool) -> bool {
         let class = &facts.classes[m.class as usize].binary_name;
         m.kind == MethodKind::Initializer && m.is_static && *site.field.class == **class
     } else {
-        site.on_this && (m.kind == MethodKind::Constructor || (m.kind == MethodKind::Initializer && !m.is_static))
+        site.on_this
+            && (m.kind == MethodKind::Constructor
+                || (m.kind == MethodKind::Initializer && !m.is_static)
+                || is_deserializing(m))
     }
+}
+
+/// `private void readObject(ObjectInputStream in)`, and the hook for a stream without the
+/// class's data: `java.io.Serializable`'s contract for building an object from a stream.
+fn is_deserializing(m: &crate::java::MethodFacts) -> bool {
+    m.is_private
+        && !m.is_static
+        && match m.name.as_str() {
+            "readObject" => m.params.len() == 1 && m.params[0].ty.name.ends_with("ObjectInputStream"),
+            "readObjectNoData" => m.params.is_empty(),
+            _ => false,
+        }
 }
 
 /// `Shipment s = new Shipment(id); s.code = …; map.put(id, s);`: the writes before the

@@ -28,7 +28,9 @@
 //! silences them; `@NotThreadSafe` classes are not shared at all (see `shared`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
+use super::discipline;
 use super::matching::{access_key, counterparts, expr_key};
 use super::regions::ChangedRegions;
 use super::shared::{field_decl, Sharing};
@@ -39,7 +41,7 @@ use super::{
 use crate::index::locks;
 use crate::index::LockId;
 use crate::index::{collection_kind, field_collection, Collection, FieldKey, FileId, Origin, ProjectIndex, Resolver};
-use crate::java::{CallKind, Expr, FileFacts, LockKind, Span, UnitIdx};
+use crate::java::{CallKind, ClassIdx, Expr, FileFacts, LockKind, Span, UnitIdx};
 
 /// How many other ends a diagnostic lists as related locations.
 const MAX_RELATED: usize = 5;
@@ -178,9 +180,22 @@ fn races(
     // Group unprotected data pairs by the place of their impacted end (`x++` reads and
     // writes at one place).
     let mut by_place: BTreeMap<(FileId, Span, FieldKey), Vec<(&PairEnd, &PairEnd)>> = BTreeMap::new();
+    let mut undisciplined: HashMap<FieldKey, Option<(FileId, Arc<FileFacts>, ClassIdx)>> = HashMap::new();
     for p in pairs.iter().filter(|p| matches!(p.kind, PairKind::RW | PairKind::WW) && !p.protected) {
         if !racy_field(index, &p.field) {
             continue;
+        }
+        // Both ends in a class that never had a discipline of its own ([`discipline`]).
+        let class = undisciplined.entry(p.field.clone()).or_insert_with(|| {
+            let (Origin::Project(file), facts, f) = field_decl(index, &p.field)? else { return None };
+            let class = facts.fields[f as usize].class;
+            discipline::undisciplined_class(index, changes, &p.field).then_some((file, facts, class))
+        });
+        if let Some((file, facts, class)) = class {
+            let own = |e: &PairEnd| e.file == *file && discipline::in_class(facts, *class, e.span.start);
+            if own(&p.a) && own(&p.b) {
+                continue;
+            }
         }
         for (me, other) in [(&p.a, &p.b), (&p.b, &p.a)] {
             if me.impacted {

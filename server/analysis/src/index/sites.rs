@@ -272,6 +272,12 @@ fn declared_caller_locks(
 /// For each private method called only with some locks held, those locks, and the locks
 /// `declared` by annotation. Callers that are themselves such helpers pass on what their
 /// callers hold (a few levels deep).
+///
+/// A private method's callers are all in its file: calls by its name on `this`, on the
+/// outer instance, or (static) on its class, from its class or a class nested in it that
+/// does not declare a method of that name itself. A method reference to it (`this::drain`,
+/// `Pool::drain`) gives it to code that calls it later, under no known lock: such a helper
+/// holds only what it declares.
 fn caller_locks(
     facts: &FileFacts,
     locks: &[LockId],
@@ -279,9 +285,8 @@ fn caller_locks(
 ) -> std::collections::HashMap<MethodIdx, Vec<LockId>> {
     use std::collections::HashMap;
     let mut out: HashMap<MethodIdx, Vec<LockId>> = HashMap::new();
-    let private: Vec<MethodIdx> = (0..facts.methods.len() as MethodIdx)
-        .filter(|&m| facts.methods[m as usize].is_private && !facts.methods[m as usize].is_static)
-        .collect();
+    let private: Vec<MethodIdx> =
+        (0..facts.methods.len() as MethodIdx).filter(|&m| facts.methods[m as usize].is_private).collect();
     if private.is_empty() {
         return declared;
     }
@@ -293,21 +298,40 @@ fn caller_locks(
         }
         held
     };
-    // Calls on `this` by name, once: a big file has many private methods and many calls.
-    let mut on_this: HashMap<&str, Vec<&crate::java::Call>> = HashMap::new();
-    for c in facts.calls.iter().filter(|c| c.kind == CallKind::Method && matches!(c.receiver, None | Some(Expr::This)))
-    {
-        on_this.entry(c.name.as_str()).or_default().push(c);
+    // Calls and references by name, once: a big file has many private methods and calls.
+    let mut by_name: HashMap<&str, Vec<&crate::java::Call>> = HashMap::new();
+    for c in facts.calls.iter().filter(|c| matches!(c.kind, CallKind::Method | CallKind::Reference)) {
+        by_name.entry(c.name.as_str()).or_default().push(c);
+    }
+    // Each private method's calls from its file, or `None` when a reference lets it escape.
+    let mut calls_of: HashMap<MethodIdx, Vec<&crate::java::Call>> = HashMap::new();
+    'methods: for &m in &private {
+        let method = &facts.methods[m as usize];
+        let mut calls = Vec::new();
+        for &c in by_name.get(method.name.as_str()).into_iter().flatten() {
+            let caller = facts.units[c.unit as usize].method;
+            let Some(from) = calling_class(facts, facts.methods[caller as usize].class, method) else { continue };
+            let on_it = match &c.receiver {
+                None | Some(Expr::This) => true,
+                Some(Expr::OuterThis(name)) | Some(Expr::Name(name)) => {
+                    *name == facts.classes[method.class as usize].simple_name
+                }
+                _ => false,
+            };
+            if !on_it || (c.receiver.is_none() && from != method.class && declares(facts, from, &method.name)) {
+                continue;
+            }
+            match c.kind {
+                CallKind::Reference => continue 'methods,
+                _ if c.args.len() == method.params.len() && caller != m => calls.push(c),
+                _ => {}
+            }
+        }
+        calls_of.insert(m, calls);
     }
     for _round in 0..3 {
         let mut next = HashMap::new();
-        for &m in &private {
-            let method = &facts.methods[m as usize];
-            let calls = on_this.get(method.name.as_str()).into_iter().flatten().filter(|c| {
-                c.args.len() == method.params.len()
-                    && facts.methods[facts.units[c.unit as usize].method as usize].class == method.class
-                    && facts.units[c.unit as usize].method != m
-            });
+        for (&m, calls) in &calls_of {
             let mut common: Option<Vec<LockId>> = None;
             for c in calls {
                 let held = held_at(&out, c.unit, c.span.start);
@@ -332,6 +356,25 @@ fn caller_locks(
         all.dedup();
     }
     out
+}
+
+/// The class a call from `class` reaches `method` through: `class` itself when it is the
+/// method's class or nested in it (a private member is visible there), else `None`.
+fn calling_class(facts: &FileFacts, class: ClassIdx, method: &crate::java::MethodFacts) -> Option<ClassIdx> {
+    let mut c = Some(class);
+    for _ in 0..16 {
+        let here = c?;
+        if here == method.class {
+            return Some(class);
+        }
+        c = facts.classes[here as usize].outer;
+    }
+    None
+}
+
+/// Whether `class` declares a method named `name` (an unqualified call there is its own).
+fn declares(facts: &FileFacts, class: ClassIdx, name: &str) -> bool {
+    facts.methods.iter().any(|m| m.class == class && m.name == name)
 }
 
 fn monitor_calls(r: &Resolver, origin: Origin, facts: &FileFacts) -> Vec<MonitorCall> {

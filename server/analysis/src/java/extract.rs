@@ -360,6 +360,7 @@ impl<'t> Extractor<'t> {
                     markers.insert(0, k.line);
                 }
                 markers.dedup();
+                let defining = mods.synchronized_keyword.into_iter().chain(braces(bspan)).collect();
                 self.facts.locks.push(LockRegion {
                     kind: LockKind::SynchronizedMethod,
                     lock,
@@ -367,6 +368,7 @@ impl<'t> Extractor<'t> {
                     unit,
                     span: bspan,
                     markers,
+                    defining,
                 });
             }
         }
@@ -637,7 +639,17 @@ impl<'t> Extractor<'t> {
         markers.sort_unstable();
         markers.dedup();
         let text = text(lock_node, src).split_whitespace().collect::<Vec<_>>().join(" ");
-        self.facts.locks.push(LockRegion { kind: LockKind::SynchronizedBlock, lock, text, unit, span: b, markers });
+        let header = Span { start: node.start_byte() as u32, end: p.end, line: span(node).line, end_line: p.end_line };
+        let defining = std::iter::once(header).chain(braces(b)).collect();
+        self.facts.locks.push(LockRegion {
+            kind: LockKind::SynchronizedBlock,
+            lock,
+            text,
+            unit,
+            span: b,
+            markers,
+            defining,
+        });
     }
 
     /// `l.lock(); try { ... } finally { l.unlock(); }`: the region runs from the acquire to
@@ -674,6 +686,7 @@ impl<'t> Extractor<'t> {
             unit,
             span: Span { start, end, line: a.line, end_line },
             markers,
+            defining: std::iter::once(a).chain(release.map(|r| span(*r))).collect(),
         });
     }
 
@@ -714,6 +727,7 @@ impl<'t> Extractor<'t> {
             unit,
             span: Span { start, end: release.start_byte() as u32, line: a.line, end_line: release_line },
             markers,
+            defining: vec![a, span(*release)],
         });
     }
 
@@ -1113,4 +1127,12 @@ fn collect_errors(node: Node, out: &mut Vec<Span>) {
     for child in node.children(&mut cursor) {
         collect_errors(child, out);
     }
+}
+
+/// The opening and closing brace of a block.
+fn braces(block: Span) -> [Span; 2] {
+    let open = Span { start: block.start, end: block.start + 1, line: block.line, end_line: block.line };
+    let close =
+        Span { start: block.end.saturating_sub(1), end: block.end, line: block.end_line, end_line: block.end_line };
+    [open, close]
 }

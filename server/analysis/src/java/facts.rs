@@ -301,6 +301,11 @@ pub struct LockRegion {
     /// Lines that define the region: the `synchronized` keyword and lock expression, the
     /// block's braces, the `lock()`/`unlock()` calls. A change here changes the region.
     pub markers: Vec<u32>,
+    /// The tokens on those lines that define the region (the keyword, `synchronized (lock)`,
+    /// the braces, the acquiring and releasing calls): a change to other tokens of a marker
+    /// line (a parameter renamed in a synchronized method's header) leaves the region as it
+    /// was.
+    pub defining: Vec<Span>,
 }
 
 /// What guards a `wait()` or `await()` call: the innermost loop around it in its unit,

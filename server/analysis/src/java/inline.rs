@@ -5,7 +5,8 @@
 //! A lambda runs inline when it is an argument of a call the JDK specifies as running its
 //! function before it returns (`Iterable.forEach`, `Map.compute*`, `Collection.removeIf`,
 //! `List.sort`, the atomics' `updateAndGet`, `Optional.ifPresent`, a stream's operations,
-//! which run when the statement's terminal operation does), or when it initialises a local
+//! which run when the statement's terminal operation does, JUnit's and AssertJ's
+//! `assertThrows`-like assertions), or when it initialises a local
 //! that is only ever called (`Runnable r = () -> …; r.run();`) at exactly one place. Anything
 //! else (handed to an executor, a thread, a listener registry, a field) runs later, on a
 //! thread and under locks nobody knows here.
@@ -51,6 +52,20 @@ const RUNS_ARGUMENT_NOW: &[&str] = &[
     "anyMatch",
     "allMatch",
     "noneMatch",
+    // test assertions that run their executable on the caller's thread (JUnit 5's
+    // `assertTimeoutPreemptively` runs it on another thread, and is not here)
+    "assertThrows",
+    "assertThrowsExactly",
+    "assertDoesNotThrow",
+    "assertAll",
+    "assertTimeout",
+    "assumingThat",
+    "assertThatThrownBy",
+    "assertThatCode",
+    "isThrownBy",
+    "catchThrowable",
+    "catchThrowableOfType",
+    "catchException",
 ];
 
 /// Functional-interface methods: calling one on a local runs the lambda it holds.
