@@ -6,7 +6,12 @@ import java.util.concurrent.TimeoutException;
 import racelens.rt.Rt;
 import racelens.rt.TS;
 
-/** Replaces {@code new CyclicBarrier(...)} with a model barrier (generations, breaking, barrier action). */
+/**
+ * Replaces {@code new CyclicBarrier(...)} with a model barrier (generations, breaking, barrier
+ * action). Uncontrolled callers use the real barrier, all of them: {@code await},
+ * {@code getNumberWaiting}, {@code isBroken} and {@code reset} (the model's waiters and the real
+ * barrier's do not see each other).
+ */
 public class ModelCyclicBarrier extends java.util.concurrent.CyclicBarrier {
     private static final class Generation {
         boolean broken;
@@ -111,12 +116,19 @@ public class ModelCyclicBarrier extends java.util.concurrent.CyclicBarrier {
 
     @Override
     public boolean isBroken() {
+        if (Rt.me() == null) {
+            return super.isBroken();
+        }
         fresh();
         return generation.broken;
     }
 
     @Override
     public void reset() {
+        if (Rt.me() == null) {
+            super.reset();
+            return;
+        }
         fresh();
         breakBarrier();
         generation = new Generation();
@@ -124,6 +136,9 @@ public class ModelCyclicBarrier extends java.util.concurrent.CyclicBarrier {
 
     @Override
     public int getNumberWaiting() {
+        if (Rt.me() == null) {
+            return super.getNumberWaiting();
+        }
         fresh();
         return parties - count;
     }
