@@ -21,8 +21,13 @@ one this access lacks) and what the change did: removed `synchronized`, moved th
 `volatile`, or added the access. A call on a non-thread-safe collection held in a field is an access of its \
 contents, and so is a work method of a JDK object that changes its own state (`format()` or `parse()` of a \
 `SimpleDateFormat`, a `Calendar`'s setters, a `MessageDigest`'s `update()`, a `Matcher`; not their getters). Two \
-accesses made by JUnit's own thread, in test methods and lifecycle methods (`@BeforeEach`, `setUp()`), run one after \
-the other and are never reported together; a thread the test starts is another thread.\n\nFix: take the same lock \
+accesses made by JUnit's own thread, in test methods, lifecycle methods (`@BeforeEach`, `setUp()`), their private \
+helpers and lambdas run inline (`assertThrows`), run one after the other and are never reported together; a thread \
+the test starts is another thread, but what `@BeforeEach` or `@AfterEach` does comes before or after it. Not \
+reported either: a pair between the own methods of a mutable class that has no discipline of its own (no lock, \
+`volatile`, atomic or concurrent field, or thread) in the base and now, such as a configuration bean's new \
+`setX`/`getX` (the class is not thread-safe by design; one that loses a lock or becomes mutable is still \
+reported), and writes in a `readObject` (the object is still being built).\n\nFix: take the same lock \
 around this access, or make the field volatile or atomic when a single read or write is all that must be atomic; for \
 a formatter, one per thread (`ThreadLocal`) or `java.time.format.DateTimeFormatter`, which is immutable.",
     },
