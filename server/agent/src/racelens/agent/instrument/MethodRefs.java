@@ -85,7 +85,7 @@ final class MethodRefs {
         String owner = impl.getOwner();
         String name = impl.getName();
         if (impl.getTag() == Opcodes.H_NEWINVOKESPECIAL) {
-            return Instrumenter.MODELS.containsKey(owner) || owner.equals("java/util/Random") || owner.equals("java/util/Date");
+            return ConcurrentRedirects.MODELS.containsKey(owner) || owner.equals("java/util/Random") || owner.equals("java/util/Date");
         }
         switch (owner) {
             case "java/lang/Thread":
@@ -103,7 +103,7 @@ final class MethodRefs {
                 break;
         }
         if (owner.startsWith("java/")) {
-            return Instrumenter.MethodTransform.atomicCall(owner);
+            return AtomicCalls.atomicCall(owner);
         }
         return JdkApi.family(owner, loader) != null || ClassInfo.isSubclass(owner, "java/lang/Thread", loader)
                 || ClassInfo.isSubclass(owner, "java/util/concurrent/ForkJoinTask", loader);
