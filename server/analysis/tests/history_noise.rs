@@ -380,3 +380,87 @@ fn deserializing_an_object_is_building_it() {
     let w = warnings_after(path, DEQUE, &reset);
     assert!(w.iter().any(|w| w.contains("RL001 `count`")), "{w:#?}");
 }
+
+const SERVER: &str = r#"package app;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+public class Server {
+    private int port;
+    private String name;
+    private Thread acceptor;
+    private final ExecutorService workers = Executors.newFixedThreadPool(2);
+
+    public void start(int requested) {
+        port = requested;
+        acceptor = new Thread(() -> serve());
+        acceptor.start();
+    }
+
+    public void handOut(String label) {
+        name = label;
+        workers.submit(new Runnable() {
+            @Override
+            public void run() {
+                System.out.println(name);
+            }
+        });
+    }
+
+    private void serve() {
+        System.out.println("serving on " + port);
+    }
+
+    public void stop() throws InterruptedException {
+        acceptor.interrupt();
+        acceptor.join();
+        workers.shutdown();
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        Server s = new Server();
+        Thread starter = new Thread(() -> s.start(8080));
+        starter.start();
+        starter.join();
+        s.handOut("main");
+        s.stop();
+    }
+}
+"#;
+
+#[test]
+fn what_a_method_does_before_starting_a_thread_happens_before_that_thread() {
+    let path = "src/app/Server.java";
+    // The started thread's helper and the submitted task read the fields, set before the
+    // start and the submission (JLS 17.4.5; the executor's memory consistency effects).
+    let reads = SERVER
+        .replace(
+            "        System.out.println(\"serving on \" + port);",
+            "        if (port > 0) {\n            System.out.println(\"serving on \" + port);\n        }",
+        )
+        .replace("                System.out.println(name);", "                System.out.println(name.trim());");
+    let w = warnings_after(path, SERVER, &reads);
+    assert!(w.iter().all(|w| !w.contains("`port`") && !w.contains("`name`")), "{w:#?}");
+    // Near misses: the write moved after the start; a write in the loop that starts workers.
+    let after = reads.replace(
+        "        port = requested;\n        acceptor = new Thread(() -> serve());\n        acceptor.start();",
+        "        acceptor = new Thread(() -> serve());\n        acceptor.start();\n        port = requested;",
+    );
+    let w = warnings_after(path, SERVER, &after);
+    assert!(
+        w.iter().any(|w| w.contains("RL001 `port` is read in `Server.serve()` and written in `start()`")),
+        "{w:#?}"
+    );
+    let looped = reads
+        .replace(
+            "        name = label;\n        workers.submit(",
+            "        for (int i = 0; i < 2; i++) {\n            name = label + i;\n            workers.submit(",
+        )
+        .replace(
+            "        });\n    }\n\n    private void serve",
+            "        });\n        }\n    }\n\n    private void serve",
+        );
+    let w = warnings_after(path, SERVER, &looped);
+    assert!(w.iter().any(|w| w.contains("RL001 `name`")), "{w:#?}");
+}

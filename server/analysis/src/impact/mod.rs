@@ -33,6 +33,7 @@ mod regions;
 mod runner;
 mod sections;
 pub mod shared;
+mod started;
 mod svimpact;
 mod undecided;
 mod wakeups;

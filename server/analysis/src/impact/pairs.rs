@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::regions::ChangedRegions;
 use super::runner::RunnerMethods;
+use super::started::{self, TaskStart};
 use super::svimpact::ImpactedSites;
 use super::{ChangeSet, Cx, EndAccess, Options, Pair, PairEnd, PairKind};
 use crate::index::{takes_key, FieldKey, FileId, ProjectIndex};
@@ -81,6 +82,10 @@ pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> V
                 {
                     continue;
                 }
+                // One made before starting the thread or task that makes the other.
+                if ends.started_after(a, b) || ends.started_after(b, a) {
+                    continue;
+                }
                 let end_a = ends.access_end(a, ia);
                 let end_b = ends.access_end(b, ib);
                 let protected =
@@ -123,11 +128,13 @@ struct EndCache<'a> {
     locks: HashMap<(FileId, usize), Vec<LockId>>,
     /// By file: the methods JUnit's runner thread runs ([`super::runner`]).
     runner: HashMap<FileId, RunnerMethods>,
+    /// By site: the start of the task it runs in only ([`super::started`]).
+    tasks: HashMap<(FileId, usize), Option<TaskStart>>,
 }
 
 impl<'a> EndCache<'a> {
     fn new(index: &'a ProjectIndex) -> Self {
-        EndCache { index, locks: HashMap::new(), runner: HashMap::new() }
+        EndCache { index, locks: HashMap::new(), runner: HashMap::new(), tasks: HashMap::new() }
     }
 
     /// The constant key a map or set call works on, when the code names one: a string
@@ -175,6 +182,17 @@ impl<'a> EndCache<'a> {
             (false, true) => RunnerPlace::Test,
             (false, false) => RunnerPlace::Elsewhere,
         }
+    }
+
+    /// Whether the access `earlier` happens before every access of the task `task` runs in,
+    /// made before the code that starts that task starts it ([`super::started`]).
+    fn started_after(&mut self, earlier: (FileId, usize), task: (FileId, usize)) -> bool {
+        let index = self.index;
+        let Some(entry) = index.entry(task.0).filter(|_| earlier.0 == task.0) else { return false };
+        let facts = &entry.facts;
+        let sites = &entry.resolved.sites;
+        let start = *self.tasks.entry(task).or_insert_with(|| started::task_start(facts, sites[task.1].unit));
+        start.is_some_and(|s| started::before_start(facts, sites[earlier.1].unit, sites[earlier.1].span.start, s))
     }
 
     fn kind(&self, (file, i): (FileId, usize)) -> AccessKind {

@@ -28,7 +28,7 @@ pub use locks::LockId;
 pub use resolve::{Resolver, Ty, TypeName};
 pub(crate) use sites::{
     collection_kind, field_collection, gives_to_keep, is_atomic_field, is_collection_interface, is_mutator,
-    resolve_access, takes_key, Collection, THREAD_TYPES,
+    resolve_access, takes_key, Collection, SPAWN_METHODS, THREAD_TYPES,
 };
 pub use sites::{FieldFlags, MonitorCall, MonitorOp, ResolvedFile, Site};
 pub use symbols::Symbols;

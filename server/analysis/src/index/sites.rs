@@ -93,7 +93,7 @@ pub(crate) const THREAD_TYPES: &[&str] = &[
 const FORK_JOIN_TASKS: &[&str] = &["ForkJoinTask", "RecursiveTask", "RecursiveAction", "CountedCompleter"];
 
 /// Calls that run their arguments on another thread.
-const SPAWN_METHODS: &[&str] = &[
+pub(crate) const SPAWN_METHODS: &[&str] = &[
     "submit",
     "execute",
     "invokeAll",
