@@ -27,7 +27,9 @@ the test starts is another thread, but what `@BeforeEach` or `@AfterEach` does c
 reported either: a pair between the own methods of a mutable class that has no discipline of its own (no lock, \
 `volatile`, atomic or concurrent field, or thread) in the base and now, such as a configuration bean's new \
 `setX`/`getX` (the class is not thread-safe by design; one that loses a lock or becomes mutable is still \
-reported), and writes in a `readObject` (the object is still being built).\n\nFix: take the same lock \
+reported), writes in a `readObject` (the object is still being built), and what a method does before it starts \
+a thread or submits a task, paired with that task's accesses (`start()` and an executor's submission happen \
+before the task runs; not in a loop that also starts it).\n\nFix: take the same lock \
 around this access, or make the field volatile or atomic when a single read or write is all that must be atomic; for \
 a formatter, one per thread (`ThreadLocal`) or `java.time.format.DateTimeFormatter`, which is immutable.",
     },
