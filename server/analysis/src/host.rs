@@ -65,6 +65,8 @@ pub struct Host {
     git_changed: BTreeMap<String, FileStatus>,
     /// Files moved or renamed since the base: their path in the base, by path now.
     renamed_from: BTreeMap<String, String>,
+    /// The build file that lets JUnit run test methods at the same time, if one does.
+    concurrent_tests: Option<String>,
     /// Diffs by path, with the text hash they were computed for.
     diffs: HashMap<String, (u128, Option<ChangedFile>)>,
     /// Which objects are shared, with the evidence hash it was computed for.
@@ -98,6 +100,7 @@ impl Host {
             (repo.root().to_path_buf(), Some(repo), Some(base))
         };
         let config = Config::load(&root)?.overridden(&options.overrides);
+        let concurrent_tests = crate::junit_parallel::concurrent_test_methods(&root);
         let workspace = Workspace::new(&root, &config)?;
         let mut notes = BTreeMap::new();
         for w in &config.warnings {
@@ -118,6 +121,10 @@ impl Host {
                 None
             }
         };
+        if let Some(file) = &concurrent_tests {
+            let why = format!("{file} lets JUnit run test methods at the same time: accesses of different tests are paired as any two threads' are");
+            notes.insert((None, why), ());
+        }
         Ok(Host {
             root,
             config,
@@ -136,6 +143,7 @@ impl Host {
             cache_use: CacheUse::default(),
             cache_writer: None,
             use_cache: options.index_cache,
+            concurrent_tests,
         })
     }
 
@@ -425,7 +433,8 @@ impl Host {
         self.index.commit();
         let changes = self.change_set();
         let sharing = self.sharing();
-        impact::analyze_with(&self.index, &changes, &sharing, options)
+        let options = Options { concurrent_tests: self.concurrent_tests.is_some(), ..options.clone() };
+        impact::analyze_with(&self.index, &changes, &sharing, &options)
     }
 
     /// Which objects the project shares between threads (recomputed only when a file's

@@ -24,6 +24,7 @@ pub mod index;
 pub mod index_cache;
 pub mod java;
 pub mod junit;
+pub mod junit_parallel;
 pub mod rank;
 pub mod report;
 pub mod sarif;

@@ -464,3 +464,67 @@ fn what_a_method_does_before_starting_a_thread_happens_before_that_thread() {
     let w = warnings_after(path, SERVER, &looped);
     assert!(w.iter().any(|w| w.contains("RL001 `name`")), "{w:#?}");
 }
+
+const STATIC_TEST: &str = r#"package app;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class RegistryTest {
+    private static int created;
+    private Counter counter;
+
+    @BeforeEach
+    void setUp() {
+        counter = new Counter();
+        created++;
+    }
+
+    @Test
+    void countsCreations() throws Exception {
+        Thread t = new Thread(counter::increment);
+        t.start();
+        t.join();
+        assertTrue(created > 0);
+    }
+
+    @Test
+    void peeks() {
+        assertTrue(counter.peek() >= 0);
+    }
+}
+"#;
+
+#[test]
+fn tests_the_build_runs_at_the_same_time_share_static_fields_but_not_their_instance() {
+    let path = "src/test/java/app/RegistryTest.java";
+    let changed = STATIC_TEST
+        .replace("        assertTrue(created > 0);", "        assertTrue(created > 0, \"created\");")
+        .replace("        assertTrue(counter.peek() >= 0);", "        assertTrue(counter.peek() >= 0, \"peek\");");
+    let base = [("src/app/Counter.java", COUNTER), (path, STATIC_TEST)];
+    let check = |extra: &[(&str, &str)], test: &str| -> Vec<String> {
+        let mut change = vec![(path, test)];
+        change.extend_from_slice(extra);
+        let repo = repo_with(&base, &change);
+        let (host, impact) = analyze(repo.path());
+        warnings(&host, &impact).into_iter().filter(|w| w.contains("RL001")).collect()
+    };
+    // JUnit's default: one test after another on one thread.
+    assert_eq!(check(&[], &changed), Vec::<String>::new());
+    // The build runs test methods at the same time: the static counter races, the
+    // instance's field (one instance per test method) does not.
+    let properties =
+        "junit.jupiter.execution.parallel.enabled = true\njunit.jupiter.execution.parallel.mode.default = concurrent\n";
+    let w = check(&[("src/test/resources/junit-platform.properties", properties)], &changed);
+    assert!(w.iter().any(|w| w.contains("`created`")), "{w:#?}");
+    assert!(w.iter().all(|w| !w.contains("`counter`")), "{w:#?}");
+    // The same, asked for by the class.
+    let marked = changed.replace(
+        "class RegistryTest {",
+        "@org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)\nclass RegistryTest {",
+    );
+    let w = check(&[], &marked);
+    assert!(w.iter().any(|w| w.contains("`created`")), "{w:#?}");
+}

@@ -272,11 +272,14 @@ pub struct Options {
     pub all_pairs: bool,
     /// How deep read/write sets follow callees (CAPP's side-effect analysis, bounded).
     pub effect_depth: u32,
+    /// The build lets JUnit run test methods at the same time ([`crate::junit_parallel`]):
+    /// JUnit's runner is then no single thread. [`crate::host::Host::analyze`] sets it.
+    pub concurrent_tests: bool,
 }
 
 impl Options {
     pub fn new() -> Options {
-        Options { all_pairs: false, effect_depth: 3 }
+        Options { all_pairs: false, effect_depth: 3, concurrent_tests: false }
     }
 }
 

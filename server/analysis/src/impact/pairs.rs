@@ -30,6 +30,7 @@ const MAX_PAIRS_PER_FIELD: usize = 2000;
 pub(crate) fn collect(cx: &Cx, impacted: &ImpactedSites, options: &Options) -> Vec<Pair> {
     let (index, changes, regions, sharing) = (cx.index, cx.changes, cx.regions, cx.sharing);
     let mut ends = EndCache::new(index);
+    ends.concurrent_tests = options.concurrent_tests;
     let mut out = Vec::new();
     // All shared accesses of every field that matters, grouped by field.
     let wanted: BTreeSet<FieldKey> = impacted.fields().cloned().collect();
@@ -130,11 +131,19 @@ struct EndCache<'a> {
     runner: HashMap<FileId, RunnerMethods>,
     /// By site: the start of the task it runs in only ([`super::started`]).
     tasks: HashMap<(FileId, usize), Option<TaskStart>>,
+    /// The build lets JUnit run test methods at the same time ([`crate::junit_parallel`]).
+    concurrent_tests: bool,
 }
 
 impl<'a> EndCache<'a> {
     fn new(index: &'a ProjectIndex) -> Self {
-        EndCache { index, locks: HashMap::new(), runner: HashMap::new(), tasks: HashMap::new() }
+        EndCache {
+            index,
+            locks: HashMap::new(),
+            runner: HashMap::new(),
+            tasks: HashMap::new(),
+            concurrent_tests: false,
+        }
     }
 
     /// The constant key a map or set call works on, when the code names one: a string
@@ -174,9 +183,16 @@ impl<'a> EndCache<'a> {
         let index = self.index;
         let Some(entry) = index.entry(file) else { return RunnerPlace::Elsewhere };
         let facts = &entry.facts;
-        let Some(unit) = facts.holding_unit(entry.resolved.sites[i].unit) else { return RunnerPlace::Elsewhere };
+        let site = &entry.resolved.sites[i];
+        let Some(unit) = facts.holding_unit(site.unit) else { return RunnerPlace::Elsewhere };
         let method = facts.units[unit as usize].method;
-        let runner = self.runner.entry(file).or_insert_with(|| super::runner::runner_methods(index, file));
+        let concurrent = self.concurrent_tests;
+        let runner = self.runner.entry(file).or_insert_with(|| super::runner::runner_methods(index, file, concurrent));
+        // With tests at the same time, only the test's own instance is its alone.
+        let own_instance = site.on_this && !site.decl.is_static && !runner.shared_instance.contains(&method);
+        if runner.concurrent.contains(&method) && !own_instance {
+            return RunnerPlace::Elsewhere;
+        }
         match (runner.lifecycle.contains(&method), runner.runs.contains(&method)) {
             (true, _) => RunnerPlace::Lifecycle,
             (false, true) => RunnerPlace::Test,

@@ -8,11 +8,18 @@
 //! made by such code: a private method, or one no other file calls, called by name on
 //! `this` only. A thread the test starts, or a lambda it hands to one, is not the runner's;
 //! a helper given away as a method reference may run anywhere.
+//!
+//! Where the build lets test methods run at the same time, or for a class or method marked
+//! `@Execution(CONCURRENT)` ([`crate::junit_parallel`]), only a test's own instance is its
+//! alone: JUnit 4 and Jupiter make one per test method (unless `@TestInstance(PER_CLASS)`),
+//! and run its lifecycle methods and the test on one thread. Accesses to static fields, or
+//! to other objects, are then any thread's.
 
 use std::collections::HashSet;
 
 use crate::index::{ClassRef, FileId, MethodRef, Origin, ProjectIndex};
-use crate::java::{CallKind, Expr, FileFacts, MethodIdx, MethodKind};
+use crate::java::{CallKind, Expr, FileFacts, MethodIdx, MethodKind, Span};
+use crate::junit_parallel::annotated_with;
 
 /// The annotations of the methods JUnit's runner calls itself, one after another.
 const RUNNER_CALLED: &[&str] = &[
@@ -43,10 +50,16 @@ pub(crate) struct RunnerMethods {
     pub runs: HashSet<MethodIdx>,
     /// Those it runs before or after each test (or all of them).
     pub lifecycle: HashSet<MethodIdx>,
+    /// Those that may run at the same time as another test: only their own instance's
+    /// fields are theirs alone.
+    pub concurrent: HashSet<MethodIdx>,
+    /// Those of a class whose one instance every test shares (`@TestInstance(PER_CLASS)`).
+    pub shared_instance: HashSet<MethodIdx>,
 }
 
-/// The methods of `file` JUnit's runner thread runs (none for a file without tests).
-pub(crate) fn runner_methods(index: &ProjectIndex, file: FileId) -> RunnerMethods {
+/// The methods of `file` JUnit's runner thread runs (none for a file without tests);
+/// `concurrent_tests`: the build lets test methods run at the same time.
+pub(crate) fn runner_methods(index: &ProjectIndex, file: FileId, concurrent_tests: bool) -> RunnerMethods {
     let Some(entry) = index.entry(file) else { return RunnerMethods::default() };
     let facts = &entry.facts;
     let origin = Origin::Project(file);
@@ -65,7 +78,19 @@ pub(crate) fn runner_methods(index: &ProjectIndex, file: FileId) -> RunnerMethod
         }
         runner.extend(helpers);
     }
-    RunnerMethods { runs: runner, lifecycle }
+    let declared = |m: MethodIdx, name: &str, constant: &str, on_method: bool| {
+        let method = &facts.methods[m as usize];
+        let class = &facts.classes[method.class as usize];
+        // The annotations stand before the name (a method) or the body (a class).
+        let class_header = Span { end: class.body.start, ..class.span };
+        let method_header = Span { end: method.name_span.start, ..method.span };
+        annotated_with(facts, &class.annotations, class_header, name, constant)
+            || (on_method && annotated_with(facts, &method.annotations, method_header, name, constant))
+    };
+    let concurrent =
+        runner.iter().copied().filter(|&m| concurrent_tests || declared(m, "Execution", "CONCURRENT", true)).collect();
+    let shared_instance = runner.iter().copied().filter(|&m| declared(m, "TestInstance", "PER_CLASS", false)).collect();
+    RunnerMethods { runs: runner, lifecycle, concurrent, shared_instance }
 }
 
 fn is_lifecycle(index: &ProjectIndex, origin: Origin, facts: &FileFacts, idx: MethodIdx) -> bool {
