@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 logs (OASIS Static Analysis Results Interchange Format), for GitHub code
-//! scanning and IDEs: the subset racelens emits, as typed structs. `racelens check` builds its
-//! log from them (the CLI's `sarif.rs`), an exploration its own
+//! scanning and IDEs: the subset racelens emits, as typed structs. `racelens check`'s log is
+//! built from them by [`check`], an exploration's by its own module
 //! (`racelens_explore::exploration::sarif`).
 //!
 //! What the logs keep to, because the consumers depend on it:
@@ -23,6 +23,9 @@ use serde::Serialize;
 
 use crate::host::Host;
 use crate::impact::codes::{self, Code};
+
+mod check_log;
+pub use check_log::check;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const SRCROOT: &str = "%SRCROOT%";

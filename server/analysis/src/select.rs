@@ -82,6 +82,15 @@ pub fn thread_tests_in(index: &ProjectIndex, file: FileId) -> Vec<ThreadTest> {
     thread_tests_in_with(index, file, &mut ReachCache::default())
 }
 
+/// Every test whose static reach starts threads, by the name `explore --test` takes.
+pub fn thread_test_names(index: &ProjectIndex) -> Vec<String> {
+    let mut names: Vec<String> =
+        index.ids().flat_map(|f| thread_tests_in(index, f)).map(|t| t.display_name()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// [`thread_tests_in`] with reach edges resolved once for many files ([`ReachCache`]).
 pub fn thread_tests_in_with(index: &ProjectIndex, file: FileId, cache: &mut ReachCache) -> Vec<ThreadTest> {
     entries_in(index, file, cache, |_, reach| reach.starts_threads)

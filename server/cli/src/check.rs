@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use clap::Args;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::Options;
+use racelens_analysis::report::check_report;
+use racelens_analysis::sarif;
 
 use crate::report::{self, Show};
-use crate::{sarif, Format};
+use crate::Format;
 
 const TERMS: &str = "\
 Terms:
@@ -126,7 +128,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let analysis = Options { all_pairs: args.all_pairs, ..Options::new() };
     let impact = host.analyze(&analysis);
     match Format::of(args.json, args.format) {
-        Format::Json => crate::print_json(&report::json(&host, &impact)),
+        Format::Json => crate::print_json(&check_report(&host, &impact)),
         Format::Sarif => {
             sarif::check(&host, &impact, args.show.contains(&Show::Hints)).print();
             print_notes(&host);

@@ -1,13 +1,11 @@
 //! `racelens explore` and `racelens replay`: run a test's schedules on a real JVM.
 
 pub(crate) mod affected;
-mod sarif;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -16,13 +14,11 @@ use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::impact::{Impact, Options as AnalysisOptions};
 use racelens_explore::exploration::{self, ChangeInput, Observer, Places, RecordInput, Request, Settings, Toolchain};
 use racelens_explore::explorer::{self, Stats};
-use racelens_explore::history;
-use racelens_explore::impact::{HostVersions, IcpSource};
-use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::impact::IcpSource;
+use racelens_explore::jvm::project::Sources;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::reports::Search;
 use racelens_explore::results::swimlane::{self, Section};
-use racelens_explore::search::change;
 use racelens_explore::search::heuristics;
 
 use crate::{print_json, Format};
@@ -277,11 +273,7 @@ impl ExploreArgs {
     /// The change a change-aware prioritization steers by: the analysis' `impact`, and what
     /// the test's dynamic impact needs (`--icps`).
     pub(crate) fn change(&self, host: &mut Host, impact: &Impact) -> ChangeInput {
-        let model = change::model(host, impact);
-        let versions = HostVersions::new(host);
-        let icps = self.icps.map(IcpsArg::source);
-        let base = if ChangeInput::needs_base(icps, &versions) { project::base_sources(host) } else { Ok(None) };
-        ChangeInput { model, icps, versions: Arc::new(versions), base }
+        ChangeInput::of(host, impact, self.icps.map(IcpsArg::source))
     }
 
     /// The request to explore `test` with `settings`.
@@ -298,22 +290,8 @@ impl ExploreArgs {
             change,
             places: Places::of(host),
             root: self.path.display().to_string(),
-            record: Some(record_input(host)),
+            record: Some(RecordInput::of(host, &Sources::of(host))),
         }
-    }
-}
-
-/// The toolchain of the test `spec`: its module of the build compiled, with the build's
-/// classpath (`sources`: the host's, taken once).
-pub(crate) fn toolchain_for(host: &Host, sources: &Sources, spec: &TestSpec) -> Result<Toolchain, String> {
-    Toolchain::prepare(sources, Places::of(host).file_of(&spec.class).as_deref())
-}
-
-/// The coverage history's record an exploration leaves: the host's sources and commit.
-pub(crate) fn record_input(host: &Host) -> RecordInput {
-    RecordInput {
-        snapshot: history::snapshot(&Sources::of(host)),
-        revision: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
     }
 }
 
@@ -415,7 +393,7 @@ fn end_explorations_on_signals() {
 fn explore_one(args: &ExploreArgs, test: &str) -> Result<ExitCode, String> {
     let mut host = open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, test)?;
-    let toolchain = toolchain_for(&host, &Sources::of(&host), &spec)?;
+    let toolchain = Toolchain::for_test(&Sources::of(&host), &Places::of(&host), &spec)?;
     let settings = args.settings(args.max_schedules)?;
     let change = settings.choice.is_change_aware().then(|| {
         let impact = host.analyze(&AnalysisOptions::new());
@@ -444,7 +422,7 @@ pub fn run_replay(args: ReplayArgs) -> Result<ExitCode, String> {
     racelens_explore::results::schedule::ScheduleString::decode(&args.schedule)?;
     let host = open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
-    let toolchain = toolchain_for(&host, &Sources::of(&host), &spec)?;
+    let toolchain = Toolchain::for_test(&Sources::of(&host), &Places::of(&host), &spec)?;
     let replayed = exploration::replay(&toolchain, spec, &args.schedule, args.max_steps, Places::of(&host))?;
     if let Some(path) = &args.html {
         write_html(

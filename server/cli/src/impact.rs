@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use racelens_explore::exploration::{self, Places};
+use racelens_explore::exploration::{self, Places, Toolchain};
 use racelens_explore::impact::HostVersions;
 use racelens_explore::jvm::project::{self, Sources};
 use racelens_explore::reports::ImpactReport;
@@ -52,7 +52,7 @@ pub struct ImpactArgs {
 pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     let mut host = crate::explore::open_host(&args.path)?;
     let spec = racelens_explore::jvm::tests::resolve(&host, &args.test)?;
-    let toolchain = crate::explore::toolchain_for(&host, &Sources::of(&host), &spec)?;
+    let toolchain = Toolchain::for_test(&Sources::of(&host), &Places::of(&host), &spec)?;
     let versions = HostVersions::new(&mut host);
     let base = project::base_sources(&host);
     let mut session = toolchain.session(spec);

@@ -13,7 +13,6 @@ mod impact;
 mod merge;
 mod record;
 mod report;
-mod sarif;
 mod schema;
 mod select;
 

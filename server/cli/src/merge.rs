@@ -9,10 +9,11 @@ use std::process::ExitCode;
 use clap::Args;
 use racelens_explore::affected::ended::{summary, Ended};
 use racelens_explore::affected::merge::{merge, read};
+use racelens_explore::affected::plan::header;
 use racelens_explore::reports::AffectedReport;
 use racelens_explore::search::part::Part;
 
-use crate::explore::affected::{exit_code, header};
+use crate::explore::affected::exit_code;
 use crate::print_json;
 
 /// Combine the `--json` outputs of `racelens explore --affected --shard I/N --json` (one

@@ -6,11 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use racelens_analysis::coverage::{Snapshot, TestRun};
-use racelens_analysis::host::Host;
 use racelens_analysis::select;
 use racelens_explore::affected::ended::count;
-use racelens_explore::exploration::{Places, Toolchain};
+use racelens_explore::exploration::{self, Places};
 use racelens_explore::history;
 use racelens_explore::jvm::project::Sources;
 use racelens_explore::reports::{RecordReport, RecordedTest};
@@ -63,7 +61,7 @@ pub struct RecordArgs {
 pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     let host = open_host(&args.path)?;
     let names = match args.all {
-        true => multithreaded_tests(&host),
+        true => select::thread_test_names(host.index()),
         false => args.test.clone(),
     };
     if names.is_empty() {
@@ -76,7 +74,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     let places = Places::of(&host);
     let (mut runs, mut rows, mut failed) = (Vec::new(), Vec::new(), false);
     for name in &names {
-        match record_test(&host, &sources, &places, &snapshot, name, args.max_steps) {
+        match exploration::record_test(&host, (&sources, &places, &snapshot), name, args.max_steps) {
             Ok((test, run)) => {
                 rows.push(RecordedTest::Recorded {
                     test: test.clone(),
@@ -100,7 +98,7 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
     }
     let file = history::path(host.root());
     history::save(&file, &snapshot, runs)?;
-    let revision = revision(&host);
+    let revision = history::revision(&host);
     if args.json {
         print_json(&RecordReport { history: file.display().to_string(), revision, tests: rows });
     } else {
@@ -110,41 +108,6 @@ pub fn run(args: RecordArgs) -> Result<ExitCode, String> {
         println!("racelens: recorded {} at {at} in {}", count(recorded, "test"), file.display());
     }
     Ok(if failed { ExitCode::from(2) } else { ExitCode::SUCCESS })
-}
-
-/// Every test whose static reach starts threads, by the name `explore --test` takes.
-fn multithreaded_tests(host: &Host) -> Vec<String> {
-    let index = host.index();
-    let mut names: Vec<String> =
-        index.ids().flat_map(|f| select::thread_tests_in(index, f)).map(|t| t.display_name()).collect();
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// Runs the test `name` once (its module of the build compiled first) and returns its name as
-/// `select` writes it, and its record.
-fn record_test(
-    host: &Host,
-    sources: &Sources,
-    places: &Places,
-    snapshot: &Snapshot,
-    name: &str,
-    max_steps: u32,
-) -> Result<(String, TestRun), String> {
-    let spec = racelens_explore::jvm::tests::resolve(host, name)?;
-    let toolchain = Toolchain::prepare(sources, places.file_of(&spec.class).as_deref())?;
-    let mut session = toolchain.session(spec);
-    let files = |class: &str| places.file_of(class);
-    let recording = history::Recording { snapshot, revision: revision(host), file_of: &files, source: "record" };
-    let run = history::record(&mut session, &recording, max_steps);
-    session.close();
-    Ok((session.spec.display(), run?))
-}
-
-/// The commit HEAD was at (its full id).
-fn revision(host: &Host) -> Option<String> {
-    host.base().and_then(|b| b.commit).map(|c| c.to_string())
 }
 
 /// One line per test.

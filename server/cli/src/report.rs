@@ -1,17 +1,10 @@
-//! Rendering an impact: compiler-style text for people, and the typed JSON report for
-//! tools (`racelens_analysis::report`, the contract other parts and checks depend on).
-
-use std::collections::BTreeSet;
+//! Rendering an impact as compiler-style text for people. The typed JSON report for tools is
+//! `racelens_analysis::report::check_report` (the contract other parts and checks depend on).
 
 use clap::ValueEnum;
 use racelens_analysis::host::Host;
-use racelens_analysis::impact::{Diagnostic, Impact, Pair, PairEnd, Severity};
-use racelens_analysis::index::{FileId, Origin};
-use racelens_analysis::java::Span;
-use racelens_analysis::report::{
-    BaseRevision, CheckReport, DiagnosticReport, FieldName, IcpReport, Level, LockReport, NoteReport, PairEndReport,
-    PairReport, RelatedReport,
-};
+use racelens_analysis::impact::{Impact, PairEnd, Severity};
+use racelens_analysis::report::{origin_path, position};
 
 /// What `racelens check --show` adds to the warnings.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -33,115 +26,7 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-/// 1-based line and character column of a span's start.
-pub(crate) fn position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
-    match host.index().entry(file) {
-        Some(e) => (span.line, e.facts.lines.char_column(span.start, &e.facts.text)),
-        None => (span.line, 1),
-    }
-}
-
-/// 1-based line and character column just past a span's end.
-pub(crate) fn end_position(host: &Host, file: FileId, span: Span) -> (u32, u32) {
-    match host.index().entry(file) {
-        Some(e) => (span.end_line, e.facts.lines.char_column(span.end, &e.facts.text)),
-        None => (span.end_line, 1),
-    }
-}
-
-fn origin_path(host: &Host, origin: Option<Origin>) -> Option<String> {
-    match origin {
-        Some(Origin::Project(f)) => Some(host.path_of(f).to_string()),
-        _ => None,
-    }
-}
-
-fn level(s: Severity) -> Level {
-    match s {
-        Severity::Error => Level::Error,
-        Severity::Warning => Level::Warning,
-        Severity::Information => Level::Info,
-        Severity::Hint => Level::Hint,
-    }
-}
-
-fn end_report(host: &Host, end: &PairEnd) -> PairEndReport {
-    let (line, column) = position(host, end.file, end.span);
-    PairEndReport {
-        file: host.path_of(end.file).to_string(),
-        line,
-        column,
-        method: end.method.clone(),
-        access: end.access.as_str().to_string(),
-        impacted: end.impacted,
-        locks: end
-            .locks
-            .iter()
-            .map(|l| LockReport { lock: l.display.clone(), id: l.key.clone(), read: l.shared })
-            .collect(),
-    }
-}
-
-fn pair_report(host: &Host, p: &Pair) -> PairReport {
-    PairReport {
-        field: FieldName { class: p.field.class.to_string(), name: p.field.display_name() },
-        kind: p.kind.as_str().to_string(),
-        impacted: p.impacted(),
-        protected: p.protected,
-        a: end_report(host, &p.a),
-        b: end_report(host, &p.b),
-    }
-}
-
-fn diagnostic_report(host: &Host, d: &Diagnostic) -> DiagnosticReport {
-    let (line, column) = position(host, d.file, d.span);
-    let related = d
-        .related
-        .iter()
-        .map(|r| {
-            let (line, column) = position(host, r.file, r.span);
-            RelatedReport { file: host.path_of(r.file).to_string(), line, column, message: r.message.clone() }
-        })
-        .collect();
-    DiagnosticReport {
-        file: host.path_of(d.file).to_string(),
-        line,
-        column,
-        end_line: d.span.end_line,
-        severity: level(d.severity),
-        code: d.code.to_string(),
-        message: d.message.clone(),
-        related,
-    }
-}
-
-/// What `check --json` prints (`check.schema.json`).
-pub fn json(host: &Host, impact: &Impact) -> CheckReport {
-    let changed: BTreeSet<&str> = impact.impacted_lines.keys().map(|&f| host.path_of(f)).collect();
-    CheckReport {
-        root: host.root().display().to_string(),
-        base: host.base().map(|b| BaseRevision { rev: b.rev.clone(), commit: b.commit.map(|c| c.to_string()) }),
-        files: host.index().len(),
-        changed_files: changed.into_iter().map(String::from).collect(),
-        icps: impact
-            .icps
-            .iter()
-            .map(|i| IcpReport {
-                file: origin_path(host, i.origin),
-                class: i.class.clone(),
-                method: i.method.clone(),
-                line: i.line,
-                field: i.field.clone(),
-                reason: i.reason.code().to_string(),
-                detail: i.reason.describe(),
-            })
-            .collect(),
-        pairs: impact.pairs.iter().map(|p| pair_report(host, p)).collect(),
-        diagnostics: impact.diagnostics.iter().map(|d| diagnostic_report(host, d)).collect(),
-        notes: host.notes().iter().map(|n| NoteReport { file: n.path.clone(), message: n.message.clone() }).collect(),
-    }
-}
-
+/// The `check` report for people: the warnings (and what `show` adds), then a summary line.
 pub fn text(host: &Host, impact: &Impact, show: &[Show]) -> String {
     let mut out = String::new();
     let show_hints = show.contains(&Show::Hints);

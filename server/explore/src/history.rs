@@ -16,10 +16,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use racelens_analysis::coverage::{content_hash, Access, History, Snapshot, TestRun, HISTORY_VERSION};
+use racelens_analysis::host::Host;
 
 use crate::jvm::project::{project_cache, Sources};
 use crate::jvm::protocol::{Execution, Outcome, Site, SiteOp};
 use crate::jvm::{Mode, Session};
+
+/// The commit HEAD was at (its full id), as records and shards name it; `None` outside git
+/// or in a repository without commits.
+pub fn revision(host: &Host) -> Option<String> {
+    host.base().and_then(|b| b.commit).map(|c| c.to_string())
+}
 
 /// Where the history of the work tree at `root` lives.
 pub fn path(root: &Path) -> PathBuf {

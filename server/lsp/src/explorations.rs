@@ -59,7 +59,7 @@ pub fn spawn(job: Job, tx: Sender<Msg>) {
 
 fn run(job: Job, tx: &Sender<Msg>) -> Result<ResultKind, String> {
     let request = &job.request;
-    let toolchain = Toolchain::prepare(&job.sources, request.places.file_of(&request.test.class).as_deref())?;
+    let toolchain = Toolchain::for_test(&job.sources, &request.places, &request.test)?;
     let _ = tx.send(Msg::Job(JobEvent::Prepared {
         id: job.id,
         classpath: toolchain.project.classpath_line.clone(),

@@ -10,18 +10,19 @@ use std::process::ExitCode;
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
 use racelens_analysis::sarif::Fingerprints;
-use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Settings};
+use racelens_explore::exploration::sarif::{affected_log, AffectedProperties, TestCovered};
+use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Settings, Toolchain};
 use racelens_explore::jvm::project::Sources;
-use racelens_explore::reports::{AffectedReport, AffectedTest, SelectedTest, ShardData, ShardOptions};
+use racelens_explore::reports::{AffectedReport, AffectedTest, ShardOptions};
 use racelens_explore::results::swimlane::Section;
 
-use super::sarif::{self, Affected};
 use super::{explore_with_progress, write_html, ExploreArgs};
 use crate::check::{note_lines, print_notes};
 use crate::select::analyze_and_select;
 use crate::{print_json, Format};
-use racelens_explore::affected::ended::{count, exit_status, outcomes, summary, thousands, Ended};
-use racelens_explore::affected::shard::{self, Shard};
+use racelens_explore::affected::ended::{exit_status, summary, Ended};
+use racelens_explore::affected::plan::{self, header, no_work, ranked, shard_budget, shard_data, shard_summary};
+use racelens_explore::affected::shard;
 use racelens_explore::search::part::Part;
 
 pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
@@ -32,11 +33,10 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     let selected = &selection.tests[..selection.selected];
     let budgets = shard::budgets(args.max_schedules, selected.len());
     // What `racelens merge` needs from each shard, beside its tests' results.
-    let mut merge_data = args.shard.map(|s| shard_data(&host, args, s, selected, &budgets, &selection.evidence));
-    let mine: Vec<(usize, Part)> = match args.shard {
-        Some(s) => s.deal(selected.len()),
-        None => (0..selected.len()).map(|p| (p, Part::WHOLE)).collect(),
-    };
+    let mut merge_data = args.shard.map(|s| {
+        shard_data(&host, args.shard_options(), s, (selected, &budgets), &selection.evidence, note_lines(&host))
+    });
+    let mine = plan::mine(args.shard, selected.len());
     if mine.is_empty() {
         if let Some(path) = &args.html {
             let words = match args.shard {
@@ -54,11 +54,11 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
                 failed: 0,
                 shard: merge_data,
             }),
-            (Format::Sarif, _) => sarif::affected(
+            (Format::Sarif, _) => affected_log(
                 &host,
                 Vec::new(),
                 0,
-                Affected {
+                AffectedProperties {
                     selected: selected.len(),
                     budget: args.max_schedules,
                     schedules: 0,
@@ -133,7 +133,7 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
         if format == Format::Text {
             print!("{text}");
         }
-        explored.push(sarif::AffectedTest {
+        explored.push(TestCovered {
             test: test.test.clone(),
             rank: test.rank,
             pairs: test.pairs.clone(),
@@ -180,14 +180,14 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
         }),
         Format::Sarif => {
             // With `--shard`, the log holds this shard's tests only.
-            let properties = Affected {
+            let properties = AffectedProperties {
                 selected: selected.len(),
                 budget: args.max_schedules,
                 schedules: spent,
                 failed,
                 tests: explored,
             };
-            sarif::affected(&host, findings, exit_status(&ended), properties).print();
+            affected_log(&host, findings, exit_status(&ended), properties).print();
             print_notes(&host);
         }
         Format::Text => {
@@ -221,78 +221,6 @@ pub(crate) fn exit_code(ended: &[Ended]) -> ExitCode {
 /// The title of the `--affected --html` page.
 const HTML_TITLE: &str = "racelens explore --affected";
 
-/// `#1 pkg.PoolTest#borrow — covers 4 impacted pairs; up to 3,334 schedules`: the line
-/// before each test's result (`; part 2/3 of its schedules, up to ...` for a part).
-pub(crate) fn header(rank: usize, test: &str, pairs: usize, share: u64, part: Part) -> String {
-    let part = match part.is_whole() {
-        true => String::new(),
-        false => format!("{part} of its schedules, "),
-    };
-    format!(
-        "#{rank} {test} — covers {}; {part}up to {} schedule{}",
-        count(pairs, "impacted pair"),
-        thousands(share),
-        if share == 1 { "" } else { "s" }
-    )
-}
-
-/// The ranks of the tests at `mine`'s positions, with their parts.
-fn ranked(mine: &[(usize, Part)], selected: &[RankedTest]) -> Vec<(usize, Part)> {
-    mine.iter().map(|&(p, part)| (selected[p].rank, part)).collect()
-}
-
-/// The budgets of what this shard explores.
-fn shard_budget(mine: &[(usize, Part)], budgets: &[u64]) -> u64 {
-    mine.iter().map(|&(p, part)| shard::part_budget(budgets[p], part)).sum()
-}
-
-/// What a shard's JSON carries for `racelens merge`, under `shard`: which shard it is; the
-/// whole selection in rank order with each test's budget, so that merge can tell which
-/// tests each shard owed and whether all are there; what must be the same on every shard
-/// (the base revision and the options); and the lines the unsharded run would print
-/// (`texts` per test, `notes`).
-fn shard_data(
-    host: &Host,
-    args: &ExploreArgs,
-    shard: Shard,
-    selected: &[RankedTest],
-    budgets: &[u64],
-    evidence: &str,
-) -> ShardData {
-    ShardData {
-        index: shard.index(),
-        count: shard.count(),
-        selection: selected
-            .iter()
-            .zip(budgets)
-            .map(|(t, &budget)| SelectedTest { test: t.test.clone(), rank: t.rank, pairs: t.pairs.clone(), budget })
-            .collect(),
-        evidence: evidence.to_string(),
-        base: host.base().and_then(|b| b.commit).map(|c| c.to_string()),
-        options: ShardOptions {
-            path: args.path.display().to_string(),
-            search: args.search.report(),
-            heuristic: args.heuristic.clone(),
-            bound: args.bound,
-            max_schedules: args.max_schedules,
-            pct_depth: args.pct_depth,
-            select: args.select,
-            seed: args.seed,
-            max_steps: args.max_steps,
-            all: args.all,
-            fail_fast: args.fail_fast,
-        },
-        texts: BTreeMap::new(),
-        notes: note_lines(host),
-    }
-}
-
-/// Why a shard has nothing to do: with at least one test selected every shard has a test
-/// or a part of one.
-fn no_work(evidence: &str) -> String {
-    format!("no work for this shard: the change selects no test ({evidence})")
-}
-
 /// Explores one selected test with at most `share` schedules (its module of the build
 /// compiled first), or says why it could not run.
 fn explore_ranked(
@@ -305,35 +233,28 @@ fn explore_ranked(
     seconds: Option<u64>,
 ) -> Result<Exploration, String> {
     let spec = racelens_explore::jvm::tests::resolve(host, &test.test)?;
-    let toolchain = super::toolchain_for(host, sources, &spec)?;
+    let toolchain = Toolchain::for_test(sources, &Places::of(host), &spec)?;
     let settings = Settings { max_seconds: seconds, part, ..args.settings(share)? };
     explore_with_progress(&toolchain, &args.request(host, spec, settings, change.cloned()))
 }
 
-/// `racelens: shard 1/2: 2 of 3 selected tests explored here: ...`, of this shard's tests
-/// (or part of a test) and their budgets alone.
-/// `mine` holds the rank of each test it explored, with the part.
-fn shard_summary(
-    s: Shard,
-    ended: &[Ended],
-    mine: &[(usize, Part)],
-    selected: usize,
-    schedules: u64,
-    budget: u64,
-) -> String {
-    let what = match mine {
-        [(rank, part)] if !part.is_whole() => {
-            format!("{part} of the schedules of #{rank} of {} explored here", count(selected, "selected test"))
+impl ExploreArgs {
+    /// The options every shard must share, as a shard's JSON carries them for `racelens merge`.
+    fn shard_options(&self) -> ShardOptions {
+        ShardOptions {
+            path: self.path.display().to_string(),
+            search: self.search.report(),
+            heuristic: self.heuristic.clone(),
+            bound: self.bound,
+            max_schedules: self.max_schedules,
+            pct_depth: self.pct_depth,
+            select: self.select,
+            seed: self.seed,
+            max_steps: self.max_steps,
+            all: self.all,
+            fail_fast: self.fail_fast,
         }
-        _ => format!("{} of {} explored here", mine.len(), count(selected, "selected test")),
-    };
-    let stopped = match ended.len() == mine.len() {
-        true => String::new(),
-        false => {
-            format!(" (--fail-fast: stopped at its first failure, {} of its {} explored)", ended.len(), mine.len())
-        }
-    };
-    format!("racelens: shard {s}: {what}{stopped}: {}, {} of {} schedules (its tests' budgets); `racelens merge` gives the report of all shards", outcomes(ended), thousands(schedules), thousands(budget))
+    }
 }
 
 #[cfg(test)]
@@ -341,27 +262,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_shard_says_what_it_explored_and_when_it_has_nothing_to_do() {
-        let s = Shard::new(2, 3).unwrap();
-        let mine = [(2, Part::WHOLE), (5, Part::WHOLE)];
-        assert_eq!(shard_summary(s, &[Ended::Failed, Ended::Bound(3)], &mine, 5, 40, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here: 1 failed, 1 cleared (bound 3 on 1), 40 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        assert_eq!(shard_summary(s, &[Ended::Failed], &mine, 5, 1, 4_000), "racelens: shard 2/3: 2 of 5 selected tests explored here (--fail-fast: stopped at its first failure, 1 of its 2 explored): 1 failed, 0 cleared, 1 of 4,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        let part = [(1, Part::new(1, 2).unwrap())];
-        assert_eq!(shard_summary(s, &[Ended::EverySchedule], &part, 1, 12, 5_000), "racelens: shard 2/3: part 2/2 of the schedules of #1 of 1 selected test explored here: 0 failed, 1 cleared (every schedule on 1), 12 of 5,000 schedules (its tests' budgets); `racelens merge` gives the report of all shards");
-        assert_eq!(
-            no_work("static reachability for 2 tests"),
-            "no work for this shard: the change selects no test (static reachability for 2 tests)"
-        );
-        assert_eq!(header(1, "p.T#m", 1, 1, Part::WHOLE), "#1 p.T#m — covers 1 impacted pair; up to 1 schedule");
-        assert_eq!(
-            header(2, "p.T#m", 4, 3_334, Part::WHOLE),
-            "#2 p.T#m — covers 4 impacted pairs; up to 3,334 schedules"
-        );
-        assert_eq!(
-            header(1, "p.T#m", 4, 5_000, Part::new(0, 2).unwrap()),
-            "#1 p.T#m — covers 4 impacted pairs; part 1/2 of its schedules, up to 5,000 schedules"
-        );
-        // The exit status of the run and of the merge.
+    fn the_exit_status_of_the_run_and_of_the_merge() {
         assert_eq!(
             format!("{:?}", exit_code(&[Ended::EverySchedule, Ended::Budget])),
             format!("{:?}", ExitCode::SUCCESS)

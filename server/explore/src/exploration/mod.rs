@@ -30,16 +30,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use racelens_analysis::coverage::Snapshot;
+use racelens_analysis::host::Host;
+use racelens_analysis::impact::Impact;
 
 use crate::explorer::{self, Options, Report, Stats, Verdict};
 use crate::history;
 use crate::impact::{self, HostVersions, IcpSource};
-use crate::jvm::project::Sources;
+use crate::jvm::project::{self, Sources};
 use crate::jvm::protocol::{Execution, Outcome, Site};
 use crate::jvm::{Session, TestSpec};
 use crate::reports::{ImpactReport, ImpactSources, Search};
 use crate::results::schedule::ScheduleString;
-use crate::search::change::ChangeModel;
+use crate::search::change::{self, ChangeModel};
 use crate::search::heuristics::{self, Choice};
 use crate::search::part::Part;
 use crate::search::Strategy;
@@ -137,6 +139,15 @@ impl ChangeInput {
     pub fn needs_base(icps: Option<IcpSource>, versions: &HostVersions) -> bool {
         icps != Some(IcpSource::Static) && !versions.is_unchanged()
     }
+
+    /// The change of `host` as the analysis' `impact` has it: its model, the diff, and the base
+    /// revision's sources when the dynamic impact may need them (`icps`: [`ChangeInput::icps`]).
+    pub fn of(host: &mut Host, impact: &Impact, icps: Option<IcpSource>) -> ChangeInput {
+        let model = change::model(host, impact);
+        let versions = HostVersions::new(host);
+        let base = if ChangeInput::needs_base(icps, &versions) { project::base_sources(host) } else { Ok(None) };
+        ChangeInput { model, icps, versions: Arc::new(versions), base }
+    }
 }
 
 /// The coverage history's record of the default schedule, added after the exploration.
@@ -144,6 +155,14 @@ pub struct RecordInput {
     /// The sources as the test runs on them, and the commit HEAD was at.
     pub snapshot: Snapshot,
     pub revision: Option<String>,
+}
+
+impl RecordInput {
+    /// The record of an exploration on `host`: its `sources` (the host's) and the commit HEAD
+    /// was at.
+    pub fn of(host: &Host, sources: &Sources) -> RecordInput {
+        RecordInput { snapshot: history::snapshot(sources), revision: history::revision(host) }
+    }
 }
 
 /// One exploration (or, with [`replay`], one schedule) of one test.
@@ -467,4 +486,23 @@ impl Exploration {
 /// the command line, the editor's lenses and documents, and the web page.
 pub fn replay_command(root: &str, test: &str, schedule: &str) -> String {
     format!("racelens replay {root} --test {test} --schedule {schedule}")
+}
+
+/// Runs the test `name` once (its module of the build compiled first) and returns its name as
+/// `select` writes it, and its record.
+pub fn record_test(
+    host: &Host,
+    (sources, places, snapshot): (&Sources, &Places, &racelens_analysis::coverage::Snapshot),
+    name: &str,
+    max_steps: u32,
+) -> Result<(String, racelens_analysis::coverage::TestRun), String> {
+    let spec = crate::jvm::tests::resolve(host, name)?;
+    let toolchain = Toolchain::for_test(sources, places, &spec)?;
+    let mut session = toolchain.session(spec);
+    let files = |class: &str| places.file_of(class);
+    let recording =
+        history::Recording { snapshot, revision: history::revision(host), file_of: &files, source: "record" };
+    let run = history::record(&mut session, &recording, max_steps);
+    session.close();
+    Ok((session.spec.display(), run?))
 }

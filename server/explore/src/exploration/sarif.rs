@@ -60,8 +60,7 @@ impl Exploration {
     /// `explore --test --format sarif`: one run, the exploration's result if any.
     pub fn sarif_log(&self, host: &Host) -> Log<Covered> {
         let results = self.sarif_finding(host, &mut Fingerprints::default()).into_iter().collect();
-        let run = Run::new(host.root(), &sarif::explore_rules(), results);
-        Log::of(run.invocation(self.exit_status(), sarif::notes(host)).properties(self.sarif_covered()))
+        explore_log(host, results, self.exit_status(), self.sarif_covered())
     }
 
     /// The result the exploration gives, if any (a pass with a complete claim gives none).
@@ -196,4 +195,47 @@ fn test_location(host: &Host, places: &Places, test: &str) -> Option<Location> {
         Location::file(&file, Some(Region::line(line)))
             .method(format!("{}.{method}", facts.classes[class_idx].binary_name)),
     )
+}
+
+/// `explore --affected --format sarif`: the run's `properties`, the `--json` summary with
+/// each test's [`Covered`] (or why it could not run).
+#[derive(Serialize)]
+pub struct AffectedProperties {
+    /// How many tests the change selects.
+    pub selected: usize,
+    /// The budget of schedules of all of them.
+    pub budget: u64,
+    /// The schedules run, in all.
+    pub schedules: u64,
+    pub failed: usize,
+    /// The tests explored (with `--shard`, this shard's).
+    pub tests: Vec<TestCovered>,
+}
+
+/// One test of [`AffectedProperties`]: its rank and pairs, and what its exploration covered.
+#[derive(Serialize)]
+pub struct TestCovered {
+    pub test: String,
+    pub rank: usize,
+    /// The impacted pairs it covers.
+    pub pairs: Vec<String>,
+    /// What its exploration covered; `None` when it could not run (`error` says why).
+    pub exploration: Option<Covered>,
+    pub error: Option<String>,
+}
+
+/// `explore --affected --format sarif`: one run, the results of every test explored.
+pub fn affected_log(
+    host: &Host,
+    results: Vec<Finding>,
+    exit_status: u8,
+    properties: AffectedProperties,
+) -> Log<AffectedProperties> {
+    explore_log(host, results, exit_status, properties)
+}
+
+/// An `explore` log of one run: its results, exit status and `properties`.
+fn explore_log<P: Serialize>(host: &Host, results: Vec<Finding>, exit_status: u8, properties: P) -> Log<P> {
+    let run = Run::new(host.root(), &sarif::explore_rules(), results);
+    Log::of(run.invocation(exit_status, sarif::notes(host)).properties(properties))
 }

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::Places;
 use crate::jvm::java::Jdk;
 use crate::jvm::project::{self, Project, Sources};
 use crate::jvm::{agent, Session, TestSpec};
@@ -28,6 +29,12 @@ impl Toolchain {
         let project = project::prepare(sources, &jdk, test_file.map(Path::new))?;
         let agent = agent::agent_jar()?;
         Ok(Toolchain { jdk, agent, project, prepared_in: started.elapsed() })
+    }
+
+    /// [`Toolchain::prepare`] for the test `spec`: its module of the build compiled, with the
+    /// build's classpath (`places` finds the test class's file).
+    pub fn for_test(sources: &Sources, places: &Places, spec: &TestSpec) -> Result<Toolchain, String> {
+        Toolchain::prepare(sources, places.file_of(&spec.class).as_deref())
     }
 
     /// A JVM session of `spec` on the compiled classes (started at its first run).

@@ -15,12 +15,9 @@ use std::sync::Arc;
 use racelens_analysis::index::{Origin, ProjectIndex};
 use racelens_analysis::select::{self, EntryKind, ThreadTest};
 use racelens_explore::exploration::{ChangeInput, Places, RecordInput, Request, Settings};
-use racelens_explore::history;
-use racelens_explore::impact::HostVersions;
-use racelens_explore::jvm::project::{self, Sources};
+use racelens_explore::jvm::project::Sources;
 use racelens_explore::jvm::TestSpec;
 use racelens_explore::reports::{produced_by, ResultKind, TestResult};
-use racelens_explore::search::change;
 use racelens_explore::search::heuristics::Choice;
 use serde_json::Value;
 use tower_lsp_server::ls_types::*;
@@ -181,18 +178,10 @@ impl Core {
         let fingerprint = fingerprint(index, test, &heuristic);
         // The change a change-aware exploration steers by; the test's dynamic impact needs the
         // base revision, read here (the worker compiles it).
-        let change = (matches!(kind, JobKind::Explore) && choice.is_change_aware()).then(|| {
-            let model = change::model(&ws.host, &ws.impact);
-            let versions = HostVersions::new(&mut ws.host);
-            let base =
-                if ChangeInput::needs_base(None, &versions) { project::base_sources(&ws.host) } else { Ok(None) };
-            ChangeInput { model, icps: None, versions: Arc::new(versions), base }
-        });
+        let change = (matches!(kind, JobKind::Explore) && choice.is_change_aware())
+            .then(|| ChangeInput::of(&mut ws.host, &ws.impact, None));
         let sources = Sources::of(&ws.host);
-        let record = RecordInput {
-            snapshot: history::snapshot(&sources),
-            revision: ws.host.base().and_then(|b| b.commit).map(|c| c.to_string()),
-        };
+        let record = RecordInput::of(&ws.host, &sources);
         let request = Request {
             test: spec_of(test),
             settings,

@@ -1,15 +1,15 @@
 //! `racelens check --format sarif`: the analysis' diagnostics as a SARIF 2.1.0 log, built from
-//! the typed structs of `racelens_analysis::sarif` (where the rules the logs keep to are
-//! written down). An exploration's log is `racelens_explore::exploration::sarif`.
+//! the typed structs of [`crate::sarif`] (where the rules the logs keep to are written down).
+//! An exploration's log is `racelens_explore::exploration::sarif`.
 
-use racelens_analysis::host::Host;
-use racelens_analysis::impact::{Diagnostic, Impact, Severity};
-use racelens_analysis::index::FileId;
-use racelens_analysis::java::Span;
-use racelens_analysis::sarif::{check_rules, notes, Finding, Fingerprints, Level, Location, Log, Region, Run};
-
+use super::{check_rules, notes, Finding, Fingerprints, Level, Location, Log, Region, Run};
+use crate::host::Host;
+use crate::impact::{Diagnostic, Impact, Severity};
+use crate::index::FileId;
+use crate::java::Span;
 use crate::report::{end_position, position};
 
+/// The SARIF level of a diagnostic's severity (hints are notes).
 fn level(severity: Severity) -> Level {
     match severity {
         Severity::Error => Level::Error,
