@@ -34,6 +34,7 @@
 //!   impacted pair has an end in is a target a test covers by starting threads and reaching
 //!   that method; changed state whose sharing is undecided ([`crate::impact::Undecided`]) is
 //!   named in the reasons and [`Selection::undecided`], never silently "no pair".
+//! - **Text**: [`text`], the lines `racelens select` prints of a [`Selection`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -771,6 +772,67 @@ fn variables(fields: &BTreeSet<FieldKey>) -> String {
 
 fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `racelens select`'s text: one line per test, best first, then a summary.
+pub fn text(selection: &Selection) -> String {
+    let mut out = String::new();
+    for t in &selection.tests {
+        out += &match t.selected {
+            true => format!(
+                "#{} selected {} — covers {} ({}); {}{}\n",
+                t.rank,
+                t.test,
+                covers_text(t),
+                first_pairs(t),
+                t.placed,
+                evidence_text(t)
+            ),
+            false => format!("#{} {} — {}{}\n", t.rank, t.test, t.reason, evidence_text(t)),
+        };
+    }
+    for undecided in &selection.undecided {
+        out += &format!("racelens: {undecided}\n");
+    }
+    out += &format!(
+        "racelens: {} of {} selected for this change ({})\n",
+        selection.selected,
+        plural(selection.total, "test"),
+        selection.evidence
+    );
+    if selection.selected == 0 && !selection.undecided.is_empty() {
+        out += "racelens: no evidence either way: the analysis could not tell whether other threads share the changed state (above), and no selected test runs it in two threads\n";
+    }
+    out
+}
+
+/// `2 impacted pairs`, `1 method with a warning`, or both.
+fn covers_text(t: &RankedTest) -> String {
+    match (t.pairs.len() - t.warned, t.warned) {
+        (p, 0) => plural(p, "impacted pair"),
+        (0, w) => plural(w, "method with a warning"),
+        (p, w) => format!("{} and {}", plural(p, "impacted pair"), plural(w, "method with a warning")),
+    }
+}
+
+/// A test's evidence, as its line ends: ` [static]`, ` [coverage at abc1234]`, with why
+/// the record was not used for some pairs (or at all) when it was not.
+fn evidence_text(t: &RankedTest) -> String {
+    match (t.evidence, &t.note) {
+        (Evidence::Coverage, None) => format!(" [coverage at {}]", t.revision.as_deref().unwrap_or("?")),
+        (Evidence::Coverage, Some(note)) => format!(" [coverage at {}; {note}]", t.revision.as_deref().unwrap_or("?")),
+        (Evidence::Static, Some(_)) => " [static: coverage not used]".to_string(),
+        (Evidence::Static, None) => " [static]".to_string(),
+    }
+}
+
+/// The first two pairs, and how many more.
+fn first_pairs(t: &RankedTest) -> String {
+    let mut shown = t.pairs.iter().take(2).cloned().collect::<Vec<_>>().join(", ");
+    if t.pairs.len() > 2 {
+        shown += &format!(", and {} more", t.pairs.len() - 2);
+    }
+    shown
 }
 
 #[cfg(test)]

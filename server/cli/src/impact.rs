@@ -6,15 +6,13 @@
 //! The impact is the exploration front door's (`exploration::dynamic_impact`), which
 //! `explore --icps dynamic|both` prioritizes (or with `--select`, selects) schedules by.
 
-use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use racelens_explore::exploration::{self, Places, Toolchain};
+use racelens_explore::exploration::{self, text, Places, Toolchain};
 use racelens_explore::impact::HostVersions;
 use racelens_explore::jvm::project::{self, Sources};
-use racelens_explore::reports::ImpactReport;
 
 use crate::print_json;
 
@@ -63,50 +61,7 @@ pub fn run(args: ImpactArgs) -> Result<ExitCode, String> {
     if args.json {
         print_json(&report);
     } else {
-        print!("{}", render(&report));
+        print!("{}", text::impact(&report));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The report for people.
-pub(crate) fn render(r: &ImpactReport) -> String {
-    let mut out = String::new();
-    let n = r.counts.impacted_accesses;
-    let _ = writeln!(
-        out,
-        "dynamic impact of {}: {n} impacted access{} at {} statement{}",
-        r.test,
-        if n == 1 { "" } else { "es" },
-        r.counts.statements,
-        if r.counts.statements == 1 { "" } else { "s" }
-    );
-    let run = |label: &str, run: &racelens_explore::reports::ImpactRun| {
-        format!("  {label}: {}, {} steps, {} threads, {} accesses\n", run.outcome, run.steps, run.threads, run.accesses)
-    };
-    match (&r.base_run, &r.base_unavailable) {
-        (Some(b), _) => out += &run(&format!("base {}", r.base.as_deref().map_or("", |c| &c[..c.len().min(10)])), b),
-        (None, Some(why)) => {
-            let _ = writeln!(out, "  base: not recorded ({why}); every access counts as new");
-        }
-        (None, None) => {}
-    }
-    out += &run("working tree", &r.working_tree_run);
-    for a in &r.impacted {
-        let place = format!("{}:{}", a.file.as_deref().unwrap_or(&a.class), a.line);
-        let simple = a.class.rsplit('.').next().unwrap_or(&a.class);
-        // A lock or monitor operation of a block names no target (`-`).
-        let what = if a.target == "-" { a.access.clone() } else { format!("{} {}", a.access, a.target) };
-        let _ = writeln!(
-            out,
-            "\n{place}  {what}  ({simple}.{}; {}; {} access{})",
-            a.method,
-            a.threads.join(", "),
-            a.occurrences,
-            if a.occurrences == 1 { "" } else { "es" }
-        );
-        for reason in &a.reasons {
-            let _ = writeln!(out, "    {}", reason.describe());
-        }
-    }
-    out
 }

@@ -8,8 +8,7 @@ use clap::Args;
 use racelens_analysis::cancel::Cancel;
 use racelens_analysis::host::Host;
 use racelens_analysis::impact::{Impact, Options};
-use racelens_analysis::rank::{self, Evidence, RankedTest, Selection};
-use racelens_explore::affected::ended::count;
+use racelens_analysis::rank::{self, Selection};
 use racelens_explore::history;
 
 use crate::check::{print_notes, ProjectArgs};
@@ -85,7 +84,7 @@ pub fn run(args: SelectArgs) -> Result<ExitCode, String> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&selection).expect("the selection serializes"));
     } else {
-        print!("{}", text(&selection));
+        print!("{}", rank::text(&selection));
         print_notes(&host);
     }
     Ok(ExitCode::SUCCESS)
@@ -99,65 +98,4 @@ pub fn analyze_and_select(host: &mut Host) -> (Impact, Selection) {
     let selection =
         rank::select_for(host, &impact, &history, &Cancel::never()).expect("no edit cancels Cancel::never()");
     (impact, selection)
-}
-
-/// One line per test, best first, then a summary.
-fn text(selection: &Selection) -> String {
-    let mut out = String::new();
-    for t in &selection.tests {
-        out += &match t.selected {
-            true => format!(
-                "#{} selected {} — covers {} ({}); {}{}\n",
-                t.rank,
-                t.test,
-                covers(t),
-                first_pairs(t),
-                t.placed,
-                evidence(t)
-            ),
-            false => format!("#{} {} — {}{}\n", t.rank, t.test, t.reason, evidence(t)),
-        };
-    }
-    for undecided in &selection.undecided {
-        out += &format!("racelens: {undecided}\n");
-    }
-    out += &format!(
-        "racelens: {} of {} selected for this change ({})\n",
-        selection.selected,
-        count(selection.total, "test"),
-        selection.evidence
-    );
-    if selection.selected == 0 && !selection.undecided.is_empty() {
-        out += "racelens: no evidence either way: the analysis could not tell whether other threads share the changed state (above), and no selected test runs it in two threads\n";
-    }
-    out
-}
-
-/// `2 impacted pairs`, `1 method with a warning`, or both.
-fn covers(t: &RankedTest) -> String {
-    match (t.pairs.len() - t.warned, t.warned) {
-        (p, 0) => count(p, "impacted pair"),
-        (0, w) => count(w, "method with a warning"),
-        (p, w) => format!("{} and {}", count(p, "impacted pair"), count(w, "method with a warning")),
-    }
-}
-
-/// A test's evidence, as its line ends: ` [static]`, ` [coverage at abc1234]`, with why
-/// the record was not used for some pairs (or at all) when it was not.
-fn evidence(t: &RankedTest) -> String {
-    match (t.evidence, &t.note) {
-        (Evidence::Coverage, None) => format!(" [coverage at {}]", t.revision.as_deref().unwrap_or("?")),
-        (Evidence::Coverage, Some(note)) => format!(" [coverage at {}; {note}]", t.revision.as_deref().unwrap_or("?")),
-        (Evidence::Static, Some(_)) => " [static: coverage not used]".to_string(),
-        (Evidence::Static, None) => " [static]".to_string(),
-    }
-}
-
-/// The first two pairs, and how many more.
-fn first_pairs(t: &RankedTest) -> String {
-    let mut shown = t.pairs.iter().take(2).cloned().collect::<Vec<_>>().join(", ");
-    if t.pairs.len() > 2 {
-        shown += &format!(", and {} more", t.pairs.len() - 2);
-    }
-    shown
 }

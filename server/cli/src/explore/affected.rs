@@ -4,16 +4,14 @@
 //! test's schedules; the explore library's `affected::shard`), in JSON that `racelens merge`
 //! turns back into this report.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use racelens_analysis::host::{Host, HostOptions};
 use racelens_analysis::rank::RankedTest;
-use racelens_analysis::sarif::Fingerprints;
-use racelens_explore::exploration::sarif::{affected_log, AffectedProperties, TestCovered};
-use racelens_explore::exploration::{self, ChangeInput, Exploration, Places, Settings, Toolchain};
+use racelens_explore::exploration::sarif::{affected_log, AffectedProperties};
+use racelens_explore::exploration::{ChangeInput, Exploration, Places, Settings, Toolchain};
 use racelens_explore::jvm::project::Sources;
-use racelens_explore::reports::{AffectedReport, AffectedTest, ShardOptions};
+use racelens_explore::reports::{AffectedReport, ShardOptions};
 use racelens_explore::results::swimlane::Section;
 
 use super::{explore_with_progress, write_html, ExploreArgs};
@@ -21,7 +19,7 @@ use crate::check::{note_lines, print_notes};
 use crate::select::analyze_and_select;
 use crate::{print_json, Format};
 use racelens_explore::affected::ended::{exit_status, summary, Ended};
-use racelens_explore::affected::plan::{self, header, no_work, ranked, shard_budget, shard_data, shard_summary};
+use racelens_explore::affected::plan::{self, no_work, ranked, shard_budget, shard_data, shard_summary};
 use racelens_explore::affected::shard;
 use racelens_explore::search::part::Part;
 
@@ -80,81 +78,22 @@ pub(super) fn run(args: &ExploreArgs) -> Result<ExitCode, String> {
     }
     let sources = Sources::of(&host);
     let change = args.settings(args.max_schedules)?.choice.is_change_aware().then(|| args.change(&mut host, &impact));
-    let places = Places::of(&host);
-    let (mut spent, mut ended, mut results, mut texts) = (0, Vec::new(), Vec::new(), BTreeMap::new());
-    // `--format sarif`: the results, and what each test covered.
-    let (mut fingerprints, mut findings, mut explored) = (Fingerprints::default(), Vec::new(), Vec::new());
-    // `--html`: one section per test explored.
-    let mut sections = Vec::new();
-    let deadline = args.max_seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s));
-    for (i, &(p, part)) in mine.iter().enumerate() {
-        let (test, share) = (&selected[p], shard::part_budget(budgets[p], part));
-        // `--max-seconds`: the time left, shared among the tests left.
-        let seconds = deadline
-            .map(|d| d.saturating_duration_since(std::time::Instant::now()).as_secs() / (mine.len() - i) as u64);
-        let title = header(test.rank, &test.test, test.pairs.len(), share, part);
+    let outputs =
+        plan::Outputs { json: format == Format::Json, sarif: format == Format::Sarif, html: args.html.is_some() };
+    let explore = |i: usize, title: &str, test: &RankedTest, budget, seconds| {
         if format == Format::Text {
             println!("{}{title}", if i == 0 { "" } else { "\n" });
         }
-        let mut covered = None;
-        let (end, result, error, text) =
-            match explore_ranked(&host, &sources, args, change.as_ref(), test, (share, part), seconds) {
-                Ok(exploration) => {
-                    spent += exploration.report.stats.schedules;
-                    let result = match format {
-                        Format::Json => Some(exploration.json()),
-                        Format::Sarif => {
-                            findings.extend(exploration.sarif_finding(&host, &mut fingerprints));
-                            covered = Some(exploration.sarif_covered());
-                            None
-                        }
-                        Format::Text => None,
-                    };
-                    if args.html.is_some() {
-                        sections.push(exploration.html_section(title));
-                    }
-                    (Ended::of(&exploration.report), result, None, exploration.text())
-                }
-                Err(e) => {
-                    if format == Format::Sarif {
-                        findings.push(exploration::sarif::not_explored(
-                            &host,
-                            &places,
-                            &test.test,
-                            &format!("not explored: {e}"),
-                            &mut fingerprints,
-                        ));
-                    }
-                    let text = format!("! not explored: {e}\n");
-                    sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
-                    (Ended::NotExplored, None, Some(e), text)
-                }
-            };
+        explore_ranked(&host, &sources, args, change.as_ref(), test, budget, seconds)
+    };
+    let shown = |text: &str| {
         if format == Format::Text {
             print!("{text}");
         }
-        explored.push(TestCovered {
-            test: test.test.clone(),
-            rank: test.rank,
-            pairs: test.pairs.clone(),
-            exploration: covered,
-            error: error.clone(),
-        });
-        texts.insert(test.test.clone(), text);
-        results.push(AffectedTest {
-            test: test.test.clone(),
-            rank: test.rank,
-            pairs: test.pairs.clone(),
-            budget: share,
-            result,
-            error,
-            parts: Vec::new(),
-        });
-        ended.push(end);
-        if args.fail_fast && end == Ended::Failed {
-            break;
-        }
-    }
+    };
+    let stop = (args.max_seconds, args.fail_fast);
+    let plan::Explored { ended, spent, results, texts, findings, explored, mut sections } =
+        plan::explore_each(&host, (selected, &budgets, &mine), outputs, stop, explore, shown);
     let failed = ended.iter().filter(|&&e| e == Ended::Failed).count();
     if let Some(data) = &mut merge_data {
         data.texts = texts;

@@ -2,17 +2,24 @@
 //! it prints around the tests: which selected tests with which parts of their schedules and
 //! budgets ([`mine`], [`ranked`], [`shard_budget`]), what a shard's JSON carries for
 //! `racelens merge` ([`shard_data`]), the line before each test's result ([`header`]) and a
-//! shard's summary ([`shard_summary`], [`no_work`]). The CLI explores and prints.
+//! shard's summary ([`shard_summary`], [`no_work`]), and the run over its tests, each explored
+//! in its part and budget, with what it gathers for each output ([`explore_each`]). The CLI
+//! runs one test's exploration and prints.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use racelens_analysis::host::Host;
 use racelens_analysis::rank::RankedTest;
+use racelens_analysis::sarif::{Finding, Fingerprints};
 
 use super::ended::{count, outcomes, thousands, Ended};
 use super::shard::{self, Shard};
+use crate::exploration::sarif::{not_explored, TestCovered};
+use crate::exploration::{Exploration, Places};
 use crate::history;
-use crate::reports::{SelectedTest, ShardData, ShardOptions};
+use crate::reports::{AffectedTest, SelectedTest, ShardData, ShardOptions};
+use crate::results::swimlane::Section;
 use crate::search::part::Part;
 
 /// The positions in the selection of the tests a run explores, each with the part of its
@@ -109,6 +116,96 @@ pub fn shard_summary(
         }
     };
     format!("racelens: shard {s}: {what}{stopped}: {}, {} of {} schedules (its tests' budgets); `racelens merge` gives the report of all shards", outcomes(ended), thousands(schedules), thousands(budget))
+}
+
+/// Which outputs a run gathers beside its text: `--json`, `--format sarif`, `--html`.
+#[derive(Clone, Copy, Debug)]
+pub struct Outputs {
+    pub json: bool,
+    pub sarif: bool,
+    pub html: bool,
+}
+
+/// What a run (or shard) gathered from the tests it explored, in order.
+#[derive(Default)]
+pub struct Explored {
+    /// How each test's exploration ended.
+    pub ended: Vec<Ended>,
+    /// The schedules run.
+    pub spent: u64,
+    /// Each test's entry in the JSON report (its result with `--json` only).
+    pub results: Vec<AffectedTest>,
+    /// Each test's lines, as the unsharded run prints them.
+    pub texts: BTreeMap<String, String>,
+    /// `--format sarif`: the results, and what each test covered.
+    pub findings: Vec<Finding>,
+    pub explored: Vec<TestCovered>,
+    /// `--html`: one section per test explored.
+    pub sections: Vec<Section>,
+}
+
+/// Explores the tests at `mine`'s positions in order, each within its part of its budget
+/// and, with `max_seconds`, its share of the time left; stops at the first failure with
+/// `fail_fast`. `explore` runs one test, given its position in `mine` and its [`header`];
+/// `shown` gets each test's lines once it ended.
+pub fn explore_each(
+    host: &Host,
+    (selected, budgets, mine): (&[RankedTest], &[u64], &[(usize, Part)]),
+    outputs: Outputs,
+    (max_seconds, fail_fast): (Option<u64>, bool),
+    mut explore: impl FnMut(usize, &str, &RankedTest, (u64, Part), Option<u64>) -> Result<Exploration, String>,
+    mut shown: impl FnMut(&str),
+) -> Explored {
+    let places = Places::of(host);
+    let mut fingerprints = Fingerprints::default();
+    let mut out = Explored::default();
+    let deadline = max_seconds.map(|s| Instant::now() + Duration::from_secs(s));
+    for (i, &(p, part)) in mine.iter().enumerate() {
+        let (test, share) = (&selected[p], shard::part_budget(budgets[p], part));
+        // `--max-seconds`: the time left, shared among the tests left.
+        let seconds = deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs() / (mine.len() - i) as u64);
+        let title = header(test.rank, &test.test, test.pairs.len(), share, part);
+        let mut covered = None;
+        let (end, result, error, text) = match explore(i, &title, test, (share, part), seconds) {
+            Ok(exploration) => {
+                out.spent += exploration.report.stats.schedules;
+                let result = outputs.json.then(|| exploration.json());
+                if outputs.sarif {
+                    out.findings.extend(exploration.sarif_finding(host, &mut fingerprints));
+                    covered = Some(exploration.sarif_covered());
+                }
+                if outputs.html {
+                    out.sections.push(exploration.html_section(title));
+                }
+                (Ended::of(&exploration.report), result, None, exploration.text())
+            }
+            Err(e) => {
+                if outputs.sarif {
+                    let why = format!("not explored: {e}");
+                    out.findings.push(not_explored(host, &places, &test.test, &why, &mut fingerprints));
+                }
+                let text = format!("! not explored: {e}\n");
+                out.sections.push(Section::Outcome { test: title, words: format!("! not explored: {e}") });
+                (Ended::NotExplored, None, Some(e), text)
+            }
+        };
+        shown(&text);
+        let (name, rank, pairs) = (test.test.clone(), test.rank, test.pairs.clone());
+        out.explored.push(TestCovered {
+            test: name.clone(),
+            rank,
+            pairs: pairs.clone(),
+            exploration: covered,
+            error: error.clone(),
+        });
+        out.texts.insert(name.clone(), text);
+        out.results.push(AffectedTest { test: name, rank, pairs, budget: share, result, error, parts: Vec::new() });
+        out.ended.push(end);
+        if fail_fast && end == Ended::Failed {
+            break;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

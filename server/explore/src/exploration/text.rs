@@ -1,13 +1,14 @@
 //! An exploration for people: the lines `racelens explore` prints (the failure with its
 //! places, preemptions, table and replay command, or what was covered), and those of a
-//! replay. The claim's words come from `results/coverage.rs`, the one place they are written.
+//! replay; and `racelens impact`'s report ([`impact`]). The claim's words come from
+//! `results/coverage.rs`, the one place they are written.
 
 use std::fmt::Write;
 
 use crate::explorer::{Budget, Found, Report, Verdict};
 use crate::impact::IcpSource;
 use crate::jvm::protocol::Outcome;
-use crate::reports::ImpactSources;
+use crate::reports::{ImpactReport, ImpactRun, ImpactSources};
 use crate::results::coverage::Coverage;
 use crate::results::report;
 
@@ -213,4 +214,47 @@ impl Replayed {
         let (k, want, got) = self.diverged.as_ref()?;
         Some(format!("! the execution diverged from the schedule at decision {k}: the schedule switches at {want}, but this execution reached {got} there"))
     }
+}
+
+/// `racelens impact`'s report for people.
+pub fn impact(r: &ImpactReport) -> String {
+    let mut out = String::new();
+    let n = r.counts.impacted_accesses;
+    let _ = writeln!(
+        out,
+        "dynamic impact of {}: {n} impacted access{} at {} statement{}",
+        r.test,
+        if n == 1 { "" } else { "es" },
+        r.counts.statements,
+        if r.counts.statements == 1 { "" } else { "s" }
+    );
+    let run = |label: &str, run: &ImpactRun| {
+        format!("  {label}: {}, {} steps, {} threads, {} accesses\n", run.outcome, run.steps, run.threads, run.accesses)
+    };
+    match (&r.base_run, &r.base_unavailable) {
+        (Some(b), _) => out += &run(&format!("base {}", r.base.as_deref().map_or("", |c| &c[..c.len().min(10)])), b),
+        (None, Some(why)) => {
+            let _ = writeln!(out, "  base: not recorded ({why}); every access counts as new");
+        }
+        (None, None) => {}
+    }
+    out += &run("working tree", &r.working_tree_run);
+    for a in &r.impacted {
+        let place = format!("{}:{}", a.file.as_deref().unwrap_or(&a.class), a.line);
+        let simple = a.class.rsplit('.').next().unwrap_or(&a.class);
+        // A lock or monitor operation of a block names no target (`-`).
+        let what = if a.target == "-" { a.access.clone() } else { format!("{} {}", a.access, a.target) };
+        let _ = writeln!(
+            out,
+            "\n{place}  {what}  ({simple}.{}; {}; {} access{})",
+            a.method,
+            a.threads.join(", "),
+            a.occurrences,
+            if a.occurrences == 1 { "" } else { "es" }
+        );
+        for reason in &a.reasons {
+            let _ = writeln!(out, "    {}", reason.describe());
+        }
+    }
+    out
 }
