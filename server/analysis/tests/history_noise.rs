@@ -442,6 +442,13 @@ fn what_a_method_does_before_starting_a_thread_happens_before_that_thread() {
         .replace("                System.out.println(name);", "                System.out.println(name.trim());");
     let w = warnings_after(path, SERVER, &reads);
     assert!(w.iter().all(|w| !w.contains("`port`") && !w.contains("`name`")), "{w:#?}");
+    // The same, the task held in a local first.
+    let local = reads.replace(
+        "        acceptor = new Thread(() -> serve());",
+        "        Runnable task = () -> serve();\n        acceptor = new Thread(task);",
+    );
+    let w = warnings_after(path, SERVER, &local);
+    assert!(w.iter().all(|w| !w.contains("`port`")), "{w:#?}");
     // Near misses: the write moved after the start; a write in the loop that starts workers.
     let after = reads.replace(
         "        port = requested;\n        acceptor = new Thread(() -> serve());\n        acceptor.start();",

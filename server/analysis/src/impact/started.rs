@@ -6,8 +6,8 @@
 //! every read of `serve()`'s thread: the two never race.
 //!
 //! The task is a lambda or an anonymous class's method handed to a thread or an executor
-//! where it is written (`new Thread(task).start()`, `executor.submit(task)`), or a private
-//! method that only such a task calls. The earlier access is in the code that starts it,
+//! where it is written (`new Thread(() -> …).start()`, `executor.submit(() -> …)`, or through
+//! a local read only there), or a private method that only such a task calls. The earlier access is in the code that starts it,
 //! before the start, and not in a loop with the start (a write of the next turn comes after
 //! this turn's thread started). Assumed: the starting method does not run on two threads at
 //! once (a write there racing with the thread a concurrent call started); its accesses
@@ -76,13 +76,22 @@ fn running_at(facts: &FileFacts, unit: UnitIdx, offset: u32) -> (UnitIdx, u32) {
     (u, at)
 }
 
-/// A lambda handed, where it is written, to a call that runs it on another thread.
+/// A lambda handed, where it is written, to a call that runs it on another thread, directly
+/// or through a local that holds it and is read once, by that call (`Runnable task = () ->
+/// …; new Thread(task).start();`).
 fn lambda_start(facts: &FileFacts, lambda: UnitIdx) -> Option<TaskStart> {
     let parent = facts.units[lambda as usize].parent?;
-    let call = facts
-        .calls
-        .iter()
-        .find(|c| c.unit == parent && c.args.iter().any(|a| matches!(a, Expr::Lambda(l) if *l == lambda)))?;
+    let given = |arg: &Expr| matches!(arg, Expr::Lambda(l) if *l == lambda);
+    let direct = facts.calls.iter().find(|c| c.unit == parent && c.args.iter().any(given));
+    let call = direct.or_else(|| {
+        let (l, _) =
+            facts.locals.iter().enumerate().find(|(_, v)| !v.reassigned && v.init.as_ref().is_some_and(given))?;
+        let reads = facts.local_uses.iter().filter(|u| u.local as usize == l && !u.write).count();
+        let holds = |arg: &Expr| matches!(arg, Expr::Local(x) if *x as usize == l);
+        let mut calls = facts.calls.iter().filter(|c| c.unit == parent && c.args.iter().any(holds));
+        let call = calls.next()?;
+        (reads == 1 && calls.next().is_none()).then_some(call)
+    })?;
     start_of(facts, parent, call)
 }
 
