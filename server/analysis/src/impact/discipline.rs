@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::matching::class_in_file;
 use super::shared::field_decl;
 use super::ChangeSet;
-use crate::index::{FieldKey, Origin, ProjectIndex};
+use crate::index::{FieldKey, Origin, ProjectIndex, SPAWN_METHODS};
 use crate::java::{AccessKind, ClassIdx, Expr, FileFacts, MethodKind};
 
 /// Type names (simple) whose fields give a class a discipline.
@@ -34,24 +34,10 @@ const DISCIPLINE_TYPE_SUFFIXES: &[&str] = &[
     "Executor",
     "ExecutorService",
 ];
-/// Calls that start or hand work to another thread, or make a synchronized wrapper.
-const THREAD_CALLS: &[&str] = &[
-    "start",
-    "submit",
-    "execute",
-    "schedule",
-    "scheduleAtFixedRate",
-    "scheduleWithFixedDelay",
-    "runAsync",
-    "supplyAsync",
-    "invokeAll",
-    "invokeAny",
-    "fork",
-    "synchronizedMap",
-    "synchronizedList",
-    "synchronizedSet",
-    "synchronizedCollection",
-];
+/// Besides the calls that hand work to another thread (the index's `SPAWN_METHODS`): calls
+/// that start a thread or fork a task, or make a synchronized wrapper.
+const THREAD_CALLS: &[&str] =
+    &["start", "fork", "synchronizedMap", "synchronizedList", "synchronizedSet", "synchronizedCollection"];
 /// Annotations that say the class is meant to be shared.
 const SHARED_ANNOTATIONS: &[&str] = &["ThreadSafe", "GuardedBy"];
 
@@ -84,19 +70,6 @@ fn same_class(facts: &FileFacts, class: ClassIdx, old: &FileFacts) -> Option<Cla
     (0..old.classes.len() as ClassIdx).find(|&c| class_in_file(old, c) == want)
 }
 
-/// Whether `class` or a class nested in it (at any depth) is `c`.
-fn within(facts: &FileFacts, class: ClassIdx, c: ClassIdx) -> bool {
-    let mut at = Some(c);
-    for _ in 0..16 {
-        match at {
-            Some(x) if x == class => return true,
-            Some(x) => at = facts.classes[x as usize].outer,
-            None => return false,
-        }
-    }
-    false
-}
-
 /// A non-final instance field of the class written outside its constructors.
 fn mutable(facts: &FileFacts, class: ClassIdx) -> bool {
     facts.fields.iter().filter(|d| d.class == class && !d.is_final && !d.is_static).any(|d| {
@@ -111,8 +84,7 @@ fn mutable(facts: &FileFacts, class: ClassIdx) -> bool {
 
 /// Code another thread runs: a thread, a task, a timer's task.
 fn is_thread_type(name: &str) -> bool {
-    let simple = name.rsplit('.').next().unwrap_or(name);
-    crate::index::THREAD_TYPES.contains(&simple) || matches!(simple, "Runnable" | "Callable" | "TimerTask")
+    crate::index::THREAD_TYPES.contains(&name.rsplit('.').next().unwrap_or(name))
 }
 
 /// A lock, a `volatile`, atomic or concurrent field, a thread started, code another
@@ -120,8 +92,8 @@ fn is_thread_type(name: &str) -> bool {
 fn disciplined(facts: &FileFacts, class: ClassIdx) -> bool {
     let class_of_unit = |u: u32| facts.methods[facts.units[u as usize].method as usize].class;
     let shared_annotation = |a: &crate::java::Annotation| SHARED_ANNOTATIONS.contains(&a.name.as_str());
-    facts.locks.iter().any(|l| within(facts, class, class_of_unit(l.unit)))
-        || facts.fields.iter().filter(|d| within(facts, class, d.class)).any(|d| {
+    facts.locks.iter().any(|l| facts.is_within(class_of_unit(l.unit), class))
+        || facts.fields.iter().filter(|d| facts.is_within(d.class, class)).any(|d| {
             let simple = d.ty.name.rsplit('.').next().unwrap_or(&d.ty.name);
             d.is_volatile
                 || d.annotations.iter().any(shared_annotation)
@@ -129,16 +101,16 @@ fn disciplined(facts: &FileFacts, class: ClassIdx) -> bool {
                 || DISCIPLINE_TYPE_SUFFIXES.iter().any(|s| simple.ends_with(s))
         })
         || facts.calls.iter().any(|c| {
-            within(facts, class, class_of_unit(c.unit))
+            facts.is_within(class_of_unit(c.unit), class)
                 && match &c.kind {
                     crate::java::CallKind::New { ty, .. } => matches!(ty.name.as_str(), "Thread" | "Timer"),
-                    _ => THREAD_CALLS.contains(&c.name.as_str()),
+                    _ => SPAWN_METHODS.contains(&c.name.as_str()) || THREAD_CALLS.contains(&c.name.as_str()),
                 }
         })
         || facts.classes.iter().enumerate().any(|(c, decl)| {
-            within(facts, class, c as ClassIdx)
+            facts.is_within(c as ClassIdx, class)
                 && (decl.annotations.iter().any(shared_annotation)
                     || decl.superclass.iter().chain(&decl.interfaces).any(|t| is_thread_type(&t.name)))
         })
-        || facts.methods.iter().any(|m| within(facts, class, m.class) && m.annotations.iter().any(shared_annotation))
+        || facts.methods.iter().any(|m| facts.is_within(m.class, class) && m.annotations.iter().any(shared_annotation))
 }

@@ -27,7 +27,7 @@ pub(crate) struct TaskStart {
 pub(crate) fn task_start(facts: &FileFacts, unit: UnitIdx) -> Option<TaskStart> {
     let u = &facts.units[unit as usize];
     if u.inline_at.is_some() {
-        return task_start(facts, running_at(facts, unit, 0).0);
+        return task_start(facts, facts.runs_at(unit, 0).0);
     }
     if u.is_lambda {
         return lambda_start(facts, unit);
@@ -49,7 +49,7 @@ pub(crate) fn task_start(facts: &FileFacts, unit: UnitIdx) -> Option<TaskStart> 
         if c.args.len() != method.params.len() {
             continue;
         }
-        let caller = running_at(facts, c.unit, 0).0;
+        let caller = facts.runs_at(c.unit, 0).0;
         let task = &facts.units[caller as usize];
         if !task.is_lambda || task.inline_at.is_some() {
             return None;
@@ -61,19 +61,6 @@ pub(crate) fn task_start(facts: &FileFacts, unit: UnitIdx) -> Option<TaskStart> 
         start = Some(s);
     }
     start
-}
-
-/// Where code at `offset` of `unit` runs: the unit itself, or for a lambda run inline, the
-/// unit and offset it runs at (transitively).
-fn running_at(facts: &FileFacts, unit: UnitIdx, offset: u32) -> (UnitIdx, u32) {
-    let (mut u, mut at) = (unit, offset);
-    for _ in 0..8 {
-        match (facts.units[u as usize].inline_at, facts.units[u as usize].parent) {
-            (Some(x), Some(p)) => (u, at) = (p, x),
-            _ => break,
-        }
-    }
-    (u, at)
 }
 
 /// A lambda handed, where it is written, to a call that runs it on another thread, directly
@@ -139,7 +126,7 @@ fn first_start_after(facts: &FileFacts, unit: UnitIdx, offset: u32) -> Option<Ta
 /// code that starts it (or a lambda that code runs inline), before the start, and in no
 /// loop that also holds the start.
 pub(crate) fn before_start(facts: &FileFacts, unit: UnitIdx, offset: u32, start: TaskStart) -> bool {
-    let (u, at) = running_at(facts, unit, offset);
+    let (u, at) = facts.runs_at(unit, offset);
     u == start.unit && at < start.at && !loop_holds_both(facts, start.unit, at, start.at)
 }
 

@@ -310,7 +310,11 @@ fn caller_locks(
         let mut calls = Vec::new();
         for &c in by_name.get(method.name.as_str()).into_iter().flatten() {
             let caller = facts.units[c.unit as usize].method;
-            let Some(from) = calling_class(facts, facts.methods[caller as usize].class, method) else { continue };
+            let from = facts.methods[caller as usize].class;
+            // A private member is visible in its class and the classes nested in it.
+            if !facts.is_within(from, method.class) {
+                continue;
+            }
             let on_it = match &c.receiver {
                 None | Some(Expr::This) => true,
                 Some(Expr::OuterThis(name)) | Some(Expr::Name(name)) => {
@@ -356,20 +360,6 @@ fn caller_locks(
         all.dedup();
     }
     out
-}
-
-/// The class a call from `class` reaches `method` through: `class` itself when it is the
-/// method's class or nested in it (a private member is visible there), else `None`.
-fn calling_class(facts: &FileFacts, class: ClassIdx, method: &crate::java::MethodFacts) -> Option<ClassIdx> {
-    let mut c = Some(class);
-    for _ in 0..16 {
-        let here = c?;
-        if here == method.class {
-            return Some(class);
-        }
-        c = facts.classes[here as usize].outer;
-    }
-    None
 }
 
 /// Whether `class` declares a method named `name` (an unqualified call there is its own).

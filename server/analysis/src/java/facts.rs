@@ -562,18 +562,35 @@ impl FileFacts {
     /// lambda run inline, the unit it runs in (transitively). `None` for a lambda that
     /// runs later (its callers are unknown).
     pub fn holding_unit(&self, unit: UnitIdx) -> Option<UnitIdx> {
-        let mut u = unit;
+        let (u, _) = self.runs_at(unit, 0);
+        let x = &self.units[u as usize];
+        (!x.is_lambda && x.inline_at.is_none()).then_some(u)
+    }
+
+    /// Where code at `offset` of `unit` runs: the unit itself, or for a lambda run inline,
+    /// the unit and offset it runs at (transitively, a few levels).
+    pub fn runs_at(&self, unit: UnitIdx, offset: u32) -> (UnitIdx, u32) {
+        let (mut u, mut at) = (unit, offset);
         for _ in 0..8 {
-            let x = &self.units[u as usize];
-            if !x.is_lambda && x.inline_at.is_none() {
-                return Some(u);
-            }
-            match (x.inline_at, x.parent) {
-                (Some(_), Some(p)) => u = p,
-                _ => return None,
+            match (self.units[u as usize].inline_at, self.units[u as usize].parent) {
+                (Some(x), Some(p)) => (u, at) = (p, x),
+                _ => break,
             }
         }
-        None
+        (u, at)
+    }
+
+    /// Whether class `c` is `outer` or nested in it, at any depth.
+    pub fn is_within(&self, c: ClassIdx, outer: ClassIdx) -> bool {
+        let mut at = Some(c);
+        for _ in 0..16 {
+            match at {
+                Some(x) if x == outer => return true,
+                Some(x) => at = self.classes[x as usize].outer,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// The method a unit belongs to (lambdas belong to their enclosing method).
